@@ -1,0 +1,3 @@
+"""policytest: validate and test Kubernetes scheduler bin-packing configuration."""
+
+__version__ = "0.1.0"

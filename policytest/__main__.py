@@ -1,0 +1,5 @@
+"""``python -m policytest``."""
+
+from policytest.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,1 @@
+"""kube-scheduler (``KubeSchedulerConfiguration``): model and rules."""

@@ -1,0 +1,22 @@
+"""Options that change what the checks conclude (not how findings are shown)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from policytest.limits import DEFAULT_LIMITS, Limits
+
+NEWEST_VOLCANO = "1.16"
+NEWEST_KUBERNETES = "1.35"
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    """Which scheduler releases to judge a config against, and the input limits."""
+
+    volcano_version: str = NEWEST_VOLCANO
+    kubernetes_version: str = NEWEST_KUBERNETES
+    limits: Limits = field(default_factory=Limits)
+
+
+DEFAULT_OPTIONS = CheckOptions(limits=DEFAULT_LIMITS)

@@ -1,0 +1,1 @@
+"""Reference scorers: pure functions, exact to the upstream schedulers' arithmetic."""

@@ -1,0 +1,1 @@
+"""Volcano scheduler (``volcano-scheduler.conf``): model, rules and weights."""
