@@ -1,0 +1,1 @@
+"""JSON Schemas bundled with policytest (installed as ``policytest.schemas``)."""
