@@ -63,8 +63,14 @@ def rule(rule_id: str, severity: Severity, summary: str, doc: str) -> Rule:
     return declared
 
 
+def get_rule(rule_id: str) -> Rule | None:
+    """The declared rule with this id, if its module has been imported."""
+    return _REGISTRY.get(rule_id)
+
+
 RULE_MODULES = (
     "policytest.checks",
+    "policytest.schema",
     "policytest.volcano.rules",
     "policytest.kube.rules",
 )

@@ -1,0 +1,56 @@
+"""The ``policytest`` command: a thin shell over the library.
+
+``build_parser()`` declares every subcommand (each lives in ``policytest.commands``
+and imports its heavy machinery only when it runs); ``main(argv)`` parses, runs, and
+turns any unexpected exception into one line on stderr and exit code 3.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from policytest import __version__
+from policytest.exitcodes import ExitCode
+
+COMMANDS = ("validate", "run", "explain", "diff", "schema", "rules")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full argument parser (used by ``main`` and by the docs and tests)."""
+    parser = argparse.ArgumentParser(
+        prog="policytest",
+        description="Validate and test Kubernetes scheduler bin-packing configuration.",
+    )
+    parser.add_argument("--version", action="version", version=f"policytest {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in COMMANDS:
+        try:
+            module = importlib.import_module(f"policytest.commands.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"policytest.commands.{name}":
+                raise
+            continue  # a command not built yet
+        module.configure(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``policytest`` with ``argv``; return the exit code (never raises)."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:  # argparse: --help, --version, usage errors
+        return int(exit_.code or 0)
+    try:
+        return int(args.execute(args))
+    except KeyboardInterrupt:
+        print("policytest: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return int(ExitCode.OK)
+    except Exception as exc:  # the outermost boundary: never a traceback for the user
+        print(f"policytest: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return int(ExitCode.INTERNAL)

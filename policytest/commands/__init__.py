@@ -1,0 +1,1 @@
+"""Subcommands: each module has ``configure(subparsers)`` and an ``execute(args)``."""

@@ -1,0 +1,32 @@
+"""``policytest rules [RULE]``: the rule catalogue, or one rule explained."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from policytest.commands.common import usage_error, write
+
+
+def configure(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "rules", help="list the rules, or explain one",
+        description="List every rule (id, severity, summary), or explain one rule in full.",
+    )
+    parser.add_argument("rule", nargs="?", metavar="RULE")
+    parser.set_defaults(execute=execute)
+
+
+def execute(args: Any) -> int:
+    from policytest.rules import all_rules
+
+    rules = list(all_rules())
+    if args.rule is None:
+        width = max(len(rule.severity.value) for rule in rules)
+        write("".join(f"{r.id}  {r.severity.value:<{width}}  {r.summary}\n" for r in rules))
+        return 0
+    wanted = args.rule.upper()
+    for rule in rules:
+        if rule.id == wanted:
+            write(f"{rule.id} ({rule.severity.value}): {rule.summary}\n\n{rule.doc}\n")
+            return 0
+    return usage_error(f"no rule {args.rule!r}; `policytest rules` lists them all")

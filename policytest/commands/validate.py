@@ -1,0 +1,66 @@
+"""``policytest validate PATH...``: schema and semantic rules for scheduler configs."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+from policytest.commands.common import add_scheduler_options, check_options, usage_error, write
+
+FORMATS = ("text", "json", "github", "sarif")
+
+
+def configure(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "validate",
+        help="check scheduler configs and fixtures",
+        description="Check Volcano confs, KubeSchedulerConfigurations (raw or inside "
+                    "ConfigMaps) and policytest fixtures. Directories are walked; files "
+                    "that are not scheduler configs are skipped. '-' reads standard input.",
+    )
+    parser.add_argument("paths", nargs="+", metavar="PATH")
+    parser.add_argument("--format", choices=FORMATS, default=None,
+                        help="output format (default: text, or github under GitHub Actions)")
+    parser.add_argument("--strict", action="store_true", help="warnings also fail (exit 1)")
+    parser.add_argument("--select", type=_rule_list, default=(), metavar="RULES",
+                        help="only these rules or prefixes, comma-separated (e.g. VB,KS001)")
+    parser.add_argument("--ignore", type=_rule_list, default=(), metavar="RULES",
+                        help="skip these rules or prefixes, comma-separated")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="also list the files that were skipped as not ours")
+    add_scheduler_options(parser)
+    parser.set_defaults(execute=execute)
+
+
+def _rule_list(text: str) -> tuple[str, ...]:
+    return tuple(item.strip().upper() for item in text.split(",") if item.strip())
+
+
+def execute(args: Any) -> int:
+    from policytest.exitcodes import ExitCode
+    from policytest.findings import Severity
+    from policytest.reporters import render_validation
+    from policytest.validate import PathNotFound, RuleFilter, validate_paths
+
+    output_format = args.format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true"
+                                    else "text")
+    try:
+        report = validate_paths(args.paths, check_options(args),
+                                RuleFilter(args.select, args.ignore))
+    except PathNotFound as missing:
+        return usage_error(f"path does not exist: {missing}")
+    color = output_format == "text" and _color_stdout()
+    write(render_validation(output_format, report, color=color))
+    if args.verbose:
+        for skipped in report.skipped:
+            sys.stderr.write(f"skipped (not a scheduler config or fixture): {skipped}\n")
+    failing = report.count(Severity.ERROR) + (report.count(Severity.WARNING) if args.strict else 0)
+    return int(ExitCode.FINDINGS if failing else ExitCode.OK)
+
+
+def _color_stdout() -> bool:
+    from policytest.commands.common import use_color
+
+    return use_color(sys.stdout)

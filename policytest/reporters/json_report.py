@@ -1,0 +1,52 @@
+"""JSON for automation: the stable shape documented in the README."""
+
+from __future__ import annotations
+
+import json
+from typing import TypedDict
+
+from policytest.findings import Severity
+from policytest.validate import ValidationReport
+
+
+class FindingJSON(TypedDict):
+    rule: str
+    severity: str
+    path: str
+    line: int
+    column: int
+    message: str
+    document: int
+
+
+class SummaryJSON(TypedDict):
+    files: int
+    errors: int
+    warnings: int
+
+
+class ValidationJSON(TypedDict):
+    findings: list[FindingJSON]
+    summary: SummaryJSON
+
+
+def as_json(report: ValidationReport) -> ValidationJSON:
+    """The report as plain data (keys may be added over time, never renamed)."""
+    return {
+        "findings": [
+            {
+                "rule": f.rule, "severity": f.severity.value, "path": f.path, "line": f.line,
+                "column": f.column, "message": f.message, "document": f.document,
+            }
+            for f in report.findings
+        ],
+        "summary": {
+            "files": len(report.checked),
+            "errors": report.count(Severity.ERROR),
+            "warnings": report.count(Severity.WARNING),
+        },
+    }
+
+
+def render(report: ValidationReport, *, color: bool) -> str:
+    return json.dumps(as_json(report), indent=2) + "\n"

@@ -1,0 +1,158 @@
+"""``policytest validate``: walk paths, read, recognise, check, filter findings.
+
+This is the library entry point behind the CLI and the pre-commit hook; it returns a
+report and never prints.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+from policytest.checks import check_document
+from policytest.findings import Finding, Severity
+from policytest.options import CheckOptions
+from policytest.recognise import expand
+from policytest.source import STDIN, SourceFile, is_yaml_path, read_file
+
+SKIPPED_DIRECTORIES = frozenset({
+    ".git", ".hg", ".svn", ".venv", "venv", "env", ".tox", ".nox", "node_modules",
+    "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", "site-packages",
+})
+
+_LOOKS_LIKE_OURS = re.compile(
+    r"KubeSchedulerConfiguration|kubescheduler\.config\.k8s\.io|policytest/v1|"
+    r"volcano-scheduler|^\s*(actions|tiers)\s*:",
+    re.MULTILINE,
+)
+_SUPPRESSION = re.compile(r"#\s*policytest:\s*ignore(?:\[([A-Za-z0-9_,\s]*)\])?")
+
+
+class PathNotFound(Exception):
+    """A path named on the command line does not exist (a usage error)."""
+
+
+@dataclass(frozen=True)
+class RuleFilter:
+    """``--select`` / ``--ignore``: rule ids or prefixes (``VB``, ``VB00``, ``VB004``)."""
+
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+
+    def allows(self, rule_id: str) -> bool:
+        if self.select and not rule_id.startswith(self.select):
+            return False
+        return not rule_id.startswith(self.ignore) if self.ignore else True
+
+
+@dataclass(frozen=True)
+class ValidationReport:
+    """What ``validate`` found: findings sorted by file and position, and file counts."""
+
+    findings: tuple[Finding, ...]
+    checked: tuple[str, ...]
+    skipped: tuple[str, ...] = field(default=())
+
+    def count(self, severity: Severity) -> int:
+        return sum(1 for finding in self.findings if finding.severity is severity)
+
+
+def iter_files(paths: Sequence[str]) -> Iterator[tuple[str, bool]]:
+    """Files to read, each with whether the user named it explicitly; sorted walks."""
+    for path in paths:
+        if path == STDIN:
+            yield path, True
+        elif os.path.isdir(path):
+            yield from ((found, False) for found in _walk(path))
+        elif os.path.exists(path) or os.path.islink(path):
+            yield path, True
+        else:
+            raise PathNotFound(path)
+
+
+def _walk(top: str) -> Iterator[str]:
+    for directory, subdirectories, files in os.walk(top):
+        subdirectories[:] = sorted(
+            name for name in subdirectories
+            if name not in SKIPPED_DIRECTORIES and not name.endswith(".egg-info")
+        )
+        for name in sorted(files):
+            if is_yaml_path(name):
+                yield os.path.join(directory, name)
+
+
+def validate_paths(
+    paths: Sequence[str],
+    options: CheckOptions,
+    rules: RuleFilter = RuleFilter(),
+) -> ValidationReport:
+    """Validate every scheduler config and fixture under ``paths``."""
+    findings: list[Finding] = []
+    checked: list[str] = []
+    skipped: list[str] = []
+    for path, explicit in iter_files(paths):
+        source = read_file(path, options.limits)
+        ours, file_findings = _check_source(source, options, explicit)
+        if not ours:
+            skipped.append(source.path)
+            continue
+        checked.append(source.path)
+        findings.extend(_filtered(file_findings, source, rules))
+    return ValidationReport(tuple(sorted(findings)), tuple(checked), tuple(skipped))
+
+
+def _check_source(
+    source: SourceFile, options: CheckOptions, explicit: bool
+) -> tuple[bool, list[Finding]]:
+    """Whether the file holds anything of ours, and the findings for it.
+
+    An unreadable file counts as ours when it was named explicitly or its text
+    mentions a scheduler config; otherwise it is somebody else's YAML.
+    """
+    if source.problems:
+        ours = explicit or bool(_LOOKS_LIKE_OURS.search(_raw_text(source.path, options)))
+        return ours, list(source.problems) if ours else []
+    findings: list[Finding] = []
+    ours = False
+    for document in source.documents:
+        for embedded, kind in expand(document, options.limits):
+            ours = True
+            findings.extend(check_document(embedded, kind, options))
+    return ours, findings
+
+
+def _raw_text(path: str, options: CheckOptions) -> str:
+    if path.startswith("<"):
+        return ""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(min(options.limits.max_file_bytes, 1 << 20)).decode(
+                "utf-8", "replace"
+            )
+    except OSError:
+        return ""
+
+
+def _filtered(findings: Iterable[Finding], source: SourceFile, rules: RuleFilter) -> list[Finding]:
+    """Apply ``--select``/``--ignore`` and ``# policytest: ignore[RULE]`` comments."""
+    lines = source.documents[0].text.splitlines() if source.documents else []
+    kept = []
+    for finding in findings:
+        if not rules.allows(finding.rule):
+            continue
+        if 0 < finding.line <= len(lines) and _suppressed(lines[finding.line - 1], finding.rule):
+            continue
+        kept.append(finding)
+    return kept
+
+
+def _suppressed(line: str, rule_id: str) -> bool:
+    match = _SUPPRESSION.search(line)
+    if match is None:
+        return False
+    listed = match.group(1)
+    if listed is None:
+        return True
+    return rule_id in {item.strip() for item in listed.split(",")}
