@@ -9,10 +9,10 @@ character for character through the escapes; anywhere else at the string's start
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, order=True)
-class Position:
+class Position(NamedTuple):
     """A 1-based line and column in a file."""
 
     line: int
@@ -72,15 +72,31 @@ class CharTable(PositionMap):
 
 
 _SIMPLE_ESCAPES = {
-    "0": "\0", "a": "\a", "b": "\b", "t": "\t", "\t": "\t", "n": "\n", "v": "\v", "f": "\f",
-    "r": "\r", "e": "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\", "N": "\x85",
-    "_": "\xa0", "L": "\u2028", "P": "\u2029",
+    "0": "\0",
+    "a": "\a",
+    "b": "\b",
+    "t": "\t",
+    "\t": "\t",
+    "n": "\n",
+    "v": "\v",
+    "f": "\f",
+    "r": "\r",
+    "e": "\x1b",
+    " ": " ",
+    '"': '"',
+    "/": "/",
+    "\\": "\\",
+    "N": "\x85",
+    "_": "\xa0",
+    "L": "\u2028",
+    "P": "\u2029",
 }
 _HEX_LENGTH = {"x": 2, "u": 4, "U": 8}
 
 
-def for_scalar(outer_text: str, style: str | None, line: int, column: int, index: int,
-               value: str) -> PositionMap:
+def for_scalar(
+    outer_text: str, style: str | None, line: int, column: int, index: int, value: str
+) -> PositionMap:
     """The position map for a scalar whose start mark is (line, column, index)."""
     if style == "|":
         return _literal_block(outer_text, line, index)
@@ -93,9 +109,9 @@ def for_scalar(outer_text: str, style: str | None, line: int, column: int, index
 
 def _literal_block(outer_text: str, line: int, index: int) -> PositionMap:
     header_end = outer_text.find("\n", index)
-    header = outer_text[index:header_end if header_end >= 0 else None]
+    header = outer_text[index : header_end if header_end >= 0 else None]
     first_line = line + 1
-    lines = outer_text[header_end + 1:].split("\n") if header_end >= 0 else []
+    lines = outer_text[header_end + 1 :].split("\n") if header_end >= 0 else []
     indicator = next((c for c in header.split("#")[0] if c.isdigit()), None)
     indent = 0
     for text in lines:
@@ -104,7 +120,8 @@ def _literal_block(outer_text: str, line: int, index: int) -> PositionMap:
             break
     if indicator is not None:
         parent = len(outer_text[:index].rsplit("\n", 1)[-1]) - len(
-            outer_text[:index].rsplit("\n", 1)[-1].lstrip(" "))
+            outer_text[:index].rsplit("\n", 1)[-1].lstrip(" ")
+        )
         indent = parent + int(indicator)
     return BlockLines(first_line, indent)
 
@@ -127,7 +144,7 @@ def _quoted_table(outer_text: str, quote: str, index: int, value: str) -> CharTa
                 continue
             break
         if quote == '"' and char == "\\":
-            escape = outer_text[position + 1:position + 2]
+            escape = outer_text[position + 1 : position + 2]
             width = 2 + _HEX_LENGTH.get(escape, 0)
             if escape not in _SIMPLE_ESCAPES and escape not in _HEX_LENGTH:
                 return None
@@ -141,4 +158,3 @@ def _quoted_table(outer_text: str, quote: str, index: int, value: str) -> CharTa
     starts = [0]
     starts.extend(offset + 1 for offset, char in enumerate(value) if char == "\n")
     return CharTable(outer_line, tuple(starts), tuple(columns))
-

@@ -87,22 +87,28 @@ def _configmap_documents(document: Document, limits: Limits) -> list[tuple[Docum
             continue
         embedded_kind = kind_of(embedded.root)
         if embedded_kind in (Kind.VOLCANO, Kind.KUBE_SCHEDULER, Kind.KUBE_POLICY):
-            found.append((
-                document.embedded(
-                    embedded.root, embedded.text, embedded.positions,
-                    Embedding(name, str(key_node.value)),
-                ),
-                embedded_kind,
-            ))
+            found.append(
+                (
+                    document.embedded(
+                        embedded.root,
+                        embedded.text,
+                        embedded.positions,
+                        Embedding(name, str(key_node.value)),
+                    ),
+                    embedded_kind,
+                )
+            )
     return found
 
 
 def _embedded_document(outer: Document, node: ScalarNode, limits: Limits) -> Document | None:
     """Parse a ConfigMap value; ``None`` if it is not one YAML mapping."""
     mark = node.start_mark
-    mapping = positions.for_scalar(
-        outer.text, node.style, mark.line, mark.column, mark.index, node.value
-    ) if outer.positions is positions.IDENTITY else positions.Fixed(outer.position(node))
+    mapping = (
+        positions.for_scalar(outer.text, node.style, mark.line, mark.column, mark.index, node.value)
+        if outer.positions is positions.IDENTITY
+        else positions.Fixed(outer.position(node))
+    )
     try:
         roots = compose_all(node.value, limits)
     except ParseFailure:

@@ -12,7 +12,7 @@ import difflib
 import json
 import re
 from collections.abc import Iterator, Sequence
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from typing import TYPE_CHECKING, Any
 
@@ -70,7 +70,7 @@ def schema_text(name: str) -> str:
     return (resources.files("policytest.schemas") / f"{name}.schema.json").read_text("utf-8")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _validator(name: str) -> Any:
     from jsonschema import Draft202012Validator
 
@@ -126,18 +126,18 @@ def _findings_for(document: Document, rule_id: str, error: ValidationError) -> I
         for extra in _extra_keys(error):
             extra_key, _ = locate(document, [*error.absolute_path, extra])
             message = f"unknown key `{extra}`{_in(where)}{_did_you_mean(str(extra), allowed)}"
-            yield declared.at(document, extra_key or value_node, message)
+            yield declared.at(document, extra_key or value_node or document.root, message)
         return
     message = f"{_expectation(error)}{_in(where) if where else ''}"
-    yield declared.at(document, value_node if value_node is not None else key_node or
-                      document.root, message)
+    yield declared.at(document, value_node or key_node or document.root, message)
 
 
 def _extra_keys(error: ValidationError) -> list[Any]:
     properties = error.schema.get("properties", {})
     patterns = error.schema.get("patternProperties", {})
     return [
-        key for key in error.instance
+        key
+        for key in error.instance
         if key not in properties and not any(re.search(p, str(key)) for p in patterns)
     ]
 
@@ -191,14 +191,19 @@ def _expectation(error: ValidationError) -> str:
         hint = "" if hint == " (it is ignored)" else hint
         return f"`{key}` must be one of {shown}, not {got}{hint}"
     bounds = {
-        "minimum": "at least", "maximum": "at most",
-        "exclusiveMinimum": "greater than", "exclusiveMaximum": "less than",
+        "minimum": "at least",
+        "maximum": "at most",
+        "exclusiveMinimum": "greater than",
+        "exclusiveMaximum": "less than",
     }
     if kind in bounds:
         return f"`{key}` must be {bounds[kind]} {expected}, not {got}"
     if kind in ("minItems", "minLength"):
-        return f"`{key}` must not be empty" if expected == 1 else \
-            f"`{key}` needs at least {expected} items"
+        return (
+            f"`{key}` must not be empty"
+            if expected == 1
+            else f"`{key}` needs at least {expected} items"
+        )
     if kind in ("maxItems", "maxLength"):
         return f"`{key}` allows at most {expected} items"
     if kind == "pattern":
@@ -206,7 +211,7 @@ def _expectation(error: ValidationError) -> str:
     if kind in ("oneOf", "anyOf") and error.context:
         best = min(error.context, key=lambda e: len(e.absolute_path) * -1)
         return _expectation(best)
-    return error.message
+    return str(error.message)
 
 
 def _shown(value: Any) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -103,7 +104,9 @@ def read_bytes(path: str, data: bytes, limits: Limits) -> SourceFile:
     """Decode and compose ``data``; every failure becomes a ``PT001`` finding."""
     if len(data) > limits.max_file_bytes:
         return _problem(
-            path, 1, 1,
+            path,
+            1,
+            1,
             f"file is larger than {limits.max_file_bytes:,} bytes; not read "
             "(raise the limit with --max-file-bytes if it really is a config)",
         )
@@ -115,7 +118,9 @@ def read_bytes(path: str, data: bytes, limits: Limits) -> SourceFile:
         line = data.count(b"\n", 0, exc.start) + 1
         column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
         return _problem(
-            path, line, column,
+            path,
+            line,
+            column,
             f"not UTF-8 text (byte 0x{data[exc.start]:02x}); YAML and JSON must be UTF-8",
         )
     try:
@@ -131,16 +136,18 @@ def compose_all(text: str, limits: Limits) -> list[Node]:
     from ruamel.yaml import YAML
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
+    _refuse_deep_flow(text, limits.max_depth)
     yaml = YAML(typ="rt", pure=True)
     roots: list[Node] = []
     try:
         for root in yaml.compose_all(io.StringIO(text)):
-            if root is None:
+            if root is None or _is_empty(root):
                 continue
             if len(roots) >= limits.max_documents:
                 raise ParseFailure(
                     f"more than {limits.max_documents:,} documents in one file; not read",
-                    root.start_mark.line, root.start_mark.column,
+                    root.start_mark.line,
+                    root.start_mark.column,
                 )
             roots.append(root)
     except MarkedYAMLError as exc:
@@ -155,6 +162,45 @@ def compose_all(text: str, limits: Limits) -> list[Node]:
             "document nests too deeply to be a scheduler config; not read", 0, 0
         ) from exc
     return roots
+
+
+_FLOW_TOKENS = re.compile(r"""[\[\]{}\n#]|"(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*'""")
+
+
+def _refuse_deep_flow(text: str, max_depth: int) -> None:
+    """Refuse flow collections nested deeper than ``max_depth`` before parsing.
+
+    The YAML scanner is quadratic in flow depth (a 10,000-deep ``[[[...]]]`` takes
+    seconds before it fails), so count brackets first, skipping quoted strings and
+    comments. Cheap: only texts with that many opening brackets are scanned at all.
+    """
+    if text.count("[") + text.count("{") <= max_depth:
+        return
+    depth = 0
+    in_comment = False
+    for match in _FLOW_TOKENS.finditer(text):
+        token = match.group()
+        if token == "\n":
+            in_comment = False
+        elif in_comment or token[0] in "\"'":
+            continue
+        elif token == "#":
+            in_comment = True
+        elif token in "[{":
+            depth += 1
+            if depth > max_depth:
+                line = text.count("\n", 0, match.start())
+                column = match.start() - (text.rfind("\n", 0, match.start()) + 1)
+                raise ParseFailure(
+                    f"document nests deeper than {max_depth} levels; not read", line, column
+                )
+        else:
+            depth = max(0, depth - 1)
+
+
+def _is_empty(root: Node) -> bool:
+    """An empty document (``---`` followed by nothing) composes to an empty plain null."""
+    return isinstance(root, ScalarNode) and root.value == "" and root.style is None
 
 
 def _yaml_message(exc: Exception) -> str:

@@ -17,10 +17,24 @@ from policytest.options import CheckOptions
 from policytest.recognise import expand
 from policytest.source import STDIN, SourceFile, is_yaml_path, read_file
 
-SKIPPED_DIRECTORIES = frozenset({
-    ".git", ".hg", ".svn", ".venv", "venv", "env", ".tox", ".nox", "node_modules",
-    "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache", "site-packages",
-})
+SKIPPED_DIRECTORIES = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        ".venv",
+        "venv",
+        "env",
+        ".tox",
+        ".nox",
+        "node_modules",
+        "__pycache__",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        "site-packages",
+    }
+)
 
 _LOOKS_LIKE_OURS = re.compile(
     r"KubeSchedulerConfiguration|kubescheduler\.config\.k8s\.io|policytest/v1|"
@@ -75,7 +89,8 @@ def iter_files(paths: Sequence[str]) -> Iterator[tuple[str, bool]]:
 def _walk(top: str) -> Iterator[str]:
     for directory, subdirectories, files in os.walk(top):
         subdirectories[:] = sorted(
-            name for name in subdirectories
+            name
+            for name in subdirectories
             if name not in SKIPPED_DIRECTORIES and not name.endswith(".egg-info")
         )
         for name in sorted(files):

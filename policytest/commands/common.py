@@ -14,13 +14,26 @@ from policytest.options import NEWEST_KUBERNETES, NEWEST_VOLCANO, CheckOptions
 def add_scheduler_options(parser: argparse.ArgumentParser) -> None:
     """``--volcano-version``, ``--kubernetes-version`` and the input limits."""
     group = parser.add_argument_group("scheduler versions and limits")
-    group.add_argument("--volcano-version", default=NEWEST_VOLCANO, metavar="X.Y",
-                       help=f"judge Volcano confs as this release would (default {NEWEST_VOLCANO})")
-    group.add_argument("--kubernetes-version", default=NEWEST_KUBERNETES, metavar="X.Y",
-                       help="judge KubeSchedulerConfiguration as this release would "
-                            f"(default {NEWEST_KUBERNETES})")
-    group.add_argument("--max-file-bytes", type=_positive, default=Limits().max_file_bytes,
-                       metavar="N", help="refuse files larger than N bytes (default %(default)s)")
+    group.add_argument(
+        "--volcano-version",
+        default=NEWEST_VOLCANO,
+        metavar="X.Y",
+        help=f"judge Volcano confs as this release would (default {NEWEST_VOLCANO})",
+    )
+    group.add_argument(
+        "--kubernetes-version",
+        default=NEWEST_KUBERNETES,
+        metavar="X.Y",
+        help="judge KubeSchedulerConfiguration as this release would "
+        f"(default {NEWEST_KUBERNETES})",
+    )
+    group.add_argument(
+        "--max-file-bytes",
+        type=_positive,
+        default=Limits().max_file_bytes,
+        metavar="N",
+        help="refuse files larger than N bytes (default %(default)s)",
+    )
 
 
 def _positive(text: str) -> int:

@@ -9,7 +9,8 @@ from policytest.commands.common import usage_error, write
 
 def configure(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "rules", help="list the rules, or explain one",
+        "rules",
+        help="list the rules, or explain one",
         description="List every rule (id, severity, summary), or explain one rule in full.",
     )
     parser.add_argument("rule", nargs="?", metavar="RULE")

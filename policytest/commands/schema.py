@@ -9,7 +9,8 @@ from policytest.commands.common import usage_error, write
 
 def configure(subparsers: Any) -> None:
     parser = subparsers.add_parser(
-        "schema", help="print a bundled JSON Schema",
+        "schema",
+        help="print a bundled JSON Schema",
         description="Print a bundled JSON Schema, or list their names when NAME is omitted.",
     )
     parser.add_argument("name", nargs="?", metavar="NAME")
@@ -25,6 +26,7 @@ def execute(args: Any) -> int:
     try:
         write(schema_text(args.name.removesuffix(".schema.json")))
     except KeyError:
-        return usage_error(f"no schema named {args.name!r}; choose from: "
-                           f"{', '.join(schema_names())}")
+        return usage_error(
+            f"no schema named {args.name!r}; choose from: {', '.join(schema_names())}"
+        )
     return 0

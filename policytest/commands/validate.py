@@ -17,19 +17,37 @@ def configure(subparsers: Any) -> None:
         "validate",
         help="check scheduler configs and fixtures",
         description="Check Volcano confs, KubeSchedulerConfigurations (raw or inside "
-                    "ConfigMaps) and policytest fixtures. Directories are walked; files "
-                    "that are not scheduler configs are skipped. '-' reads standard input.",
+        "ConfigMaps) and policytest fixtures. Directories are walked; files "
+        "that are not scheduler configs are skipped. '-' reads standard input.",
     )
     parser.add_argument("paths", nargs="+", metavar="PATH")
-    parser.add_argument("--format", choices=FORMATS, default=None,
-                        help="output format (default: text, or github under GitHub Actions)")
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        default=None,
+        help="output format (default: text, or github under GitHub Actions)",
+    )
     parser.add_argument("--strict", action="store_true", help="warnings also fail (exit 1)")
-    parser.add_argument("--select", type=_rule_list, default=(), metavar="RULES",
-                        help="only these rules or prefixes, comma-separated (e.g. VB,KS001)")
-    parser.add_argument("--ignore", type=_rule_list, default=(), metavar="RULES",
-                        help="skip these rules or prefixes, comma-separated")
-    parser.add_argument("-v", "--verbose", action="store_true",
-                        help="also list the files that were skipped as not ours")
+    parser.add_argument(
+        "--select",
+        type=_rule_list,
+        default=(),
+        metavar="RULES",
+        help="only these rules or prefixes, comma-separated (e.g. VB,KS001)",
+    )
+    parser.add_argument(
+        "--ignore",
+        type=_rule_list,
+        default=(),
+        metavar="RULES",
+        help="skip these rules or prefixes, comma-separated",
+    )
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="also list the files that were skipped as not ours",
+    )
     add_scheduler_options(parser)
     parser.set_defaults(execute=execute)
 
@@ -44,11 +62,13 @@ def execute(args: Any) -> int:
     from policytest.reporters import render_validation
     from policytest.validate import PathNotFound, RuleFilter, validate_paths
 
-    output_format = args.format or ("github" if os.environ.get("GITHUB_ACTIONS") == "true"
-                                    else "text")
+    output_format = args.format or (
+        "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
+    )
     try:
-        report = validate_paths(args.paths, check_options(args),
-                                RuleFilter(args.select, args.ignore))
+        report = validate_paths(
+            args.paths, check_options(args), RuleFilter(args.select, args.ignore)
+        )
     except PathNotFound as missing:
         return usage_error(f"path does not exist: {missing}")
     color = output_format == "text" and _color_stdout()

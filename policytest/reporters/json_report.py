@@ -35,8 +35,13 @@ def as_json(report: ValidationReport) -> ValidationJSON:
     return {
         "findings": [
             {
-                "rule": f.rule, "severity": f.severity.value, "path": f.path, "line": f.line,
-                "column": f.column, "message": f.message, "document": f.document,
+                "rule": f.rule,
+                "severity": f.severity.value,
+                "path": f.path,
+                "line": f.line,
+                "column": f.column,
+                "message": f.message,
+                "document": f.document,
             }
             for f in report.findings
         ],

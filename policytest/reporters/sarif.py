@@ -41,12 +41,14 @@ def as_sarif(report: ValidationReport) -> dict[str, Any]:
             "ruleId": finding.rule,
             "level": _LEVEL[finding.severity],
             "message": {"text": finding.message},
-            "locations": [{
-                "physicalLocation": {
-                    "artifactLocation": {"uri": _uri(finding.path), "uriBaseId": "%SRCROOT%"},
-                    "region": {"startLine": finding.line, "startColumn": finding.column},
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": _uri(finding.path), "uriBaseId": "%SRCROOT%"},
+                        "region": {"startLine": finding.line, "startColumn": finding.column},
+                    }
                 }
-            }],
+            ],
         }
         if finding.rule in index:
             result["ruleIndex"] = index[finding.rule]
@@ -54,15 +56,19 @@ def as_sarif(report: ValidationReport) -> dict[str, Any]:
     return {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "policytest",
-                "version": __version__,
-                "informationUri": "https://github.com/policytest/policytest",
-                "rules": [_rule_descriptor(rule) for rule in rules],
-            }},
-            "results": results,
-        }],
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "policytest",
+                        "version": __version__,
+                        "informationUri": "https://github.com/policytest/policytest",
+                        "rules": [_rule_descriptor(rule) for rule in rules],
+                    }
+                },
+                "results": results,
+            }
+        ],
     }
 
 

@@ -16,8 +16,10 @@ def format_finding(finding: Finding, *, color: bool) -> str:
     """One finding on one line, the way compilers and linters print them."""
     where = f"{finding.path}:{finding.line}:{finding.column}:"
     severity = _paint(finding.severity.value, _COLORS[finding.severity], color)
-    return f"{_paint(where, '1', color)} {_paint(finding.rule, '1', color)} {severity}: " \
+    return (
+        f"{_paint(where, '1', color)} {_paint(finding.rule, '1', color)} {severity}: "
         f"{finding.message}"
+    )
 
 
 def summary_line(report: ValidationReport) -> str:
