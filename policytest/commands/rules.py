@@ -14,6 +14,12 @@ def configure(subparsers: Any) -> None:
         description="List every rule (id, severity, summary), or explain one rule in full.",
     )
     parser.add_argument("rule", nargs="?", metavar="RULE")
+    parser.add_argument(
+        "--format",
+        choices=("text", "markdown"),
+        default="text",
+        help="markdown renders the catalogue page docs/rules.md",
+    )
     parser.set_defaults(execute=execute)
 
 
@@ -21,6 +27,11 @@ def execute(args: Any) -> int:
     from policytest.rules import all_rules
 
     rules = list(all_rules())
+    if args.format == "markdown":
+        from policytest.rules import catalogue_markdown
+
+        write(catalogue_markdown(rules))
+        return 0
     if args.rule is None:
         width = max(len(rule.severity.value) for rule in rules)
         write("".join(f"{r.id}  {r.severity.value:<{width}}  {r.summary}\n" for r in rules))
