@@ -1,0 +1,383 @@
+"""What a pod requests and what a node has left, as each scheduler counts it.
+
+Both schedulers start from the same rule (``resourcehelper.PodRequests``, KEP-753):
+containers and sidecars (init containers with ``restartPolicy: Always``) add up; each
+regular init container runs alone next to the sidecars started before it, so the pod
+needs the larger of the two; pod-level requests replace cpu/memory; overhead is added.
+They differ in how they round and what else they count:
+
+- kube-scheduler sums exact quantities and rounds once per pod (cpu up to millicores,
+  the rest up to whole units). Scoring with NodeResourcesFit gives every container that
+  does not mention cpu or memory 100m / 200Mi (an explicit "0" stays 0); the filter and
+  BalancedAllocation use the actual requests.
+- Volcano rounds every container on its own (``NewResource``), sums float64s, adds
+  ``pods: 1``, and keeps other scalar resources in milli-units.
+
+Per-pod results are cached: pods are immutable and a fixture's ``count: N`` repeats one
+object.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from types import MappingProxyType
+from typing import Final
+
+from policytest.cluster import Container, Node, Pod, ResourceList
+from policytest.quantity import Quantity
+
+__all__ = [
+    "DEFAULT_MEMORY_REQUEST",
+    "DEFAULT_MILLI_CPU_REQUEST",
+    "KubeNodeInfo",
+    "VolcanoNodeInfo",
+    "aggregate_container_requests",
+    "is_extended_resource_name",
+    "is_scalar_resource_name",
+    "kube_node_info",
+    "kube_node_info_with_pod",
+    "kube_pod_non_zero_requests",
+    "kube_pod_requests",
+    "pod_request_nanos",
+    "volcano_node_info",
+    "volcano_node_info_with_pod",
+    "volcano_pod_request",
+]
+
+CPU: Final = "cpu"
+MEMORY: Final = "memory"
+EPHEMERAL_STORAGE: Final = "ephemeral-storage"
+PODS: Final = "pods"
+
+DEFAULT_MILLI_CPU_REQUEST: Final = 100  # schedutil.DefaultMilliCPURequest
+DEFAULT_MEMORY_REQUEST: Final = 200 * 1024 * 1024  # schedutil.DefaultMemoryRequest
+_NANO: Final = 10**9
+_NON_MISSING: Final = MappingProxyType(
+    {CPU: DEFAULT_MILLI_CPU_REQUEST * 10**6, MEMORY: DEFAULT_MEMORY_REQUEST * _NANO}
+)
+_CACHE_SIZE: Final = 1 << 16
+EMPTY_LIST: Final = ResourceList()
+
+# k8s.io/apimachinery validation: IsQualifiedName / IsDNS1123Subdomain.
+_QUALIFIED_NAME: Final = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
+_DNS1123_SUBDOMAIN: Final = re.compile(
+    r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
+)
+
+Nanos = dict[str, int]
+
+
+# --- resource names (k8s.io/kubernetes/pkg/apis/core/v1/helper) --------------------------
+
+
+def is_extended_resource_name(name: str) -> bool:
+    """A domain-qualified name outside ``kubernetes.io/`` (e.g. ``nvidia.com/gpu``)."""
+    if _is_native(name) or name.startswith("requests."):
+        return False
+    return _is_qualified_name("requests." + name)
+
+
+def is_scalar_resource_name(name: str) -> bool:
+    """Resources a NodeInfo keeps in ScalarResources: extended, hugepages, prefixed native
+    and attachable-volume resources. Anything else unknown (``foo``) is dropped."""
+    return (
+        is_extended_resource_name(name)
+        or name.startswith("hugepages-")
+        or "kubernetes.io/" in name
+        or name.startswith("attachable-volumes-")
+    )
+
+
+def _is_native(name: str) -> bool:
+    return "/" not in name or "kubernetes.io/" in name
+
+
+def _is_qualified_name(value: str) -> bool:
+    parts = value.split("/")
+    if len(parts) == 2:
+        prefix, name = parts
+        if not prefix or len(prefix) > 253 or not _DNS1123_SUBDOMAIN.match(prefix):
+            return False
+    elif len(parts) == 1:
+        name = parts[0]
+    else:
+        return False
+    return 0 < len(name) <= 63 and _QUALIFIED_NAME.match(name) is not None
+
+
+# --- resourcehelper.PodRequests, exact (in nanounits) ------------------------------------
+
+
+def aggregate_container_requests(pod: Pod, non_missing: Mapping[str, int] | None = None) -> Nanos:
+    """``AggregateContainerRequests``: containers + sidecars, max'ed with each init container.
+
+    ``non_missing`` (nanounits) fills in what a container does not mention at all.
+    """
+    total: Nanos = {}
+    for container in pod.containers:
+        _add(total, _container_nanos(container, non_missing))
+    sidecars: Nanos = {}
+    init_peak: Nanos = {}
+    for container in pod.init_containers:
+        own = _container_nanos(container, non_missing)
+        if container.is_sidecar:
+            _add(total, own)
+            _add(sidecars, own)
+            running = sidecars
+        else:
+            running = dict(own)
+            _add(running, sidecars)
+        _max(init_peak, running)
+    _max(total, init_peak)
+    return total
+
+
+def pod_request_nanos(pod: Pod, non_missing: Mapping[str, int] | None = None) -> Nanos:
+    """``PodRequests`` with PodLevelResources on: pod-level cpu/memory win, then overhead."""
+    total = aggregate_container_requests(pod, non_missing)
+    if _pod_level_requests_set(pod):
+        assert pod.pod_level_requests is not None
+        for name, quantity in pod.pod_level_requests.items():
+            if _is_pod_level(name):
+                total[name] = quantity.nanos
+    _add(total, _nanos(pod.overhead))
+    return total
+
+
+def _container_nanos(container: Container, non_missing: Mapping[str, int] | None) -> Nanos:
+    own = _nanos(container.requests)
+    if non_missing:
+        for name, default in non_missing.items():
+            own.setdefault(name, default)
+    return own
+
+
+def _pod_level_requests_set(pod: Pod) -> bool:
+    return pod.pod_level_requests is not None and any(
+        _is_pod_level(name) for name in pod.pod_level_requests
+    )
+
+
+def _is_pod_level(name: str) -> bool:
+    return name in (CPU, MEMORY) or name.startswith("hugepages-")
+
+
+def _add(into: Nanos, other: Mapping[str, int]) -> None:
+    for name, value in other.items():
+        into[name] = into.get(name, 0) + value
+
+
+def _max(into: Nanos, other: Mapping[str, int]) -> None:
+    for name, value in other.items():
+        if name not in into or value > into[name]:
+            into[name] = value
+
+
+def _kube_units(name: str, nanos: int) -> int:
+    """``MilliValue()`` for cpu, ``Value()`` for everything else."""
+    quantity = Quantity(nanos)
+    return quantity.milli_value() if name == CPU else quantity.value()
+
+
+# --- kube-scheduler ------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=_CACHE_SIZE)
+def kube_pod_requests(pod: Pod) -> Mapping[str, int]:
+    """The pod's actual requests: cpu in millicores, everything else in units."""
+    return MappingProxyType(
+        {name: _kube_units(name, nanos) for name, nanos in pod_request_nanos(pod).items()}
+    )
+
+
+@lru_cache(maxsize=_CACHE_SIZE)
+def kube_pod_non_zero_requests(pod: Pod) -> Mapping[str, int]:
+    """Requests as NodeResourcesFit scores them: 100m / 200Mi for containers silent on
+    cpu / memory (``calculatePodResourceRequest`` with NonMissingContainerRequests)."""
+    nanos = pod_request_nanos(pod, _NON_MISSING)
+    return MappingProxyType({name: _kube_units(name, value) for name, value in nanos.items()})
+
+
+@dataclass(frozen=True, slots=True)
+class KubeNodeInfo:
+    """kube-scheduler's ``NodeInfo`` for one node.
+
+    ``allocatable`` and ``requested`` hold cpu (millicores), memory and ephemeral-storage
+    (always) and scalar resources (only names ``is_scalar_resource_name`` accepts; other
+    names are invisible to the scheduler). ``non_zero_requested`` holds cpu and memory.
+    """
+
+    name: str
+    allocatable: Mapping[str, int]
+    allowed_pod_number: int
+    requested: Mapping[str, int]
+    non_zero_requested: Mapping[str, int]
+    pod_count: int
+
+
+def kube_node_info(node: Node) -> KubeNodeInfo:
+    """Sum the bound pods the way ``NodeInfo.AddPod`` does (each pod rounded on its own)."""
+    requested = _kube_resource({})
+    non_zero = {CPU: 0, MEMORY: 0}
+    for pod in node.pods:
+        _kube_account(requested, non_zero, pod)
+    pods = node.allocatable.get(PODS)
+    return KubeNodeInfo(
+        name=node.name,
+        allocatable=MappingProxyType(_kube_resource(_nanos(node.allocatable))),
+        allowed_pod_number=pods.value() if pods is not None else 0,
+        requested=MappingProxyType(requested),
+        non_zero_requested=MappingProxyType(non_zero),
+        pod_count=len(node.pods),
+    )
+
+
+def kube_node_info_with_pod(info: KubeNodeInfo, pod: Pod) -> KubeNodeInfo:
+    """The node after binding ``pod`` (for placing pods one after another)."""
+    requested = dict(info.requested)
+    non_zero = dict(info.non_zero_requested)
+    _kube_account(requested, non_zero, pod)
+    return replace(
+        info,
+        requested=MappingProxyType(requested),
+        non_zero_requested=MappingProxyType(non_zero),
+        pod_count=info.pod_count + 1,
+    )
+
+
+def _kube_account(requested: dict[str, int], non_zero: dict[str, int], pod: Pod) -> None:
+    for name, value in _kube_node_requests(pod).items():
+        requested[name] = requested.get(name, 0) + value
+    cpu, memory = _kube_node_non_zero(pod)
+    non_zero[CPU] += cpu
+    non_zero[MEMORY] += memory
+
+
+def _nanos(resources: ResourceList) -> Nanos:
+    return {name: quantity.nanos for name, quantity in resources.items()}
+
+
+def _kube_resource(nanos: Mapping[str, int]) -> dict[str, int]:
+    """``framework.NewResource``: what a NodeInfo keeps of a ResourceList (pods apart)."""
+    kept = {CPU: 0, MEMORY: 0, EPHEMERAL_STORAGE: 0}
+    for name, value in nanos.items():
+        if name in kept or is_scalar_resource_name(name):
+            kept[name] = _kube_units(name, value)
+    return kept
+
+
+@lru_cache(maxsize=_CACHE_SIZE)
+def _kube_node_requests(pod: Pod) -> Mapping[str, int]:
+    return MappingProxyType(_kube_resource(pod_request_nanos(pod)))
+
+
+@lru_cache(maxsize=_CACHE_SIZE)
+def _kube_node_non_zero(pod: Pod) -> tuple[int, int]:
+    """``calculateResource``'s non0CPU / non0Mem: with pod-level requests set, defaults only
+    for cpu / memory that the pod's requests do not mention at all."""
+    actual = pod_request_nanos(pod)
+    non_missing: Mapping[str, int] = _NON_MISSING
+    if _pod_level_requests_set(pod):
+        non_missing = {k: v for k, v in _NON_MISSING.items() if k not in actual}
+    nanos = pod_request_nanos(pod, non_missing) if non_missing else actual
+    return _kube_units(CPU, nanos.get(CPU, 0)), _kube_units(MEMORY, nanos.get(MEMORY, 0))
+
+
+# --- Volcano -----------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=_CACHE_SIZE)
+def volcano_pod_request(pod: Pod) -> Mapping[str, float]:
+    """``GetPodResourceRequest``: Volcano units (milli-cpu, bytes, pods, milli-units), float64.
+
+    Containers are rounded one by one and summed (float64), max'ed with the init
+    containers, pod-level cpu/memory replace the result, then overhead and ``pods: 1``
+    are added. Keys: always ``cpu`` and ``memory``, then the scalar resources Volcano keeps.
+    """
+    total = _volcano_resource(EMPTY_LIST)
+    for container in pod.containers:
+        _fadd(total, _volcano_resource(container.requests))
+    sidecars = _volcano_resource(EMPTY_LIST)
+    init_peak = _volcano_resource(EMPTY_LIST)
+    for container in pod.init_containers:
+        own = _volcano_resource(container.requests)
+        if container.is_sidecar:
+            _fadd(total, own)
+            _fadd(sidecars, own)
+            running = sidecars
+        else:
+            running = dict(own)
+            _fadd(running, sidecars)
+        _fmax(init_peak, running)
+    _fmax(total, init_peak)
+    if _pod_level_requests_set(pod):
+        assert pod.pod_level_requests is not None
+        pod_level = {k: v for k, v in pod.pod_level_requests.items() if _is_pod_level(k)}
+        total.update(_volcano_resource(ResourceList(pod_level), keep_zero=False))
+    _fadd(total, _volcano_resource(pod.overhead))
+    total[PODS] = total.get(PODS, 0.0) + 1.0
+    return MappingProxyType(total)
+
+
+def _volcano_resource(resources: ResourceList, *, keep_zero: bool = True) -> dict[str, float]:
+    """``api.NewResource``: cpu in milli, memory in bytes, pods as a count, ephemeral-storage
+    and scalar resources (not ``count/...``) in milli-units; other names are dropped."""
+    result: dict[str, float] = {CPU: 0.0, MEMORY: 0.0} if keep_zero else {}
+    for name, quantity in resources.items():
+        if name == CPU:
+            result[CPU] = result.get(CPU, 0.0) + float(quantity.milli_value())
+        elif name in (MEMORY, PODS):
+            result[name] = result.get(name, 0.0) + float(quantity.value())
+        elif name == EPHEMERAL_STORAGE or (
+            not name.startswith("count/") and is_scalar_resource_name(name)
+        ):
+            result[name] = result.get(name, 0.0) + float(quantity.milli_value())
+    return result
+
+
+def _fadd(into: dict[str, float], other: Mapping[str, float]) -> None:
+    for name, value in other.items():
+        into[name] = into.get(name, 0.0) + value
+
+
+def _fmax(into: dict[str, float], other: Mapping[str, float]) -> None:
+    for name, value in other.items():
+        if value > into.get(name, 0.0) or name not in into:
+            into[name] = value
+
+
+@dataclass(frozen=True, slots=True)
+class VolcanoNodeInfo:
+    """Volcano's ``NodeInfo``: allocatable and used in Volcano units (float64), the pod
+    count and ``MaxTaskNum`` (allocatable pods)."""
+
+    name: str
+    allocatable: Mapping[str, float]
+    used: Mapping[str, float]
+    pod_count: int
+    max_task_num: int
+
+
+def volcano_node_info(node: Node) -> VolcanoNodeInfo:
+    """Every pod listed on the node counts in ``Used`` (no oversubscription modelled)."""
+    used = _volcano_resource(EMPTY_LIST)
+    for pod in node.pods:
+        _fadd(used, volcano_pod_request(pod))
+    pods = node.allocatable.get(PODS)
+    return VolcanoNodeInfo(
+        name=node.name,
+        allocatable=MappingProxyType(_volcano_resource(node.allocatable)),
+        used=MappingProxyType(used),
+        pod_count=len(node.pods),
+        max_task_num=pods.value() if pods is not None else 0,
+    )
+
+
+def volcano_node_info_with_pod(info: VolcanoNodeInfo, pod: Pod) -> VolcanoNodeInfo:
+    """The node after binding ``pod`` (for placing pods one after another)."""
+    used = dict(info.used)
+    _fadd(used, volcano_pod_request(pod))
+    return replace(info, used=MappingProxyType(used), pod_count=info.pod_count + 1)
