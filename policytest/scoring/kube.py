@@ -1,0 +1,361 @@
+"""kube-scheduler's NodeResourcesFit and NodeResourcesBalancedAllocation, exact to upstream.
+
+Integer arithmetic as in Go: int64 products wrap, division truncates toward zero (a
+falling RequestedToCapacityRatio segment differs from Python's ``//``), ``math.Round``
+rounds half away from zero, and BalancedAllocation's float64 result is truncated.
+Reproduces Kubernetes v1.35 (``noderesources/{fit,least_allocated,most_allocated,
+requested_to_capacity_ratio,balanced_allocation,resource_allocation}.go``).
+
+Inputs are the defaulted plugin args (``FitScoring``, ``BalancedArgs``), the incoming pod
+and a node as ``accounting.kube_node_info`` counts it. ``fit_args_from_dict`` /
+``balanced_args_from_dict`` apply the scheduler's own defaulting to raw ``args``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Literal
+
+from policytest.cluster import Pod
+from policytest.scoring.accounting import (
+    CPU,
+    EPHEMERAL_STORAGE,
+    MEMORY,
+    KubeNodeInfo,
+    is_extended_resource_name,
+    is_scalar_resource_name,
+    kube_pod_non_zero_requests,
+    kube_pod_requests,
+)
+
+__all__ = [
+    "MAX_NODE_SCORE",
+    "STRATEGIES",
+    "BalancedArgs",
+    "FitScoring",
+    "NodeScorer",
+    "Strategy",
+    "balanced_allocation_score",
+    "balanced_allocation_scorer",
+    "balanced_allocation_skips",
+    "balanced_args_from_dict",
+    "fit_args_from_dict",
+    "fit_filter",
+    "fit_score",
+    "fit_scorer",
+    "wrap_int64",
+]
+
+Strategy = Literal["LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"]
+STRATEGIES: Final[tuple[Strategy, ...]] = (
+    "LeastAllocated",
+    "MostAllocated",
+    "RequestedToCapacityRatio",
+)
+MAX_NODE_SCORE: Final = 100
+MAX_CUSTOM_PRIORITY_SCORE: Final = 10  # shape scores are 0..10, scaled by 100 / 10
+MAX_UTILIZATION: Final = 100
+DEFAULT_RESOURCES: Final = (("cpu", 1), ("memory", 1))
+
+_INT64_MIN: Final = -(1 << 63)
+_UINT64: Final = 1 << 64
+
+
+@dataclass(frozen=True, slots=True)
+class FitScoring:
+    """``NodeResourcesFitArgs.scoringStrategy`` after defaulting.
+
+    ``resources`` are (name, weight) pairs in the configured order (duplicates allowed, as
+    in the real scheduler); ``shape`` holds ``requestedToCapacityRatio.shape`` as
+    (utilization, score) pairs on the configured 0..10 score scale.
+    """
+
+    strategy: Strategy = "LeastAllocated"
+    resources: tuple[tuple[str, int], ...] = DEFAULT_RESOURCES
+    shape: tuple[tuple[int, int], ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.strategy not in STRATEGIES:
+            raise ValueError(f"unknown NodeResourcesFit scoring strategy {self.strategy!r}")
+        if self.strategy == "RequestedToCapacityRatio" and not self.shape:
+            raise ValueError(
+                "RequestedToCapacityRatio needs a requestedToCapacityRatio.shape "
+                "(without one the real scheduler crashes)"
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class BalancedArgs:
+    """``NodeResourcesBalancedAllocationArgs.resources`` after defaulting (weights are
+    validated to be 1 and do not enter the score)."""
+
+    resources: tuple[tuple[str, int], ...] = DEFAULT_RESOURCES
+
+
+def fit_args_from_dict(args: Mapping[str, Any] | None) -> FitScoring:
+    """``SetDefaults_NodeResourcesFitArgs`` applied to ``pluginConfig[].args`` as written."""
+    strategy = (args or {}).get("scoringStrategy")
+    if strategy is None:
+        return FitScoring()
+    kind = strategy.get("type")
+    ratio = strategy.get("requestedToCapacityRatio") or {}
+    shape = tuple(
+        (int(p.get("utilization") or 0), int(p.get("score") or 0)) for p in ratio.get("shape") or ()
+    )
+    return FitScoring(kind, _resources_from_dict(strategy.get("resources")), shape)
+
+
+def balanced_args_from_dict(args: Mapping[str, Any] | None) -> BalancedArgs:
+    """``SetDefaults_NodeResourcesBalancedAllocationArgs`` applied to raw ``args``."""
+    return BalancedArgs(_resources_from_dict((args or {}).get("resources")))
+
+
+def _resources_from_dict(items: Sequence[Mapping[str, Any]] | None) -> tuple[tuple[str, int], ...]:
+    """No resources -> cpu 1 / memory 1; a weight of 0 or null -> 1."""
+    if not items:
+        return DEFAULT_RESOURCES
+    return tuple((str(item.get("name") or ""), int(item.get("weight") or 0) or 1) for item in items)
+
+
+# --- Score ---------------------------------------------------------------------------------
+
+NodeScorer = Callable[[KubeNodeInfo], int]
+
+
+def fit_score(args: FitScoring, pod: Pod, node: KubeNodeInfo) -> int:
+    """``Fit.Score``: requests with the 100m / 200Mi non-zero defaults."""
+    return fit_scorer(args, pod)(node)
+
+
+def fit_scorer(args: FitScoring, pod: Pod) -> NodeScorer:
+    """``fit_score`` with the pod's side done once, for scoring many nodes."""
+    weights = [weight for _, weight in args.resources]
+    lookup = _allocatable_requested(args.resources, kube_pod_non_zero_requests(pod), False)
+    if args.strategy == "LeastAllocated":
+        return lambda node: _weighted_mean(_least_requested, *lookup(node), weights)
+    if args.strategy == "MostAllocated":
+        return lambda node: _weighted_mean(_most_requested, *lookup(node), weights)
+    points = [(u, _mul64(s, MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE)) for u, s in args.shape]
+    return lambda node: _requested_to_capacity_ratio(points, *lookup(node), weights)
+
+
+def balanced_allocation_skips(args: BalancedArgs, pod: Pod) -> bool:
+    """``BalancedAllocation.PreScore`` returns Skip: the pod requests none of the resources
+    (best effort), so the plugin does not score at all."""
+    requests = kube_pod_requests(pod)
+    return all(requests.get(name, 0) == 0 for name, _ in args.resources)
+
+
+def balanced_allocation_score(args: BalancedArgs, pod: Pod, node: KubeNodeInfo) -> int:
+    """``BalancedAllocation.Score``: (1 - std of the requested fractions) x 100, truncated.
+
+    Callers running the full framework check ``balanced_allocation_skips`` first; Volcano's
+    nodeorder calls Score directly and never skips.
+    """
+    return balanced_allocation_scorer(args, pod)(node)
+
+
+def balanced_allocation_scorer(args: BalancedArgs, pod: Pod) -> NodeScorer:
+    """``balanced_allocation_score`` with the pod's side done once."""
+    lookup = _allocatable_requested(args.resources, kube_pod_requests(pod), True)
+    return lambda node: _balanced(*lookup(node))
+
+
+def _balanced(allocatable: Sequence[int], requested: Sequence[int]) -> int:
+    fractions: list[float] = []
+    total = 0.0
+    for alloc, req in zip(allocatable, requested, strict=True):
+        if alloc == 0:
+            continue
+        fraction = float(req) / float(alloc)
+        if fraction > 1:
+            fraction = 1.0
+        total += fraction
+        fractions.append(fraction)
+    std = 0.0
+    if len(fractions) == 2:
+        std = abs((fractions[0] - fractions[1]) / 2)
+    elif len(fractions) > 2:
+        mean = total / len(fractions)
+        spread = 0.0
+        for fraction in fractions:
+            spread = spread + (fraction - mean) * (fraction - mean)
+        std = math.sqrt(spread / len(fractions))
+    return math.trunc((1 - std) * float(MAX_NODE_SCORE))  # Go int64(float64): truncation
+
+
+def _allocatable_requested(
+    resources: Sequence[tuple[str, int]], pod_requests: Mapping[str, int], use_requested: bool
+) -> Callable[[KubeNodeInfo], tuple[list[int], list[int]]]:
+    """``calculateResourceAllocatableRequest`` per configured resource, as (allocatable,
+    requested) lists; a resource the scheduler drops has allocatable 0.
+
+    cpu and memory count bound pods with non-zero defaults unless ``use_requested``; an
+    extended resource the pod does not request and a name the NodeInfo does not keep
+    (``foo``, ``pods``) are dropped.
+    """
+    plan: list[tuple[str, int, bool]] = []  # (name, pod request, counts non-zero requested)
+    for name, _ in resources:
+        pod_request = pod_requests.get(name, 0)
+        if name in (CPU, MEMORY):
+            plan.append((name, pod_request, not use_requested))
+        elif name == EPHEMERAL_STORAGE or (is_scalar_resource_name(name) and pod_request != 0):
+            plan.append((name, pod_request, False))
+        else:
+            plan.append(("", 0, False))
+
+    def lookup(node: KubeNodeInfo) -> tuple[list[int], list[int]]:
+        allocatable: list[int] = []
+        requested: list[int] = []
+        for name, pod_request, non_zero in plan:
+            alloc = node.allocatable.get(name, 0) if name else 0
+            if alloc == 0:
+                allocatable.append(0)
+                requested.append(0)
+                continue
+            bound = node.non_zero_requested if non_zero else node.requested
+            allocatable.append(alloc)
+            requested.append(_add64(bound.get(name, 0), pod_request))
+        return allocatable, requested
+
+    return lookup
+
+
+def _weighted_mean(
+    score: Callable[[int, int], int],
+    allocatable: Sequence[int],
+    requested: Sequence[int],
+    weights: Sequence[int],
+) -> int:
+    """least/mostResourceScorer: sum(score x weight) / sum(weight) over resources kept."""
+    node_score = weight_sum = 0
+    for alloc, req, weight in zip(allocatable, requested, weights, strict=True):
+        if alloc == 0:
+            continue
+        node_score = _add64(node_score, _mul64(score(req, alloc), weight))
+        weight_sum = _add64(weight_sum, weight)
+    if weight_sum == 0:
+        return 0
+    return _quo64(node_score, weight_sum)
+
+
+def _least_requested(requested: int, capacity: int) -> int:
+    if capacity == 0 or requested > capacity:
+        return 0
+    return _quo64(_mul64(capacity - requested, MAX_NODE_SCORE), capacity)
+
+
+def _most_requested(requested: int, capacity: int) -> int:
+    if capacity == 0:
+        return 0
+    if requested > capacity:  # pods without requests get minimum values
+        requested = capacity
+    return _quo64(_mul64(requested, MAX_NODE_SCORE), capacity)
+
+
+def _requested_to_capacity_ratio(
+    points: Sequence[tuple[int, int]],
+    allocatable: Sequence[int],
+    requested: Sequence[int],
+    weights: Sequence[int],
+) -> int:
+    """Broken-linear shape (scores already x 10); resources scoring 0 leave the mean;
+    the mean is rounded with math.Round."""
+    node_score = weight_sum = 0
+    for alloc, req, weight in zip(allocatable, requested, weights, strict=True):
+        if alloc == 0:
+            continue
+        if req > alloc:
+            utilization = MAX_UTILIZATION
+        else:
+            utilization = _quo64(_mul64(req, MAX_UTILIZATION), alloc)
+        resource_score = _broken_linear(points, utilization)
+        if resource_score > 0:
+            node_score = _add64(node_score, _mul64(resource_score, weight))
+            weight_sum = _add64(weight_sum, weight)
+    if weight_sum == 0:
+        return 0
+    return _go_round(float(node_score) / float(weight_sum))
+
+
+def _broken_linear(points: Sequence[tuple[int, int]], p: int) -> int:
+    """``helper.BuildBrokenLinearFunction``."""
+    for i, (utilization, score) in enumerate(points):
+        if p <= utilization:
+            if i == 0:
+                return score
+            u0, s0 = points[i - 1]
+            return s0 + _quo64(_mul64(score - s0, p - u0), utilization - u0)
+    return points[-1][1]
+
+
+# --- Filter --------------------------------------------------------------------------------
+
+
+def fit_filter(
+    pod: Pod,
+    node: KubeNodeInfo,
+    *,
+    ignored_resources: frozenset[str] = frozenset(),
+    ignored_resource_groups: frozenset[str] = frozenset(),
+) -> str | None:
+    """``Fit.Filter`` (``fitsRequest``): None if the pod fits, else the reasons, joined.
+
+    Actual requests (no defaults) against allocatable minus what bound pods request,
+    plus the pod count. ``ignored_*`` are the Fit args that skip extended resources.
+    """
+    reasons: list[str] = []
+    if node.pod_count + 1 > node.allowed_pod_number:
+        reasons.append("Too many pods")
+    requests = kube_pod_requests(pod)
+    for name in (CPU, MEMORY, EPHEMERAL_STORAGE):
+        want = requests.get(name, 0)
+        if want > 0 and want > node.allocatable[name] - node.requested[name]:
+            reasons.append(f"Insufficient {name}")
+    for name in sorted(requests):
+        want = requests[name]
+        if name in (CPU, MEMORY, EPHEMERAL_STORAGE) or want == 0:
+            continue
+        if not is_scalar_resource_name(name):
+            continue
+        if is_extended_resource_name(name) and (
+            name in ignored_resources or name.split("/")[0] in ignored_resource_groups
+        ):
+            continue
+        if want > node.allocatable.get(name, 0) - node.requested.get(name, 0):
+            reasons.append(f"Insufficient {name}")
+    return ", ".join(reasons) if reasons else None
+
+
+# --- Go int64 ------------------------------------------------------------------------------
+
+
+def wrap_int64(value: int) -> int:
+    """Go int64 overflow: wrap ``value`` into [-2^63, 2^63)."""
+    return (value - _INT64_MIN) % _UINT64 + _INT64_MIN
+
+
+def _add64(a: int, b: int) -> int:
+    result = a + b
+    return result if -(1 << 63) <= result < (1 << 63) else wrap_int64(result)
+
+
+def _mul64(a: int, b: int) -> int:
+    result = a * b
+    return result if -(1 << 63) <= result < (1 << 63) else wrap_int64(result)
+
+
+def _quo64(a: int, b: int) -> int:
+    """Go's ``/`` on int64: truncates toward zero (MinInt64 / -1 wraps)."""
+    quotient = abs(a) // abs(b)
+    return wrap_int64(quotient if (a < 0) == (b < 0) else -quotient)
+
+
+def _go_round(x: float) -> int:
+    """``int64(math.Round(x))``: half away from zero, without floor(x + 0.5)'s error."""
+    whole = math.trunc(x)
+    if abs(x - whole) >= 0.5:
+        whole += 1 if x > 0 else -1
+    return whole

@@ -1,0 +1,191 @@
+"""Volcano's node scores: ``binpack`` and ``nodeorder``, plus the fit check, exact to upstream.
+
+binpack (``plugins/binpack/binpack.go``) is float64 arithmetic in Go's order of operations:
+over the resources the task requests, in the order ``Resource.ResourceNames`` yields
+them, each weighted resource adds ``weight x (request + used) / allocatable``; the sum is
+divided by the weights and multiplied by ``float64(100 x binpack.weight)``, where the
+product is int64 and wraps. Go visits scalar resources in random map order; that can
+change the last bit of the sum, so this scorer fixes the order to cpu, memory, then the
+other resources by name (one of the values a real run produces).
+
+nodeorder (``plugins/nodeorder/nodeorder.go``) calls kube-scheduler's plugins directly:
+``leastrequested`` is NodeResourcesFit LeastAllocated with cpu 50 / memory 50,
+``mostrequested`` is MostAllocated with cpu 1 / memory 1, ``balancedresource`` is
+BalancedAllocation over cpu, memory and nvidia.com/gpu. Each ``Score`` is called without
+PreScore (so BalancedAllocation never skips), multiplied by its weight as float64 and
+summed, skipping weights of 0. Its other functions (image locality, node affinity, and the
+batch pod affinity, taint toleration and topology spread scores) are not modelled: they
+give every node the same score in a cluster without images, affinities, taints or
+topology constraints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Final
+
+from policytest.cluster import Pod
+from policytest.scoring.accounting import (
+    CPU,
+    MEMORY,
+    KubeNodeInfo,
+    VolcanoNodeInfo,
+    volcano_pod_request,
+)
+from policytest.scoring.kube import (
+    BalancedArgs,
+    FitScoring,
+    balanced_allocation_scorer,
+    fit_scorer,
+    wrap_int64,
+)
+from policytest.volcano.weights import BinpackWeights, NodeOrderWeights
+
+__all__ = [
+    "BALANCED_RESOURCE_ARGS",
+    "LEAST_REQUESTED_ARGS",
+    "MOST_REQUESTED_ARGS",
+    "NodeOrderScores",
+    "binpack_score",
+    "binpack_scorer",
+    "node_order_total",
+    "nodeorder_scorer",
+    "nodeorder_scores",
+    "predicates_filter",
+]
+
+MAX_NODE_SCORE: Final = 100
+MIN_RESOURCE: Final = 0.1  # api.minResource: below this a request counts as none
+POD_NUMBER_EXCEEDED: Final = "node(s) pod number exceeded"
+
+LEAST_REQUESTED_ARGS: Final = FitScoring("LeastAllocated", (("cpu", 50), ("memory", 50)))
+MOST_REQUESTED_ARGS: Final = FitScoring("MostAllocated", (("cpu", 1), ("memory", 1)))
+BALANCED_RESOURCE_ARGS: Final = BalancedArgs((("cpu", 1), ("memory", 1), ("nvidia.com/gpu", 1)))
+
+VolcanoScorer = Callable[[VolcanoNodeInfo], float]
+
+
+# --- binpack -------------------------------------------------------------------------------
+
+
+def binpack_score(weights: BinpackWeights, pod: Pod, node: VolcanoNodeInfo) -> float:
+    """``BinPackingScore`` of the pod (task) on the node; 0 when it does not fit a weighted
+    resource. Callers skip the plugin when ``weights.weight`` is 0 (not registered)."""
+    return binpack_scorer(weights, pod)(node)
+
+
+def binpack_scorer(weights: BinpackWeights, pod: Pod) -> VolcanoScorer:
+    """``binpack_score`` with the task's side done once, for scoring many nodes."""
+    request = volcano_pod_request(pod)
+    plan = [
+        (name, request[name], weights.resources[name])
+        for name in _resource_names(request)
+        if name in weights.resources
+    ]
+    scale = float(wrap_int64(MAX_NODE_SCORE * weights.weight))
+
+    def score(node: VolcanoNodeInfo) -> float:
+        total = 0.0
+        weight_sum = 0
+        for name, requested, weight in plan:
+            capacity = node.allocatable.get(name, 0.0)
+            if capacity != 0 and weight != 0:
+                used_finally = requested + node.used.get(name, 0.0)
+                if used_finally > capacity:
+                    return 0.0
+                total += used_finally * float(weight) / capacity
+            weight_sum += weight
+        weight_sum = wrap_int64(weight_sum)
+        if weight_sum > 0:
+            total /= float(weight_sum)
+        return total * scale
+
+    return score
+
+
+def _resource_names(request: Mapping[str, float]) -> list[str]:
+    """``Resource.ResourceNames``: cpu, memory, then scalars (sorted here), each only if
+    at least ``minResource``."""
+    names = [name for name in (CPU, MEMORY) if request.get(name, 0.0) >= MIN_RESOURCE]
+    names += sorted(
+        name
+        for name, value in request.items()
+        if name not in (CPU, MEMORY) and value >= MIN_RESOURCE
+    )
+    return names
+
+
+# --- nodeorder -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class NodeOrderScores:
+    """nodeorder's modelled contributions (score x weight) and their float64 sum."""
+
+    leastrequested: float = 0.0
+    mostrequested: float = 0.0
+    balancedresource: float = 0.0
+
+    @property
+    def total(self) -> float:
+        """Summed in nodeorder's own order (the unmodelled functions add 0 here)."""
+        return self.leastrequested + self.mostrequested + self.balancedresource
+
+
+def nodeorder_scores(weights: NodeOrderWeights, pod: Pod, node: KubeNodeInfo) -> NodeOrderScores:
+    """nodeorder's node-order function for one node (the kube view of the same node)."""
+    return nodeorder_scorer(weights, pod)(node)
+
+
+def nodeorder_scorer(
+    weights: NodeOrderWeights, pod: Pod
+) -> Callable[[KubeNodeInfo], NodeOrderScores]:
+    """``nodeorder_scores`` with the task's side done once."""
+    least = fit_scorer(LEAST_REQUESTED_ARGS, pod) if weights.leastrequested else None
+    most = fit_scorer(MOST_REQUESTED_ARGS, pod) if weights.mostrequested else None
+    balanced = (
+        balanced_allocation_scorer(BALANCED_RESOURCE_ARGS, pod)
+        if weights.balancedresource
+        else None
+    )
+
+    def score(node: KubeNodeInfo) -> NodeOrderScores:
+        return NodeOrderScores(
+            float(least(node)) * float(weights.leastrequested) if least else 0.0,
+            float(most(node)) * float(weights.mostrequested) if most else 0.0,
+            float(balanced(node)) * float(weights.balancedresource) if balanced else 0.0,
+        )
+
+    return score
+
+
+def node_order_total(contributions: Iterable[float]) -> float:
+    """The session's node score: every registered node-order function's score, summed in
+    tier and plugin order from 0.0 (duplicated plugins count once per entry)."""
+    total = 0.0
+    for contribution in contributions:
+        total += contribution
+    return total
+
+
+# --- fit -----------------------------------------------------------------------------------
+
+
+def predicates_filter(pod: Pod, node: VolcanoNodeInfo) -> str | None:
+    """None if the task fits the node, else the reason Volcano reports.
+
+    First the allocate action's resource check (every requested dimension, ``pods: 1``
+    included, against allocatable minus used, within ``minResource``; only the first
+    short resource is named), then the predicates plugin's pod-count check.
+    """
+    request = volcano_pod_request(pod)
+    names = [CPU, MEMORY, *sorted(name for name in request if name not in (CPU, MEMORY))]
+    for name in names:
+        idle = node.allocatable.get(name, 0.0) - node.used.get(name, 0.0)
+        wanted = request.get(name, 0.0)
+        if not (wanted < idle or abs(wanted - idle) < MIN_RESOURCE):
+            return f"Insufficient {name}"
+    if node.max_task_num <= node.pod_count:
+        return POD_NUMBER_EXCEEDED
+    return None
