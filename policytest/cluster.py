@@ -212,7 +212,9 @@ def node_from_dict(data: object, *, default_requests_from_limits: bool, where: s
     if mapping.get("used") is not None:
         used = resource_list_from_dict(mapping["used"], _join(where, "used"))
         pods.append(Pod(containers=(Container(requests=used),), name=f"{name}-used"))
-    entries = mapping.get("pods") or []
+    entries = mapping.get("pods")
+    if entries is None:
+        entries = []
     if not isinstance(entries, list):
         raise ClusterSpecError(f"{_join(where, 'pods')}: must be a list of pods")
     for index, entry in enumerate(entries):
