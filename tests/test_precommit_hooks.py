@@ -14,12 +14,13 @@ so they need the package index; deselect them with ``-k "not RealPreCommit"``.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,11 @@ from typing import Any
 import pytest
 from identify import identify
 from ruamel.yaml import YAML
+
+try:
+    import fcntl
+except ImportError:  # Windows: no sharing between xdist workers
+    fcntl = None  # type: ignore[assignment]
 
 ROOT = Path(__file__).resolve().parents[1]
 HOOKS_FILE = ROOT / ".pre-commit-hooks.yaml"
@@ -298,19 +304,43 @@ def _snapshot(root: Path, destination: Path, env: Mapping[str, str]) -> str:
     return _run(["git", "rev-parse", "HEAD"], destination, env).output.strip()
 
 
+@contextlib.contextmanager
+def _shared_directory(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A directory for the hook source and pre-commit's cache, held under a lock.
+
+    Under pytest-xdist the workers of one run share it, so pre-commit builds the hook
+    environment once per run, not once per worker; otherwise it is this session's own.
+    """
+    run_id = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    if run_id is None or fcntl is None:
+        yield tmp_path_factory.mktemp("precommit-shared")
+        return
+    shared = tmp_path_factory.getbasetemp().parent / f"precommit-{run_id}"
+    shared.mkdir(exist_ok=True)
+    with open(shared / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield shared
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 @pytest.fixture(scope="module")
 def user_repo(tmp_path_factory: pytest.TempPathFactory) -> UserRepo:
     if shutil.which("git") is None:
         pytest.fail("git is required to test the pre-commit hooks")
-    base = tmp_path_factory.mktemp("precommit")
-    env = _environment(base / "pre-commit-home")
-    toplevel = _run(["git", "rev-parse", "--show-toplevel"], ROOT, env, check=False)
-    if toplevel.returncode != 0 or Path(toplevel.output.strip()).resolve() != ROOT:
-        pytest.skip(f"{ROOT} is not a git checkout (pre-commit installs hooks from git)")
-    source = base / "policytest"
-    revision = _snapshot(ROOT, source, env)
-    path = base / "user-repo"
-    path.mkdir()
+    with _shared_directory(tmp_path_factory) as shared:
+        env = _environment(shared / "pre-commit-home")
+        toplevel = _run(["git", "rev-parse", "--show-toplevel"], ROOT, env, check=False)
+        if toplevel.returncode != 0 or Path(toplevel.output.strip()).resolve() != ROOT:
+            pytest.skip(f"{ROOT} is not a git checkout (pre-commit installs hooks from git)")
+        source = shared / "policytest"
+        revision_file = shared / "revision"
+        if not revision_file.is_file():
+            shutil.rmtree(source, ignore_errors=True)  # a failed attempt by another worker
+            revision_file.write_text(_snapshot(ROOT, source, env), encoding="utf-8")
+        revision = revision_file.read_text(encoding="utf-8")
+    path = tmp_path_factory.mktemp("user-repo")
     for name, text in USER_FILES.items():
         (path / name).parent.mkdir(parents=True, exist_ok=True)
         (path / name).write_text(text, encoding="utf-8")
