@@ -14,9 +14,9 @@ Pods are read from three spellings of the same thing:
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import ItemsView, Iterator, KeysView, Mapping, ValuesView
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, TypeVar, overload
 
 from policytest.quantity import Quantity, QuantityError, parse_quantity
 
@@ -39,6 +39,9 @@ _HUGEPAGES_PREFIX: Final = "hugepages-"
 _OVERCOMMITTABLE: Final = frozenset({"cpu", "memory"})
 # One entry may stand for this many pods at most: a typo like 1e9 must not exhaust memory.
 MAX_POD_COUNT: Final = 1_000_000
+
+
+_T = TypeVar("_T")
 
 
 class ClusterSpecError(ValueError):
@@ -67,6 +70,32 @@ class ResourceList(Mapping[str, Quantity]):
         if self._hash is None:
             self._hash = hash(frozenset(self._items.items()))
         return self._hash
+
+    # The Mapping mixins work through __getitem__; the accounting's caches compare and
+    # walk resource lists constantly, so delegate straight to the dict.
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, ResourceList):
+            return self._items == other._items
+        return super().__eq__(other)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._items
+
+    @overload
+    def get(self, name: str, /) -> Quantity | None: ...
+    @overload
+    def get(self, name: str, /, default: Quantity | _T) -> Quantity | _T: ...
+    def get(self, name: str, /, default: object = None) -> object:
+        return self._items.get(name, default)
+
+    def items(self) -> ItemsView[str, Quantity]:
+        return self._items.items()
+
+    def keys(self) -> KeysView[str]:
+        return self._items.keys()
+
+    def values(self) -> ValuesView[Quantity]:
+        return self._items.values()
 
     def __repr__(self) -> str:
         body = ", ".join(f"{name!r}: {q.nanos}n" for name, q in self._items.items())

@@ -23,6 +23,7 @@ Facts reproduced (from k8s.io/apimachinery ``resource/quantity.go``, v0.35):
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Final
 
 __all__ = ["Quantity", "QuantityError", "parse_quantity"]
@@ -121,6 +122,12 @@ def parse_quantity(text: str | int | float) -> Quantity:
         if text.bit_length() > 256:  # str() of a huge int may raise; every view saturates
             return Quantity((1 if text > 0 else -1) * _INT64_MAX * _NANO)
         text = str(text)
+    return _parse_cached(text)
+
+
+@lru_cache(maxsize=4096)
+def _parse_cached(text: str) -> Quantity:
+    """Clusters repeat a handful of quantity strings many thousand times."""
     return _parse(text.strip(_GO_SPACE), text)
 
 

@@ -249,9 +249,9 @@ def kube_node_info_with_pod(info: KubeNodeInfo, pod: Pod) -> KubeNodeInfo:
 
 
 def _kube_account(requested: dict[str, int], non_zero: dict[str, int], pod: Pod) -> None:
-    for name, value in _kube_node_requests(pod).items():
+    pod_requested, cpu, memory = _kube_node_share(pod)
+    for name, value in pod_requested.items():
         requested[name] = requested.get(name, 0) + value
-    cpu, memory = _kube_node_non_zero(pod)
     non_zero[CPU] += cpu
     non_zero[MEMORY] += memory
 
@@ -270,20 +270,20 @@ def _kube_resource(nanos: Mapping[str, int]) -> dict[str, int]:
 
 
 @lru_cache(maxsize=_CACHE_SIZE)
-def _kube_node_requests(pod: Pod) -> Mapping[str, int]:
-    return MappingProxyType(_kube_resource(pod_request_nanos(pod)))
-
-
-@lru_cache(maxsize=_CACHE_SIZE)
-def _kube_node_non_zero(pod: Pod) -> tuple[int, int]:
-    """``calculateResource``'s non0CPU / non0Mem: with pod-level requests set, defaults only
-    for cpu / memory that the pod's requests do not mention at all."""
+def _kube_node_share(pod: Pod) -> tuple[Mapping[str, int], int, int]:
+    """What ``NodeInfo.AddPod`` adds for one pod: its requests, then ``calculateResource``'s
+    non0CPU / non0Mem (with pod-level requests set, defaults only for cpu / memory that
+    the pod's requests do not mention at all)."""
     actual = pod_request_nanos(pod)
     non_missing: Mapping[str, int] = _NON_MISSING
     if _pod_level_requests_set(pod):
         non_missing = {k: v for k, v in _NON_MISSING.items() if k not in actual}
     nanos = pod_request_nanos(pod, non_missing) if non_missing else actual
-    return _kube_units(CPU, nanos.get(CPU, 0)), _kube_units(MEMORY, nanos.get(MEMORY, 0))
+    return (
+        MappingProxyType(_kube_resource(actual)),
+        _kube_units(CPU, nanos.get(CPU, 0)),
+        _kube_units(MEMORY, nanos.get(MEMORY, 0)),
+    )
 
 
 # --- Volcano -----------------------------------------------------------------------------
