@@ -232,33 +232,28 @@ def test_least_allocated_mirrors_most_allocated(
 
 
 @PROPERTY_SETTINGS
-@given(st.lists(machines(), min_size=1, max_size=6), demands, fit_args())
-def test_kube_never_picks_a_node_the_pod_does_not_fit(
-    cluster: list[Machine], demand: Demand, args: FitScoring
+@given(st.lists(machines(), min_size=1, max_size=6), demands, fit_args(), binpack_weights())
+def test_no_scheduler_picks_a_node_the_pod_does_not_fit(
+    cluster: list[Machine], demand: Demand, args: FitScoring, weights: BinpackWeights
 ) -> None:
     pod = demand.pod()
-    infos = [kube_node_info(machine.node()) for machine in cluster]
-    feasible = [m for m, info in zip(cluster, infos, strict=True) if fit_filter(pod, info) is None]
-    assert feasible == [machine for machine in cluster if machine.fits(demand)]
-    scores = [fit_score(args, pod, info) for info in infos]
-    chosen = max(feasible, key=lambda machine: scores[cluster.index(machine)], default=None)
-    assert chosen is None or chosen.fits(demand)
-
-
-@PROPERTY_SETTINGS
-@given(st.lists(machines(), min_size=1, max_size=6), demands, binpack_weights())
-def test_volcano_never_picks_a_node_the_task_does_not_fit(
-    cluster: list[Machine], demand: Demand, weights: BinpackWeights
-) -> None:
-    pod = demand.pod()
-    infos = [volcano_node_info(machine.node()) for machine in cluster]
-    feasible = [
-        m for m, info in zip(cluster, infos, strict=True) if predicates_filter(pod, info) is None
-    ]
-    assert feasible == [machine for machine in cluster if machine.fits(demand)]
-    scores = [binpack_score(weights, pod, info) for info in infos]
-    chosen = max(feasible, key=lambda machine: scores[cluster.index(machine)], default=None)
-    assert chosen is None or chosen.fits(demand)
+    kube = [kube_node_info(machine.node()) for machine in cluster]
+    volcano = [volcano_node_info(machine.node()) for machine in cluster]
+    schedulers: dict[str, list[tuple[float, bool]]] = {
+        "kube-scheduler": [
+            (fit_score(args, pod, info), fit_filter(pod, info) is None) for info in kube
+        ],
+        "volcano": [
+            (binpack_score(weights, pod, info), predicates_filter(pod, info) is None)
+            for info in volcano
+        ],
+    }
+    for name, verdicts in schedulers.items():
+        feasible = [m for m, (_, fits) in zip(cluster, verdicts, strict=True) if fits]
+        assert feasible == [m for m in cluster if m.fits(demand)], name
+        ranked = sorted(zip(verdicts, cluster, strict=True), key=lambda pair: -pair[0][0])
+        chosen = next((machine for (_, fits), machine in ranked if fits), None)
+        assert chosen is None or chosen.fits(demand), name
 
 
 # --- binpack and MostAllocated agree ----------------------------------------------------------

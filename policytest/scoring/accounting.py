@@ -20,11 +20,11 @@ object.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from types import MappingProxyType
-from typing import Final
+from typing import Final, TypeVar
 
 from policytest.cluster import Container, Node, Pod, ResourceList
 from policytest.quantity import Quantity
@@ -68,6 +68,7 @@ _DNS1123_SUBDOMAIN: Final = re.compile(
 )
 
 Nanos = dict[str, int]
+_N = TypeVar("_N", int, float)
 
 
 # --- resource names (k8s.io/kubernetes/pkg/apis/core/v1/helper) --------------------------
@@ -112,23 +113,28 @@ def _is_qualified_name(value: str) -> bool:
 
 
 def aggregate_container_requests(pod: Pod, non_missing: Mapping[str, int] | None = None) -> Nanos:
-    """``AggregateContainerRequests``: containers + sidecars, max'ed with each init container.
+    """``AggregateContainerRequests`` (exact): ``non_missing`` (nanounits) fills in what a
+    container does not mention at all."""
+    return _aggregate(pod, lambda container: _container_nanos(container, non_missing), {})
 
-    ``non_missing`` (nanounits) fills in what a container does not mention at all.
-    """
-    total: Nanos = {}
+
+def _aggregate(
+    pod: Pod, own: Callable[[Container], dict[str, _N]], total: dict[str, _N]
+) -> dict[str, _N]:
+    """Containers and sidecars add up; each regular init container runs beside the
+    sidecars started before it, and the pod needs the largest of those moments."""
     for container in pod.containers:
-        _add(total, _container_nanos(container, non_missing))
-    sidecars: Nanos = {}
-    init_peak: Nanos = {}
+        _add(total, own(container))
+    sidecars: dict[str, _N] = {}
+    init_peak: dict[str, _N] = {}
     for container in pod.init_containers:
-        own = _container_nanos(container, non_missing)
+        requests = own(container)
         if container.is_sidecar:
-            _add(total, own)
-            _add(sidecars, own)
+            _add(total, requests)
+            _add(sidecars, requests)
             running = sidecars
         else:
-            running = dict(own)
+            running = dict(requests)
             _add(running, sidecars)
         _max(init_peak, running)
     _max(total, init_peak)
@@ -138,11 +144,7 @@ def aggregate_container_requests(pod: Pod, non_missing: Mapping[str, int] | None
 def pod_request_nanos(pod: Pod, non_missing: Mapping[str, int] | None = None) -> Nanos:
     """``PodRequests`` with PodLevelResources on: pod-level cpu/memory win, then overhead."""
     total = aggregate_container_requests(pod, non_missing)
-    if _pod_level_requests_set(pod):
-        assert pod.pod_level_requests is not None
-        for name, quantity in pod.pod_level_requests.items():
-            if _is_pod_level(name):
-                total[name] = quantity.nanos
+    total.update(_nanos(_pod_level_requests(pod)))
     _add(total, _nanos(pod.overhead))
     return total
 
@@ -155,22 +157,23 @@ def _container_nanos(container: Container, non_missing: Mapping[str, int] | None
     return own
 
 
-def _pod_level_requests_set(pod: Pod) -> bool:
-    return pod.pod_level_requests is not None and any(
-        _is_pod_level(name) for name in pod.pod_level_requests
-    )
+def _pod_level_requests(pod: Pod) -> ResourceList:
+    """The pod-level requests that replace the containers' (cpu, memory, hugepages)."""
+    if pod.pod_level_requests is None:
+        return EMPTY_LIST
+    return ResourceList({k: v for k, v in pod.pod_level_requests.items() if _is_pod_level(k)})
 
 
 def _is_pod_level(name: str) -> bool:
     return name in (CPU, MEMORY) or name.startswith("hugepages-")
 
 
-def _add(into: Nanos, other: Mapping[str, int]) -> None:
+def _add(into: dict[str, _N], other: Mapping[str, _N]) -> None:
     for name, value in other.items():
-        into[name] = into.get(name, 0) + value
+        into[name] = into[name] + value if name in into else value
 
 
-def _max(into: Nanos, other: Mapping[str, int]) -> None:
+def _max(into: dict[str, _N], other: Mapping[str, _N]) -> None:
     for name, value in other.items():
         if name not in into or value > into[name]:
             into[name] = value
@@ -256,7 +259,7 @@ def _kube_account(requested: dict[str, int], non_zero: dict[str, int], pod: Pod)
     non_zero[MEMORY] += memory
 
 
-def _nanos(resources: ResourceList) -> Nanos:
+def _nanos(resources: Mapping[str, Quantity]) -> Nanos:
     return {name: quantity.nanos for name, quantity in resources.items()}
 
 
@@ -276,7 +279,7 @@ def _kube_node_share(pod: Pod) -> tuple[Mapping[str, int], int, int]:
     the pod's requests do not mention at all)."""
     actual = pod_request_nanos(pod)
     non_missing: Mapping[str, int] = _NON_MISSING
-    if _pod_level_requests_set(pod):
+    if _pod_level_requests(pod):
         non_missing = {k: v for k, v in _NON_MISSING.items() if k not in actual}
     nanos = pod_request_nanos(pod, non_missing) if non_missing else actual
     return (
@@ -297,28 +300,12 @@ def volcano_pod_request(pod: Pod) -> Mapping[str, float]:
     containers, pod-level cpu/memory replace the result, then overhead and ``pods: 1``
     are added. Keys: always ``cpu`` and ``memory``, then the scalar resources Volcano keeps.
     """
-    total = _volcano_resource(EMPTY_LIST)
-    for container in pod.containers:
-        _fadd(total, _volcano_resource(container.requests))
-    sidecars = _volcano_resource(EMPTY_LIST)
-    init_peak = _volcano_resource(EMPTY_LIST)
-    for container in pod.init_containers:
-        own = _volcano_resource(container.requests)
-        if container.is_sidecar:
-            _fadd(total, own)
-            _fadd(sidecars, own)
-            running = sidecars
-        else:
-            running = dict(own)
-            _fadd(running, sidecars)
-        _fmax(init_peak, running)
-    _fmax(total, init_peak)
-    if _pod_level_requests_set(pod):
-        assert pod.pod_level_requests is not None
-        pod_level = {k: v for k, v in pod.pod_level_requests.items() if _is_pod_level(k)}
-        total.update(_volcano_resource(ResourceList(pod_level), keep_zero=False))
-    _fadd(total, _volcano_resource(pod.overhead))
-    total[PODS] = total.get(PODS, 0.0) + 1.0
+    total = _aggregate(
+        pod, lambda container: _volcano_resource(container.requests), {CPU: 0.0, MEMORY: 0.0}
+    )
+    total.update(_volcano_resource(_pod_level_requests(pod), keep_zero=False))
+    _add(total, _volcano_resource(pod.overhead))
+    _add(total, {PODS: 1.0})
     return MappingProxyType(total)
 
 
@@ -338,17 +325,6 @@ def _volcano_resource(resources: ResourceList, *, keep_zero: bool = True) -> dic
     return result
 
 
-def _fadd(into: dict[str, float], other: Mapping[str, float]) -> None:
-    for name, value in other.items():
-        into[name] = into.get(name, 0.0) + value
-
-
-def _fmax(into: dict[str, float], other: Mapping[str, float]) -> None:
-    for name, value in other.items():
-        if value > into.get(name, 0.0) or name not in into:
-            into[name] = value
-
-
 @dataclass(frozen=True, slots=True)
 class VolcanoNodeInfo:
     """Volcano's ``NodeInfo``: allocatable and used in Volcano units (float64), the pod
@@ -365,7 +341,7 @@ def volcano_node_info(node: Node) -> VolcanoNodeInfo:
     """Every pod listed on the node counts in ``Used`` (no oversubscription modelled)."""
     used = _volcano_resource(EMPTY_LIST)
     for pod in node.pods:
-        _fadd(used, volcano_pod_request(pod))
+        _add(used, volcano_pod_request(pod))
     pods = node.allocatable.get(PODS)
     return VolcanoNodeInfo(
         name=node.name,
@@ -379,5 +355,5 @@ def volcano_node_info(node: Node) -> VolcanoNodeInfo:
 def volcano_node_info_with_pod(info: VolcanoNodeInfo, pod: Pod) -> VolcanoNodeInfo:
     """The node after binding ``pod`` (for placing pods one after another)."""
     used = dict(info.used)
-    _fadd(used, volcano_pod_request(pod))
+    _add(used, volcano_pod_request(pod))
     return replace(info, used=MappingProxyType(used), pod_count=info.pod_count + 1)
