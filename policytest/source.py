@@ -71,6 +71,8 @@ class SourceFile:
     path: str
     documents: tuple[Document, ...] = ()
     problems: tuple[Finding, ...] = field(default_factory=tuple)
+    head: str = ""
+    """The first bytes of the file as text (lossy), to tell whose file a broken one is."""
 
 
 class ParseFailure(Exception):
@@ -100,8 +102,17 @@ def read_file(path: str, limits: Limits) -> SourceFile:
     return read_bytes(shown, data, limits)
 
 
+HEAD_BYTES = 64 * 1024
+
+
 def read_bytes(path: str, data: bytes, limits: Limits) -> SourceFile:
     """Decode and compose ``data``; every failure becomes a ``PT001`` finding."""
+    head = data[:HEAD_BYTES].decode("utf-8", "replace")
+    source = _read_bytes_checked(path, data, limits)
+    return SourceFile(source.path, source.documents, source.problems, head)
+
+
+def _read_bytes_checked(path: str, data: bytes, limits: Limits) -> SourceFile:
     if len(data) > limits.max_file_bytes:
         return _problem(
             path,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from policytest.checks import check_document
 from policytest.findings import Finding, Severity
@@ -37,7 +37,7 @@ SKIPPED_DIRECTORIES = frozenset(
 )
 
 _LOOKS_LIKE_OURS = re.compile(
-    r"KubeSchedulerConfiguration|kubescheduler\.config\.k8s\.io|policytest/v1|"
+    r"KubeSchedulerConfiguration|kubescheduler\.config\.k8s\.io|policytest/v1|PolicyTest|"
     r"volcano-scheduler|^\s*(actions|tiers)\s*:",
     re.MULTILINE,
 )
@@ -123,12 +123,25 @@ def _check_source(
 ) -> tuple[bool, list[Finding]]:
     """Whether the file holds anything of ours, and the findings for it.
 
-    An unreadable file counts as ours when it was named explicitly or its text
-    mentions a scheduler config; otherwise it is somebody else's YAML.
+    An unreadable file is an error when its text mentions a scheduler config or a
+    fixture. Otherwise it is somebody else's file (a Helm template, JSON with
+    comments): named explicitly, it gets a warning, so a repository-wide hook reports
+    it without failing; found by walking a directory, it is skipped.
     """
     if source.problems:
-        ours = explicit or bool(_LOOKS_LIKE_OURS.search(_raw_text(source.path, options)))
-        return ours, list(source.problems) if ours else []
+        if _LOOKS_LIKE_OURS.search(source.head):
+            return True, list(source.problems)
+        if not explicit:
+            return False, []
+        return True, [
+            replace(
+                problem,
+                severity=Severity.WARNING,
+                message=f"{problem.message} (not recognisable as a scheduler config or "
+                "fixture, so not checked)",
+            )
+            for problem in source.problems
+        ]
     findings: list[Finding] = []
     ours = False
     for document in source.documents:
@@ -136,18 +149,6 @@ def _check_source(
             ours = True
             findings.extend(check_document(embedded, kind, options))
     return ours, findings
-
-
-def _raw_text(path: str, options: CheckOptions) -> str:
-    if path.startswith("<"):
-        return ""
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(min(options.limits.max_file_bytes, 1 << 20)).decode(
-                "utf-8", "replace"
-            )
-    except OSError:
-        return ""
 
 
 def _filtered(findings: Iterable[Finding], source: SourceFile, rules: RuleFilter) -> list[Finding]:

@@ -164,8 +164,7 @@ HOSTILE = {
         b"apiVersion: policytest/v1\nkind: PolicyTest\nx: !!python/object/apply:os.system [ls]\n"
     ),
     "non-utf8": b"kind: PolicyTest\nname: caf\xe9\n",
-    "binary": bytes(range(256)) * 4,
-    "deep": b"[" * 10_000 + b"]" * 10_000,
+    "deep": b"kind: PolicyTest\nx: " + b"[" * 10_000 + b"]" * 10_000,
     "alias-bomb": (
         b"apiVersion: policytest/v1\nkind: PolicyTest\na: &a [x,x,x,x,x,x,x,x,x]\n"
         + b"".join(
@@ -190,6 +189,32 @@ def test_hostile_input_gives_a_finding_not_a_traceback(
     assert "Traceback" not in result.stdout + result.stderr
 
 
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [
+        ("templates/deployment.yaml", b"apiVersion: apps/v1\nspec:\n  {{- if .Values.x }}\n"),
+        ("binary.yaml", bytes(range(256)) * 4),
+        ("deep.yaml", b"[" * 10_000 + b"]" * 10_000),
+        ("tsconfig.json", b'{\n  // comment\n  "a": [1,\n}\n'),
+    ],
+)
+def test_someone_elses_unreadable_file_warns_without_failing(
+    run_line: RunLine, tmp_path: Path, name: str, data: bytes
+) -> None:
+    path = tmp_path / name
+    path.parent.mkdir(exist_ok=True)
+    path.write_bytes(data)
+    result = run_line(["validate", "--format", "json", path])
+    assert result.exit_code == 0, result
+    (finding,) = json.loads(result.stdout)["findings"]
+    assert finding["severity"] == "warning"
+    assert finding["message"].endswith(
+        "(not recognisable as a scheduler config or fixture, so not checked)"
+    )
+    assert run_line(["validate", "--strict", path]).exit_code == 1
+    assert run_line(["validate", tmp_path]).exit_code == 0  # walked, not named: skipped
+
+
 def test_empty_file_is_not_a_config(run_line: RunLine, tmp_path: Path) -> None:
     path = tmp_path / "empty.yaml"
     path.write_bytes(b"")
@@ -204,7 +229,7 @@ def test_fifty_megabyte_file_is_refused_without_reading_it(
     with path.open("wb") as handle:
         handle.truncate(50 * 1024 * 1024)
     result = run_line(["validate", "--format", "json", path])
-    assert result.exit_code == 1
+    assert result.exit_code == 0
     assert "larger than" in json.loads(result.stdout)["findings"][0]["message"]
 
 
@@ -212,8 +237,8 @@ def test_unreadable_file(run_line: RunLine, tmp_path: Path) -> None:
     link = tmp_path / "dangling.yaml"
     link.symlink_to(tmp_path / "missing-target.yaml")
     result = run_line(["validate", link])
-    assert result.exit_code == 1
-    assert "cannot read file" in result.stdout
+    assert result.exit_code == 0
+    assert "cannot read file" in result.stdout and "warning" in result.stdout
 
 
 def test_stdin(run_line: RunLine, monkeypatch: pytest.MonkeyPatch) -> None:

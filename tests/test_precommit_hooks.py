@@ -417,12 +417,7 @@ class TestRealPreCommit:
         assert BROKEN_FIXTURE_FINDING in errors, result
         assert "supervisord.conf" not in result.output
 
-    @pytest.mark.xfail(
-        reason="validate reports PT001 for every unparseable file named on its command line, "
-        "so a Helm chart's templates/ (not YAML until rendered) fail the hook",
-        strict=True,
-    )
-    def test_helm_template_is_skipped(self, user_repo: UserRepo) -> None:
+    def test_helm_template_warns_without_failing_the_hook(self, user_repo: UserRepo) -> None:
         result = user_repo.pre_commit(
             "run",
             "policytest-validate",
@@ -431,6 +426,7 @@ class TestRealPreCommit:
             "chart/templates/deployment.yaml",
         )
         assert result.returncode == 0, result
+        assert "PT001 warning:" in result.output, result
 
     def test_run_hook_skips_commits_without_configs(self, user_repo: UserRepo) -> None:
         result = user_repo.pre_commit(
@@ -451,9 +447,5 @@ class TestRealPreCommit:
             "--files",
             "fixtures/binpack.policytest.yaml",
         )
-        if not (user_repo.source / "policytest" / "commands" / "run.py").is_file():
-            # the hook is wired to `policytest run`, which this checkout does not have yet
-            assert "invalid choice: 'run'" in result.output, result
-            pytest.xfail("`policytest run` is not in this checkout yet")
         assert result.returncode == 0, result
         assert any(re.match(r"policytest run\.+Passed$", line) for line in result.lines)
