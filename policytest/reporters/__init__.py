@@ -1,20 +1,17 @@
 """Reporters: one module per output format, chosen by name (``--format``).
 
-The table maps names to modules so the CLI's choices cannot drift from what exists,
+The tables map names to modules so the CLI's choices cannot drift from what exists,
 and a format's module is imported only when it is used.
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import Protocol
+from typing import TYPE_CHECKING
 
-from policytest.validate import ValidationReport
-
-
-class ValidationRenderer(Protocol):
-    def __call__(self, report: ValidationReport, *, color: bool) -> str: ...
-
+if TYPE_CHECKING:
+    from policytest.suite import RunReport
+    from policytest.validate import ValidationReport
 
 VALIDATE_FORMATS: dict[str, str] = {
     "text": "policytest.reporters.text",
@@ -23,8 +20,21 @@ VALIDATE_FORMATS: dict[str, str] = {
     "sarif": "policytest.reporters.sarif",
 }
 
+RUN_FORMATS: dict[str, str] = {
+    "text": "policytest.reporters.run_text",
+    "json": "policytest.reporters.run_json",
+    "github": "policytest.reporters.run_github",
+    "junit": "policytest.reporters.run_junit",
+}
+
 
 def render_validation(name: str, report: ValidationReport, *, color: bool) -> str:
-    """Render ``report`` in the format ``name`` (one of :data:`VALIDATE_FORMATS`)."""
-    renderer: ValidationRenderer = importlib.import_module(VALIDATE_FORMATS[name]).render
-    return renderer(report, color=color)
+    """Render a validation report in the format ``name`` (one of :data:`VALIDATE_FORMATS`)."""
+    rendered: str = importlib.import_module(VALIDATE_FORMATS[name]).render(report, color=color)
+    return rendered
+
+
+def render_run(name: str, report: RunReport, *, color: bool) -> str:
+    """Render a run report in the format ``name`` (one of :data:`RUN_FORMATS`)."""
+    rendered: str = importlib.import_module(RUN_FORMATS[name]).render(report, color=color)
+    return rendered

@@ -9,18 +9,18 @@ from policytest.validate import ValidationReport
 _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 
 
-def _escape_data(text: str) -> str:
+def escape_data(text: str) -> str:
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
-def _escape_property(text: str) -> str:
-    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+def escape_property(text: str) -> str:
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
 def render(report: ValidationReport, *, color: bool) -> str:
     lines = [
-        f"::{_LEVEL[f.severity]} file={_escape_property(f.path)},line={f.line},col={f.column},"
-        f"title={_escape_property(f.rule)}::{_escape_data(f.message)}"
+        f"::{_LEVEL[f.severity]} file={escape_property(f.path)},line={f.line},col={f.column},"
+        f"title={escape_property(f.rule)}::{escape_data(f.message)}"
         for f in report.findings
     ]
     lines.append(summary_line(report))

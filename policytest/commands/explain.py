@@ -1,0 +1,47 @@
+"""``policytest explain FIXTURE [--case NAME]``: the score breakdown behind a ranking."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from policytest.commands.common import add_scheduler_options, check_options, usage_error, write
+
+
+def configure(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "explain",
+        help="show why nodes rank as they do",
+        description="Per case: nodes in rank order, each plugin's weighted score, each "
+        "resource's utilisation and contribution, filtered nodes and why.",
+    )
+    parser.add_argument("fixture", metavar="FIXTURE")
+    parser.add_argument("--case", default=None, metavar="NAME", help="only this case")
+    parser.add_argument(
+        "--root",
+        default=None,
+        metavar="DIR",
+        help="configs must live inside DIR (default: the git repository root)",
+    )
+    add_scheduler_options(parser)
+    parser.set_defaults(execute=execute)
+
+
+def execute(args: Any) -> int:
+    import os
+
+    from policytest.exitcodes import ExitCode
+    from policytest.reporters.explain import render_case
+    from policytest.suite import repository_root, run_file
+
+    if not os.path.isfile(args.fixture):
+        return usage_error(f"not a file: {args.fixture}")
+    results = run_file(
+        args.fixture, check_options(args), args.root or repository_root(args.fixture)
+    )
+    if args.case is not None:
+        results = [result for result in results if result.case == args.case]
+        if not results:
+            return usage_error(f"no case named {args.case!r} in {args.fixture}")
+    write("\n".join(render_case(result) for result in results))
+    ok = all(result.status == "passed" for result in results)
+    return int(ExitCode.OK if ok else ExitCode.FINDINGS)

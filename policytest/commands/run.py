@@ -1,0 +1,74 @@
+"""``policytest run [PATH...]``: run fixture cases through the reference scorers."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+from policytest.commands.common import add_scheduler_options, check_options, usage_error, write
+
+FORMATS = ("text", "json", "github", "junit")
+
+
+def configure(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "run",
+        help="run fixture cases (golden tests)",
+        description="Run the cases of policytest fixtures (*.policytest.yaml) through the "
+        "reference scorers and compare with their expectations.",
+    )
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        default=["fixtures"],
+        metavar="PATH",
+        help="fixture files or directories (default: fixtures/)",
+    )
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        default=None,
+        help="output format (default: text, or github under GitHub Actions)",
+    )
+    parser.add_argument(
+        "--update",
+        action="store_true",
+        help="rewrite the expectations of failing cases from the actual "
+        "results (comments and formatting kept)",
+    )
+    parser.add_argument(
+        "--root",
+        default=None,
+        metavar="DIR",
+        help="configs must live inside DIR (default: the git repository root)",
+    )
+    add_scheduler_options(parser)
+    parser.set_defaults(execute=execute)
+
+
+def execute(args: Any) -> int:
+    from policytest.commands.common import use_color
+    from policytest.exitcodes import ExitCode
+    from policytest.reporters import render_run
+    from policytest.suite import run_paths
+    from policytest.validate import PathNotFound
+
+    output_format = args.format or (
+        "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
+    )
+    try:
+        report = run_paths(args.paths, check_options(args), root=args.root)
+    except PathNotFound as missing:
+        return usage_error(f"path does not exist: {missing}")
+    if args.update:
+        from policytest.golden import update_expectations
+
+        for path in update_expectations(report.results):
+            sys.stderr.write(f"updated {path}\n")
+        report = run_paths(args.paths, check_options(args), root=args.root)
+    write(
+        render_run(output_format, report, color=output_format == "text" and use_color(sys.stdout))
+    )
+    return int(ExitCode.OK if report.ok else ExitCode.FINDINGS)

@@ -1,0 +1,63 @@
+"""The seam between the runner and the reference scorers.
+
+A :class:`Scheduler` is built once from a config model; it turns fixture nodes into
+a :class:`ClusterState` that can score an incoming pod on every node and bind it.
+The runner only speaks this protocol, so Volcano and kube-scheduler look alike to it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from policytest.cluster import Node, Pod
+
+
+@dataclass(frozen=True)
+class ResourceDetail:
+    """One resource on one node, for ``explain``: what the score was made of."""
+
+    name: str
+    requested: int
+    allocatable: int
+    weight: int
+    score: float | None = None
+    """This resource's share of the plugin score, where the plugin has one to show."""
+
+
+@dataclass(frozen=True)
+class NodeScore:
+    """A node's verdict for one pod: filtered out (with the reason) or scored."""
+
+    name: str
+    feasible: bool
+    reason: str | None = None
+    total: float = 0
+    plugins: Mapping[str, float] = field(default_factory=dict)
+    resources: Mapping[str, tuple[ResourceDetail, ...]] = field(default_factory=dict)
+
+
+class ClusterState(Protocol):
+    """A cluster being scheduled into: score a pod on every node, then bind it."""
+
+    def score(self, pod: Pod) -> list[NodeScore]: ...
+
+    def bind(self, node_name: str, pod: Pod) -> None: ...
+
+    def utilisation(self) -> Mapping[str, Mapping[str, tuple[int, int]]]:
+        """Per node, per resource: (requested, allocatable), for utilisation bars."""
+        ...
+
+
+class Scheduler(Protocol):
+    """A scheduler config made executable."""
+
+    name: str
+    """``volcano`` or ``kube-scheduler``."""
+    integer_scores: bool
+    """True when scores are integers (exact comparison by default)."""
+    not_modelled: tuple[str, ...]
+    """Score plugins that are neutral for fixture clusters and therefore not computed."""
+
+    def cluster(self, nodes: Sequence[Node]) -> ClusterState: ...

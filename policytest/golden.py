@@ -1,0 +1,158 @@
+"""Golden updates: rewrite a fixture's expectations from the actual results.
+
+Only the ``expect`` blocks of failing cases change, and only the keys they already
+assert (an empty ``expect`` gets a ``ranking`` or ``placements``). The file goes
+through ruamel.yaml's round trip, so comments, key order, quoting and flow style
+survive, and it is written atomically: a temporary file in the same directory,
+fsynced, then renamed over the original with its permissions and line endings.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import stat
+import tempfile
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from policytest.runner import CaseResult
+
+BEFORE_RENAME: list[Callable[[str], None]] = []
+"""Test hook: called with the temporary file's path just before it replaces the fixture."""
+
+
+def update_expectations(results: Iterable[CaseResult]) -> list[str]:
+    """Rewrite the failing cases' expectations; return the paths written."""
+    failing: dict[str, dict[str, CaseResult]] = {}
+    for result in results:
+        if result.status == "failed":
+            failing.setdefault(result.file, {})[result.case] = result
+    written = []
+    for path, by_case in failing.items():
+        if rewrite_file(path, by_case):
+            written.append(path)
+    return written
+
+
+def rewrite_file(path: str, by_case: Mapping[str, CaseResult]) -> bool:
+    """Apply the actual results to ``path``; ``False`` if nothing needed changing."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.util import load_yaml_guess_indent
+
+    with open(path, "rb") as handle:
+        raw = handle.read()
+    text = raw.decode("utf-8")
+    newline = "\r\n" if "\r\n" in text else "\n"
+    _, indent, block_seq_indent = load_yaml_guess_indent(text)
+    yaml = YAML(typ="rt")
+    yaml.preserve_quotes = True
+    yaml.width = 4096
+    yaml.indent(
+        mapping=indent or 2,
+        sequence=(indent or 2) + (block_seq_indent or 0),
+        offset=block_seq_indent or 0,
+    )
+    documents = list(yaml.load_all(text))
+    changed = False
+    for document in documents:
+        for case in (document or {}).get("cases") or []:
+            result = by_case.get(case.get("name"))
+            if result is not None:
+                changed |= _apply(case, result)
+    if not changed:
+        return False
+    buffer = io.StringIO()
+    yaml.dump_all(documents, buffer)
+    output = buffer.getvalue()
+    if newline != "\n":
+        output = output.replace("\n", newline)
+    write_atomically(path, output.encode("utf-8"))
+    return True
+
+
+def _apply(case: Any, result: CaseResult) -> bool:
+    from ruamel.yaml.comments import CommentedMap
+
+    expect = case.get("expect")
+    if expect is None:
+        expect = case["expect"] = CommentedMap()
+    before = repr(expect)
+    keys = set(expect) or ({"placements"} if result.placements is not None else {"ranking"})
+    actual = {node.name: node for node in result.nodes}
+    if "ranking" in keys:
+        expect["ranking"] = _like(
+            expect.get("ranking"),
+            [
+                group[0] if len(group) == 1 else _like(None, list(group), flow=True)
+                for group in result.ranking
+            ],
+        )
+    if "top" in keys and result.ranking:
+        expect["top"] = result.ranking[0][0]
+    if "scores" in keys:
+        for name in list(expect["scores"]):
+            if actual.get(name) is not None and actual[name].feasible:
+                expect["scores"][name] = _number(actual[name].total)
+    if "plugins" in keys:
+        for name, plugins in expect["plugins"].items():
+            for plugin in list(plugins):
+                if plugin in actual[name].plugins:
+                    plugins[plugin] = _number(actual[name].plugins[plugin])
+    if "unschedulable" in keys:
+        expect["unschedulable"] = _like(
+            expect.get("unschedulable"), [n.name for n in result.nodes if not n.feasible]
+        )
+    if "placements" in keys and result.placements is not None:
+        placements = expect.get("placements")
+        replacement = placements if isinstance(placements, CommentedMap) else CommentedMap()
+        for name in list(replacement):
+            del replacement[name]
+        for name, count in result.placements.items():
+            if count:
+                replacement[name] = count
+        expect["placements"] = replacement
+    if "nodesUsed" in keys:
+        expect["nodesUsed"] = result.nodes_used
+    if "pending" in keys and result.pending is not None:
+        expect["pending"] = result.pending
+    return repr(expect) != before
+
+
+def _like(old: Any, items: list[Any], flow: bool | None = None) -> Any:
+    """A new sequence in the same style (flow or block) as the one it replaces."""
+    from ruamel.yaml.comments import CommentedSeq
+
+    sequence = CommentedSeq(items)
+    if flow or (flow is None and getattr(getattr(old, "fa", None), "flow_style", False)):
+        sequence.fa.set_flow_style()
+    return sequence
+
+
+def _number(value: float) -> float | int:
+    return int(value) if float(value).is_integer() else value
+
+
+def write_atomically(path: str, data: bytes) -> None:
+    """Replace ``path`` with ``data`` so a reader sees the old or the new file, never half."""
+    directory = os.path.dirname(os.path.abspath(path))
+    mode = stat.S_IMODE(os.stat(path).st_mode)
+    handle, temporary = tempfile.mkstemp(prefix=".policytest-", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.chmod(temporary, mode)
+        for hook in BEFORE_RENAME:
+            hook(temporary)
+        os.replace(temporary, path)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+    directory_fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(directory_fd)
+    finally:
+        os.close(directory_fd)

@@ -1,0 +1,152 @@
+"""pytest plugin: every case of every ``*.policytest.yaml`` file becomes a test item.
+
+Items are named ``file::case``; a failure prints the expected-versus-actual table, not
+a traceback of policytest's internals. ``--policytest-update`` rewrites failing
+expectations in place. The ``policytest`` fixture gives Python tests the same API.
+This module imports nothing heavy until a fixture file is actually collected.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from policytest.runner import CaseResult
+
+DEFAULT_PATTERNS = ["*.policytest.yaml", "*.policytest.yml"]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("policytest", "scheduler config golden tests")
+    group.addoption(
+        "--policytest-update",
+        action="store_true",
+        default=False,
+        help="rewrite the expectations of failing fixture cases from actual results",
+    )
+    group.addoption(
+        "--policytest-root",
+        default=None,
+        metavar="DIR",
+        help="configs must live inside DIR (default: the git repository root)",
+    )
+    parser.addini(
+        "policytest_files",
+        type="args",
+        default=DEFAULT_PATTERNS,
+        help="glob patterns of fixture files to collect (default: *.policytest.yaml)",
+    )
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> FixtureFile | None:
+    patterns = parent.config.getini("policytest_files")
+    if any(fnmatch.fnmatch(file_path.name, pattern) for pattern in patterns):
+        collected: FixtureFile = FixtureFile.from_parent(parent, path=file_path)
+        return collected
+    return None
+
+
+class FixtureFile(pytest.File):
+    """A fixture file: runs all its cases once, then yields one item per case.
+
+    With ``--policytest-update`` the failing expectations are rewritten here, at
+    collection, and the file is run again: under pytest-xdist every worker computes
+    the same new text and writes it atomically, so concurrent updates cannot clash.
+    """
+
+    def collect(self) -> Iterator[CaseItem]:
+        from policytest.options import CheckOptions
+        from policytest.suite import repository_root, run_file
+
+        root = self.config.getoption("policytest_root") or repository_root(str(self.path))
+        results = run_file(str(self.path), CheckOptions(), root)
+        failing = {r.case: r for r in results if r.status == "failed"}
+        if failing and self.config.getoption("policytest_update"):
+            from policytest.golden import rewrite_file
+
+            rewrite_file(str(self.path), failing)
+            results = run_file(str(self.path), CheckOptions(), root)
+        for result in results:
+            yield CaseItem.from_parent(self, name=result.case, result=result)
+
+
+class CaseFailure(Exception):
+    """Raised by a failing case; rendered by :meth:`CaseItem.repr_failure`."""
+
+
+class CaseItem(pytest.Item):
+    """One fixture case."""
+
+    def __init__(self, *, result: CaseResult, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.result = result
+
+    def runtest(self) -> None:
+        if self.result.status != "passed":
+            raise CaseFailure()
+
+    def repr_failure(
+        self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
+    ) -> str | Any:
+        if not isinstance(excinfo.value, CaseFailure):
+            return super().repr_failure(excinfo)
+        from policytest.reporters.run_text import describe_failure
+
+        lines = [
+            f"{self.result.case} ({self.result.status}) at {self.result.file}:{self.result.line}",
+            *describe_failure(self.result),
+        ]
+        lines += [
+            f"config: {f.path}:{f.line}:{f.column}: {f.rule} {f.message}"
+            for f in self.result.findings
+        ]
+        lines.append(
+            "(run with --policytest-update to accept the actual results)"
+            if self.result.status == "failed"
+            else ""
+        )
+        return "\n".join(lines).rstrip()
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, self.result.line - 1, f"policytest: {self.result.case}"
+
+
+class PolicytestAPI:
+    """The ``policytest`` fixture: load fixtures, or build clusters and rank pods in Python."""
+
+    def run(self, path: str | Path) -> list[CaseResult]:
+        """Run every case of a fixture file."""
+        from policytest.options import CheckOptions
+        from policytest.suite import repository_root, run_file
+
+        return run_file(str(path), CheckOptions(), repository_root(str(path)))
+
+    def scheduler(self, config: str | Path, profile: str | None = None) -> Any:
+        """An executable scheduler from a config file (raw or inside a ConfigMap)."""
+        from policytest.suite import scheduler_from_file
+
+        return scheduler_from_file(str(config), profile)
+
+    def rank(
+        self, scheduler: Any, nodes: Sequence[Mapping[str, Any]], pod: Mapping[str, Any]
+    ) -> list[list[str]]:
+        """Rank ``nodes`` (fixture node form) for ``pod``: best first, ties grouped."""
+        from policytest.cluster import node_from_dict, pod_from_dict
+        from policytest.runner import rank
+
+        state = scheduler.cluster(
+            [node_from_dict(n, default_requests_from_limits=True) for n in nodes]
+        )
+        scores = state.score(pod_from_dict(pod, default_requests_from_limits=True))
+        return [list(group) for group in rank(scores)]
+
+
+@pytest.fixture
+def policytest() -> PolicytestAPI:
+    """The policytest API for Python tests (see :class:`PolicytestAPI`)."""
+    return PolicytestAPI()

@@ -1,0 +1,100 @@
+"""``policytest explain``: why each node ranks where it does, for a reviewer to read.
+
+Per case: the nodes in rank order with their totals and each plugin's weighted share,
+then each resource's utilisation after placement and its contribution, the nodes that
+were filtered out and why, the plugins not modelled, and for sequences a utilisation
+bar per node at the end of the sequence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from policytest.engine import NodeScore
+from policytest.reporters.run_text import node_table
+from policytest.runner import CaseResult, format_ranking, format_score
+
+BAR_WIDTH = 20
+
+
+def render_case(result: CaseResult) -> str:
+    """The explanation of one case."""
+    lines = [f"{result.file} :: {result.case}  [{result.status}]"]
+    if result.message:
+        lines += [f"  {line}" for line in result.message.splitlines()]
+    if result.status == "error":
+        return "\n".join(lines) + "\n"
+    title = "first pod" if result.steps else "pod"
+    lines += ["", f"  Scores for the {title}, best first: {format_ranking(result.ranking)}"]
+    lines += [f"    {row}" for row in node_table(result.nodes)]
+    details = list(_resource_lines(result.nodes))
+    if details:
+        lines += ["", "  Resources (utilisation after placement, weight, contribution):", *details]
+    if result.not_modelled:
+        lines += [
+            "",
+            "  Not modelled (neutral for this cluster: no taints, affinities, topology "
+            "constraints, images or volumes):",
+            f"    {', '.join(result.not_modelled)}",
+        ]
+    if result.steps:
+        lines += ["", *_sequence_lines(result)]
+    for finding in result.findings:
+        lines.append(
+            f"  config: {finding.path}:{finding.line}:{finding.column}: "
+            f"{finding.rule} {finding.severity.value}: {finding.message}"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def _resource_lines(nodes: Sequence[NodeScore]) -> list[str]:
+    lines: list[str] = []
+    for node in sorted((n for n in nodes if n.feasible), key=lambda n: -n.total):
+        for plugin, resources in node.resources.items():
+            if not resources:
+                continue
+            lines.append(f"    {node.name} / {plugin}:")
+            for item in resources:
+                share = _percent(item.requested, item.allocatable)
+                share_of_score = "" if item.score is None else f" -> {format_score(item.score)}"
+                lines.append(
+                    f"      {item.name:<18} {item.requested:>14} / {item.allocatable:<14}"
+                    f" {share:>7}  weight {item.weight:<3}{share_of_score}"
+                )
+    return lines
+
+
+def _sequence_lines(result: CaseResult) -> list[str]:
+    placed = ", ".join(f"{n}: {c}" for n, c in (result.placements or {}).items() if c)
+    lines = [
+        f"  Sequence: {len(result.steps)} pods; placements {{{placed}}}; "
+        f"nodes used {result.nodes_used}; pending {result.pending}"
+    ]
+    ties = [step for step in result.steps if step.tied_with]
+    for step in ties[:10]:
+        lines.append(
+            f"    pod {step.index + 1}: tie, went to {step.node} "
+            f"(also best: {', '.join(step.tied_with)})"
+        )
+    if len(ties) > 10:
+        lines.append(f"    ... {len(ties) - 10} more ties")
+    lines.append("  Utilisation at the end:")
+    lines += [f"    {line}" for line in utilisation_bars(result.utilisation)]
+    return lines
+
+
+def utilisation_bars(utilisation: Mapping[str, Mapping[str, tuple[int, int]]]) -> list[str]:
+    """``node-a  cpu [#########.....]  62%`` per node and resource."""
+    width = max((len(name) for name in utilisation), default=0)
+    lines = []
+    for name, resources in utilisation.items():
+        for resource, (used, allocatable) in resources.items():
+            fraction = min(1.0, used / allocatable) if allocatable else 0.0
+            filled = round(fraction * BAR_WIDTH)
+            bar = "#" * filled + "." * (BAR_WIDTH - filled)
+            lines.append(f"{name:<{width}}  {resource:<16} [{bar}] {_percent(used, allocatable)}")
+    return lines
+
+
+def _percent(used: int, allocatable: int) -> str:
+    return f"{used * 100 / allocatable:.1f}%" if allocatable else "n/a"

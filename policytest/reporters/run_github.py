@@ -1,0 +1,21 @@
+"""GitHub Actions annotations for failed and erroring cases."""
+
+from __future__ import annotations
+
+from policytest.reporters.github import escape_data, escape_property
+from policytest.reporters.run_text import summary
+from policytest.suite import RunReport
+
+
+def render(report: RunReport, *, color: bool) -> str:
+    lines = []
+    for result in report.results:
+        if result.status == "passed":
+            continue
+        title = escape_property(f"{result.case} ({result.status})")
+        lines.append(
+            f"::error file={escape_property(result.file)},line={result.line},"
+            f"title={title}::{escape_data(result.message)}"
+        )
+    lines.append(summary(report))
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,70 @@
+"""JSON for automation: ``{"results": [...], "summary": {...}}`` as the README documents."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from policytest.runner import CaseResult
+from policytest.suite import RunReport
+
+
+def _number(value: float) -> float | int:
+    return int(value) if float(value).is_integer() else value
+
+
+def result_json(result: CaseResult) -> dict[str, Any]:
+    rank_of = {
+        name: position for position, group in enumerate(result.ranking, start=1) for name in group
+    }
+    return {
+        "file": result.file,
+        "case": result.case,
+        "status": result.status,
+        "message": result.message,
+        "nodes": [
+            {
+                "name": node.name,
+                "rank": rank_of.get(node.name),
+                "total": _number(node.total) if node.feasible else None,
+                "plugins": {name: _number(value) for name, value in node.plugins.items()},
+                "feasible": node.feasible,
+                "reason": node.reason,
+            }
+            for node in result.nodes
+        ],
+        "ranking": [list(group) for group in result.ranking],
+        "placements": dict(result.placements) if result.placements is not None else None,
+        "pending": result.pending,
+        "ties": [
+            {"pod": step.index + 1, "node": step.node, "tiedWith": list(step.tied_with)}
+            for step in result.steps
+            if step.tied_with
+        ],
+        "findings": [
+            {
+                "rule": f.rule,
+                "severity": f.severity.value,
+                "path": f.path,
+                "line": f.line,
+                "column": f.column,
+                "message": f.message,
+            }
+            for f in result.findings
+        ],
+    }
+
+
+def as_json(report: RunReport) -> dict[str, Any]:
+    return {
+        "results": [result_json(result) for result in report.results],
+        "summary": {
+            "passed": report.count("passed"),
+            "failed": report.count("failed"),
+            "errors": report.count("error"),
+        },
+    }
+
+
+def render(report: RunReport, *, color: bool) -> str:
+    return json.dumps(as_json(report), indent=2) + "\n"

@@ -1,0 +1,251 @@
+"""``policytest run``: fixtures through the reference scorers, compared with expectations.
+
+A single-pod case ranks every node; a sequence places pods one by one (filter, score,
+bind). Both schedulers pick at random among equally scored nodes, so ties are grouped
+in rankings, broken deterministically in sequences (fixture node order) and flagged:
+an outcome that depends on a tie fails unless the case says ``ties: allow``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+from policytest.cluster import ClusterSpecError, node_from_dict, pods_from_dict
+from policytest.engine import NodeScore, Scheduler
+from policytest.findings import Finding, Severity
+from policytest.fixture import Case, Expectation, Fixture, RankingSpec
+from policytest.quantity import QuantityError
+
+Status = Literal["passed", "failed", "error"]
+Ranking = tuple[tuple[str, ...], ...]
+FLOAT_TOLERANCE = 1e-9
+
+
+@dataclass(frozen=True)
+class Step:
+    """One placement of a sequence: where the pod went and whether a tie decided it."""
+
+    index: int
+    node: str | None
+    tied_with: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """The outcome of one case, with everything a reporter or ``explain`` shows."""
+
+    file: str
+    case: str
+    status: Status
+    message: str = ""
+    nodes: tuple[NodeScore, ...] = ()
+    ranking: Ranking = ()
+    placements: Mapping[str, int] | None = None
+    pending: int | None = None
+    steps: tuple[Step, ...] = ()
+    findings: tuple[Finding, ...] = ()
+    line: int = 1
+    utilisation: Mapping[str, Mapping[str, tuple[int, int]]] = field(default_factory=dict)
+    not_modelled: tuple[str, ...] = ()
+
+    @property
+    def nodes_used(self) -> int:
+        return sum(1 for count in (self.placements or {}).values() if count)
+
+
+def rank(scores: Sequence[NodeScore]) -> Ranking:
+    """Feasible nodes best first, nodes with equal totals grouped (in fixture order)."""
+    groups: dict[float, list[str]] = {}
+    for score in scores:
+        if score.feasible:
+            groups.setdefault(score.total, []).append(score.name)
+    return tuple(tuple(groups[total]) for total in sorted(groups, reverse=True))
+
+
+def run_case(
+    fixture: Fixture, case: Case, scheduler: Scheduler, findings: Sequence[Finding] = ()
+) -> CaseResult:
+    """Run one case against a fresh cluster built from the fixture."""
+    result = CaseResult(
+        fixture.document.path,
+        case.name,
+        "passed",
+        line=fixture.document.position(case.node).line,
+        findings=tuple(findings),
+        not_modelled=scheduler.not_modelled,
+    )
+    try:
+        nodes = [
+            node_from_dict(spec.spec, default_requests_from_limits=True, where=spec.name)
+            for spec in fixture.nodes
+        ]
+        pods = [
+            pod
+            for entry in case.pods
+            for pod in pods_from_dict(
+                entry, default_requests_from_limits=True, where=f"case `{case.name}`"
+            )
+        ]
+    except (ClusterSpecError, QuantityError) as error:
+        return replace(result, status="error", message=str(error))
+    state = scheduler.cluster(nodes)
+    if not case.sequence:
+        scores = state.score(pods[0])
+        ranking = rank(scores)
+        problems = list(_ranking_problems(case.expect, scores, ranking, scheduler, case))
+        return replace(
+            result,
+            status="failed" if problems else "passed",
+            message="\n".join(problems),
+            nodes=tuple(scores),
+            ranking=ranking,
+        )
+    steps: list[Step] = []
+    placements = {node.name: 0 for node in nodes}
+    first_scores: list[NodeScore] = []
+    for pod in pods:
+        scores = state.score(pod)
+        first_scores = first_scores or scores
+        ranking = rank(scores)
+        if not ranking:
+            steps.append(Step(len(steps), None))
+            continue
+        chosen, *tied = ranking[0]
+        state.bind(chosen, pod)
+        placements[chosen] += 1
+        steps.append(Step(len(steps), chosen, tuple(tied)))
+    pending = sum(1 for step in steps if step.node is None)
+    problems = list(_sequence_problems(case, placements, pending, steps))
+    return replace(
+        result,
+        status="failed" if problems else "passed",
+        message="\n".join(problems),
+        nodes=tuple(first_scores),
+        ranking=rank(first_scores),
+        placements=placements,
+        pending=pending,
+        steps=tuple(steps),
+        utilisation=state.utilisation(),
+    )
+
+
+def error_result(
+    fixture_path: str, case: str, message: str, line: int = 1, findings: Sequence[Finding] = ()
+) -> CaseResult:
+    """A case that could not run (bad config, missing file, invalid fixture)."""
+    return CaseResult(fixture_path, case, "error", message, line=line, findings=tuple(findings))
+
+
+def _ranking_problems(
+    expect: Expectation,
+    scores: Sequence[NodeScore],
+    ranking: Ranking,
+    scheduler: Scheduler,
+    case: Case,
+) -> Iterator[str]:
+    by_name = {score.name: score for score in scores}
+    if expect.ranking is not None and not _ranking_matches(expect.ranking, ranking):
+        yield (
+            f"ranking: expected {format_ranking(expect.ranking)}, "
+            f"got {format_ranking(ranking[: max(len(expect.ranking), 1)])}"
+        )
+    if expect.top is not None:
+        top = ranking[0] if ranking else ()
+        if expect.top not in top:
+            yield f"top: expected {expect.top}, got {format_ranking(top[:1] and (top,)) or 'none'}"
+        elif len(top) > 1 and not case.ties_allowed:
+            yield (
+                f"top: {expect.top} ties with {', '.join(n for n in top if n != expect.top)}; "
+                "the scheduler picks one of them at random (set `ties: allow` to accept)"
+            )
+    tolerance = _tolerance(expect, scheduler)
+    for name, wanted in expect.scores.items():
+        actual = by_name[name]
+        if not actual.feasible:
+            yield f"scores: {name} is filtered out ({actual.reason}), expected score {wanted}"
+        elif not _close(actual.total, wanted, tolerance):
+            yield f"scores: {name} expected {wanted}, got {format_score(actual.total)}"
+    for name, plugins in expect.plugins.items():
+        actual = by_name[name]
+        for plugin, wanted in plugins.items():
+            got = actual.plugins.get(plugin)
+            if got is None:
+                yield (
+                    f"plugins: {name} has no {plugin} score "
+                    f"(scored: {', '.join(actual.plugins) or 'none'})"
+                )
+            elif not _close(got, wanted, tolerance):
+                yield f"plugins: {name} {plugin} expected {wanted}, got {format_score(got)}"
+    if expect.unschedulable is not None:
+        actual_out = sorted(score.name for score in scores if not score.feasible)
+        if sorted(expect.unschedulable) != actual_out:
+            yield (
+                f"unschedulable: expected [{', '.join(sorted(expect.unschedulable))}], "
+                f"got [{', '.join(actual_out)}]"
+            )
+
+
+def _sequence_problems(
+    case: Case, placements: Mapping[str, int], pending: int, steps: Sequence[Step]
+) -> Iterator[str]:
+    expect = case.expect
+    if expect.placements is not None:
+        got = {name: count for name, count in placements.items() if count}
+        wanted = {name: count for name, count in expect.placements.items() if count}
+        if got != wanted:
+            yield f"placements: expected {_counts(wanted)}, got {_counts(got)}"
+    used = sum(1 for count in placements.values() if count)
+    if expect.nodes_used is not None and expect.nodes_used != used:
+        yield f"nodesUsed: expected {expect.nodes_used}, got {used}"
+    if expect.pending is not None and expect.pending != pending:
+        yield f"pending: expected {expect.pending}, got {pending}"
+    ties = [step for step in steps if step.tied_with]
+    if ties and expect.is_sequence_outcome and not case.ties_allowed:
+        first = ties[0]
+        yield (
+            f"ties: {len(ties)} of {len(steps)} placements were decided by a tie "
+            f"(first: pod {first.index + 1} went to {first.node}, tied with "
+            f"{', '.join(first.tied_with)}); the real scheduler picks at random, so this "
+            "outcome is not guaranteed (set `ties: allow` to accept)"
+        )
+
+
+def _ranking_matches(expected: RankingSpec, actual: Ranking) -> bool:
+    """Expected groups equal the first ``len(expected)`` actual groups (order within a tie free)."""
+    if len(expected) > len(actual):
+        return False
+    return all(set(e) == set(a) for e, a in zip(expected, actual[: len(expected)], strict=True))
+
+
+def _tolerance(expect: Expectation, scheduler: Scheduler) -> float:
+    if expect.tolerance is not None:
+        return expect.tolerance
+    return 0.0 if scheduler.integer_scores else FLOAT_TOLERANCE
+
+
+def _close(actual: float, wanted: float, tolerance: float) -> bool:
+    return math.isclose(actual, wanted, rel_tol=0.0, abs_tol=tolerance) or actual == wanted
+
+
+def _counts(counts: Mapping[str, int]) -> str:
+    return "{" + ", ".join(f"{name}: {count}" for name, count in sorted(counts.items())) + "}"
+
+
+def format_ranking(ranking: Sequence[Sequence[str]]) -> str:
+    """``[node-a, [node-b, node-c]]``: the fixture's own notation."""
+    parts = [group[0] if len(group) == 1 else f"[{', '.join(group)}]" for group in ranking]
+    return f"[{', '.join(parts)}]"
+
+
+def format_score(value: float) -> str:
+    """Integers as integers; floats with enough digits to tell neighbours apart."""
+    if float(value).is_integer():
+        return str(int(value))
+    return f"{value:.10g}"
+
+
+def worst_severity(findings: Sequence[Finding]) -> Severity | None:
+    return max((f.severity for f in findings), key=lambda s: s.rank, default=None)

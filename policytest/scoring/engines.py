@@ -1,0 +1,243 @@
+"""Executable schedulers: the scorers wired as the real schedulers wire them.
+
+:class:`VolcanoScheduler` runs every registered node-order function (binpack and
+nodeorder entries, in tier and plugin order, duplicates counted once per entry) and
+sums them as the session does. :class:`KubeScheduler` filters with NodeResourcesFit
+and sums each modelled score plugin's score times its profile weight. Plugins that
+are neutral for fixture clusters are listed as not modelled, never silently dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+from policytest.cluster import Node, Pod
+from policytest.engine import NodeScore, ResourceDetail
+from policytest.scoring.accounting import (
+    KubeNodeInfo,
+    VolcanoNodeInfo,
+    kube_node_info,
+    kube_pod_non_zero_requests,
+    volcano_node_info,
+    volcano_node_info_with_pod,
+    volcano_pod_request,
+)
+from policytest.scoring.kube import (
+    BalancedArgs,
+    FitScoring,
+    balanced_allocation_scorer,
+    balanced_allocation_skips,
+    fit_filter,
+    fit_scorer,
+)
+from policytest.scoring.volcano import binpack_scorer, nodeorder_scorer, predicates_filter
+from policytest.volcano.weights import BinpackWeights, NodeOrderWeights
+
+VOLCANO_NOT_MODELLED = (
+    "nodeorder.nodeaffinity",
+    "nodeorder.podaffinity",
+    "nodeorder.tainttoleration",
+    "nodeorder.imagelocality",
+    "nodeorder.podtopologyspread",
+)
+FIT = "NodeResourcesFit"
+BALANCED = "NodeResourcesBalancedAllocation"
+
+
+@dataclass(frozen=True)
+class NodeOrderEntry:
+    """One registered node-order function: a binpack or nodeorder plugin entry."""
+
+    plugin: Literal["binpack", "nodeorder"]
+    binpack: BinpackWeights | None = None
+    nodeorder: NodeOrderWeights | None = None
+
+
+@dataclass(frozen=True)
+class VolcanoScheduler:
+    """Volcano's allocate scoring: predicates fit check, then every node-order function."""
+
+    entries: tuple[NodeOrderEntry, ...]
+    name: str = "volcano"
+    integer_scores: bool = False
+    not_modelled: tuple[str, ...] = VOLCANO_NOT_MODELLED
+
+    def cluster(self, nodes: Sequence[Node]) -> VolcanoCluster:
+        return VolcanoCluster(
+            self,
+            {node.name: node for node in nodes},
+            {node.name: volcano_node_info(node) for node in nodes},
+        )
+
+
+@dataclass
+class VolcanoCluster:
+    """Nodes being filled by Volcano: Volcano units for binpack, the kube view for nodeorder."""
+
+    scheduler: VolcanoScheduler
+    nodes: dict[str, Node]
+    infos: dict[str, VolcanoNodeInfo]
+    kube_infos: dict[str, KubeNodeInfo] = field(default_factory=dict)
+
+    def _kube_info(self, name: str) -> KubeNodeInfo:
+        if name not in self.kube_infos:
+            self.kube_infos[name] = kube_node_info(self.nodes[name])
+        return self.kube_infos[name]
+
+    def score(self, pod: Pod) -> list[NodeScore]:
+        scorers = [
+            (
+                entry.plugin,
+                binpack_scorer(entry.binpack, pod) if entry.binpack else None,
+                nodeorder_scorer(entry.nodeorder, pod) if entry.nodeorder else None,
+            )
+            for entry in self.scheduler.entries
+        ]
+        request = volcano_pod_request(pod)
+        results = []
+        for name, info in self.infos.items():
+            reason = predicates_filter(pod, info)
+            if reason is not None:
+                results.append(NodeScore(name, False, reason))
+                continue
+            total = 0.0
+            plugins: dict[str, float] = {}
+            for plugin, binpack, nodeorder in scorers:
+                if binpack is not None:
+                    value = binpack(info)
+                else:
+                    assert nodeorder is not None
+                    value = nodeorder(self._kube_info(name)).total
+                total += value
+                plugins[plugin] = plugins.get(plugin, 0.0) + value
+            results.append(
+                NodeScore(
+                    name,
+                    True,
+                    None,
+                    total,
+                    plugins,
+                    {"binpack": self._binpack_details(info, request)},
+                )
+            )
+        return results
+
+    def _binpack_details(
+        self, info: VolcanoNodeInfo, request: Mapping[str, float]
+    ) -> tuple[ResourceDetail, ...]:
+        weights = next((e.binpack for e in reversed(self.scheduler.entries) if e.binpack), None)
+        if weights is None:
+            return ()
+        return tuple(
+            ResourceDetail(
+                name,
+                int(request[name] + info.used.get(name, 0.0)),
+                int(info.allocatable.get(name, 0.0)),
+                weight,
+                weight * (request[name] + info.used.get(name, 0.0)) / info.allocatable[name]
+                if info.allocatable.get(name)
+                else 0.0,
+            )
+            for name, weight in weights.resources.items()
+            if request.get(name, 0.0) > 0
+        )
+
+    def bind(self, node_name: str, pod: Pod) -> None:
+        self.infos[node_name] = volcano_node_info_with_pod(self.infos[node_name], pod)
+        node = self.nodes[node_name]
+        self.nodes[node_name] = replace(node, pods=(*node.pods, pod))
+        self.kube_infos.pop(node_name, None)
+
+    def utilisation(self) -> Mapping[str, Mapping[str, tuple[int, int]]]:
+        return {
+            name: {
+                resource: (int(info.used.get(resource, 0.0)), int(capacity))
+                for resource, capacity in info.allocatable.items()
+                if resource != "pods"
+            }
+            for name, info in self.infos.items()
+        }
+
+
+@dataclass(frozen=True)
+class KubeScheduler:
+    """One kube-scheduler profile's resource scoring (weights already defaulted)."""
+
+    fit: FitScoring | None
+    fit_weight: int
+    balanced: BalancedArgs | None
+    balanced_weight: int
+    not_modelled: tuple[str, ...] = ()
+    name: str = "kube-scheduler"
+    integer_scores: bool = True
+
+    def cluster(self, nodes: Sequence[Node]) -> KubeCluster:
+        return KubeCluster(
+            self,
+            {node.name: node for node in nodes},
+            {node.name: kube_node_info(node) for node in nodes},
+        )
+
+
+@dataclass
+class KubeCluster:
+    """Nodes being filled by kube-scheduler."""
+
+    scheduler: KubeScheduler
+    nodes: dict[str, Node]
+    infos: dict[str, KubeNodeInfo]
+
+    def score(self, pod: Pod) -> list[NodeScore]:
+        scheduler = self.scheduler
+        fit = fit_scorer(scheduler.fit, pod) if scheduler.fit else None
+        balanced = (
+            balanced_allocation_scorer(scheduler.balanced, pod)
+            if scheduler.balanced and not balanced_allocation_skips(scheduler.balanced, pod)
+            else None
+        )
+        request = kube_pod_non_zero_requests(pod)
+        results = []
+        for name, info in self.infos.items():
+            reason = fit_filter(pod, info)
+            if reason is not None:
+                results.append(NodeScore(name, False, reason))
+                continue
+            plugins: dict[str, float] = {}
+            if fit is not None:
+                plugins[FIT] = fit(info) * scheduler.fit_weight
+            if balanced is not None:
+                plugins[BALANCED] = balanced(info) * scheduler.balanced_weight
+            details = {FIT: self._fit_details(info, request)} if scheduler.fit else {}
+            results.append(NodeScore(name, True, None, sum(plugins.values()), plugins, details))
+        return results
+
+    def _fit_details(
+        self, info: KubeNodeInfo, request: Mapping[str, int]
+    ) -> tuple[ResourceDetail, ...]:
+        assert self.scheduler.fit is not None
+        details = []
+        for name, weight in self.scheduler.fit.resources:
+            used = info.non_zero_requested.get(name, info.requested.get(name, 0))
+            details.append(
+                ResourceDetail(
+                    name, used + request.get(name, 0), info.allocatable.get(name, 0), weight
+                )
+            )
+        return tuple(details)
+
+    def bind(self, node_name: str, pod: Pod) -> None:
+        node = self.nodes[node_name]
+        self.nodes[node_name] = replace(node, pods=(*node.pods, pod))
+        self.infos[node_name] = kube_node_info(self.nodes[node_name])
+
+    def utilisation(self) -> Mapping[str, Mapping[str, tuple[int, int]]]:
+        return {
+            name: {
+                resource: (info.requested.get(resource, 0), capacity)
+                for resource, capacity in info.allocatable.items()
+                if capacity
+            }
+            for name, info in self.infos.items()
+        }

@@ -1,0 +1,237 @@
+"""Loading fixtures and their scheduler configs, and running whole suites.
+
+A fixture's ``config:`` path is resolved relative to the fixture and must stay inside
+the repository root (the nearest directory holding ``.git``, or ``--root``), also
+through symlinks: fixtures come from pull requests, and a test must never read a file
+outside the repository on their behalf.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from policytest.checks import check_document, decoded
+from policytest.engine import Scheduler
+from policytest.findings import Finding, Severity
+from policytest.fixture import FIXTURE_ERROR, Fixture, build_fixture
+from policytest.options import CheckOptions
+from policytest.recognise import Kind, expand, kind_of
+from policytest.runner import CaseResult, error_result, run_case
+from policytest.schema import schema_findings
+from policytest.source import Document, child, read_file, sequence_items
+from policytest.validate import SKIPPED_DIRECTORIES, PathNotFound
+
+FIXTURE_SUFFIXES = (".policytest.yaml", ".policytest.yml")
+SCHEDULER_KINDS = (Kind.VOLCANO, Kind.KUBE_SCHEDULER)
+
+
+@dataclass(frozen=True)
+class RunReport:
+    """Every case result of a run, in file and case order."""
+
+    results: tuple[CaseResult, ...]
+
+    def count(self, status: str) -> int:
+        return sum(1 for result in self.results if result.status == status)
+
+    @property
+    def ok(self) -> bool:
+        return all(result.status == "passed" for result in self.results)
+
+
+def repository_root(start: str) -> str:
+    """The nearest directory at or above ``start`` that holds ``.git`` (else ``start``)."""
+    current = os.path.realpath(start if os.path.isdir(start) else os.path.dirname(start) or ".")
+    probe = current
+    while True:
+        if os.path.exists(os.path.join(probe, ".git")):
+            return probe
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            return current
+        probe = parent
+
+
+def discover(paths: Sequence[str]) -> Iterator[str]:
+    """Fixture files: named explicitly, or ``*.policytest.yaml`` found under a directory."""
+    for path in paths:
+        if os.path.isdir(path):
+            for directory, subdirectories, files in os.walk(path):
+                subdirectories[:] = sorted(
+                    d for d in subdirectories if d not in SKIPPED_DIRECTORIES
+                )
+                for name in sorted(files):
+                    if name.endswith(FIXTURE_SUFFIXES):
+                        yield os.path.join(directory, name)
+        elif os.path.exists(path):
+            yield path
+        else:
+            raise PathNotFound(path)
+
+
+def run_paths(paths: Sequence[str], options: CheckOptions, root: str | None = None) -> RunReport:
+    """Run every case of every fixture under ``paths``."""
+    results: list[CaseResult] = []
+    for path in discover(paths):
+        results.extend(run_file(path, options, root or repository_root(path)))
+    return RunReport(tuple(results))
+
+
+def run_file(path: str, options: CheckOptions, root: str) -> list[CaseResult]:
+    """Every case of one fixture file (each document that is a fixture)."""
+    source = read_file(path, options.limits)
+    if source.problems:
+        return [_file_error(path, source.problems)]
+    results: list[CaseResult] = []
+    for document in source.documents:
+        if kind_of(document.root) is not Kind.FIXTURE:
+            continue
+        results.extend(run_fixture_document(document, options, root))
+    return results
+
+
+def run_fixture_document(document: Document, options: CheckOptions, root: str) -> list[CaseResult]:
+    """Load one fixture document and run its cases (errors become error results)."""
+    fixture, problems = load_fixture(document, options)
+    if fixture is None:
+        return [_file_error(document.path, problems, _case_names(document))]
+    scheduler, findings = load_scheduler(fixture, options, root)
+    errors = [f for f in findings if f.severity is Severity.ERROR]
+    results = []
+    for case in fixture.cases:
+        line = document.position(case.node).line
+        if scheduler is None or errors:
+            message = "; ".join(_describe(f) for f in errors) or "no scheduler config"
+            results.append(error_result(document.path, case.name, message, line, findings))
+        else:
+            results.append(run_case(fixture, case, scheduler, findings))
+    return results
+
+
+def load_fixture(document: Document, options: CheckOptions) -> tuple[Fixture | None, list[Finding]]:
+    """Decode and schema-check a fixture document into the model."""
+    value = decoded(document, options)
+    if isinstance(value, Finding):
+        return None, [value]
+    problems = schema_findings(document, "policytest-fixture", value)
+    if problems:
+        return None, problems
+    assert isinstance(value, dict)  # the schema says the document is a mapping
+    built = build_fixture(document, value)
+    if isinstance(built, Finding):
+        return None, [built]
+    return built, []
+
+
+def load_scheduler(
+    fixture: Fixture, options: CheckOptions, root: str
+) -> tuple[Scheduler | None, list[Finding]]:
+    """The executable scheduler for a fixture, and the findings of its config."""
+    ref = fixture.scheduler
+    document = fixture.document
+    if ref.config_node is not None:
+        config = document.item(ref.config_node)
+        kind = (
+            Kind.VOLCANO if child(ref.node, "volcano") is ref.config_node else Kind.KUBE_SCHEDULER
+        )
+        return _scheduler_from(config, kind, ref.profile, options)
+    assert ref.config_path is not None  # the schema requires one of the three
+    resolved = _resolve_inside(document.path, ref.config_path, root)
+    key_node = child(ref.node, "config") or ref.node
+    if resolved is None:
+        return None, [
+            FIXTURE_ERROR.at(
+                document,
+                key_node,
+                f"config `{ref.config_path}` is outside the repository root ({root}); "
+                "fixtures may only use configs inside the repository",
+            )
+        ]
+    if not os.path.isfile(resolved):
+        return None, [
+            FIXTURE_ERROR.at(
+                document,
+                key_node,
+                f"config `{ref.config_path}` does not exist (looked for {resolved})",
+            )
+        ]
+    source = read_file(resolved, options.limits)
+    if source.problems:
+        return None, list(source.problems)
+    for config_document in source.documents:
+        for embedded, kind in expand(config_document, options.limits):
+            if kind in SCHEDULER_KINDS:
+                return _scheduler_from(embedded, kind, ref.profile, options)
+    return None, [
+        FIXTURE_ERROR.at(
+            document,
+            key_node,
+            f"config `{ref.config_path}` holds no Volcano conf or KubeSchedulerConfiguration",
+        )
+    ]
+
+
+def scheduler_from_file(
+    path: str, profile: str | None = None, options: CheckOptions | None = None
+) -> Scheduler:
+    """An executable scheduler from a config file, for Python tests and scripts.
+
+    Raises :class:`ConfigUnusable` listing the error findings when the scheduler would
+    refuse the config or the file holds none.
+    """
+    options = options or CheckOptions()
+    source = read_file(path, options.limits)
+    for document in source.documents:
+        for embedded, kind in expand(document, options.limits):
+            if kind in SCHEDULER_KINDS:
+                scheduler, findings = _scheduler_from(embedded, kind, profile, options)
+                errors = [f for f in findings if f.severity is Severity.ERROR]
+                if scheduler is None or errors:
+                    raise ConfigUnusable("; ".join(_describe(f) for f in errors) or path)
+                return scheduler
+    raise ConfigUnusable(
+        "; ".join(_describe(p) for p in source.problems)
+        or f"{path}: no Volcano conf or KubeSchedulerConfiguration"
+    )
+
+
+class ConfigUnusable(Exception):
+    """A scheduler config the scheduler would refuse, or a file that holds none."""
+
+
+def _scheduler_from(
+    config: Document, kind: Kind, profile: str | None, options: CheckOptions
+) -> tuple[Scheduler | None, list[Finding]]:
+    from policytest.scoring.engines import build_scheduler
+
+    findings = check_document(config, kind, options)
+    scheduler, problems = build_scheduler(config, kind, profile, options)
+    return scheduler, sorted(set(findings) | set(problems))
+
+
+def _resolve_inside(fixture_path: str, config_path: str, root: str) -> str | None:
+    """The real path of the config, or ``None`` when it leaves ``root`` (symlinks followed)."""
+    base = os.path.dirname(os.path.abspath(fixture_path))
+    real = os.path.realpath(os.path.join(base, config_path))
+    real_root = os.path.realpath(root)
+    return real if real == real_root or real.startswith(real_root + os.sep) else None
+
+
+def _file_error(path: str, problems: Sequence[Finding], cases: Sequence[str] = ()) -> CaseResult:
+    message = "; ".join(_describe(p) for p in problems) or "not a fixture"
+    line = problems[0].line if problems else 1
+    return error_result(path, ", ".join(cases) or "(fixture)", message, line, problems)
+
+
+def _case_names(document: Document) -> list[str]:
+    names = []
+    for case in sequence_items(child(document.root, "cases")):
+        name = child(case, "name")
+        names.append(str(getattr(name, "value", "?")))
+    return names
+
+
+def _describe(finding: Finding) -> str:
+    return f"{finding.path}:{finding.line}:{finding.column}: {finding.rule} {finding.message}"

@@ -1,0 +1,102 @@
+"""Golden updates keep comments and formatting, and are atomic."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+from policytest.engine import NodeScore
+from policytest.golden import rewrite_file
+from policytest.runner import CaseResult
+
+FIXTURE = """\
+# What this fixture shows (this comment must survive).
+apiVersion: policytest/v1
+kind: PolicyTest
+scheduler:
+  config: c.yaml   # the config
+cluster:
+  nodes:
+  - {name: a, allocatable: {cpu: "4"}}
+  - {name: b, allocatable: {cpu: "4"}}
+cases:
+- name: one
+  pod: {requests: {cpu: "1"}}
+  expect:
+    ranking: [b, a]          # best first
+    scores: {a: 1, b: 2}
+- name: untouched
+  pod: {requests: {cpu: "1"}}
+  expect:
+    ranking:
+    - a
+    - b
+"""
+
+RESULT = CaseResult(
+    "f.yaml",
+    "one",
+    "failed",
+    nodes=(NodeScore("a", True, total=75.5), NodeScore("b", True, total=40)),
+    ranking=(("a",), ("b",)),
+)
+
+
+def test_only_the_failing_expectations_change(tmp_path: Path) -> None:
+    path = tmp_path / "f.policytest.yaml"
+    path.write_text(FIXTURE)
+    assert rewrite_file(str(path), {"one": RESULT})
+    after = path.read_text()
+    expected = FIXTURE.replace(
+        "ranking: [b, a]          # best first", "ranking: [a, b]          # best first"
+    )
+    expected = expected.replace("scores: {a: 1, b: 2}", "scores: {a: 75.5, b: 40}")
+    assert after == expected
+
+
+def test_crlf_and_permissions_are_kept(tmp_path: Path) -> None:
+    path = tmp_path / "f.policytest.yaml"
+    path.write_bytes(FIXTURE.replace("\n", "\r\n").encode())
+    path.chmod(0o640)
+    rewrite_file(str(path), {"one": RESULT})
+    data = path.read_bytes()
+    assert b"ranking: [a, b]" in data
+    assert data.count(b"\r\n") == FIXTURE.count("\n") and b"\n" not in data.replace(b"\r\n", b"")
+    assert stat.S_IMODE(path.stat().st_mode) == 0o640
+
+
+def test_nothing_to_change_leaves_the_file_alone(tmp_path: Path) -> None:
+    path = tmp_path / "f.policytest.yaml"
+    path.write_text(FIXTURE)
+    before = path.stat().st_mtime_ns
+    passing = CaseResult("f.yaml", "one", "failed", nodes=RESULT.nodes, ranking=(("b",), ("a",)))
+    unchanged = FIXTURE.replace("scores: {a: 1, b: 2}", "scores: {a: 75.5, b: 40}")
+    path.write_text(unchanged)
+    before = path.stat().st_mtime_ns
+    assert not rewrite_file(str(path), {"one": passing})
+    assert path.stat().st_mtime_ns == before
+
+
+def test_killed_mid_update_leaves_the_old_or_the_new_text(tmp_path: Path) -> None:
+    path = tmp_path / "f.policytest.yaml"
+    path.write_text(FIXTURE)
+    script = textwrap.dedent(f"""
+        import os
+        from policytest import golden
+        from policytest.engine import NodeScore
+        from policytest.runner import CaseResult
+        golden.BEFORE_RENAME.append(lambda temporary: os._exit(9))
+        result = CaseResult("f", "one", "failed",
+                            nodes=(NodeScore("a", True, total=3), NodeScore("b", True, total=1)),
+                            ranking=(("a",), ("b",)))
+        golden.rewrite_file({str(path)!r}, {{"one": result}})
+    """)
+    done = subprocess.run([sys.executable, "-c", script], check=False)
+    assert done.returncode == 9
+    assert path.read_text() == FIXTURE  # killed before the rename: the old text, whole
+    leftovers = [name for name in os.listdir(tmp_path) if name != path.name]
+    assert all(name.startswith(".policytest-") for name in leftovers)
