@@ -5,6 +5,7 @@ scored (see its README). Every node's score, BalancedAllocation's PreScore skip,
 defaulted args and the accounting (pod requests with and without non-zero defaults,
 each node's allocatable / requested / non-zero requested) must match exactly. The 35
 hand-written ``edge-*`` cases are one test each; generated cases run in chunks of 100.
+The corpus has no Filter verdicts: the last tests pin the Fit filter by hand.
 """
 
 from __future__ import annotations
@@ -17,21 +18,25 @@ from typing import Any
 
 import pytest
 
-from policytest.cluster import node_from_dict, pod_from_dict
+from policytest.cluster import Pod, node_from_dict, pod_from_dict
 from policytest.scoring.accounting import (
     CPU,
     EPHEMERAL_STORAGE,
     MEMORY,
+    KubeNodeInfo,
     is_scalar_resource_name,
     kube_node_info,
     kube_pod_non_zero_requests,
     kube_pod_requests,
 )
 from policytest.scoring.kube import (
+    BalancedArgs,
+    FitScoring,
     balanced_allocation_score,
     balanced_allocation_skips,
     balanced_args_from_dict,
     fit_args_from_dict,
+    fit_filter,
     fit_score,
 )
 
@@ -122,3 +127,74 @@ def test_edge_case(case: dict[str, Any]) -> None:
 def test_generated_cases(chunk: list[dict[str, Any]]) -> None:
     problems = [problem for case in chunk for problem in mismatches(case)]
     assert not problems, f"{len(problems)} mismatches; first:\n" + "\n".join(problems[:10])
+
+
+# --- beyond the corpus: the filter and the args the scorer refuses ---------------------------
+
+
+def kube_node(data: dict[str, Any]) -> KubeNodeInfo:
+    return kube_node_info(node_from_dict(data, default_requests_from_limits=True))
+
+
+def kube_pod(requests: dict[str, str]) -> Pod:
+    return pod_from_dict({"requests": requests}, default_requests_from_limits=True)
+
+
+@pytest.mark.parametrize(
+    ("requests", "reason"),
+    [
+        pytest.param({"cpu": "1"}, None, id="fits"),
+        pytest.param({"cpu": "3"}, "Insufficient cpu", id="cpu"),
+        pytest.param(
+            {"memory": "5Gi", "nvidia.com/gpu": "2"},
+            "Insufficient memory, Insufficient nvidia.com/gpu",
+            id="all-reasons",
+        ),
+        pytest.param({"example.com/foo": "1"}, "Insufficient example.com/foo", id="absent"),
+        pytest.param({"foo": "1"}, None, id="unqualified-name-is-invisible"),
+        pytest.param({}, None, id="best-effort"),
+    ],
+)
+def test_fit_filter_reasons(requests: dict[str, str], reason: str | None) -> None:
+    node = kube_node(
+        {
+            "name": "n",
+            "allocatable": {"cpu": "4", "memory": "8Gi", "pods": "2", "nvidia.com/gpu": "2"},
+            "used": {"cpu": "2", "memory": "4Gi", "nvidia.com/gpu": "1"},
+        }
+    )
+    assert fit_filter(kube_pod(requests), node) == reason
+
+
+def test_fit_filter_counts_pods_and_honours_ignored_resources() -> None:
+    full = kube_node({"name": "n", "allocatable": {"cpu": "4", "pods": "1"}, "used": {}})
+    assert fit_filter(kube_pod({"cpu": "1"}), full) == "Too many pods"
+    gpu = kube_pod({"nvidia.com/gpu": "1"})
+    bare = kube_node({"name": "n", "allocatable": {"pods": "10"}})
+    assert fit_filter(gpu, bare) == "Insufficient nvidia.com/gpu"
+    assert fit_filter(gpu, bare, ignored_resources=frozenset({"nvidia.com/gpu"})) is None
+    assert fit_filter(gpu, bare, ignored_resource_groups=frozenset({"nvidia.com"})) is None
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        pytest.param({"strategy": "MostAllocatedd"}, id="unknown-strategy"),
+        pytest.param({"strategy": "RequestedToCapacityRatio"}, id="ratio-without-shape"),
+        pytest.param(
+            {"strategy": "RequestedToCapacityRatio", "shape": ((50, 1), (50, 2))},
+            id="shape-not-increasing",
+        ),
+    ],
+)
+def test_fit_scoring_refuses_what_the_scheduler_refuses(kwargs: dict[str, Any]) -> None:
+    with pytest.raises(ValueError):
+        FitScoring(**kwargs)
+
+
+def test_args_defaulting() -> None:
+    assert fit_args_from_dict(None) == FitScoring()
+    assert fit_args_from_dict(
+        {"scoringStrategy": {"type": "MostAllocated", "resources": [{"name": "cpu", "weight": 0}]}}
+    ) == FitScoring("MostAllocated", (("cpu", 1),))
+    assert balanced_args_from_dict({"resources": []}) == BalancedArgs()

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Any, Final, Literal
 
 from policytest.cluster import Pod
@@ -84,6 +85,10 @@ class FitScoring:
                 "RequestedToCapacityRatio needs a requestedToCapacityRatio.shape "
                 "(without one the real scheduler crashes)"
             )
+        utilizations = [utilization for utilization, _ in self.shape]
+        if any(later <= earlier for earlier, later in pairwise(utilizations)):
+            # The scheduler rejects such a config at start-up; it has no score to reproduce.
+            raise ValueError("shape utilization values must be strictly increasing")
 
 
 @dataclass(frozen=True, slots=True)
