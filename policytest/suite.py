@@ -136,7 +136,7 @@ def load_scheduler(
         kind = (
             Kind.VOLCANO if child(ref.node, "volcano") is ref.config_node else Kind.KUBE_SCHEDULER
         )
-        return _scheduler_from(config, kind, ref.profile, options)
+        return _scheduler_for_fixture(fixture, config, kind, options)
     assert ref.config_path is not None  # the schema requires one of the three
     resolved = _resolve_inside(document.path, ref.config_path, root)
     key_node = child(ref.node, "config") or ref.node
@@ -163,7 +163,7 @@ def load_scheduler(
     for config_document in source.documents:
         for embedded, kind in expand(config_document, options.limits):
             if kind in SCHEDULER_KINDS:
-                return _scheduler_from(embedded, kind, ref.profile, options)
+                return _scheduler_for_fixture(fixture, embedded, kind, options)
     return None, [
         FIXTURE_ERROR.at(
             document,
@@ -199,6 +199,18 @@ def scheduler_from_file(
 
 class ConfigUnusable(Exception):
     """A scheduler config the scheduler would refuse, or a file that holds none."""
+
+
+def _scheduler_for_fixture(
+    fixture: Fixture, config: Document, kind: Kind, options: CheckOptions
+) -> tuple[Scheduler | None, list[Finding]]:
+    from policytest.scoring.engines import UnknownProfile
+
+    try:
+        return _scheduler_from(config, kind, fixture.scheduler.profile, options)
+    except UnknownProfile as unknown:
+        profile_node = child(fixture.scheduler.node, "profile") or fixture.scheduler.node
+        return None, [FIXTURE_ERROR.at(fixture.document, profile_node, str(unknown))]
 
 
 def _scheduler_from(

@@ -11,14 +11,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from policytest.cluster import Node, Pod
-from policytest.engine import NodeScore, ResourceDetail
+from policytest.engine import NodeScore, ResourceDetail, Scheduler
+from policytest.findings import Finding
+from policytest.options import CheckOptions
+from policytest.recognise import Kind
 from policytest.scoring.accounting import (
     KubeNodeInfo,
     VolcanoNodeInfo,
     kube_node_info,
+    kube_node_info_with_pod,
     kube_pod_non_zero_requests,
     volcano_node_info,
     volcano_node_info_with_pod,
@@ -34,6 +38,11 @@ from policytest.scoring.kube import (
 )
 from policytest.scoring.volcano import binpack_scorer, nodeorder_scorer, predicates_filter
 from policytest.volcano.weights import BinpackWeights, NodeOrderWeights
+
+if TYPE_CHECKING:
+    from policytest.kube.model import KubeSchedulerConfig
+    from policytest.source import Document
+    from policytest.volcano.conf import VolcanoConf
 
 VOLCANO_NOT_MODELLED = (
     "nodeorder.nodeaffinity",
@@ -170,15 +179,14 @@ class KubeScheduler:
     balanced: BalancedArgs | None
     balanced_weight: int
     not_modelled: tuple[str, ...] = ()
+    fit_filter: bool = True
+    ignored_resources: frozenset[str] = frozenset()
+    ignored_resource_groups: frozenset[str] = frozenset()
     name: str = "kube-scheduler"
     integer_scores: bool = True
 
     def cluster(self, nodes: Sequence[Node]) -> KubeCluster:
-        return KubeCluster(
-            self,
-            {node.name: node for node in nodes},
-            {node.name: kube_node_info(node) for node in nodes},
-        )
+        return KubeCluster(self, {node.name: kube_node_info(node) for node in nodes})
 
 
 @dataclass
@@ -186,7 +194,6 @@ class KubeCluster:
     """Nodes being filled by kube-scheduler."""
 
     scheduler: KubeScheduler
-    nodes: dict[str, Node]
     infos: dict[str, KubeNodeInfo]
 
     def score(self, pod: Pod) -> list[NodeScore]:
@@ -200,7 +207,16 @@ class KubeCluster:
         request = kube_pod_non_zero_requests(pod)
         results = []
         for name, info in self.infos.items():
-            reason = fit_filter(pod, info)
+            reason = (
+                fit_filter(
+                    pod,
+                    info,
+                    ignored_resources=scheduler.ignored_resources,
+                    ignored_resource_groups=scheduler.ignored_resource_groups,
+                )
+                if scheduler.fit_filter
+                else None
+            )
             if reason is not None:
                 results.append(NodeScore(name, False, reason))
                 continue
@@ -228,9 +244,7 @@ class KubeCluster:
         return tuple(details)
 
     def bind(self, node_name: str, pod: Pod) -> None:
-        node = self.nodes[node_name]
-        self.nodes[node_name] = replace(node, pods=(*node.pods, pod))
-        self.infos[node_name] = kube_node_info(self.nodes[node_name])
+        self.infos[node_name] = kube_node_info_with_pod(self.infos[node_name], pod)
 
     def utilisation(self) -> Mapping[str, Mapping[str, tuple[int, int]]]:
         return {
@@ -241,3 +255,57 @@ class KubeCluster:
             }
             for name, info in self.infos.items()
         }
+
+
+class UnknownProfile(LookupError):
+    """The fixture names a kube-scheduler profile the config does not have."""
+
+    def __init__(self, name: str, available: Sequence[str]) -> None:
+        super().__init__(
+            f"no profile with schedulerName `{name}` "
+            f"(the config has: {', '.join(available) or 'none'})"
+        )
+
+
+def build_scheduler(
+    document: Document, kind: Kind, profile: str | None, options: CheckOptions
+) -> tuple[Scheduler | None, list[Finding]]:
+    """Load a recognised config and make it executable; ``None`` when it would not load."""
+    if kind is Kind.VOLCANO:
+        from policytest.volcano.check import load as load_volcano
+
+        conf, findings = load_volcano(document, options)
+        return (None if conf is None else volcano_scheduler(conf)), findings
+    from policytest.kube.check import load as load_kube
+
+    config, findings = load_kube(document, options)
+    return (None if config is None else kube_scheduler(config, profile)), findings
+
+
+def volcano_scheduler(conf: VolcanoConf) -> VolcanoScheduler:
+    """Every node-order call Volcano makes, with the weights each call uses."""
+    entries = []
+    for call in conf.node_order_calls:
+        if isinstance(call.weights, BinpackWeights):
+            entries.append(NodeOrderEntry("binpack", binpack=call.weights))
+        elif isinstance(call.weights, NodeOrderWeights):
+            entries.append(NodeOrderEntry("nodeorder", nodeorder=call.weights))
+    return VolcanoScheduler(tuple(entries))
+
+
+def kube_scheduler(config: KubeSchedulerConfig, name: str | None) -> KubeScheduler:
+    """The profile called ``name`` (default: the first) as an executable scheduler."""
+    profiles = {profile.scheduler_name: profile for profile in config.profiles}
+    if name is not None and name not in profiles:
+        raise UnknownProfile(name, list(profiles))
+    profile = profiles[name] if name is not None else config.profiles[0]
+    return KubeScheduler(
+        fit=profile.fit_args if profile.scores(FIT) else None,
+        fit_weight=profile.weight(FIT) or 0,
+        balanced=profile.balanced_args if profile.scores(BALANCED) else None,
+        balanced_weight=profile.weight(BALANCED) or 0,
+        not_modelled=tuple(n for n, _ in profile.score_plugins if n not in (FIT, BALANCED)),
+        fit_filter=profile.filters(FIT),
+        ignored_resources=frozenset(profile.fit_ignored_resources),
+        ignored_resource_groups=frozenset(profile.fit_ignored_resource_groups),
+    )
