@@ -22,6 +22,8 @@ class ResourceDetail:
     requested: int
     allocatable: int
     weight: int
+    milli: bool
+    """Whether ``requested``/``allocatable`` are in milli-units (cpu always is)."""
     score: float | None = None
     """This resource's share of the plugin score, where the plugin has one to show."""
 

@@ -157,7 +157,7 @@ def load_scheduler(
                 f"config `{ref.config_path}` does not exist (looked for {resolved})",
             )
         ]
-    source = read_file(resolved, options.limits)
+    source = read_file(_shown(resolved), options.limits)
     if source.problems:
         return None, list(source.problems)
     for config_document in source.documents:
@@ -221,6 +221,12 @@ def _scheduler_from(
     findings = check_document(config, kind, options)
     scheduler, problems = build_scheduler(config, kind, profile, options)
     return scheduler, sorted(set(findings) | set(problems))
+
+
+def _shown(path: str) -> str:
+    """``path`` relative to the working directory when it is below it (as users type it)."""
+    relative = os.path.relpath(path)
+    return path if relative.startswith(os.pardir) else relative
 
 
 def _resolve_inside(fixture_path: str, config_path: str, root: str) -> str | None:

@@ -57,9 +57,13 @@ def _resource_lines(nodes: Sequence[NodeScore]) -> list[str]:
             for item in resources:
                 share = _percent(item.requested, item.allocatable)
                 share_of_score = "" if item.score is None else f" -> {format_score(item.score)}"
+                amount = (
+                    f"{format_amount(item.requested, item.milli, item.name)} / "
+                    f"{format_amount(item.allocatable, item.milli, item.name)}"
+                )
                 lines.append(
-                    f"      {item.name:<18} {item.requested:>14} / {item.allocatable:<14}"
-                    f" {share:>7}  weight {item.weight:<3}{share_of_score}"
+                    f"      {item.name:<16} {amount:>16} {share:>7}  "
+                    f"weight {item.weight:<3}{share_of_score}"
                 )
     return lines
 
@@ -94,6 +98,20 @@ def utilisation_bars(utilisation: Mapping[str, Mapping[str, tuple[int, int]]]) -
             bar = "#" * filled + "." * (BAR_WIDTH - filled)
             lines.append(f"{name:<{width}}  {resource:<16} [{bar}] {_percent(used, allocatable)}")
     return lines
+
+
+_BINARY = (("Ti", 1 << 40), ("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10))
+
+
+def format_amount(value: int, milli: bool, name: str) -> str:
+    """A resource amount as a person writes it: ``7``, ``500m``, ``6Gi``, ``1.5Gi``."""
+    if milli:
+        return f"{value // 1000}" if value % 1000 == 0 else f"{value}m"
+    if name == "memory" or name.startswith(("hugepages-", "ephemeral")):
+        for suffix, size in _BINARY:
+            if value >= size:
+                return f"{value / size:.4g}{suffix}"
+    return str(value)
 
 
 def _percent(used: int, allocatable: int) -> str:

@@ -145,6 +145,7 @@ class VolcanoCluster:
                 int(request[name] + info.used.get(name, 0.0)),
                 int(info.allocatable.get(name, 0.0)),
                 weight,
+                name not in ("memory", "pods"),
                 weight * (request[name] + info.used.get(name, 0.0)) / info.allocatable[name]
                 if info.allocatable.get(name)
                 else 0.0,
@@ -238,7 +239,11 @@ class KubeCluster:
             used = info.non_zero_requested.get(name, info.requested.get(name, 0))
             details.append(
                 ResourceDetail(
-                    name, used + request.get(name, 0), info.allocatable.get(name, 0), weight
+                    name,
+                    used + request.get(name, 0),
+                    info.allocatable.get(name, 0),
+                    weight,
+                    name == "cpu",
                 )
             )
         return tuple(details)
@@ -290,7 +295,10 @@ def volcano_scheduler(conf: VolcanoConf) -> VolcanoScheduler:
             entries.append(NodeOrderEntry("binpack", binpack=call.weights))
         elif isinstance(call.weights, NodeOrderWeights):
             entries.append(NodeOrderEntry("nodeorder", nodeorder=call.weights))
-    return VolcanoScheduler(tuple(entries))
+    runs_nodeorder = any(entry.plugin == "nodeorder" for entry in entries)
+    return VolcanoScheduler(
+        tuple(entries), not_modelled=VOLCANO_NOT_MODELLED if runs_nodeorder else ()
+    )
 
 
 def kube_scheduler(config: KubeSchedulerConfig, name: str | None) -> KubeScheduler:
