@@ -1,0 +1,180 @@
+"""Warnings for configurations kube-scheduler accepts but that do nothing, or not what
+they seem to (KS040-KS046): weights of 0, args for unknown plugins, Fit args while Fit
+does not score, duplicate or never-scored resources, ignored or spreading shapes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from itertools import pairwise
+from typing import TYPE_CHECKING
+
+from policytest.kube import rules
+from policytest.kube.framework import Framework, Problem, needed_plugins
+from policytest.kube.registry import FIT, PLUGIN_SETS, PLUGINS, REMOVED_PLUGINS
+from policytest.kube.resources import FitArgs, Resource, ShapePoint
+from policytest.kube.suggest import did_you_mean, plugin_hint
+from policytest.scoring.accounting import is_scalar_resource_name
+
+if TYPE_CHECKING:
+    from policytest.kube.semantics import ProfileData
+
+_BASIC_RESOURCES = ("cpu", "memory", "ephemeral-storage")
+
+
+def advice(profiles: Sequence[ProfileData], frameworks: Sequence[Framework]) -> Iterator[Problem]:
+    """Every warning for these profiles (``frameworks`` in the same order)."""
+    for profile, framework in zip(profiles, frameworks, strict=True):
+        yield from _zero_plugin_weights(profile)
+        yield from _unknown_names(profile)
+        yield from _fit_not_scoring(profile, framework)
+        yield from _resource_names([*profile.fit.resources, *profile.balanced.resources])
+        yield from _zero_resource_weights([*profile.fit.resources, *profile.balanced.resources])
+        yield from _fit_duplicates(profile.fit.resources)
+        yield from _shape(profile.fit)
+
+
+def _zero_plugin_weights(profile: ProfileData) -> Iterator[Problem]:
+    for key in PLUGIN_SETS:
+        for plugin in profile.custom[key].enabled:
+            if plugin.weight == 0 and "score" in PLUGINS.get(plugin.name, frozenset()):
+                yield Problem(
+                    rules.ZERO_WEIGHT,
+                    (*plugin.path, "weight"),
+                    f"score weight 0 of {plugin.name} is raised to 1: the plugin still scores; "
+                    "to switch it off, list it under score.disabled instead",
+                )
+
+
+def _unknown_names(profile: ProfileData) -> Iterator[Problem]:
+    for entry in profile.plugin_config:
+        if entry.name not in PLUGINS and entry.name not in REMOVED_PLUGINS:
+            yield Problem(
+                rules.UNKNOWN_PLUGIN_CONFIG,
+                (*entry.path, "name"),
+                f'pluginConfig for "{entry.name}", which is not a kube-scheduler plugin: '
+                f"kube-scheduler accepts and ignores these args{plugin_hint(entry.name)}",
+            )
+    for key in PLUGIN_SETS:
+        for plugin in profile.custom[key].disabled:
+            if plugin.name != "*" and plugin.name not in PLUGINS:
+                yield Problem(
+                    rules.UNKNOWN_PLUGIN_CONFIG,
+                    (*plugin.path, "name"),
+                    f'disabling "{plugin.name}", which is not a kube-scheduler plugin, '
+                    f"disables nothing{plugin_hint(plugin.name)}",
+                )
+
+
+def _fit_not_scoring(profile: ProfileData, framework: Framework) -> Iterator[Problem]:
+    entry = profile.configured(FIT)
+    if entry is None or not profile.fit.strategy_given or FIT in framework.plugins["score"]:
+        return
+    unused = (
+        "NodeResourcesFit is enabled nowhere in this profile, so kube-scheduler does not even "
+        "validate these args"
+        if FIT not in needed_plugins(profile.sets)
+        else "NodeResourcesFit is not a score plugin of this profile"
+    )
+    yield Problem(
+        rules.FIT_NOT_SCORING,
+        profile.fit.strategy_path(),
+        f"scoringStrategy has no effect: {unused}; enable NodeResourcesFit for scoring "
+        "(remove it from score/multiPoint disabled) or drop the strategy",
+        key=True,
+    )
+
+
+def _resource_names(resources: Sequence[Resource]) -> Iterator[Problem]:
+    for resource in resources:
+        name = resource.name
+        if resource.path is None or name in _BASIC_RESOURCES or is_scalar_resource_name(name):
+            continue
+        yield Problem(
+            rules.NEVER_SCORED,
+            (*resource.path, "name"),
+            f"resource `{name}` is never scored: kube-scheduler only tracks cpu, memory, "
+            "ephemeral-storage and domain-qualified names (nvidia.com/gpu), so this entry "
+            f"drops out of the weighted mean{did_you_mean(name, _BASIC_RESOURCES)}",
+        )
+
+
+def _zero_resource_weights(resources: Sequence[Resource]) -> Iterator[Problem]:
+    for resource in resources:
+        if resource.written == 0 and resource.path is not None:
+            yield Problem(
+                rules.ZERO_WEIGHT,
+                (*resource.path, "weight"),
+                f"weight 0 of `{resource.name}` is raised to 1: the resource still counts; "
+                "remove it to leave it out",
+            )
+
+
+def _fit_duplicates(resources: Sequence[Resource]) -> Iterator[Problem]:
+    seen: dict[str, Resource] = {}
+    for resource in resources:
+        if resource.path is None:
+            continue
+        first = seen.get(resource.name)
+        if first is not None:
+            yield Problem(
+                rules.FIT_DUPLICATE,
+                (*resource.path, "name"),
+                f"`{resource.name}` is listed twice: NodeResourcesFit scores it twice, so its "
+                f"effective weight is {first.weight} + {resource.weight}; keep one entry",
+            )
+        else:
+            seen[resource.name] = resource
+
+
+def _shape(args: FitArgs) -> Iterator[Problem]:
+    shape = args.shape
+    if not shape:
+        return
+    if args.strategy in ("MostAllocated", "LeastAllocated"):
+        yield Problem(
+            rules.SHAPE_IGNORED,
+            args.strategy_path("requestedToCapacityRatio"),
+            f"requestedToCapacityRatio is ignored with type {args.strategy}: nodes are scored "
+            f"by {args.strategy}, not by this shape; set type RequestedToCapacityRatio or "
+            "remove the shape",
+            key=True,
+        )
+    elif args.strategy == "RequestedToCapacityRatio" and _valid(shape):
+        yield from _direction(shape, args)
+
+
+def _valid(shape: Sequence[ShapePoint]) -> bool:
+    rising = all(a.utilization < b.utilization for a, b in pairwise(shape))
+    return rising and all(0 <= p.utilization <= 100 and 0 <= p.score <= 10 for p in shape)
+
+
+def _direction(shape: Sequence[ShapePoint], args: FitArgs) -> Iterator[Problem]:
+    where = args.strategy_path("requestedToCapacityRatio", "shape")
+    scores = [point.score for point in shape]
+    if len(set(scores)) == 1:
+        yield Problem(
+            rules.SHAPE_SPREADS,
+            where,
+            f"the shape is flat (score {scores[0]} "
+            "everywhere): every node gets the same Fit score, so Fit does not "
+            "influence placement; make the score rise with utilization to pack",
+            key=True,
+        )
+        return
+    falls = [(a, b) for a, b in pairwise(shape) if b.score < a.score]
+    if not falls:
+        return
+    if all(b.score <= a.score for a, b in pairwise(shape)):
+        message = (
+            f"the shape falls from score {scores[0]} to {scores[-1]}: emptier nodes score "
+            "higher, so this spreads pods (like LeastAllocated) rather than packing them; "
+            "reverse the scores to pack"
+        )
+    else:
+        ranges = ", ".join(f"{a.utilization}..{b.utilization}%" for a, b in falls)
+        message = (
+            f"the shape falls between utilization {ranges}: in that range fuller nodes score "
+            "lower, so it spreads rather than packs there; make the score rise to pack"
+        )
+    yield Problem(rules.SHAPE_SPREADS, (*falls[0][1].path, "score"), message)

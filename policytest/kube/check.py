@@ -1,0 +1,192 @@
+"""Entry points: check a KubeSchedulerConfiguration or a legacy Policy, or load the model.
+
+``check`` gives the findings the CLI prints; ``load`` also returns the model the runner
+scores with (``None`` exactly when kube-scheduler would refuse to start);
+``check_policy`` reports the legacy Policy API with its v1 equivalent.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ruamel.yaml.nodes import MappingNode, Node, ScalarNode
+
+from policytest.findings import Finding, Severity
+from policytest.goyaml import DecodeError, decode, scalar_value
+from policytest.kube import rules
+from policytest.kube.decode import at_path, decode_document
+from policytest.kube.model import KubeSchedulerConfig
+from policytest.kube.policy import translate
+from policytest.kube.registry import (
+    API_GROUP,
+    API_VERSIONS,
+    CURRENT_API_VERSION,
+    KIND,
+    POLICY_REMOVED,
+    Version,
+    parse_version,
+    show_version,
+)
+from policytest.kube.semantics import analyse
+from policytest.kube.suggest import did_you_mean
+from policytest.options import NEWEST_KUBERNETES, CheckOptions
+from policytest.source import Document, lookup
+
+__all__ = ["check", "check_policy", "load"]
+
+
+def check(document: Document, options: CheckOptions) -> list[Finding]:
+    """Every finding for a ``KubeSchedulerConfiguration`` document (any apiVersion)."""
+    return load(document, options)[1]
+
+
+def load(
+    document: Document, options: CheckOptions
+) -> tuple[KubeSchedulerConfig | None, list[Finding]]:
+    """The model kube-scheduler would run with (``None`` if it would not start) and the
+    findings."""
+    findings, proceed = _header(document, options)
+    api_version = _string(document, "apiVersion") or CURRENT_API_VERSION
+    if not proceed:
+        return None, _sorted(findings)
+    decoded = decode_document(document, options)
+    findings.extend(decoded.findings)
+    config = None
+    if decoded.usable:
+        analysis = analyse(decoded.value, api_version)
+        config = analysis.config
+        findings.extend(
+            p.rule.at(document, at_path(document, p.path, key=p.key), p.message, p.severity)
+            for p in analysis.problems
+        )
+    if any(finding.severity is Severity.ERROR for finding in findings):
+        config = None
+    return config, _sorted(findings)
+
+
+def check_policy(document: Document, options: CheckOptions) -> list[Finding]:
+    """The legacy ``Policy`` API: removed in 1.23; shows the equivalent v1 config."""
+    try:
+        policy: Any = decode(document.root, document.text, limits=options.limits)
+    except DecodeError:
+        policy = {}
+    translation = translate(policy)
+    target = _target(options)
+    removed = target >= POLICY_REMOVED
+    status = (
+        f"was removed in Kubernetes {show_version(POLICY_REMOVED)}: kube-scheduler "
+        f"{show_version(target)} cannot read it (there is no --policy-config-file any more)"
+        if removed
+        else f"is deprecated and is removed in Kubernetes {show_version(POLICY_REMOVED)}"
+    )
+    notes = "".join(f"\n# note: {note}" for note in translation.notes)
+    message = (
+        f"the legacy scheduler Policy API (predicates/priorities) {status}; the equivalent "
+        f"KubeSchedulerConfiguration (pass it with --config) is:\n{translation.yaml.rstrip()}"
+        f"{notes}"
+    )
+    where = _value_node(document, "kind") or document.root
+    severity = None if removed else Severity.WARNING
+    return [rules.LEGACY_POLICY.at(document, where, message, severity)]
+
+
+def _header(document: Document, options: CheckOptions) -> tuple[list[Finding], bool]:
+    """``kind`` and ``apiVersion``, as the codec reads them before anything else."""
+    root = document.root
+    if not isinstance(root, MappingNode):
+        return [], True  # decode_document reports it
+    kind = _string(document, "kind")
+    kind_node = _value_node(document, "kind")
+    if not kind:
+        message = (
+            "`kind` is missing: kube-scheduler fails with \"Object 'Kind' is missing\"; add "
+            f"`kind: {KIND}`"
+        )
+        return [rules.NOT_A_CONFIG.at(document, kind_node or root, message)], False
+    if kind != KIND:
+        message = (
+            f'kind "{kind}" is not {KIND}: kube-scheduler fails with `no kind "{kind}" is '
+            f"registered`{did_you_mean(kind, [KIND])}"
+        )
+        return [rules.NOT_A_CONFIG.at(document, kind_node or root, message)], False
+    api_version = _string(document, "apiVersion")
+    if api_version is None:
+        if _value_node(document, "apiVersion") is not None:
+            return [], True  # not a string: the schema reports the type
+        message = (
+            "`apiVersion` is missing: kube-scheduler fails with \"Object 'apiVersion' is "
+            f'missing"; add `apiVersion: {CURRENT_API_VERSION}`'
+        )
+        return [rules.NOT_A_CONFIG.at(document, root, message)], True
+    finding = _api_version(document, api_version, _target(options))
+    return ([finding] if finding else []), True
+
+
+def _api_version(document: Document, api_version: str, target: Version) -> Finding | None:
+    node = _value_node(document, "apiVersion") or document.root
+    group, _, version = api_version.partition("/")
+    fix = f"change it to `apiVersion: {CURRENT_API_VERSION}`"
+    here = f"kube-scheduler {show_version(target)}"
+    known = API_VERSIONS.get(version) if group == API_GROUP else None
+    if known is None:
+        what = (
+            f"{api_version} is not a version of {API_GROUP}"
+            if group == API_GROUP
+            else f"{api_version} is not the kube-scheduler configuration group ({API_GROUP})"
+        )
+        return rules.API_VERSION.at(
+            document,
+            node,
+            f'apiVersion {what}: {here} fails with `no kind "{KIND}" is '
+            f'registered for version "{api_version}"`; {fix}',
+        )
+    introduced, removed = known
+    if target < introduced:
+        return rules.API_VERSION.at(
+            document,
+            node,
+            f"{api_version} is served from Kubernetes "
+            f"{show_version(introduced)}; {here} (--kubernetes-version) does not know it yet",
+        )
+    if removed is None:
+        return None
+    if target >= removed:
+        return rules.API_VERSION.at(
+            document,
+            node,
+            f"{api_version} was removed in Kubernetes {show_version(removed)}: "
+            f'{here} fails with `no kind "{KIND}" is registered for version` and refuses to '
+            f"start; {fix} (NodeResourcesFit args and plugin weights keep the same fields)",
+        )
+    return rules.API_VERSION.at(
+        document,
+        node,
+        f"{api_version} is deprecated and removed in Kubernetes "
+        f"{show_version(removed)}; {here} still reads it, but {fix} before upgrading",
+        Severity.WARNING,
+    )
+
+
+def _target(options: CheckOptions) -> Version:
+    return parse_version(options.kubernetes_version) or parse_version(NEWEST_KUBERNETES) or (1, 35)
+
+
+def _value_node(document: Document, key: str) -> Node | None:
+    pair = lookup(document.root, key)
+    return pair[1] if pair else None
+
+
+def _string(document: Document, key: str) -> str | None:
+    """A top-level scalar as yaml.v2 types it, if it is a string."""
+    node = _value_node(document, key)
+    if not isinstance(node, ScalarNode):
+        return None
+    try:
+        value = scalar_value(node, document.text)
+    except DecodeError:
+        return None
+    return value if isinstance(value, str) else None
+
+
+def _sorted(findings: list[Finding]) -> list[Finding]:
+    return sorted(set(findings))

@@ -1,0 +1,207 @@
+"""Strict decoding, the way kube-scheduler reads ``--config``.
+
+kube-scheduler converts YAML to JSON with ``sigs.k8s.io/yaml`` (yaml.v2 typing, strict:
+duplicate keys are errors; map keys are stringified, ``.nan`` cannot become JSON) and
+then decodes the JSON strictly and case-sensitively into Go types. This module produces
+the same JSON value with positions kept, and turns every decoding failure into a
+finding; the JSON Schema (``schemas/kubescheduler-config-v1.schema.json``) states the
+field names and Go types.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from typing import Any
+
+from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from policytest.findings import Finding, Severity
+from policytest.goyaml import DecodeError, Uint64, decode
+from policytest.kube import rules
+from policytest.options import CheckOptions
+from policytest.schema import locate, schema_findings
+from policytest.source import Document
+
+SCHEMA_NAME = "kubescheduler-config-v1"
+Path = tuple[str | int, ...]
+_NOT_JSON = "cannot be converted to JSON"
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """The JSON value kube-scheduler decodes, and what went wrong on the way.
+
+    ``usable`` is false when kube-scheduler could not give every field its Go type
+    (then ``value`` must not be interpreted); unknown fields and duplicate keys leave
+    it usable, so later checks can still report more.
+    """
+
+    value: dict[str, Any]
+    findings: tuple[Finding, ...]
+    usable: bool
+
+
+def at_path(document: Document, path: Path, *, key: bool = False) -> Node:
+    """The node at a decoded path (its value, or its key with ``key``), or the nearest
+    enclosing node that exists."""
+    key_node, value_node = locate(document, path)
+    if key and key_node is not None:
+        return key_node
+    return value_node or key_node or document.root
+
+
+def decode_document(document: Document, options: CheckOptions) -> Decoded:
+    """Decode ``document`` as kube-scheduler would; see the module docstring."""
+    root = document.root
+    if not isinstance(root, MappingNode):
+        message = (
+            "the configuration is not a mapping: kube-scheduler cannot read its apiVersion "
+            "and kind and refuses to start; write `apiVersion: kubescheduler.config.k8s.io/v1` "
+            "and `kind: KubeSchedulerConfiguration` at the top level"
+        )
+        return Decoded({}, (rules.NOT_A_CONFIG.at(document, root, message),), False)
+    findings: list[Finding] = list(_collection_keys(document))
+    duplicates: list[Finding] = []
+
+    def on_duplicate(mapping: MappingNode, key_node: ScalarNode) -> None:
+        duplicates.append(
+            rules.DUPLICATE_KEY.at(
+                document,
+                key_node,
+                f"key `{key_node.value}` is already set in this mapping: kube-scheduler "
+                "reads YAML strictly and refuses to start; keep only one of them",
+            )
+        )
+
+    try:
+        raw = decode(root, document.text, limits=options.limits, on_duplicate=on_duplicate)
+    except DecodeError as error:
+        findings.append(
+            rules.WRONG_TYPE.at(
+                document,
+                error.node,
+                f"{error}; kube-scheduler cannot decode the file and refuses to start",
+            )
+        )
+        return Decoded({}, tuple(sorted(set(findings))), False)
+    findings.extend(duplicates)
+    problems: list[tuple[Path, str]] = []
+    value = _to_json(raw, (), problems)
+    for path, message in problems:
+        findings.append(rules.WRONG_TYPE.at(document, at_path(document, path), message))
+    if not isinstance(value, dict):  # cannot happen for a mapping root; keeps mypy honest
+        value = {}
+    taken = {(f.line, f.column) for f in findings}
+    findings.extend(
+        _strict(finding)
+        for finding in schema_findings(document, SCHEMA_NAME, value)
+        if (finding.line, finding.column) not in taken
+    )
+    usable = not any(
+        f.rule in (rules.WRONG_TYPE.id, rules.NOT_A_CONFIG.id) and f.severity is Severity.ERROR
+        for f in findings
+    )
+    return Decoded(value, tuple(sorted(set(findings))), usable)
+
+
+def _strict(finding: Finding) -> Finding:
+    """Say what kube-scheduler does: the generic schema wording says an unknown key "is
+    ignored", but kube-scheduler's decoding is strict."""
+    message = finding.message.removesuffix(" (it is ignored)")
+    if finding.rule == rules.UNKNOWN_FIELD.id:
+        base, hint, name = message.partition("; did you mean ")
+        message = (
+            f"{base}: kube-scheduler decodes strictly (field names are case-sensitive) and "
+            f"refuses to start; {'did you mean ' + name if hint else 'remove or rename it'}"
+        )
+    else:
+        message += ": kube-scheduler cannot decode it and refuses to start"
+    return replace(finding, message=message)
+
+
+def _collection_keys(document: Document) -> Iterator[Finding]:
+    """yaml.v2 refuses a mapping key that is itself a list or a mapping."""
+    seen: set[int] = set()
+    stack: list[Node] = [document.root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, MappingNode):
+            for key_node, value_node in node.value:
+                if not isinstance(key_node, ScalarNode):
+                    yield rules.WRONG_TYPE.at(
+                        document,
+                        key_node,
+                        "a list or mapping used as a mapping key: kube-scheduler's YAML "
+                        "decoder rejects it (`invalid map key`); use a string key",
+                    )
+                stack.extend((key_node, value_node))
+
+
+def _to_json(value: Any, path: Path, problems: list[tuple[Path, str]]) -> Any:
+    """``sigs.k8s.io/yaml``'s conversion: string keys, JSON numbers, no NaN/Inf.
+
+    An integral float becomes an int, as Go's JSON encoder writes ``2.0`` as ``2``.
+    """
+    if isinstance(value, dict):
+        result: dict[str, Any] = {}
+        for key, item in value.items():
+            name = _json_key(key)
+            if name is None:
+                problems.append(
+                    (
+                        path,
+                        f"a mapping key of type {_go_key_type(key)} "
+                        f"{_NOT_JSON}: kube-scheduler refuses to start; "
+                        "quote the key",
+                    )
+                )
+                continue
+            result[name] = _to_json(item, (*path, name), problems)
+        return result
+    if isinstance(value, list):
+        return [_to_json(item, (*path, index), problems) for index, item in enumerate(value)]
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value):
+            problems.append(
+                (
+                    path,
+                    f"`{value}` {_NOT_JSON}: kube-scheduler cannot decode the "
+                    "file and refuses to start; write a finite number",
+                )
+            )
+            return None
+        if value.is_integer() and abs(value) < 1e21:
+            return int(value)
+    if isinstance(value, Uint64):
+        return int(value)
+    return value
+
+
+def _json_key(key: Any) -> str | None:
+    """How ``sigs.k8s.io/yaml`` stringifies a yaml.v2 map key (``None``: unsupported)."""
+    if isinstance(key, str):
+        return key
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if isinstance(key, Uint64) or key is None:
+        return None
+    if isinstance(key, int):
+        return str(key)
+    if isinstance(key, float):
+        if math.isnan(key):
+            return ".nan"
+        if math.isinf(key):
+            return ".inf" if key > 0 else "-.inf"
+        return str(int(key)) if key.is_integer() and abs(key) < 1e21 else f"{key:g}"
+    return None
+
+
+def _go_key_type(key: Any) -> str:
+    return "uint64" if isinstance(key, Uint64) else "<nil>" if key is None else type(key).__name__

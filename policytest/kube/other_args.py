@@ -1,0 +1,167 @@
+"""Start-up validation of the other in-tree plugins' args (rule KS030).
+
+``validatePluginConfig`` validates, for every ``pluginConfig`` entry of these names, the
+args after defaulting: DefaultPreemption, InterPodAffinity, NodeAffinity,
+PodTopologySpread, VolumeBinding and DynamicResources (with v1.35's default feature
+gates: StorageCapacityScoring off, the DRA filter timeout on).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from policytest.kube import rules
+from policytest.kube.framework import Path, Problem
+from policytest.kube.names import label_value_errors, parse_duration, qualified_name_errors
+from policytest.kube.values import integer, items, mapping, text
+
+Validator = Callable[[dict[str, Any], Path], Iterator[Problem]]
+
+
+def _problem(path: Path, message: str) -> Problem:
+    return Problem(rules.PLUGIN_ARGS, path, f"{message}; kube-scheduler refuses to start")
+
+
+def _range(
+    args: dict[str, Any],
+    path: Path,
+    key: str,
+    default: int,
+    low: int,
+    high: int | None,
+) -> Iterator[Problem]:
+    value = integer(args.get(key))
+    value = default if value is None else value
+    if value < low or (high is not None and value > high):
+        bounds = f"{low}..{high}" if high is not None else f"at least {low}"
+        yield _problem((*path, key), f"{key} {value} is outside {bounds}")
+
+
+def default_preemption(args: dict[str, Any], path: Path) -> Iterator[Problem]:
+    yield from _range(args, path, "minCandidateNodesPercentage", 10, 0, 100)
+    yield from _range(args, path, "minCandidateNodesAbsolute", 100, 0, None)
+    percentage = integer(args.get("minCandidateNodesPercentage"))
+    absolute = integer(args.get("minCandidateNodesAbsolute"))
+    if percentage == 0 and absolute == 0:
+        yield _problem(
+            (*path, "minCandidateNodesPercentage"),
+            "minCandidateNodesPercentage and minCandidateNodesAbsolute are both 0",
+        )
+
+
+def inter_pod_affinity(args: dict[str, Any], path: Path) -> Iterator[Problem]:
+    yield from _range(args, path, "hardPodAffinityWeight", 1, 0, 100)
+
+
+def volume_binding(args: dict[str, Any], path: Path) -> Iterator[Problem]:
+    yield from _range(args, path, "bindTimeoutSeconds", 600, 0, None)
+    if args.get("shape") is not None:
+        yield _problem(
+            (*path, "shape"),
+            "VolumeBinding `shape` is set but the "
+            "StorageCapacityScoring feature gate is off in 1.35; remove it",
+        )
+
+
+def dynamic_resources(args: dict[str, Any], path: Path) -> Iterator[Problem]:
+    timeout = args.get("filterTimeout")
+    if isinstance(timeout, str) and (parse_duration(timeout) or 0) < 0:
+        yield _problem((*path, "filterTimeout"), f"filterTimeout {timeout} is negative")
+
+
+def pod_topology_spread(args: dict[str, Any], path: Path) -> Iterator[Problem]:
+    kind = text(args.get("defaultingType")) or "System"
+    constraints = items(args.get("defaultConstraints"))
+    if kind not in ("System", "List"):
+        yield _problem((*path, "defaultingType"), f'defaultingType "{kind}" is not System or List')
+    elif kind == "System" and constraints:
+        yield _problem((*path, "defaultingType"), "defaultConstraints need `defaultingType: List`")
+    seen: set[tuple[str, str]] = set()
+    for index, entry in enumerate(constraints):
+        constraint = mapping(entry)
+        where: Path = (*path, "defaultConstraints", index)
+        if (integer(constraint.get("maxSkew")) or 0) <= 0:
+            yield _problem((*where, "maxSkew"), "maxSkew must be above 0")
+        key = text(constraint.get("topologyKey"))
+        for message in ["topologyKey is required"] if not key else qualified_name_errors(key):
+            yield _problem((*where, "topologyKey"), f"topologyKey: {message}")
+        action = text(constraint.get("whenUnsatisfiable"))
+        if action not in ("DoNotSchedule", "ScheduleAnyway"):
+            yield _problem(
+                (*where, "whenUnsatisfiable"),
+                "whenUnsatisfiable must be DoNotSchedule or ScheduleAnyway",
+            )
+        if constraint.get("labelSelector") is not None:
+            yield _problem(
+                (*where, "labelSelector"),
+                "default constraints must not define a labelSelector (it is deduced for each pod)",
+            )
+        if (key, action) in seen:
+            yield _problem(where, f"duplicate default constraint {{{key}, {action}}}")
+        seen.add((key, action))
+
+
+_OPERATORS = ("In", "NotIn", "Exists", "DoesNotExist", "Gt", "Lt")
+
+
+def node_affinity(args: dict[str, Any], path: Path) -> Iterator[Problem]:
+    affinity = mapping(args.get("addedAffinity"))
+    base: Path = (*path, "addedAffinity")
+    required = "requiredDuringSchedulingIgnoredDuringExecution"
+    for index, term in enumerate(items(mapping(affinity.get(required)).get("nodeSelectorTerms"))):
+        yield from _selector_term(mapping(term), (*base, required, "nodeSelectorTerms", index))
+    preferred = "preferredDuringSchedulingIgnoredDuringExecution"
+    for index, term in enumerate(items(affinity.get(preferred))):
+        where: Path = (*base, preferred, index, "preference")
+        yield from _selector_term(mapping(mapping(term).get("preference")), where)
+
+
+def _selector_term(term: dict[str, Any], path: Path) -> Iterator[Problem]:
+    """``nodeaffinity.NewNodeSelector``'s parsing of one term."""
+    for index, entry in enumerate(items(term.get("matchExpressions"))):
+        requirement = mapping(entry)
+        where: Path = (*path, "matchExpressions", index)
+        operator = text(requirement.get("operator"))
+        values = [text(v) for v in items(requirement.get("values"))]
+        if operator not in _OPERATORS:
+            yield _problem(
+                (*where, "operator"),
+                f'"{operator}" is not a valid node selector operator ({", ".join(_OPERATORS)})',
+            )
+            continue
+        for message in qualified_name_errors(text(requirement.get("key"))):
+            yield _problem((*where, "key"), f"key: {message}")
+        if operator in ("In", "NotIn") and not values:
+            yield _problem((*where, "values"), f"{operator} needs at least one value")
+        elif operator in ("Exists", "DoesNotExist") and values:
+            yield _problem((*where, "values"), f"{operator} takes no values")
+        elif operator in ("Gt", "Lt") and (len(values) != 1 or not _is_int(values[0])):
+            yield _problem((*where, "values"), f"{operator} needs exactly one integer value")
+        for value in values:
+            for message in label_value_errors(value):
+                yield _problem((*where, "values"), f"value `{value}`: {message}")
+    for index, entry in enumerate(items(term.get("matchFields"))):
+        requirement = mapping(entry)
+        where = (*path, "matchFields", index)
+        if text(requirement.get("key")) != "metadata.name":
+            yield _problem((*where, "key"), "matchFields only supports the key metadata.name")
+        if len(items(requirement.get("values"))) != 1:
+            yield _problem((*where, "values"), "matchFields needs exactly one value")
+        if text(requirement.get("operator")) not in ("In", "NotIn"):
+            yield _problem((*where, "operator"), "matchFields supports only In and NotIn")
+
+
+def _is_int(value: str) -> bool:
+    body = value[1:] if value[:1] in "+-" else value
+    return body.isdigit() and body.isascii()
+
+
+VALIDATORS: dict[str, Validator] = {
+    "DefaultPreemption": default_preemption,
+    "InterPodAffinity": inter_pod_affinity,
+    "NodeAffinity": node_affinity,
+    "PodTopologySpread": pod_topology_spread,
+    "VolumeBinding": volume_binding,
+    "DynamicResources": dynamic_resources,
+}

@@ -1,0 +1,164 @@
+"""Facts about kube-scheduler v1.35 that the checks and the model are built on.
+
+Everything here was read from the upstream sources (``pkg/scheduler/framework/plugins/
+registry.go``, ``apis/config/v1/default_plugins.go`` and ``defaults.go``, the plugins'
+interface assertions) and from the Kubernetes changelogs, and is pinned by the oracle
+corpus. Keeping the facts in one table means a new Kubernetes release is one diff here.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+API_GROUP: Final = "kubescheduler.config.k8s.io"
+CURRENT_API_VERSION: Final = f"{API_GROUP}/v1"
+KIND: Final = "KubeSchedulerConfiguration"
+DEFAULT_SCHEDULER_NAME: Final = "default-scheduler"
+
+Version = tuple[int, int]
+
+# apiVersion of KubeSchedulerConfiguration -> (first release, release that removed it).
+# v1alpha1/v1alpha2: gone in 1.19 (kubernetes#89298, #91420); v1beta1: 1.23 (#104782);
+# v1beta2: 1.28 (#117649); v1beta3: 1.29 (#119994); v1: GA in 1.25.
+API_VERSIONS: Final[dict[str, tuple[Version, Version | None]]] = {
+    "v1alpha1": ((1, 12), (1, 19)),
+    "v1alpha2": ((1, 18), (1, 19)),
+    "v1beta1": ((1, 19), (1, 23)),
+    "v1beta2": ((1, 22), (1, 28)),
+    "v1beta3": ((1, 23), (1, 29)),
+    "v1": ((1, 25), None),
+}
+POLICY_REMOVED: Final[Version] = (1, 23)
+"""The legacy ``Policy`` API (``--policy-config-file``) went with v1beta1 in 1.23."""
+
+# Extension points in the order the framework builds them (``getExtensionPoints``); the
+# first one is where an unknown multiPoint plugin is reported.
+EXTENSION_POINTS: Final = (
+    "preFilter",
+    "filter",
+    "postFilter",
+    "reserve",
+    "preScore",
+    "score",
+    "preBind",
+    "bind",
+    "postBind",
+    "permit",
+    "preEnqueue",
+    "queueSort",
+)
+PLUGIN_SETS: Final = (*EXTENSION_POINTS, "multiPoint")
+"""The keys of ``profiles[].plugins`` in v1."""
+
+
+def go_interface(extension_point: str) -> str:
+    """The Go interface name kube-scheduler prints (``score`` -> ``ScorePlugin``)."""
+    return extension_point[0].upper() + extension_point[1:] + "Plugin"
+
+
+_PF, _F, _PO, _R, _PS, _S = "preFilter", "filter", "postFilter", "reserve", "preScore", "score"
+_PB, _B, _PE, _Q = "preBind", "bind", "preEnqueue", "queueSort"
+
+# The in-tree registry of v1.35 and the extension points each plugin implements.
+PLUGINS: Final[dict[str, frozenset[str]]] = {
+    "DynamicResources": frozenset({_PE, _PF, _F, _PO, _R, _S, _PB}),
+    "ImageLocality": frozenset({_S}),
+    "TaintToleration": frozenset({_F, _PS, _S}),
+    "NodeName": frozenset({_F}),
+    "NodePorts": frozenset({_PF, _F}),
+    "NodeAffinity": frozenset({_PF, _F, _PS, _S}),
+    "NodeDeclaredFeatures": frozenset({_PF, _F}),
+    "PodTopologySpread": frozenset({_PF, _F, _PS, _S}),
+    "NodeUnschedulable": frozenset({_F}),
+    "NodeResourcesFit": frozenset({_PF, _F, _PS, _S}),
+    "NodeResourcesBalancedAllocation": frozenset({_PS, _S}),
+    "VolumeBinding": frozenset({_PF, _F, _R, _PS, _S, _PB}),
+    "VolumeRestrictions": frozenset({_PF, _F}),
+    "VolumeZone": frozenset({_PF, _F}),
+    "NodeVolumeLimits": frozenset({_PF, _F}),
+    "InterPodAffinity": frozenset({_PF, _F, _PS, _S}),
+    "PrioritySort": frozenset({_Q}),
+    "DefaultBinder": frozenset({_B}),
+    "DefaultPreemption": frozenset({_PO, _PE}),
+    "SchedulingGates": frozenset({_PE}),
+    "GangScheduling": frozenset({_PE, _R, "permit"}),
+}
+
+FIT: Final = "NodeResourcesFit"
+BALANCED: Final = "NodeResourcesBalancedAllocation"
+
+# ``getDefaultPlugins``: the default multiPoint set (name, weight) with the v1.35 default
+# feature gates (DynamicResourceAllocation is GA and on).
+DEFAULT_MULTI_POINT: Final[tuple[tuple[str, int | None], ...]] = (
+    ("SchedulingGates", None),
+    ("PrioritySort", None),
+    ("NodeUnschedulable", None),
+    ("NodeName", None),
+    ("TaintToleration", 3),
+    ("NodeAffinity", 2),
+    ("NodePorts", None),
+    (FIT, 1),
+    ("VolumeRestrictions", None),
+    ("NodeVolumeLimits", None),
+    ("VolumeBinding", None),
+    ("VolumeZone", None),
+    ("PodTopologySpread", 2),
+    ("InterPodAffinity", 2),
+    ("DynamicResources", 2),
+    ("DefaultPreemption", None),
+    (BALANCED, 1),
+    ("ImageLocality", 1),
+    ("DefaultBinder", None),
+)
+
+# Plugins removed from v1 (``invalidPluginsByVersion``): rejected at validation.
+REMOVED_PLUGINS: Final = frozenset({"AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits"})
+
+# Plugins of earlier API versions that v1 no longer has, and what replaces them.
+RETIRED_PLUGINS: Final[dict[str, str]] = {
+    "NodeResourcesMostAllocated": "NodeResourcesFit with scoringStrategy.type MostAllocated",
+    "NodeResourcesLeastAllocated": "NodeResourcesFit with scoringStrategy.type LeastAllocated",
+    "RequestedToCapacityRatio": "NodeResourcesFit with scoringStrategy.type "
+    "RequestedToCapacityRatio",
+    "NodeResourceLimits": "NodeResourcesFit",
+    "SelectorSpread": "PodTopologySpread",
+    "DefaultPodTopologySpread": "PodTopologySpread",
+    "NodeLabel": "NodeAffinity",
+    "ServiceAffinity": "InterPodAffinity",
+    "NodePreferAvoidPods": "nothing (it was removed)",
+    **{name: "NodeVolumeLimits" for name in sorted(REMOVED_PLUGINS)},
+}
+
+# Plugins whose ``pluginConfig[].args`` kube-scheduler decodes (strictly) into a typed
+# ``<Name>Args``; args of any other name are kept as opaque bytes and never looked at.
+ARGS_PLUGINS: Final = frozenset(
+    {
+        "DefaultPreemption",
+        "DynamicResources",
+        "InterPodAffinity",
+        "NodeAffinity",
+        FIT,
+        BALANCED,
+        "PodTopologySpread",
+        "VolumeBinding",
+    }
+)
+
+FIT_STRATEGIES: Final = ("LeastAllocated", "MostAllocated", "RequestedToCapacityRatio")
+DEFAULT_RESOURCES: Final = (("cpu", 1), ("memory", 1))
+MAX_NODE_SCORE: Final = 100
+MAX_CUSTOM_PRIORITY_SCORE: Final = 10
+MAX_INT64: Final = (1 << 63) - 1
+
+
+def parse_version(text: str) -> Version | None:
+    """``1.35``, ``v1.35.4`` -> (1, 35); ``None`` if it is not a Kubernetes version."""
+    parts = text.strip().removeprefix("v").split(".")
+    if len(parts) < 2 or not parts[0].isdigit() or not parts[1].isdigit():
+        return None
+    return int(parts[0]), int(parts[1])
+
+
+def show_version(version: Version) -> str:
+    """(1, 29) -> ``1.29``."""
+    return f"{version[0]}.{version[1]}"

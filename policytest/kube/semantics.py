@@ -1,0 +1,300 @@
+"""From a strictly decoded configuration to kube-scheduler's verdict and model.
+
+Follows kube-scheduler's own order: v1 defaulting (profiles, plugin sets, plugin args),
+``ValidateKubeSchedulerConfiguration``, then building every profile's framework
+(``scheduler.New``), which is where NodeResourcesFit's args are checked. Every problem
+of every stage is collected; the model exists only when there is no error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from policytest.findings import Severity
+from policytest.kube import rules
+from policytest.kube.advice import advice
+from policytest.kube.framework import (
+    Framework,
+    Path,
+    PluginRef,
+    PluginSet,
+    Problem,
+    build,
+    default_plugins,
+    merge_plugin_set,
+    needed_plugins,
+)
+from policytest.kube.model import KubeSchedulerConfig, Profile
+from policytest.kube.other_args import VALIDATORS
+from policytest.kube.registry import (
+    BALANCED,
+    DEFAULT_SCHEDULER_NAME,
+    EXTENSION_POINTS,
+    FIT,
+    PLUGIN_SETS,
+    REMOVED_PLUGINS,
+)
+from policytest.kube.resources import (
+    DEFAULT_BALANCED,
+    DEFAULT_FIT,
+    BalancedArgsData,
+    FitArgs,
+    balanced_problems,
+    fit_problems,
+    read_balanced_args,
+    read_fit_args,
+)
+from policytest.kube.settings import percentage_problem, settings_problems
+from policytest.kube.values import integer, items, mapping, text
+
+_REFUSES = "kube-scheduler refuses to start"
+
+
+@dataclass(frozen=True)
+class PluginConfigEntry:
+    """One ``pluginConfig`` item: the plugin name, its args as written, its path."""
+
+    name: str
+    args: Any
+    path: Path
+
+    @property
+    def args_path(self) -> Path:
+        return (*self.path, "args")
+
+
+@dataclass(frozen=True)
+class ProfileData:
+    """A profile after v1 defaulting, with the paths of what the user wrote."""
+
+    path: Path
+    name: str
+    written: dict[str, Any]
+    custom: dict[str, PluginSet]
+    sets: dict[str, PluginSet]
+    plugin_config: tuple[PluginConfigEntry, ...]
+    fit: FitArgs
+    balanced: BalancedArgsData
+
+    def configured(self, plugin: str) -> PluginConfigEntry | None:
+        return next((e for e in self.plugin_config if e.name == plugin), None)
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """What kube-scheduler concludes: the problems, and the model if it would start."""
+
+    problems: tuple[Problem, ...]
+    config: KubeSchedulerConfig | None
+
+
+def analyse(config: dict[str, Any], api_version: str) -> Analysis:
+    """Default, validate and build ``config`` (a decoded, well-typed JSON object)."""
+    profiles = read_profiles(config)
+    problems = [*settings_problems(config), *_validate_profiles(profiles)]
+    frameworks = []
+    for profile in profiles:
+        if FIT in needed_plugins(profile.sets):
+            problems.extend(fit_problems(profile.fit))
+        framework = build(profile.sets, profile.path)
+        problems.extend(framework.problems)
+        frameworks.append(framework)
+    problems.extend(advice(profiles, frameworks))
+    failed = any((p.severity or p.rule.severity) is Severity.ERROR for p in problems)
+    model = None if failed else _model(config, api_version, profiles, frameworks)
+    return Analysis(tuple(problems), model)
+
+
+def read_profiles(config: dict[str, Any]) -> list[ProfileData]:
+    """``SetDefaults_KubeSchedulerConfiguration`` for the profiles."""
+    entries: list[tuple[Path, dict[str, Any]]] = [
+        (("profiles", i), mapping(p)) for i, p in enumerate(items(config.get("profiles")))
+    ] or [((), {})]
+    profiles = []
+    for path, data in entries:
+        name_value = data.get("schedulerName")
+        name = (
+            DEFAULT_SCHEDULER_NAME if name_value is None and len(entries) == 1 else text(name_value)
+        )
+        plugins = mapping(data.get("plugins"))
+        custom = {
+            key: _plugin_set(plugins.get(key), (*path, "plugins", key)) for key in PLUGIN_SETS
+        }
+        defaults = default_plugins(path)
+        sets = {key: merge_plugin_set(defaults[key], custom[key]) for key in PLUGIN_SETS}
+        plugin_config = tuple(
+            PluginConfigEntry(
+                text(mapping(item).get("name")),
+                mapping(item).get("args"),
+                (*path, "pluginConfig", index),
+            )
+            for index, item in enumerate(items(data.get("pluginConfig")))
+        )
+        fit_entry = next((e for e in plugin_config if e.name == FIT), None)
+        balanced_entry = next((e for e in plugin_config if e.name == BALANCED), None)
+        profiles.append(
+            ProfileData(
+                path,
+                name,
+                data,
+                custom,
+                sets,
+                plugin_config,
+                read_fit_args(fit_entry.args, fit_entry.args_path) if fit_entry else DEFAULT_FIT,
+                read_balanced_args(balanced_entry.args, balanced_entry.args_path)
+                if balanced_entry
+                else DEFAULT_BALANCED,
+            )
+        )
+    return profiles
+
+
+def _plugin_set(value: Any, path: Path) -> PluginSet:
+    fields = mapping(value)
+
+    def refs(key: str) -> tuple[PluginRef, ...]:
+        return tuple(
+            PluginRef(
+                text(mapping(p).get("name")), integer(mapping(p).get("weight")), (*path, key, index)
+            )
+            for index, p in enumerate(items(fields.get(key)))
+        )
+
+    return PluginSet(refs("enabled"), refs("disabled"))
+
+
+def _validate_profiles(profiles: list[ProfileData]) -> Iterator[Problem]:
+    """The profile part of ``ValidateKubeSchedulerConfiguration``."""
+    seen: dict[str, ProfileData] = {}
+    for profile in profiles:
+        yield from _validate_profile(profile)
+        first = seen.get(profile.name)
+        if first is not None:
+            yield Problem(
+                rules.SCHEDULER_NAME,
+                (*profile.path, "schedulerName"),
+                f'schedulerName "{profile.name}" is already used by another profile: '
+                f"{_REFUSES}; give each profile its own name",
+            )
+        seen[profile.name] = profile
+    yield from _common_queue_sort(profiles)
+
+
+def _validate_profile(profile: ProfileData) -> Iterator[Problem]:
+    if not profile.name:
+        yield Problem(
+            rules.SCHEDULER_NAME,
+            (*profile.path, "schedulerName"),
+            f"profile has no schedulerName: {_REFUSES}; with more than one profile "
+            "each needs a name",
+        )
+    yield from percentage_problem(
+        profile.written.get("percentageOfNodesToScore"), (*profile.path, "percentageOfNodesToScore")
+    )
+    for point in EXTENSION_POINTS:
+        for plugin in profile.custom[point].enabled:
+            if plugin.name in REMOVED_PLUGINS:
+                yield _removed(plugin.name, (*plugin.path, "name"))
+    names: set[str] = set()
+    for entry in profile.plugin_config:
+        if entry.name in names:
+            yield Problem(
+                rules.DUPLICATE_PLUGIN_CONFIG,
+                (*entry.path, "name"),
+                f"pluginConfig for {entry.name} is given twice: {_REFUSES}; merge "
+                "the two entries' args",
+            )
+        names.add(entry.name)
+        if entry.name in REMOVED_PLUGINS:
+            yield _removed(entry.name, (*entry.path, "name"))
+        elif entry.name == BALANCED:
+            yield from balanced_problems(read_balanced_args(entry.args, entry.args_path))
+        elif entry.name in VALIDATORS:
+            yield from VALIDATORS[entry.name](mapping(entry.args), entry.args_path)
+
+
+def _removed(name: str, path: Path) -> Problem:
+    return Problem(
+        rules.UNKNOWN_PLUGIN,
+        path,
+        f"plugin {name} was removed from "
+        f"kubescheduler.config.k8s.io/v1: {_REFUSES}; use NodeVolumeLimits",
+    )
+
+
+def _queue_sort_signature(profile: ProfileData) -> tuple[Any, ...]:
+    plugin_set = profile.sets["queueSort"]
+    enabled = tuple((p.name, p.weight or 0) for p in plugin_set.enabled)
+    return enabled, tuple(p.name for p in plugin_set.disabled)
+
+
+def _common_queue_sort(profiles: list[ProfileData]) -> Iterator[Problem]:
+    """``validateCommonQueueSort``: one queue sort in the first profile, same in all."""
+    first = profiles[0]
+    enabled = first.sets["queueSort"].enabled
+    if len(enabled) > 1:
+        yield Problem(
+            rules.QUEUE_SORT_BIND,
+            (*first.path, "plugins", "queueSort", "enabled"),
+            f"{len(enabled)} queue sort plugins are enabled, only one may be: {_REFUSES}",
+        )
+    sort_name = enabled[0].name if enabled else ""
+    sort_args = [e.args for e in first.plugin_config if e.name == sort_name]
+    canon = _queue_sort_signature(first)
+    for profile in profiles[1:]:
+        if _queue_sort_signature(profile) != canon:
+            yield Problem(
+                rules.QUEUE_SORT_BIND,
+                (*profile.path, "plugins", "queueSort"),
+                "queueSort differs from the first profile's: all profiles share one "
+                f"queue, so it must be the same everywhere; {_REFUSES}",
+                key=True,
+            )
+        for entry in profile.plugin_config:
+            if entry.name == sort_name and entry.args != (sort_args[-1] if sort_args else None):
+                yield Problem(
+                    rules.QUEUE_SORT_BIND,
+                    entry.args_path,
+                    f"args of the queue sort plugin {sort_name} differ from the "
+                    f"first profile's: {_REFUSES}",
+                    key=True,
+                )
+
+
+def _model(
+    config: dict[str, Any],
+    api_version: str,
+    profiles: list[ProfileData],
+    frameworks: list[Framework],
+) -> KubeSchedulerConfig:
+    built = []
+    for profile, framework in zip(profiles, frameworks, strict=True):
+        built.append(
+            Profile(
+                scheduler_name=profile.name,
+                score_plugins=framework.score_plugins,
+                filter_plugins=framework.plugins["filter"],
+                fit_args=profile.fit.scoring(),
+                balanced_args=profile.balanced.scoring(),
+                fit_ignored_resources=tuple(name for name, _ in profile.fit.ignored_resources),
+                fit_ignored_resource_groups=tuple(name for name, _ in profile.fit.ignored_groups),
+                percentage_of_nodes_to_score=integer(
+                    profile.written.get("percentageOfNodesToScore")
+                ),
+            )
+        )
+
+    def setting(key: str, default: int) -> int:
+        value = integer(config.get(key))
+        return default if value is None else value
+
+    return KubeSchedulerConfig(
+        api_version=api_version,
+        profiles=tuple(built),
+        parallelism=setting("parallelism", 16),
+        percentage_of_nodes_to_score=setting("percentageOfNodesToScore", 0),
+        pod_initial_backoff_seconds=setting("podInitialBackoffSeconds", 1),
+        pod_max_backoff_seconds=setting("podMaxBackoffSeconds", 10),
+    )

@@ -1,0 +1,41 @@
+"""Typed reads of the decoded JSON value that never raise.
+
+The schema has already checked the Go types when these run, but a reader that trusts
+nothing keeps every odd input a finding instead of a traceback.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def mapping(value: Any) -> dict[str, Any]:
+    """A JSON object, or ``{}`` (Go: a null or missing struct is its zero value)."""
+    return value if isinstance(value, dict) else {}
+
+
+def items(value: Any) -> list[Any]:
+    """A JSON array, or ``[]``."""
+    return value if isinstance(value, list) else []
+
+
+def text(value: Any, default: str = "") -> str:
+    """A JSON string, or ``default``."""
+    return value if isinstance(value, str) else default
+
+
+def integer(value: Any) -> int | None:
+    """A JSON integer (not a boolean), or ``None``."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def number(value: Any) -> float | None:
+    """A JSON number (not a boolean), or ``None``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
+def flag(value: Any, default: bool) -> bool:
+    """A JSON boolean, or ``default``."""
+    return value if isinstance(value, bool) else default
