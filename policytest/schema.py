@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from policytest.fastschema import certainly_valid
 from policytest.findings import Finding, Severity
 from policytest.goyaml import DecodeError, scalar_value
 from policytest.rules import get_rule, rule
@@ -71,15 +72,24 @@ def schema_text(name: str) -> str:
 
 
 @cache
+def _schema(name: str) -> Any:
+    return json.loads(schema_text(name))
+
+
+@cache
 def _validator(name: str) -> Any:
     from jsonschema import Draft202012Validator
 
-    schema = json.loads(schema_text(name))
-    return Draft202012Validator(schema)
+    return Draft202012Validator(_schema(name))
 
 
 def schema_findings(document: Document, schema_name: str, value: Any) -> list[Finding]:
-    """Validate a decoded document against a bundled schema; one finding per problem."""
+    """Validate a decoded document against a bundled schema; one finding per problem.
+
+    A valid document is recognised without importing jsonschema (see ``fastschema``).
+    """
+    if certainly_valid(_schema(schema_name), value):
+        return []
     validator = _validator(schema_name)
     findings: list[Finding] = []
     for error in validator.iter_errors(value):
