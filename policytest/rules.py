@@ -57,11 +57,11 @@ _REGISTRY: dict[str, Rule] = {}
 
 def rule(rule_id: str, severity: Severity, summary: str, doc: str) -> Rule:
     """Declare a rule; ids must be unique across the whole catalogue."""
-    if rule_id in _REGISTRY:
-        raise ValueError(f"rule {rule_id} declared twice")
     declared = Rule(rule_id, severity, summary, inspect.cleandoc(doc))
-    _REGISTRY[rule_id] = declared
-    return declared
+    existing = _REGISTRY.setdefault(rule_id, declared)
+    if existing != declared:  # an identical re-declaration is a module imported again
+        raise ValueError(f"rule {rule_id} declared twice, differently")
+    return existing
 
 
 def get_rule(rule_id: str) -> Rule | None:

@@ -36,3 +36,6 @@ def run_line(capsys: pytest.CaptureFixture[str]) -> RunLine:
         return CliResult(code, captured.out, captured.err)
 
     return run
+
+
+pytest_plugins = ["pytester"]

@@ -1,0 +1,102 @@
+"""The pytest plugin, tested with pytester on small fixture projects."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+FIXTURES = Path(__file__).parent.parent / "fixtures"
+CONFIG = (FIXTURES / "configs" / "volcano-binpack-cpu-weighted.yaml").read_text()
+FIXTURE = (FIXTURES / "volcano-three-nodes-cpu-weighted.policytest.yaml").read_text()
+WRONG = FIXTURE.replace("ranking: [node-a, node-c, node-b]", "ranking: [node-b, node-a, node-c]")
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    pytester.mkdir("configs")
+    (pytester.path / "configs" / "volcano-binpack-cpu-weighted.yaml").write_text(CONFIG)
+    (pytester.path / ".git").mkdir()  # the repository root configs must stay inside
+    return pytester
+
+
+def test_each_case_is_an_item_named_file_and_case(project: pytest.Pytester) -> None:
+    (project.path / "three.policytest.yaml").write_text(FIXTURE)
+    result = project.runpytest("-v")
+    result.stdout.fnmatch_lines(
+        [
+            "*three.policytest.yaml::a 1-CPU task prefers the node with the most CPU in use PASSED*",
+        ]
+    )
+    result.assert_outcomes(passed=1)
+
+
+def test_failure_shows_expected_and_actual_without_a_traceback(project: pytest.Pytester) -> None:
+    (project.path / "three.policytest.yaml").write_text(WRONG)
+    result = project.runpytest()
+    result.assert_outcomes(failed=1)
+    assert (
+        "ranking: expected [node-b, node-a, node-c], got [node-a, node-c, node-b]"
+        in result.stdout.str()
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "*rank*node*total*binpack*",
+            "*1*node-a*79.16666667*",
+            "*run with --policytest-update to accept the actual results*",
+        ]
+    )
+    assert "Traceback" not in result.stdout.str()
+    assert "policytest/runner.py" not in result.stdout.str()
+
+
+def test_broken_config_reference_is_an_error_case(project: pytest.Pytester) -> None:
+    broken = FIXTURE.replace("configs/volcano-binpack-cpu-weighted.yaml", "configs/missing.yaml")
+    (project.path / "broken.policytest.yaml").write_text(broken)
+    result = project.runpytest()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*PT003*configs/missing.yaml*does not exist*"])
+
+
+def test_update_rewrites_expectations_and_keeps_comments(project: pytest.Pytester) -> None:
+    path = project.path / "three.policytest.yaml"
+    path.write_text(WRONG)
+    result = project.runpytest("--policytest-update")
+    result.assert_outcomes(passed=1)
+    assert path.read_text() == FIXTURE
+    project.runpytest().assert_outcomes(passed=1)
+
+
+def test_file_pattern_is_configurable(project: pytest.Pytester) -> None:
+    (project.path / "three.golden.yaml").write_text(FIXTURE)
+    project.makeini("[pytest]\npolicytest_files = *.golden.yaml\n")
+    project.runpytest().assert_outcomes(passed=1)
+
+
+def test_runs_under_xdist(project: pytest.Pytester) -> None:
+    for index in range(4):
+        (project.path / f"f{index}.policytest.yaml").write_text(FIXTURE)
+    (project.path / "wrong.policytest.yaml").write_text(WRONG)
+    result = project.runpytest_subprocess("-n", "2", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=4, failed=1)
+
+
+def test_policytest_fixture_ranks_in_python(project: pytest.Pytester) -> None:
+    project.makepyfile(
+        test_api="""
+        def test_rank(policytest):
+            scheduler = policytest.scheduler("configs/volcano-binpack-cpu-weighted.yaml")
+            nodes = [
+                {"name": "a", "allocatable": {"cpu": "8", "memory": "16Gi", "pods": "10"},
+                 "used": {"cpu": "6"}},
+                {"name": "b", "allocatable": {"cpu": "8", "memory": "16Gi", "pods": "10"}},
+            ]
+            assert policytest.rank(scheduler, nodes, {"requests": {"cpu": "1"}}) == [["a"], ["b"]]
+
+        def test_run(policytest):
+            (result,) = policytest.run("three.policytest.yaml")
+            assert result.status == "passed"
+        """
+    )
+    (project.path / "three.policytest.yaml").write_text(FIXTURE)
+    project.runpytest("test_api.py").assert_outcomes(passed=2)
