@@ -25,7 +25,7 @@ def test_each_case_is_an_item_named_file_and_case(project: pytest.Pytester) -> N
     result = project.runpytest("-v")
     result.stdout.fnmatch_lines(
         [
-            "*three.policytest.yaml::a 1-CPU task prefers the node with the most CPU in use PASSED*",
+            "*three.policytest.yaml::a 1-CPU task prefers the node with the most CPU in use PASS*",
         ]
     )
     result.assert_outcomes(passed=1)
