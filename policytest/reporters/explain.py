@@ -63,7 +63,7 @@ def _resource_lines(nodes: Sequence[NodeScore]) -> list[str]:
                 )
                 lines.append(
                     f"      {item.name:<16} {amount:>16} {share:>7}  "
-                    f"weight {item.weight:<3}{share_of_score}"
+                    f"weight {item.weight:<3}{share_of_score}".rstrip()
                 )
     return lines
 
