@@ -28,9 +28,7 @@ class BinpackWeights:
     weight: int = 1
     cpu: int = 1
     memory: int = 1
-    resources: Mapping[str, int] = field(
-        default_factory=lambda: _frozen({"cpu": 1, "memory": 1})
-    )
+    resources: Mapping[str, int] = field(default_factory=lambda: _frozen({"cpu": 1, "memory": 1}))
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "resources", _frozen(self.resources))

@@ -1,0 +1,85 @@
+"""``framework.Arguments.GetInt``: how a plugin reads an integer argument.
+
+Since 1.6 the value must already be a Go ``int`` after yaml.v2 decoding (``10``, ``0x0A``,
+``010`` = 8); anything else (``"10"``, ``1.5``, ``true``, null, beyond int64) is logged
+and ignored. Up to 1.5 arguments were strings parsed with ``strconv.Atoi`` (``"10"`` and
+``10`` both work, ``010`` is 10, ``0x0A`` is ignored).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from policytest.goyaml import Uint64, go_type
+from policytest.volcano.gotext import atoi
+
+_PLAIN_DECIMAL = re.compile(r"[-+]?(0|[1-9][0-9]*)")
+
+
+@dataclass(frozen=True)
+class IntRead:
+    """What ``GetInt`` did with one key: ``value`` is ``None`` when the key is absent or
+    the value was ignored (``ignored`` then says why)."""
+
+    value: int | None
+    ignored: str | None = None
+
+
+def get_int(arguments: Mapping[str, Any] | None, key: str, *, string_arguments: bool) -> IntRead:
+    """Read ``key`` as Volcano's ``GetInt`` does."""
+    if arguments is None or key not in arguments:
+        return IntRead(None)
+    value = arguments[key]
+    if string_arguments:
+        text = value if isinstance(value, str) else ""
+        if text == "":
+            return IntRead(None)
+        number = atoi(text)
+        if number is None:
+            return IntRead(None, f"`{text}` is not a base-10 integer (strconv.Atoi)")
+        return IntRead(number)
+    if isinstance(value, int) and not isinstance(value, (bool, Uint64)):
+        return IntRead(value)
+    return IntRead(None, describe(value))
+
+
+def describe(value: Any) -> str:
+    """Why a decoded value is not a Go ``int``, in the user's terms."""
+    if value is None:
+        return "the value is null (empty)"
+    if isinstance(value, bool):
+        return f"`{str(value).lower()}` is a boolean to yaml.v2"
+    if isinstance(value, Uint64):
+        return f"{value} does not fit in a Go int (beyond int64)"
+    if isinstance(value, float):
+        if math.isnan(value) or math.isinf(value):
+            return f"`{value}` is a float"
+        if value.is_integer():
+            return f"{value!r} is a float to yaml.v2, not an integer"
+        return f"{value!r} is a float"
+    if isinstance(value, str):
+        if _PLAIN_DECIMAL.fullmatch(value.strip()):
+            return f'"{value}" is a string (quoted), not an integer'
+        return f'"{value}" is a string'
+    return f"a {go_type(value)} is not an integer"
+
+
+def surprising_int(text: str, value: int) -> str | None:
+    """How yaml.v2 read an integer literal that other YAML tools read differently, else
+    ``None``: ``010`` is octal 8 (10 in YAML 1.2), ``0o17``, ``0b101`` and ``1_000`` are
+    numbers to yaml.v2 but text to some YAML tools."""
+    if _PLAIN_DECIMAL.fullmatch(text):
+        return None
+    digits = text.lstrip("+-")
+    if len(digits) > 1 and digits[0] == "0" and digits[1].isdigit():
+        return f"`{text}` is octal to Volcano's YAML parser (Go yaml.v2): it reads {value}"
+    if "_" in text or digits[:2].lower() in ("0o", "0b"):
+        return (
+            f"`{text}` is {value} to Volcano's YAML parser (Go yaml.v2) but text to other "
+            "YAML tools"
+        )
+    return None

@@ -1,0 +1,346 @@
+"""binpack's arguments: ``calculateWeight`` exactly, and every silent correction it makes.
+
+Upstream (``plugins/binpack/binpack.go``): ``binpack.weight``, ``binpack.cpu`` and
+``binpack.memory`` default to 1 and are read with ``GetInt``; negative cpu/memory become
+1 (a negative weight is kept). ``binpack.resources`` must be a string: it is split on
+commas, items trimmed, empty items skipped; each item's weight is
+``binpack.resources.<item>`` (default 1, negative -> 1). Finally cpu and memory are put
+into the resource map with ``binpack.cpu``/``binpack.memory``, overriding any listed
+weight. A ``binpack.weight`` of 0 keeps the node-order function from registering.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+from ruamel.yaml.nodes import Node, ScalarNode
+
+from policytest.findings import Finding, Severity
+from policytest.goyaml import Uint64
+from policytest.volcano import rules
+from policytest.volcano.arguments import IntRead, describe, get_int, surprising_int
+from policytest.volcano.gotext import trim_space
+from policytest.volcano.weights import BinpackWeights
+
+if TYPE_CHECKING:
+    from policytest.source import Document
+    from policytest.volcano.conf import PluginEntry
+
+BINPACK = "binpack"
+WEIGHT = "binpack.weight"
+CPU = "binpack.cpu"
+MEMORY = "binpack.memory"
+RESOURCES = "binpack.resources"
+PREFIX = RESOURCES + "."
+KNOWN_KEYS = (WEIGHT, CPU, MEMORY, RESOURCES)
+INT64_MAX = 2**63 - 1
+
+STANDARD_RESOURCES = (
+    "cpu",
+    "memory",
+    "pods",
+    "ephemeral-storage",
+    "nvidia.com/gpu",
+    "amd.com/gpu",
+    "gpu.intel.com/i915",
+    "gpu.intel.com/xe",
+    "volcano.sh/vgpu-number",
+    "volcano.sh/vgpu-memory",
+    "volcano.sh/vgpu-cores",
+    "huawei.com/Ascend910",
+    "huawei.com/Ascend310",
+    "huawei.com/Ascend310P",
+)
+_STANDARD_PREFIXES = ("hugepages-", "nvidia.com/mig-", "volcano.sh/", "example.com/")
+_GPU_NAMES = tuple(name for name in STANDARD_RESOURCES if "gpu" in name)
+
+
+def declared_resources(arguments: Mapping[str, Any] | None) -> tuple[str, ...] | None:
+    """The trimmed, non-empty items of ``binpack.resources`` (``None``: not a string)."""
+    value = (arguments or {}).get(RESOURCES, "")
+    if not isinstance(value, str):
+        return None
+    items = (trim_space(item) for item in value.split(","))
+    return tuple(item for item in items if item)
+
+
+def binpack_weights(
+    arguments: Mapping[str, Any] | None, *, string_arguments: bool = False
+) -> BinpackWeights:
+    """``calculateWeight``: the weights Volcano holds for these arguments."""
+
+    def read(key: str, default: int) -> int:
+        value = get_int(arguments, key, string_arguments=string_arguments).value
+        return default if value is None else value
+
+    weight = read(WEIGHT, 1)
+    cpu = read(CPU, 1)
+    cpu = 1 if cpu < 0 else cpu
+    memory = read(MEMORY, 1)
+    memory = 1 if memory < 0 else memory
+    resources: dict[str, int] = {}
+    for name in declared_resources(arguments) or ():
+        resource_weight = read(PREFIX + name, 1)
+        resources[name] = 1 if resource_weight < 0 else resource_weight
+    resources["cpu"] = cpu
+    resources["memory"] = memory
+    return BinpackWeights(weight=weight, cpu=cpu, memory=memory, resources=resources)
+
+
+def resource_name_problem(name: str) -> str | None:
+    """Why no node will report a resource called ``name``, else ``None``."""
+    if any(char.isspace() for char in name) or any(sep in name for sep in ";\uff0c\u3001"):
+        return (
+            f"`{name}` is one resource name to Volcano, which splits `binpack.resources` "
+            "on commas only; separate names with commas"
+        )
+    if name in STANDARD_RESOURCES or name.startswith(_STANDARD_PREFIXES):
+        return None
+    for standard in STANDARD_RESOURCES:
+        if standard.lower() == name.lower():
+            return (
+                f"`{name}` differs from `{standard}` only by case; resource names are "
+                f"case-sensitive, so it never matches: write `{standard}`"
+            )
+    if "gpu" in name.lower():
+        close = difflib.get_close_matches(name.lower(), _GPU_NAMES, n=1, cutoff=0.6)
+        hint = close[0] if close else "nvidia.com/gpu"
+        return (
+            f"`{name}` looks like a GPU but is not a device plugin's resource name "
+            f"(NVIDIA's is `nvidia.com/gpu`, AMD's `amd.com/gpu`); did you mean `{hint}`?"
+        )
+    return None
+
+
+def _where(entry: PluginEntry) -> str:
+    return f"binpack (tier {entry.tier + 1}, entry {entry.index + 1})"
+
+
+class _EntryCheck:
+    """The findings for one binpack entry's arguments."""
+
+    def __init__(self, document: Document, entry: PluginEntry, string_arguments: bool) -> None:
+        self.document = document
+        self.entry = entry
+        self.string_arguments = string_arguments
+        self.arguments: Mapping[str, Any] = entry.arguments or {}
+        self.declared = declared_resources(entry.arguments)
+        weights = entry.weights
+        self.weights = weights if isinstance(weights, BinpackWeights) else BinpackWeights()
+
+    def value_node(self, key: str) -> Node:
+        return self.entry.argument_nodes[key][1]
+
+    def key_node(self, key: str) -> Node:
+        return self.entry.argument_nodes[key][0]
+
+    def findings(self) -> Iterator[Finding]:
+        for key in sorted(self.arguments, key=lambda k: self.key_node(k).start_mark.index):
+            if key in (WEIGHT, CPU, MEMORY):
+                yield from self.integer(key, 1)
+            elif key == RESOURCES:
+                yield from self.resources()
+            elif key.startswith(PREFIX):
+                yield from self.resource_weight(key, key[len(PREFIX) :])
+            else:
+                yield self.unknown(key)
+        yield from self.entry_level()
+
+    def read(self, key: str) -> IntRead:
+        return get_int(self.arguments, key, string_arguments=self.string_arguments)
+
+    def integer(self, key: str, default: int) -> Iterator[Finding]:
+        """VB001 (not an int), VB002 (negative resource weight), VB003/VB004/VB014."""
+        read = self.read(key)
+        node = self.value_node(key)
+        if read.ignored is not None:
+            yield rules.BINPACK_NOT_INT.at(
+                self.document,
+                node,
+                f"`{key}`: {read.ignored}; Volcano ignores it (only a log line) and keeps "
+                f"{default}. Write a plain integer, e.g. `{key}: {self.example(key)}`",
+            )
+            return
+        if read.value is None:
+            return
+        if isinstance(node, ScalarNode) and not self.string_arguments:
+            surprise = surprising_int(node.value, read.value)
+            if surprise is not None:
+                yield rules.BINPACK_NOT_INT.at(
+                    self.document,
+                    node,
+                    f"`{key}`: {surprise}; write {read.value} in plain decimal",
+                    Severity.WARNING,
+                )
+        yield from self.sign(key, read.value)
+
+    def example(self, key: str) -> str:
+        value = self.arguments.get(key)
+        if isinstance(value, int) and not isinstance(value, (bool, Uint64)):
+            return str(value)
+        if isinstance(value, str) and trim_space(value).lstrip("+-").isdigit():
+            return trim_space(value)
+        if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+            return str(int(value))
+        return "10" if key == WEIGHT else "1"
+
+    def sign(self, key: str, value: int) -> Iterator[Finding]:
+        node = self.value_node(key)
+        if key == WEIGHT:
+            if value == 0:
+                yield rules.BINPACK_OFF.at(
+                    self.document,
+                    node,
+                    "`binpack.weight: 0`: Volcano does not register binpack's node-order "
+                    "function, so binpack scores nothing and its other arguments do nothing; "
+                    "remove the plugin or use a positive weight such as 10",
+                )
+            elif value < 0:
+                yield rules.BINPACK_SPREADS.at(
+                    self.document,
+                    node,
+                    f"`binpack.weight: {value}` is negative: the fullest nodes score lowest, "
+                    "so pods are spread instead of packed; use a positive weight such as 10",
+                )
+            if abs(value) * 100 > INT64_MAX:
+                yield rules.BINPACK_OVERFLOW.at(
+                    self.document,
+                    node,
+                    f"`binpack.weight: {value}`: 100 x weight overflows Go's int64 and wraps, "
+                    "so binpack's scores come out negative or meaningless; use a weight in "
+                    "the tens",
+                )
+        elif value < 0:
+            yield rules.BINPACK_NEGATIVE.at(
+                self.document,
+                node,
+                f"`{key}: {value}` is negative: Volcano silently uses weight 1 instead; "
+                "use 0 to leave the resource out of the score, or a positive weight",
+            )
+
+    def resources(self) -> Iterator[Finding]:
+        """VB007 (not a string), VB008 (cpu/memory listed), VB013 (names), VB006."""
+        node = self.value_node(RESOURCES)
+        value = self.arguments[RESOURCES]
+        if self.declared is None:
+            shown = describe(value) if not isinstance(value, list) else "a YAML list"
+            fix = ", ".join(str(item) for item in value) if isinstance(value, list) else ""
+            example = f'`binpack.resources: "{fix or "nvidia.com/gpu"}"`'
+            yield rules.BINPACK_RESOURCES_TYPE.at(
+                self.document,
+                node,
+                f"`binpack.resources` must be one comma-separated string, but it is {shown}; "
+                "Volcano treats it as empty, so no extra resource is packed and every "
+                f"`binpack.resources.<name>` weight is ignored. Write {example}",
+            )
+            return
+        seen: set[str] = set()
+        for name in self.declared:
+            if name in seen:
+                continue
+            seen.add(name)
+            if name in ("cpu", "memory"):
+                yield rules.BINPACK_CPU_MEMORY.at(
+                    self.document,
+                    node,
+                    f"`{name}` in `binpack.resources` adds nothing: {name} always counts with "
+                    f"weight `binpack.{name}` ({getattr(self.weights, name)}); remove it from "
+                    "the list",
+                    Severity.INFO,
+                )
+                continue
+            problem = resource_name_problem(name)
+            if problem is not None:
+                yield rules.BINPACK_RESOURCE_NAME.at(self.document, node, problem)
+            if PREFIX + name not in self.arguments:
+                yield rules.BINPACK_DEFAULT_WEIGHT.at(
+                    self.document,
+                    node,
+                    f"`{name}` is declared without `{PREFIX}{name}`: its weight is 1; write "
+                    "the weight to make it explicit",
+                )
+
+    def resource_weight(self, key: str, name: str) -> Iterator[Finding]:
+        """VB005 (not declared), VB008 (cpu/memory), else read like any weight."""
+        declared = self.declared or ()
+        if name in ("cpu", "memory"):
+            effective = getattr(self.weights, name)
+            value = self.arguments[key]
+            differs = not (isinstance(value, int) and value == effective)
+            yield rules.BINPACK_CPU_MEMORY.at(
+                self.document,
+                self.key_node(key),
+                f"`{key}` is ignored: {name} always counts with weight `binpack.{name}` "
+                f"({effective}); write `binpack.{name}: {self.example(key)}` instead",
+                Severity.ERROR if differs else Severity.WARNING,
+            )
+            return
+        if name in declared:
+            yield from self.integer(key, 1)
+            return
+        yield rules.BINPACK_UNDECLARED.at(
+            self.document, self.key_node(key), self.undeclared_message(key, name, declared)
+        )
+
+    def undeclared_message(self, key: str, name: str, declared: tuple[str, ...]) -> str:
+        base = f"`{key}` is ignored: `{name}` is not declared in `binpack.resources`"
+        if self.declared is None:
+            return base + " (which is not a string, so nothing is declared)"
+        for candidate in declared:
+            if trim_space(name) == candidate or candidate.lower() == name.lower():
+                return (
+                    f"{base}; Volcano reads the weight of `{candidate}` from "
+                    f"`{PREFIX}{candidate}` (exact spelling, case-sensitive)"
+                )
+        listed = ", ".join(declared)
+        fix = f"{listed}, {name}" if listed else name
+        return f'{base}; declare it: `binpack.resources: "{fix}"`'
+
+    def unknown(self, key: str) -> Finding:
+        """VB009: a key binpack never reads, with the likely intent."""
+        message = f"`{key}` is not a binpack argument; Volcano ignores it"
+        bare = key.removeprefix("binpack.")
+        if bare in ("gpu", "gpus", "nvidia.com/gpu", "resources.gpu"):
+            message += (
+                "; declare GPUs with `binpack.resources: nvidia.com/gpu` and weight them "
+                "with `binpack.resources.nvidia.com/gpu`"
+            )
+        else:
+            candidates = [*KNOWN_KEYS, *(PREFIX + name for name in self.declared or ())]
+            close = difflib.get_close_matches(key, candidates, n=1, cutoff=0.6)
+            if not close and "binpack." + key in KNOWN_KEYS:
+                close = ["binpack." + key]
+            if close:
+                message += f"; did you mean `{close[0]}`?"
+            else:
+                message += f" (it reads {', '.join(KNOWN_KEYS)} and {PREFIX}<name>)"
+        return rules.BINPACK_UNKNOWN_KEY.at(self.document, self.key_node(key), message)
+
+    def entry_level(self) -> Iterator[Finding]:
+        """VB010 (all weights 0) and VB011 (enableNodeOrder: false)."""
+        weights = self.weights
+        if weights.weight != 0 and all(value == 0 for value in weights.resources.values()):
+            yield rules.BINPACK_ALL_ZERO.at(
+                self.document,
+                self.entry.arguments_node or self.entry.anchor,
+                f"every resource weight of {_where(self.entry)} is 0, so it scores 0 on "
+                "every node; give at least one resource a positive weight",
+            )
+        flag = self.entry.flag_nodes.get("enableNodeOrder")
+        if flag is not None and not self.entry.enabled("enableNodeOrder"):
+            yield rules.BINPACK_NO_NODE_ORDER.at(
+                self.document,
+                flag,
+                "`enableNodeOrder: false` on binpack: its node-order score is its only "
+                "function, so this entry and its weights do nothing; remove the flag "
+                "(or the plugin)",
+            )
+
+
+def binpack_findings(
+    document: Document, entry: PluginEntry, *, string_arguments: bool = False
+) -> list[Finding]:
+    """Every VB finding about one binpack entry's own arguments and flags."""
+    return list(_EntryCheck(document, entry, string_arguments).findings())

@@ -1,0 +1,205 @@
+"""Checking a Volcano conf: load it as the scheduler does, then say what it will do.
+
+The scheduler reads the mounted file, ``strings.TrimSpace``s it and unmarshals the first
+YAML document; a YAML error, a wrongly typed field, a hierarchical drf next to
+proportion or an unknown action rejects the whole file (it keeps its previous conf).
+:func:`load` reproduces that and builds the model; :func:`check` returns the findings.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+from ruamel.yaml.error import StreamMark
+from ruamel.yaml.nodes import Node, ScalarNode
+
+from policytest.checks import UNREADABLE
+from policytest.findings import Finding
+from policytest.goyaml import NULL, Budget, DecodeError, DecodeLimit, decode
+from policytest.options import CheckOptions
+from policytest.positions import IDENTITY, Position, PositionMap
+from policytest.source import Document, ParseFailure, compose_all
+from policytest.volcano import rules, versions
+from policytest.volcano.binpack_args import BINPACK, binpack_findings
+from policytest.volcano.conf import VolcanoConf, build, drf_conflicts, split_actions
+from policytest.volcano.conf_checks import (
+    action_findings,
+    cancellation_findings,
+    configuration_findings,
+    drf_findings,
+    plugin_findings,
+    structure_findings,
+    type_problem,
+)
+from policytest.volcano.decode import RawConf, unmarshal
+from policytest.volcano.gotext import leading_space, trim_space
+from policytest.volcano.nodeorder_args import NODEORDER, nodeorder_findings
+
+SCHEMA = "volcano-scheduler-conf"
+_KEEP_CHOMPING = re.compile(r"[|>][1-9]?\+|[|>]\+")
+_LINE_BREAKS = ("\r\n", "\n", "\r", "\x85", "\u2028", "\u2029")
+
+
+@dataclasses.dataclass(frozen=True)
+class Shifted(PositionMap):
+    """Positions in the trimmed text, mapped into the text the document came from."""
+
+    base: PositionMap
+    lines: int
+    first_column: int
+
+    def map(self, line: int, column: int) -> Position:
+        shift = self.first_column if line == 0 else 0
+        return self.base.map(line + self.lines, column + shift)
+
+
+def _advance(prefix: str) -> tuple[int, int]:
+    """(line breaks, column after the last one) in ``prefix``, counted as ruamel.yaml does."""
+    lines = 0
+    column = 0
+    index = 0
+    while index < len(prefix):
+        for brk in _LINE_BREAKS:
+            if prefix.startswith(brk, index):
+                lines += 1
+                column = 0
+                index += len(brk)
+                break
+        else:
+            column += 1
+            index += 1
+    return lines, column
+
+
+def _null_root() -> Node:
+    """An empty document: yaml.v2 leaves the configuration at its zero value."""
+    mark = StreamMark("<empty>", 0, 0, 0)
+    return ScalarNode(NULL, "", mark, mark)
+
+
+def trimmed(document: Document, options: CheckOptions) -> Document | Finding:
+    """The document the scheduler parses: its text after ``strings.TrimSpace``.
+
+    Re-composed only when trimming can change the parse (leading white space, or trailing
+    characters YAML does not itself ignore); positions stay those of the original file.
+    """
+    text = document.text
+    start = leading_space(text)
+    tail = text[start + len(trim_space(text)) :]
+    if start == 0 and not tail.strip(" \t\r\n") and not _KEEP_CHOMPING.search(text):
+        return document
+    return as_scheduler_reads(document.path, text, options, template=document)
+
+
+def as_scheduler_reads(
+    path: str, text: str, options: CheckOptions, *, template: Document | None = None
+) -> Document | Finding:
+    """The conf document Volcano parses from ``text``: the first YAML document of the
+    ``strings.TrimSpace``d text, with positions in ``text`` (mapped further through
+    ``template``'s positions when given), or the VC001 finding when it does not parse.
+
+    The reader composes the text as written; a raw conf that only parses after trimming
+    (an indented first line) needs this to be read at all.
+    """
+    start = leading_space(text)
+    kept = trim_space(text)
+    lines, column = _advance(text[:start])
+    base = template.positions if template is not None else IDENTITY
+    positions = Shifted(base, lines, column)
+    try:
+        roots = compose_all(kept, options.limits)
+    except ParseFailure as failure:
+        where = positions.map(failure.line, failure.column)
+        return rules.LOAD_FAILURE.finding(
+            path,
+            where.line,
+            where.column,
+            f"{failure.message}; Volcano trims the file and then cannot parse it, so it "
+            "keeps its previous configuration",
+            template.index if template is not None else 0,
+        )
+    if template is None:
+        template = Document(path, 0, _null_root(), text)
+    root = roots[0] if roots else _null_root()
+    return dataclasses.replace(template, root=root, text=kept, positions=positions)
+
+
+def load(document: Document, options: CheckOptions) -> tuple[VolcanoConf | None, list[Finding]]:
+    """Load one recognised Volcano conf document: the model Volcano would run (``None``
+    when it rejects the file) and every finding about it, sorted."""
+    release = versions.release(options.volcano_version)
+    findings: list[Finding] = []
+    if document.embedding is None and document.index > 0:
+        findings.append(
+            rules.IGNORED_DOCUMENT.at(
+                document,
+                document.root,
+                f"this is YAML document {document.index + 1} of the file: mounted as "
+                "volcano-scheduler.conf, Volcano reads only the first document and ignores "
+                "this one; keep one conf per file",
+            )
+        )
+        view: Document | Finding = document
+    else:
+        view = trimmed(document, options)
+    if isinstance(view, Finding):
+        return None, sorted([*findings, view])
+    budget = Budget.of(options.limits)
+    try:
+        raw = unmarshal(view.root, view.text, budget, string_arguments=release.string_arguments)
+    except DecodeLimit as error:
+        return None, sorted([*findings, UNREADABLE.at(view, error.node, str(error))])
+    except DecodeError as error:
+        message = (
+            f"{error}: Volcano cannot load this file (yaml.v2 stops here) and keeps running "
+            "its previous configuration"
+        )
+        return None, sorted([*findings, rules.LOAD_FAILURE.at(view, error.node, message)])
+    conf = build(raw, release)
+    findings.extend(type_problem(view, problem) for problem in raw.problems)
+    findings.extend(drf_findings(view, conf))
+    findings.extend(action_findings(view, raw, release))
+    findings.extend(structure_findings(view, raw))
+    findings.extend(plugin_findings(view, conf, release))
+    findings.extend(configuration_findings(view, conf, release))
+    for entry in conf.plugins:
+        if entry.name == BINPACK and entry.registered:
+            findings.extend(
+                binpack_findings(view, entry, string_arguments=release.string_arguments)
+            )
+        elif entry.name == NODEORDER and entry.registered:
+            findings.extend(
+                nodeorder_findings(view, entry, string_arguments=release.string_arguments)
+            )
+    findings.extend(cancellation_findings(view, conf))
+    findings.extend(_schema_findings(view, options, findings))
+    accepted = not raw.problems and not drf_conflicts(conf) and _actions_found(raw, release)
+    return (conf if accepted else None), sorted(set(findings))
+
+
+def check(document: Document, options: CheckOptions) -> list[Finding]:
+    """Every finding for one recognised Volcano conf document, sorted."""
+    return load(document, options)[1]
+
+
+def _actions_found(raw: RawConf, release: versions.Release) -> bool:
+    return all(item.name in release.actions for item in split_actions(raw.actions))
+
+
+def _schema_findings(
+    document: Document, options: CheckOptions, found: list[Finding]
+) -> list[Finding]:
+    """The bundled schema's findings that no rule above already reported at that place."""
+    from policytest.schema import schema_findings
+
+    try:
+        value = decode(document.root, document.text, budget=Budget.of(options.limits))
+    except DecodeError:
+        return []  # yaml.v2 never decodes what the schema would trip on (unknown keys)
+    taken = {(finding.line, finding.column) for finding in found}
+    return [
+        finding
+        for finding in schema_findings(document, SCHEMA, value)
+        if (finding.line, finding.column) not in taken
+    ]

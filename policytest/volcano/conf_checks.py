@@ -1,0 +1,341 @@
+"""The conf-level rules (``VC``) and the plugin interplay rule ``VB012``.
+
+Each function takes what loading produced (the document, the decoded structure and the
+model) and yields findings that say what Volcano will do and how to fix it.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterator, Sequence
+
+from ruamel.yaml.nodes import MappingNode, Node, ScalarNode
+
+from policytest.findings import Finding, Severity
+from policytest.positions import Position
+from policytest.rules import Rule
+from policytest.source import Document
+from policytest.volcano import rules, versions
+from policytest.volcano.binpack_args import BINPACK
+from policytest.volcano.conf import VolcanoConf, drf_conflicts, split_actions
+from policytest.volcano.decode import FLAGS, PLUGIN_KEYS, RawConf, TypeProblem, UnknownKey
+from policytest.volcano.nodeorder_args import NODEORDER
+from policytest.volcano.versions import Release
+from policytest.volcano.weights import BinpackWeights, NodeOrderWeights
+
+EXAMPLE_ACTIONS = '"enqueue, allocate, backfill"'
+PLUGIN_ALIASES = {"numaaware": "numa-aware", "tasktopology": "task-topology"}
+
+
+def line_of(node: Node, document: Document) -> int:
+    return document.position(node).line
+
+
+def closest(name: str, choices: Sequence[str]) -> str | None:
+    """The real spelling ``name`` most likely means (case and separators ignored first)."""
+    squashed = name.lower().replace("-", "").replace("_", "").replace(" ", "")
+    for choice in choices:
+        if choice.lower().replace("-", "") == squashed:
+            return choice
+    close = difflib.get_close_matches(name, list(choices), n=1, cutoff=0.6)
+    if not close:
+        close = difflib.get_close_matches(name.lower(), [c.lower() for c in choices], n=1)
+        close = [c for c in choices if close and c.lower() == close[0]]
+    return close[0] if close else None
+
+
+def at_offset(rule: Rule, document: Document, node: Node, offset: int, message: str) -> Finding:
+    """A finding at character ``offset`` inside a one-line scalar (else at its start)."""
+    if isinstance(node, ScalarNode) and node.start_mark.line == node.end_mark.line:
+        quote = 1 if node.style in ('"', "'") else 0
+        start = node.start_mark.index + quote
+        raw = document.text[start : start + offset]
+        if node.style in (None, '"', "'") and raw == node.value[:offset]:
+            where: Position = document.positions.map(
+                node.start_mark.line, node.start_mark.column + quote + offset
+            )
+            return rule.finding(document.path, where.line, where.column, message, document.index)
+    return rule.at(document, node, message)
+
+
+# --- VC001 ---------------------------------------------------------------------------
+
+
+def type_problem(document: Document, problem: TypeProblem) -> Finding:
+    """VC001 for one value yaml.v2 cannot decode into its field."""
+    node = problem.node
+    where = f"`{problem.field}`"
+    fix = ""
+    if problem.go_type == "conf.PluginOption" and isinstance(node, ScalarNode):
+        where = f"plugin entry `{node.value}`"
+        fix = f"; write `- name: {node.value}`"
+    elif problem.go_type in ("bool", "*bool") and isinstance(node, ScalarNode):
+        lowered = node.value.strip().lower()
+        word = {"1": "true", "0": "false", "yes": "true", "no": "false"}.get(lowered, lowered)
+        if word in ("true", "false"):
+            fix = f"; write `{problem.field}: {word}` (no quotes)"
+    elif problem.go_type.startswith("map[string]interface") and not isinstance(node, MappingNode):
+        fix = "; write the arguments as `key: value` lines under `arguments:`"
+    elif problem.field == "actions":
+        fix = f"; write one string such as `actions: {EXAMPLE_ACTIONS}`"
+    return rules.LOAD_FAILURE.at(
+        document,
+        node,
+        f"{where} must be {problem.expected}{fix}. Volcano cannot load this file "
+        f"(yaml.v2: {problem.go_message}) and keeps running its previous configuration",
+    )
+
+
+# --- VC002 / VC008 -----------------------------------------------------------------------
+
+
+def action_findings(document: Document, raw: RawConf, release: Release) -> Iterator[Finding]:
+    """VC002 for every action Volcano cannot find, VC008 for allocate and repeats."""
+    node = raw.actions_node
+    if node is None:
+        yield rules.UNKNOWN_ACTION.at(
+            document,
+            _first_key(raw.root),
+            "`actions` is missing: Volcano reads it as one empty action name and rejects "
+            f"the whole file; add e.g. `actions: {EXAMPLE_ACTIONS}`",
+        )
+        return
+    items = split_actions(raw.actions)
+    seen: set[str] = set()
+    for item in items:
+        if item.name in release.actions:
+            if item.name in seen:
+                yield at_offset(
+                    rules.ACTIONS_SHAPE,
+                    document,
+                    node,
+                    item.offset + item.written.index(item.name),
+                    f"action `{item.name}` is listed twice: it runs twice in every "
+                    "scheduling cycle; list it once",
+                )
+            seen.add(item.name)
+            continue
+        offset = item.offset + (item.written.index(item.name) if item.name else 0)
+        yield at_offset(
+            rules.UNKNOWN_ACTION,
+            document,
+            node,
+            offset,
+            f"{_action_problem(item.name, release)}. Volcano rejects the whole file and "
+            "keeps its previous configuration",
+        )
+    if "allocate" not in seen and all(item.name in release.actions for item in items):
+        yield rules.ACTIONS_SHAPE.at(
+            document,
+            node,
+            "no `allocate` action: nothing binds normal pending tasks to nodes, so jobs "
+            f"stay pending; add it, e.g. `actions: {EXAMPLE_ACTIONS}`",
+        )
+
+
+def _action_problem(name: str, release: Release) -> str:
+    if name == "":
+        return "empty action name (a trailing or doubled comma, or an empty `actions`)"
+    history = release.action_history(name)
+    if history is not None:
+        return f"action `{name}` does not exist in Volcano {release.name} ({history})"
+    message = f"unknown action `{name}`"
+    if any(sep in name for sep in (";", " ", "\uff0c", "\u3001", "\t")):
+        return message + "; separate actions with commas"
+    for real in sorted(versions.ACTIONS):
+        if real == name.lower() and real in release.actions:
+            return message + f"; action names are case-sensitive: write `{real}`"
+    suggestion = closest(name, sorted(release.actions))
+    return message + (f"; did you mean `{suggestion}`?" if suggestion else "")
+
+
+def _first_key(root: Node) -> Node:
+    if isinstance(root, MappingNode) and root.value:
+        first: Node = root.value[0][0]
+        return first
+    return root
+
+
+# --- VC003 ------------------------------------------------------------------------------
+
+
+def drf_findings(document: Document, conf: VolcanoConf) -> Iterator[Finding]:
+    for tier in drf_conflicts(conf):
+        drf = next(p for p in tier.plugins if p.name == "drf" and p.flags.get("enableHierarchy"))
+        proportion = next(p for p in tier.plugins if p.name == "proportion")
+        yield rules.DRF_PROPORTION.at(
+            document,
+            drf.flag_nodes.get("enableHierarchy", drf.anchor),
+            f"drf has `enableHierarchy: true` and proportion is in the same tier (line "
+            f"{line_of(proportion.anchor, document)}): Volcano rejects the whole file "
+            '("proportion and drf with hierarchy enabled conflicts"); move one of them to '
+            "another tier or drop `enableHierarchy`",
+        )
+
+
+# --- VC004 / VC005 -------------------------------------------------------------------------
+
+
+def plugin_findings(document: Document, conf: VolcanoConf, release: Release) -> Iterator[Finding]:
+    """VC004 for unknown plugin names, VC005 for plugins listed more than once."""
+    seen: dict[str, int] = {}
+    for entry in conf.plugins:
+        if not entry.registered:
+            yield rules.UNKNOWN_PLUGIN.at(
+                document, entry.anchor, _plugin_problem(entry.name, release)
+            )
+            continue
+        seen[entry.name] = seen.get(entry.name, 0) + 1
+        if seen[entry.name] == 2:
+            yield rules.DUPLICATE_PLUGIN.at(
+                document, entry.anchor, _duplicate_message(document, conf, entry.name)
+            )
+
+
+def _plugin_problem(name: str, release: Release) -> str:
+    skipped = "Volcano skips it at every scheduling cycle (only an error log)"
+    if name == "":
+        return f"plugin entry without a `name`: {skipped}; add `name:`"
+    history = release.plugin_history(name)
+    if history is not None:
+        return f"plugin `{name}` does not exist in Volcano {release.name} ({history}): {skipped}"
+    suggestion = PLUGIN_ALIASES.get(name) or closest(name, sorted(release.plugins))
+    hint = f"; did you mean `{suggestion}`?" if suggestion else ""
+    return f"unknown plugin `{name}`: {skipped}{hint}"
+
+
+def _duplicate_message(document: Document, conf: VolcanoConf, name: str) -> str:
+    entries = conf.entries(name)
+    lines = ", ".join(str(line_of(e.anchor, document)) for e in entries)
+    head = f"plugin `{name}` is listed {len(entries)} times (lines {lines})"
+    calls = conf.calls(name)
+    if name in (BINPACK, NODEORDER):
+        if not calls:
+            return f"{head}: none of its entries makes a node-order call; keep one entry"
+        source = line_of(calls[0].source.anchor, document)
+        return (
+            f"{head}: Volcano adds its node-order score {len(calls)} times per node, each "
+            f"time with the weights of the entry at line {source}; the other entries' "
+            "arguments do nothing. Keep one entry"
+        )
+    return (
+        f"{head}: its functions run once per entry, each time with the last entry's "
+        "arguments; keep one entry"
+    )
+
+
+# --- VC006 / VC007 / VC010 / VC011 --------------------------------------------------------------
+
+
+def unknown_key(document: Document, unknown: UnknownKey) -> Finding:
+    name = unknown.name
+    message = f"unknown key `{name}` in the {unknown.where}: Volcano ignores it"
+    if name.startswith("disable") and unknown.where == "plugin entry":
+        flag = "enable" + name[len("disable") :]
+        flag = flag if flag in FLAGS else closest(flag, FLAGS) or flag
+        message += (
+            f"; there are no `disable` flags: write `{flag}: false` to switch that function off"
+        )
+    else:
+        suggestion = _flag_spelling(name) if unknown.where == "plugin entry" else None
+        suggestion = suggestion or closest(name, unknown.choices)
+        if suggestion is None and name.rstrip("s") + "s" in unknown.choices:
+            suggestion = name.rstrip("s") + "s"
+        if suggestion is not None:
+            message += f"; did you mean `{suggestion}`?"
+    return rules.UNKNOWN_KEY.at(document, unknown.key, message)
+
+
+def _flag_spelling(name: str) -> str | None:
+    """``enabledNodeOrder`` -> ``enableNodeOrder`` (and the other way round)."""
+    for wrong, right in (("enabled", "enable"), ("enable", "enabled")):
+        if name.startswith(wrong):
+            candidate = right + name[len(wrong) :]
+            if candidate in FLAGS:
+                return candidate
+    lowered = {key.lower(): key for key in PLUGIN_KEYS}
+    return lowered.get(name.lower())
+
+
+def structure_findings(document: Document, raw: RawConf) -> Iterator[Finding]:
+    """VC006 unknown keys, VC007 duplicate keys, VC010 ``Null`` flags."""
+    for unknown in raw.unknown:
+        yield unknown_key(document, unknown)
+    for duplicate in raw.duplicates:
+        first = line_of(duplicate.first, document)
+        if duplicate.merged:
+            yield rules.DUPLICATE_KEY.at(
+                document,
+                duplicate.key,
+                f"second `{duplicate.name}:` in this entry (first at line {first}): yaml.v2 "
+                "merges the two maps, the later one winning for keys both set; write one map",
+                Severity.WARNING,
+            )
+        else:
+            yield rules.DUPLICATE_KEY.at(
+                document,
+                duplicate.key,
+                f"`{duplicate.name}` is written twice in this mapping (first at line {first}): "
+                "Volcano silently keeps this one and drops the first; keep one",
+            )
+    for tier in raw.tiers or ():
+        for plugin in tier.plugins or ():
+            for node in plugin.null_flags:
+                yield rules.NULL_FLAG.at(
+                    document,
+                    node,
+                    f"`{node.value}` sets this flag to false (only `null`, `~` or an empty "
+                    "value leave it unset, so that it defaults to true); write `false`, or "
+                    "remove the key",
+                )
+
+
+def configuration_findings(
+    document: Document, conf: VolcanoConf, release: Release
+) -> Iterator[Finding]:
+    """VC011: a configuration whose action does not run (or that looks like a typo)."""
+    for configuration in conf.configurations:
+        name = configuration.name
+        node = configuration.name_node or configuration.node
+        if name in conf.actions:
+            continue
+        if name in release.actions:
+            message = (
+                f"configuration for `{name}`, which is not in `actions`: it is never read; "
+                f"add `{name}` to `actions` or remove the configuration"
+            )
+        else:
+            suggestion = closest(name, sorted(release.actions))
+            if suggestion is None:
+                continue  # plugins may read configurations by other names
+            message = (
+                f"configuration for `{name}`, which is not an action: no action reads it; "
+                f"did you mean `{suggestion}`?"
+            )
+        yield rules.IDLE_CONFIGURATION.at(document, node, message)
+
+
+# --- VB012 ------------------------------------------------------------------------------
+
+
+def cancellation_findings(document: Document, conf: VolcanoConf) -> Iterator[Finding]:
+    """VB012: nodeorder's leastrequested outweighs binpack's packing score."""
+    binpack_calls = conf.calls(BINPACK)
+    nodeorder_calls = conf.calls(NODEORDER)
+    packing = sum(c.weights.weight for c in binpack_calls if isinstance(c.weights, BinpackWeights))
+    spreading = sum(
+        c.weights.leastrequested for c in nodeorder_calls if isinstance(c.weights, NodeOrderWeights)
+    )
+    if packing <= 0 or spreading <= 0 or spreading < packing:
+        return
+    source = binpack_calls[-1].source
+    node = source.argument_nodes.get("binpack.weight", (None, source.anchor))[1]
+    assert node is not None
+    yield rules.BINPACK_CANCELLED.at(
+        document,
+        node,
+        f"binpack.weight is {packing} and nodeorder's leastrequested.weight is {spreading}: "
+        "Volcano adds both scores on the same 0-100 scale, and leastrequested prefers the "
+        "emptiest nodes, so it cancels (or outweighs) packing; set `binpack.weight: 10` as "
+        "the upstream docs do, or `leastrequested.weight: 0` on nodeorder",
+    )

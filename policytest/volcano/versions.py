@@ -1,0 +1,148 @@
+"""Which actions and plugins each Volcano release registers, and how it reads arguments.
+
+A conf that is right for one release can be rejected by another (an action that does not
+exist there) or silently lose a plugin (an unknown plugin is skipped). Release history
+pinned here: ``elect``/``reserve`` and the ``reservation`` plugin were removed in 1.6,
+``nodegroup`` arrived in 1.9, ``gangpreempt``/``gangreclaim`` in 1.15, and up to 1.5
+plugin arguments were ``map[string]string`` read with ``strconv.Atoi`` (so ``"10"``
+worked and nested values rejected the file). The other introductions follow the
+releases' ``factory.go`` files; names present in 1.16 are never reported for 1.16.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from policytest.options import NEWEST_VOLCANO
+
+Version = tuple[int, int]
+
+
+class VersionError(ValueError):
+    """``--volcano-version`` is not a release number such as ``1.16``."""
+
+
+_VERSION = re.compile(r"v?(\d+)\.(\d+)(?:\.\d+)?(?:-[0-9A-Za-z.]+)?")
+
+
+def parse_version(text: str) -> Version:
+    """``1.16``, ``v1.16.0`` or ``1.16.0-alpha`` -> ``(1, 16)``; raise :class:`VersionError`."""
+    match = _VERSION.fullmatch(text.strip())
+    if match is None:
+        raise VersionError(f"not a Volcano release: {text!r} (expected e.g. {NEWEST_VOLCANO})")
+    return int(match.group(1)), int(match.group(2))
+
+
+OLDEST: Version = (1, 0)
+NEWEST: Version = parse_version(NEWEST_VOLCANO)
+
+# name -> (first release with it, first release without it)
+_FOREVER: Version = (99, 0)
+ACTIONS: dict[str, tuple[Version, Version]] = {
+    "enqueue": (OLDEST, _FOREVER),
+    "allocate": (OLDEST, _FOREVER),
+    "backfill": (OLDEST, _FOREVER),
+    "preempt": (OLDEST, _FOREVER),
+    "reclaim": (OLDEST, _FOREVER),
+    "elect": ((1, 1), (1, 6)),
+    "reserve": ((1, 1), (1, 6)),
+    "shuffle": ((1, 6), _FOREVER),
+    "gangpreempt": ((1, 15), _FOREVER),
+    "gangreclaim": ((1, 15), _FOREVER),
+}
+PLUGINS: dict[str, tuple[Version, Version]] = {
+    "priority": (OLDEST, _FOREVER),
+    "gang": (OLDEST, _FOREVER),
+    "conformance": (OLDEST, _FOREVER),
+    "drf": (OLDEST, _FOREVER),
+    "predicates": (OLDEST, _FOREVER),
+    "proportion": (OLDEST, _FOREVER),
+    "nodeorder": (OLDEST, _FOREVER),
+    "binpack": (OLDEST, _FOREVER),
+    "overcommit": ((1, 1), _FOREVER),
+    "tdm": ((1, 1), _FOREVER),
+    "reservation": ((1, 1), (1, 6)),
+    "sla": ((1, 2), _FOREVER),
+    "task-topology": ((1, 2), _FOREVER),
+    "extender": ((1, 2), _FOREVER),
+    "numa-aware": ((1, 4), _FOREVER),
+    "rescheduling": ((1, 6), _FOREVER),
+    "usage": ((1, 6), _FOREVER),
+    "resourcequota": ((1, 6), _FOREVER),
+    "cdp": ((1, 8), _FOREVER),
+    "pdb": ((1, 8), _FOREVER),
+    "deviceshare": ((1, 8), _FOREVER),
+    "nodegroup": ((1, 9), _FOREVER),
+    "capacity": ((1, 10), _FOREVER),
+    "network-topology-aware": ((1, 11), _FOREVER),
+    "resource-strategy-fit": ((1, 12), _FOREVER),
+}
+STRING_ARGUMENTS_UNTIL: Version = (1, 6)
+"""Releases before this one declared ``arguments`` as ``map[string]string``."""
+
+
+def effective(text: str) -> Version:
+    """The release whose tables apply: newer than known -> newest, older -> oldest,
+    unparseable -> newest (the CLI rejects those before checking)."""
+    try:
+        version = parse_version(text)
+    except VersionError:
+        return NEWEST
+    return max(OLDEST, min(version, NEWEST))
+
+
+def show(version: Version) -> str:
+    return f"{version[0]}.{version[1]}"
+
+
+@dataclass(frozen=True)
+class Release:
+    """The tables of one Volcano release."""
+
+    version: Version
+
+    @property
+    def name(self) -> str:
+        return show(self.version)
+
+    @property
+    def actions(self) -> frozenset[str]:
+        return _available(ACTIONS, self.version)
+
+    @property
+    def plugins(self) -> frozenset[str]:
+        return _available(PLUGINS, self.version)
+
+    @property
+    def string_arguments(self) -> bool:
+        """Arguments were ``map[string]string`` and integers were read with ``Atoi``."""
+        return self.version < STRING_ARGUMENTS_UNTIL
+
+    def action_history(self, name: str) -> str | None:
+        """Why a real action is missing from this release (``"removed in 1.6"``)."""
+        return _history(ACTIONS, name, self.version)
+
+    def plugin_history(self, name: str) -> str | None:
+        """Why a real plugin is missing from this release (``"added in 1.9"``)."""
+        return _history(PLUGINS, name, self.version)
+
+
+def _available(table: dict[str, tuple[Version, Version]], version: Version) -> frozenset[str]:
+    return frozenset(name for name, (since, until) in table.items() if since <= version < until)
+
+
+def _history(table: dict[str, tuple[Version, Version]], name: str, version: Version) -> str | None:
+    if name not in table:
+        return None
+    since, until = table[name]
+    if version < since:
+        return f"added in Volcano {show(since)}"
+    if version >= until:
+        return f"removed in Volcano {show(until)}"
+    return None
+
+
+def release(text: str) -> Release:
+    """The tables for ``CheckOptions.volcano_version``."""
+    return Release(effective(text))
