@@ -1,0 +1,35 @@
+"""The README's claims that code can check: its fixture example runs and passes."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+from tests.conftest import RunLine
+
+ROOT = Path(__file__).parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_readme_fixture_example_passes(run_line: RunLine, tmp_path: Path) -> None:
+    section = README[README.index("## Testing configs"):]
+    example = re.search(r"```yaml\n(.*?)```", section, re.DOTALL)
+    assert example is not None
+    shutil.copytree(ROOT / "fixtures" / "configs", tmp_path / "configs")
+    (tmp_path / ".git").mkdir()
+    fixture = tmp_path / "example.policytest.yaml"
+    fixture.write_text(example.group(1))
+    result = run_line(["run", fixture])
+    assert result.exit_code == 0, result
+    assert "Cases: 2 passed, 0 failed" in result.stdout
+
+
+def test_readme_quickstart_has_exactly_two_commands() -> None:
+    quickstart = README[README.index("## Quickstart"):README.index("## Validating configs")]
+    commands = re.findall(r"```console\n(.*?)```", quickstart, re.DOTALL)
+    assert [c.count("\n") for c in commands] == [1, 1]
+    assert commands[0].strip().endswith("policytest run fixtures/")
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "pip install --quiet -e '.[test]'" in ci and "python -m pytest -n 2" in ci
+    assert "pip install -e '.[test]'" in commands[1] and "python -m pytest -n 2" in commands[1]
