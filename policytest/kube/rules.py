@@ -211,7 +211,7 @@ NOT_A_CONFIG = rule(
 FIT_STRATEGY = rule(
     "KS010",
     Severity.ERROR,
-    "NodeResourcesFit scoringStrategy.type is not LeastAllocated, MostAllocated or "
+    "scoring strategy type of NodeResourcesFit is not LeastAllocated, MostAllocated or "
     "RequestedToCapacityRatio",
     """
     ``scoringStrategy.type`` is required once ``scoringStrategy`` is given, and it is
@@ -251,7 +251,7 @@ FIT_STRATEGY = rule(
 FIT_WEIGHT = rule(
     "KS011",
     Severity.ERROR,
-    "NodeResourcesFit resource weight outside 1..100",
+    "resource weight of NodeResourcesFit outside 1..100",
     """
     Each ``scoringStrategy.resources[].weight`` must be between 1 and 100 (a missing,
     null or 0 weight is first defaulted to 1). A negative weight or one above 100 makes
@@ -298,7 +298,7 @@ FIT_WEIGHT = rule(
 RTCR_MISSING = rule(
     "KS012",
     Severity.ERROR,
-    "RequestedToCapacityRatio without a requestedToCapacityRatio block: the scheduler crashes",
+    "type RequestedToCapacityRatio without a requestedToCapacityRatio block: the scheduler crashes",
     """
     With ``type: RequestedToCapacityRatio`` kube-scheduler v1.35 reads
     ``scoringStrategy.requestedToCapacityRatio.shape`` without checking that the block
@@ -386,7 +386,7 @@ SHAPE = rule(
 BALANCED_WEIGHT = rule(
     "KS014",
     Severity.ERROR,
-    "NodeResourcesBalancedAllocation resource weight other than 1",
+    "resource weight of NodeResourcesBalancedAllocation other than 1",
     """
     BalancedAllocation does not weight resources: every
     ``resources[].weight`` must be exactly 1 (a missing or 0 weight is defaulted to 1).
@@ -424,7 +424,7 @@ BALANCED_WEIGHT = rule(
 BALANCED_DUPLICATE = rule(
     "KS015",
     Severity.ERROR,
-    "NodeResourcesBalancedAllocation lists a resource twice",
+    "resource listed twice in NodeResourcesBalancedAllocation",
     """
     BalancedAllocation rejects a resource name that appears twice in ``resources``
     (``Duplicate value``); NodeResourcesFit accepts duplicates, BalancedAllocation does
@@ -922,7 +922,7 @@ UNKNOWN_PLUGIN_CONFIG = rule(
 FIT_NOT_SCORING = rule(
     "KS042",
     Severity.WARNING,
-    "NodeResourcesFit scoringStrategy configured while Fit does not score",
+    "scoring strategy of NodeResourcesFit configured while Fit does not score",
     """
     The scoring strategy only matters when ``NodeResourcesFit`` is a score plugin of the
     profile. With Fit disabled for scoring (``score.disabled``, ``multiPoint.disabled``
@@ -960,7 +960,7 @@ FIT_NOT_SCORING = rule(
 FIT_DUPLICATE = rule(
     "KS043",
     Severity.WARNING,
-    "NodeResourcesFit lists a resource twice (accepted; the weights add up)",
+    "resource listed twice in NodeResourcesFit (accepted; the weights add up)",
     """
     NodeResourcesFit accepts the same resource twice in ``scoringStrategy.resources``
     and scores it twice, so its effective weight is the sum of both entries, probably
@@ -1086,7 +1086,7 @@ SHAPE_IGNORED = rule(
 SHAPE_SPREADS = rule(
     "KS046",
     Severity.WARNING,
-    "RequestedToCapacityRatio shape that falls or is flat: it spreads rather than packs",
+    "shape of RequestedToCapacityRatio that falls or is flat: it spreads rather than packs",
     """
     The shape maps a node's utilization (after placing the pod) to a score. A shape
     whose score falls as utilization rises prefers emptier nodes, i.e. it spreads pods

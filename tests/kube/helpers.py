@@ -5,7 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -40,7 +40,8 @@ def documents(text: str) -> tuple[tuple[Document, ...], tuple[Finding, ...]]:
     return source.documents, source.problems
 
 
-def findings_for(text: str, options: CheckOptions = DEFAULT_OPTIONS) -> list[Finding]:
+@cache
+def findings_for(text: str, options: CheckOptions = DEFAULT_OPTIONS) -> tuple[Finding, ...]:
     """Every finding for a text: read problems, then each document as its kind says
     (a legacy Policy goes to ``check_policy``, anything else to ``check``)."""
     docs, problems = documents(text)
@@ -50,14 +51,14 @@ def findings_for(text: str, options: CheckOptions = DEFAULT_OPTIONS) -> list[Fin
             found += check_policy(document, options)
         else:
             found += check(document, options)
-    return found
+    return tuple(found)
 
 
-def errors(findings: list[Finding]) -> list[Finding]:
+def errors(findings: Sequence[Finding]) -> list[Finding]:
     return [f for f in findings if f.severity is Severity.ERROR]
 
 
-def rule_ids(findings: list[Finding]) -> set[str]:
+def rule_ids(findings: Sequence[Finding]) -> set[str]:
     return {f.rule for f in findings}
 
 

@@ -1,0 +1,213 @@
+"""Every KS rule: its documented failing example triggers it, its passing example does not;
+and each warning of issue 4 (point 3) with a failing and a passing example of its own."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from policytest.findings import Severity
+from policytest.kube import rules
+from policytest.rules import Rule
+from tests.kube.helpers import errors, findings_for, rule_ids
+
+KS_RULES = [
+    value for value in vars(rules).values() if isinstance(value, Rule) and value.id.startswith("KS")
+]
+HEADER = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+
+
+def example(doc: str, label: str) -> str:
+    """The indented block after ``label::`` in a rule's doc."""
+    block = doc.split(f"{label}::", 1)[1].split("\n\n", 1)[1]
+    lines = []
+    for line in block.splitlines():
+        if line.strip() and not line.startswith("    "):
+            break
+        lines.append(line)
+    return textwrap.dedent("\n".join(lines)).strip() + "\n"
+
+
+def test_the_catalogue_is_complete() -> None:
+    ids = [r.id for r in KS_RULES]
+    assert len(ids) == len(set(ids)) == 31
+    assert all(r.doc and r.summary[0].islower() for r in KS_RULES)
+
+
+@pytest.mark.parametrize("declared", KS_RULES, ids=lambda r: r.id)
+def test_failing_example_triggers_the_rule(declared: Rule) -> None:
+    found = findings_for(example(declared.doc, "Failing"))
+    mine = [f for f in found if f.rule == declared.id]
+    assert mine, found
+    if declared.severity is Severity.ERROR:  # kube-scheduler refuses to start
+        assert any(f.severity is Severity.ERROR for f in mine), found
+    else:  # legal: kube-scheduler starts
+        assert not errors(found), found
+
+
+@pytest.mark.parametrize("declared", KS_RULES, ids=lambda r: r.id)
+def test_passing_example_is_clean(declared: Rule) -> None:
+    found = findings_for(example(declared.doc, "Passing"))
+    assert not found, found
+
+
+def profile(body: str) -> str:
+    """A v1 config whose single profile is ``body`` (YAML under ``- ``)."""
+    return (
+        HEADER
+        + "profiles:\n- schedulerName: default-scheduler\n"
+        + textwrap.indent(textwrap.dedent(body), "  ")
+    )
+
+
+def fit(strategy: str) -> str:
+    """A profile with NodeResourcesFit args ``scoringStrategy: <strategy>``."""
+    args = textwrap.indent(textwrap.dedent(strategy), "      ")
+    return profile(
+        "pluginConfig:\n- name: NodeResourcesFit\n  args:\n    scoringStrategy:\n" + args
+    )
+
+
+MOST_ALLOCATED = (
+    "pluginConfig:\n- name: NodeResourcesFit\n  args: {scoringStrategy: {type: MostAllocated}}\n"
+)
+WARNINGS = {
+    "score weight 0": (
+        rules.ZERO_WEIGHT,
+        profile("plugins:\n  score:\n    enabled:\n    - {name: NodeResourcesFit, weight: 0}\n"),
+        profile("plugins:\n  score:\n    enabled:\n    - {name: NodeResourcesFit, weight: 5}\n"),
+    ),
+    "Fit resource weight 0": (
+        rules.ZERO_WEIGHT,
+        fit("type: MostAllocated\nresources:\n- {name: cpu, weight: 0}\n"),
+        fit("type: MostAllocated\nresources:\n- {name: cpu}\n"),
+    ),
+    "BalancedAllocation weight 0": (
+        rules.ZERO_WEIGHT,
+        profile(
+            "pluginConfig:\n- name: NodeResourcesBalancedAllocation\n"
+            "  args: {resources: [{name: cpu, weight: 0}]}\n"
+        ),
+        profile(
+            "pluginConfig:\n- name: NodeResourcesBalancedAllocation\n"
+            "  args: {resources: [{name: cpu, weight: 1}]}\n"
+        ),
+    ),
+    "pluginConfig for an unknown plugin": (
+        rules.UNKNOWN_PLUGIN_CONFIG,
+        profile("pluginConfig:\n- name: NodeResourcesMostAllocated\n  args: {}\n"),
+        profile("pluginConfig:\n- name: NodeResourcesFit\n  args: {}\n"),
+    ),
+    "disabling an unknown plugin": (
+        rules.UNKNOWN_PLUGIN_CONFIG,
+        profile("plugins:\n  score:\n    disabled:\n    - name: NodeResourceFit\n"),
+        profile("plugins:\n  score:\n    disabled:\n    - name: NodeResourcesFit\n"),
+    ),
+    "Fit args while Fit does not score": (
+        rules.FIT_NOT_SCORING,
+        profile(
+            "plugins:\n  score:\n    disabled:\n    - name: NodeResourcesFit\n" + MOST_ALLOCATED
+        ),
+        profile(
+            "plugins:\n  score:\n    disabled:\n    - name: NodeResourcesBalancedAllocation\n"
+            + MOST_ALLOCATED
+        ),
+    ),
+    "Fit args while Fit is disabled everywhere": (
+        rules.FIT_NOT_SCORING,
+        profile(
+            "plugins:\n  multiPoint:\n    disabled:\n    - name: NodeResourcesFit\n"
+            + MOST_ALLOCATED
+        ),
+        profile(
+            "plugins:\n  multiPoint:\n    enabled:\n    - {name: NodeResourcesFit, weight: 3}\n"
+            + MOST_ALLOCATED
+        ),
+    ),
+    "duplicate Fit resource": (
+        rules.FIT_DUPLICATE,
+        fit(
+            "type: MostAllocated\nresources:\n- {name: cpu, weight: 1}\n- {name: cpu, weight: 2}\n"
+        ),
+        fit("type: MostAllocated\nresources:\n- {name: cpu, weight: 3}\n"),
+    ),
+    "resource without a domain": (
+        rules.NEVER_SCORED,
+        fit("type: MostAllocated\nresources:\n- {name: gpu, weight: 5}\n- {name: cpu}\n"),
+        fit(
+            "type: MostAllocated\nresources:\n- {name: nvidia.com/gpu, weight: 5}\n- {name: cpu}\n"
+        ),
+    ),
+    "resource name in the wrong case": (
+        rules.NEVER_SCORED,
+        fit("type: MostAllocated\nresources:\n- {name: CPU}\n"),
+        fit("type: MostAllocated\nresources:\n- {name: cpu}\n"),
+    ),
+    "shape with MostAllocated": (
+        rules.SHAPE_IGNORED,
+        fit(
+            "type: MostAllocated\nrequestedToCapacityRatio:\n"
+            "  shape: [{utilization: 0, score: 0}, {utilization: 100, score: 10}]\n"
+        ),
+        fit("type: MostAllocated\n"),
+    ),
+    "shape with LeastAllocated": (
+        rules.SHAPE_IGNORED,
+        fit(
+            "type: LeastAllocated\nrequestedToCapacityRatio:\n"
+            "  shape: [{utilization: 0, score: 10}, {utilization: 100, score: 0}]\n"
+        ),
+        fit("type: LeastAllocated\n"),
+    ),
+    "falling shape": (
+        rules.SHAPE_SPREADS,
+        fit(
+            "type: RequestedToCapacityRatio\nrequestedToCapacityRatio:\n"
+            "  shape: [{utilization: 0, score: 10}, {utilization: 100, score: 0}]\n"
+        ),
+        fit(
+            "type: RequestedToCapacityRatio\nrequestedToCapacityRatio:\n"
+            "  shape: [{utilization: 0, score: 0}, {utilization: 100, score: 10}]\n"
+        ),
+    ),
+    "shape falling in one range": (
+        rules.SHAPE_SPREADS,
+        fit(
+            "type: RequestedToCapacityRatio\nrequestedToCapacityRatio:\n  shape:\n"
+            "  - {utilization: 0, score: 0}\n  - {utilization: 50, score: 10}\n"
+            "  - {utilization: 100, score: 5}\n"
+        ),
+        fit(
+            "type: RequestedToCapacityRatio\nrequestedToCapacityRatio:\n  shape:\n"
+            "  - {utilization: 0, score: 0}\n  - {utilization: 50, score: 5}\n"
+            "  - {utilization: 100, score: 10}\n"
+        ),
+    ),
+    "flat shape": (
+        rules.SHAPE_SPREADS,
+        fit(
+            "type: RequestedToCapacityRatio\nrequestedToCapacityRatio:\n"
+            "  shape: [{utilization: 50, score: 5}]\n"
+        ),
+        fit(
+            "type: RequestedToCapacityRatio\nrequestedToCapacityRatio:\n"
+            "  shape: [{utilization: 50, score: 5}, {utilization: 100, score: 10}]\n"
+        ),
+    ),
+}
+
+
+@pytest.mark.parametrize("name", WARNINGS)
+def test_warning_fires_on_the_failing_example(name: str) -> None:
+    declared, failing, _ = WARNINGS[name]
+    found = findings_for(failing)
+    assert declared.id in rule_ids(found), found
+    assert not errors(found), found
+
+
+@pytest.mark.parametrize("name", WARNINGS)
+def test_warning_is_silent_on_the_passing_example(name: str) -> None:
+    _, _, passing = WARNINGS[name]
+    found = findings_for(passing)
+    assert not found, found
