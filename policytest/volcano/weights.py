@@ -21,8 +21,10 @@ class BinpackWeights:
     """binpack's ``calculateWeight`` result.
 
     ``resources`` is Volcano's ``BinPackingResources`` map: every resource that scores,
-    including ``cpu`` and ``memory`` (whose weights always equal ``cpu`` / ``memory``).
+    including ``cpu`` and ``memory``, whose weights are always ``cpu`` / ``memory`` (as
+    ``calculateWeight`` ends by setting them, so the constructor does too).
     ``weight`` is ``binpack.weight``; 0 means the node-order function is not registered.
+    Hashable, so that callers can cache per weights.
     """
 
     weight: int = 1
@@ -31,7 +33,11 @@ class BinpackWeights:
     resources: Mapping[str, int] = field(default_factory=lambda: _frozen({"cpu": 1, "memory": 1}))
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "resources", _frozen(self.resources))
+        resources = {**self.resources, "cpu": self.cpu, "memory": self.memory}
+        object.__setattr__(self, "resources", _frozen(resources))
+
+    def __hash__(self) -> int:
+        return hash((self.weight, self.cpu, self.memory, tuple(sorted(self.resources.items()))))
 
 
 @dataclass(frozen=True)
