@@ -25,6 +25,7 @@ from policytest.kube.registry import (
     POLICY_REMOVED,
     Version,
     parse_version,
+    served_api_version,
     show_version,
 )
 from policytest.kube.semantics import analyse
@@ -70,8 +71,8 @@ def check_policy(document: Document, options: CheckOptions) -> list[Finding]:
         policy: Any = decode(document.root, document.text, limits=options.limits)
     except DecodeError:
         policy = {}
-    translation = translate(policy)
     target = _target(options)
+    translation = translate(policy, served_api_version(target))
     removed = target >= POLICY_REMOVED
     status = (
         f"was removed in Kubernetes {show_version(POLICY_REMOVED)}: kube-scheduler "

@@ -47,8 +47,9 @@ class Translation:
     notes: tuple[str, ...]
 
 
-def translate(policy: Any) -> Translation:
-    """The ``KubeSchedulerConfiguration`` equivalent of a decoded legacy Policy."""
+def translate(policy: Any, api_version: str = CURRENT_API_VERSION) -> Translation:
+    """The ``KubeSchedulerConfiguration`` equivalent of a decoded legacy Policy, in
+    ``api_version`` (NodeResourcesFit's scoringStrategy exists from v1beta2, 1.22)."""
     notes: list[str] = []
     enabled: list[dict[str, Any]] = []
     fit_args: dict[str, Any] | None = None
@@ -78,7 +79,7 @@ def translate(policy: Any) -> Translation:
         profile["pluginConfig"] = [{"name": FIT, "args": fit_args}]
     if items(mapping(policy).get("predicates")):
         notes.append("predicates are not translated: the v1 default filter plugins apply")
-    config = {"apiVersion": CURRENT_API_VERSION, "kind": KIND, "profiles": [profile]}
+    config = {"apiVersion": api_version, "kind": KIND, "profiles": [profile]}
     return Translation(emit_yaml(config), tuple(notes))
 
 

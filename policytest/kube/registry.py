@@ -159,6 +159,16 @@ def parse_version(text: str) -> Version | None:
     return int(parts[0]), int(parts[1])
 
 
+def served_api_version(target: Version) -> str:
+    """The newest ``kubescheduler.config.k8s.io`` version a release reads (v1 from 1.25)."""
+    served = [
+        (introduced, version)
+        for version, (introduced, removed) in API_VERSIONS.items()
+        if introduced <= target and (removed is None or target < removed)
+    ]
+    return f"{API_GROUP}/{max(served)[1]}" if served else CURRENT_API_VERSION
+
+
 def show_version(version: Version) -> str:
     """(1, 29) -> ``1.29``."""
     return f"{version[0]}.{version[1]}"
