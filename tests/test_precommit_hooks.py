@@ -422,6 +422,7 @@ class TestRealPreCommit:
             "run",
             "policytest-validate",
             "--color=never",
+            "--verbose",
             "--files",
             "chart/templates/deployment.yaml",
         )
