@@ -55,11 +55,19 @@ class ClusterState(Protocol):
 class Scheduler(Protocol):
     """A scheduler config made executable."""
 
-    name: str
-    """``volcano`` or ``kube-scheduler``."""
-    integer_scores: bool
-    """True when scores are integers (exact comparison by default)."""
-    not_modelled: tuple[str, ...]
-    """Score plugins that are neutral for fixture clusters and therefore not computed."""
+    @property
+    def name(self) -> str:
+        """``volcano`` or ``kube-scheduler``."""
+        ...
+
+    @property
+    def integer_scores(self) -> bool:
+        """True when scores are integers (exact comparison by default)."""
+        ...
+
+    @property
+    def not_modelled(self) -> tuple[str, ...]:
+        """Score plugins that are neutral for fixture clusters and therefore not computed."""
+        ...
 
     def cluster(self, nodes: Sequence[Node]) -> ClusterState: ...

@@ -13,7 +13,7 @@ README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 
 def test_readme_fixture_example_passes(run_line: RunLine, tmp_path: Path) -> None:
-    section = README[README.index("## Testing configs"):]
+    section = README[README.index("## Testing configs") :]
     example = re.search(r"```yaml\n(.*?)```", section, re.DOTALL)
     assert example is not None
     shutil.copytree(ROOT / "fixtures" / "configs", tmp_path / "configs")
@@ -26,7 +26,7 @@ def test_readme_fixture_example_passes(run_line: RunLine, tmp_path: Path) -> Non
 
 
 def test_readme_quickstart_has_exactly_two_commands() -> None:
-    quickstart = README[README.index("## Quickstart"):README.index("## Validating configs")]
+    quickstart = README[README.index("## Quickstart") : README.index("## Validating configs")]
     commands = re.findall(r"```console\n(.*?)```", quickstart, re.DOTALL)
     assert [c.count("\n") for c in commands] == [1, 1]
     assert commands[0].strip().endswith("policytest run fixtures/")
