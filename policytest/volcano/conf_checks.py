@@ -64,7 +64,7 @@ def at_offset(rule: Rule, document: Document, node: Node, offset: int, message: 
 def type_problem(document: Document, problem: TypeProblem) -> Finding:
     """VC001 for one value yaml.v2 cannot decode into its field."""
     node = problem.node
-    where = f"`{problem.field}`"
+    where = "the conf" if problem.field == "document" else f"`{problem.field}`"
     fix = ""
     if problem.go_type == "conf.PluginOption" and isinstance(node, ScalarNode):
         where = f"plugin entry `{node.value}`"
@@ -121,8 +121,7 @@ def action_findings(document: Document, raw: RawConf, release: Release) -> Itera
             document,
             node,
             offset,
-            f"{_action_problem(item.name, release)}. Volcano rejects the whole file and "
-            "keeps its previous configuration",
+            _action_message(item.name, release),
         )
     if "allocate" not in seen and all(item.name in release.actions for item in items):
         yield rules.ACTIONS_SHAPE.at(
@@ -133,13 +132,14 @@ def action_findings(document: Document, raw: RawConf, release: Release) -> Itera
         )
 
 
-def _action_problem(name: str, release: Release) -> str:
+def _action_message(name: str, release: Release) -> str:
+    rejected = "Volcano rejects the whole file and keeps its previous configuration"
     if name == "":
-        return "empty action name (a trailing or doubled comma, or an empty `actions`)"
+        return f"empty action name (a trailing or doubled comma, or an empty `actions`): {rejected}"
     history = release.action_history(name)
     if history is not None:
-        return f"action `{name}` does not exist in Volcano {release.name} ({history})"
-    message = f"unknown action `{name}`"
+        return f"action `{name}` does not exist in Volcano {release.name} ({history}): {rejected}"
+    message = f"unknown action `{name}`{_invisible(name)}: {rejected}"
     if any(sep in name for sep in (";", " ", "\uff0c", "\u3001", "\t")):
         return message + "; separate actions with commas"
     for real in sorted(versions.ACTIONS):
@@ -147,6 +147,15 @@ def _action_problem(name: str, release: Release) -> str:
             return message + f"; action names are case-sensitive: write `{real}`"
     suggestion = closest(name, sorted(release.actions))
     return message + (f"; did you mean `{suggestion}`?" if suggestion else "")
+
+
+def _invisible(name: str) -> str:
+    """Name the characters a terminal does not show (``strings.TrimSpace`` keeps them)."""
+    hidden = sorted({char for char in name if not char.isprintable() or char in "\u200b\ufeff"})
+    if not hidden:
+        return ""
+    codes = ", ".join(f"U+{ord(char):04X}" for char in hidden)
+    return f" (it contains {codes}, which Go's strings.TrimSpace does not remove)"
 
 
 def _first_key(root: Node) -> Node:
@@ -236,6 +245,8 @@ def unknown_key(document: Document, unknown: UnknownKey) -> Finding:
         message += (
             f"; there are no `disable` flags: write `{flag}: false` to switch that function off"
         )
+    elif unknown.where == "plugin entry" and ("." in name or name == "weight"):
+        message += "; plugin arguments go under `arguments:`"
     else:
         suggestion = _flag_spelling(name) if unknown.where == "plugin entry" else None
         suggestion = suggestion or closest(name, unknown.choices)

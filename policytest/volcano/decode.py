@@ -333,7 +333,7 @@ class _Decoder:
             if name is None:
                 continue
             if of_strings:
-                decoded: Any = self.string(value, name)
+                decoded: Any = self.string(value, f"{field_name}.{name}")
                 if decoded is None:
                     continue
             else:
