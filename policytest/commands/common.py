@@ -36,6 +36,17 @@ def add_scheduler_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_fixture_options(parser: argparse.ArgumentParser) -> None:
+    """``--root`` and the scheduler options, for commands that run fixtures."""
+    parser.add_argument(
+        "--root",
+        default=None,
+        metavar="DIR",
+        help="configs must live inside DIR (default: the git repository root)",
+    )
+    add_scheduler_options(parser)
+
+
 def _positive(text: str) -> int:
     try:
         value = int(text)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from policytest.commands.common import add_scheduler_options, check_options, usage_error, write
+from policytest.commands.common import add_fixture_options, check_options, usage_error, write
 
 
 def configure(subparsers: Any) -> None:
@@ -16,13 +16,7 @@ def configure(subparsers: Any) -> None:
     )
     parser.add_argument("fixture", metavar="FIXTURE")
     parser.add_argument("--case", default=None, metavar="NAME", help="only this case")
-    parser.add_argument(
-        "--root",
-        default=None,
-        metavar="DIR",
-        help="configs must live inside DIR (default: the git repository root)",
-    )
-    add_scheduler_options(parser)
+    add_fixture_options(parser)
     parser.set_defaults(execute=execute)
 
 

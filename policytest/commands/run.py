@@ -7,7 +7,7 @@ import os
 import sys
 from typing import Any
 
-from policytest.commands.common import add_scheduler_options, check_options, usage_error, write
+from policytest.commands.common import add_fixture_options, check_options, usage_error, write
 
 FORMATS = ("text", "json", "github", "junit")
 
@@ -38,13 +38,7 @@ def configure(subparsers: Any) -> None:
         help="rewrite the expectations of failing cases from the actual "
         "results (comments and formatting kept)",
     )
-    parser.add_argument(
-        "--root",
-        default=None,
-        metavar="DIR",
-        help="configs must live inside DIR (default: the git repository root)",
-    )
-    add_scheduler_options(parser)
+    add_fixture_options(parser)
     parser.set_defaults(execute=execute)
 
 

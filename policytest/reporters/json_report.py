@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import TypedDict
 
-from policytest.findings import Severity
+from policytest.findings import Finding, Severity
 from policytest.validate import ValidationReport
 
 
@@ -30,21 +30,23 @@ class ValidationJSON(TypedDict):
     summary: SummaryJSON
 
 
+def finding_json(finding: Finding) -> FindingJSON:
+    """One finding as plain data."""
+    return {
+        "rule": finding.rule,
+        "severity": finding.severity.value,
+        "path": finding.path,
+        "line": finding.line,
+        "column": finding.column,
+        "message": finding.message,
+        "document": finding.document,
+    }
+
+
 def as_json(report: ValidationReport) -> ValidationJSON:
     """The report as plain data (keys may be added over time, never renamed)."""
     return {
-        "findings": [
-            {
-                "rule": f.rule,
-                "severity": f.severity.value,
-                "path": f.path,
-                "line": f.line,
-                "column": f.column,
-                "message": f.message,
-                "document": f.document,
-            }
-            for f in report.findings
-        ],
+        "findings": [finding_json(f) for f in report.findings],
         "summary": {
             "files": len(report.checked),
             "errors": report.count(Severity.ERROR),

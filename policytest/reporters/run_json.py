@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from policytest.reporters.json_report import finding_json
 from policytest.runner import CaseResult
 from policytest.suite import RunReport
 
@@ -41,17 +42,7 @@ def result_json(result: CaseResult) -> dict[str, Any]:
             for step in result.steps
             if step.tied_with
         ],
-        "findings": [
-            {
-                "rule": f.rule,
-                "severity": f.severity.value,
-                "path": f.path,
-                "line": f.line,
-                "column": f.column,
-                "message": f.message,
-            }
-            for f in result.findings
-        ],
+        "findings": [finding_json(f) for f in result.findings],
     }
 
 
