@@ -136,9 +136,9 @@ def _action_message(name: str, release: Release) -> str:
     rejected = "Volcano rejects the whole file and keeps its previous configuration"
     if name == "":
         return f"empty action name (a trailing or doubled comma, or an empty `actions`): {rejected}"
-    history = release.action_history(name)
-    if history is not None:
-        return f"action `{name}` does not exist in Volcano {release.name} ({history}): {rejected}"
+    missing = _missing(release, "action", name, release.action_history(name), rejected)
+    if missing is not None:
+        return missing
     message = f"unknown action `{name}`{_invisible(name)}: {rejected}"
     if any(sep in name for sep in (";", " ", "\uff0c", "\u3001", "\t")):
         return message + "; separate actions with commas"
@@ -147,6 +147,15 @@ def _action_message(name: str, release: Release) -> str:
             return message + f"; action names are case-sensitive: write `{real}`"
     suggestion = closest(name, sorted(release.actions))
     return message + (f"; did you mean `{suggestion}`?" if suggestion else "")
+
+
+def _missing(
+    release: Release, kind: str, name: str, history: str | None, consequence: str
+) -> str | None:
+    """The message for a real name that this release does not have, else ``None``."""
+    if history is None:
+        return None
+    return f"{kind} `{name}` does not exist in Volcano {release.name} ({history}): {consequence}"
 
 
 def _invisible(name: str) -> str:
@@ -205,9 +214,9 @@ def _plugin_problem(name: str, release: Release) -> str:
     skipped = "Volcano skips it at every scheduling cycle (only an error log)"
     if name == "":
         return f"plugin entry without a `name`: {skipped}; add `name:`"
-    history = release.plugin_history(name)
-    if history is not None:
-        return f"plugin `{name}` does not exist in Volcano {release.name} ({history}): {skipped}"
+    missing = _missing(release, "plugin", name, release.plugin_history(name), skipped)
+    if missing is not None:
+        return missing
     suggestion = PLUGIN_ALIASES.get(name) or closest(name, sorted(release.plugins))
     hint = f"; did you mean `{suggestion}`?" if suggestion else ""
     return f"unknown plugin `{name}`: {skipped}{hint}"

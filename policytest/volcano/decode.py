@@ -124,16 +124,22 @@ class RawMap:
 
 
 @dataclass
-class RawPlugin:
-    """One ``PluginOption`` as decoded (flags only where written)."""
+class RawNamed:
+    """What plugin entries and action configurations share: a name and arguments."""
 
     node: Node
     name: str = ""
     name_node: Node | None = None
-    flags: dict[str, bool | None] = field(default_factory=dict)
-    flag_nodes: dict[str, Node] = field(default_factory=dict)
     arguments: RawMap | None = None
     arguments_node: Node | None = None
+
+
+@dataclass
+class RawPlugin(RawNamed):
+    """One ``PluginOption`` as decoded (flags only where written)."""
+
+    flags: dict[str, bool | None] = field(default_factory=dict)
+    flag_nodes: dict[str, Node] = field(default_factory=dict)
     null_flags: list[Node] = field(default_factory=list)
 
 
@@ -145,11 +151,8 @@ class RawTier:
 
 
 @dataclass
-class RawConfiguration:
-    node: Node
-    name: str = ""
-    name_node: Node | None = None
-    arguments: RawMap | None = None
+class RawConfiguration(RawNamed):
+    """One ``configurations`` entry as decoded."""
 
 
 @dataclass
@@ -408,22 +411,9 @@ class _Decoder:
         if mapping is None:
             return None
         plugin = RawPlugin(node)
-
-        def name(key: Node, value: Node) -> None:
-            text = self.string(value, "name")
-            if text is not None:
-                plugin.name, plugin.name_node = text, value
-
-        def arguments(key: Node, value: Node) -> None:
-            plugin.arguments = self.map_field(
-                plugin.arguments, value, "arguments", of_strings=self.string_arguments, depth=4
-            )
-            plugin.arguments_node = value
-
-        handlers: dict[str, Handler] = {"name": name}
+        handlers = self.named_handlers(plugin, depth=4)
         for flag_name in FLAGS:
             handlers[flag_name] = self.flag_handler(plugin, flag_name)
-        handlers["arguments"] = arguments
         self.struct(mapping, handlers, "plugin entry", 4)
         return plugin
 
@@ -435,23 +425,28 @@ class _Decoder:
         if mapping is None:
             return None
         configuration = RawConfiguration(node)
+        self.struct(mapping, self.named_handlers(configuration, depth=3), "configuration", 2)
+        return configuration
+
+    def named_handlers(self, target: RawNamed, depth: int) -> dict[str, Handler]:
+        """``name`` (a string) and ``arguments`` (a map that merges) of an entry."""
 
         def name(key: Node, value: Node) -> None:
             text = self.string(value, "name")
             if text is not None:
-                configuration.name, configuration.name_node = text, value
+                target.name, target.name_node = text, value
 
         def arguments(key: Node, value: Node) -> None:
-            configuration.arguments = self.map_field(
-                configuration.arguments,
+            target.arguments = self.map_field(
+                target.arguments,
                 value,
                 "arguments",
                 of_strings=self.string_arguments,
-                depth=3,
+                depth=depth,
             )
+            target.arguments_node = value
 
-        self.struct(mapping, {"name": name, "arguments": arguments}, "configuration", 2)
-        return configuration
+        return {"name": name, "arguments": arguments}
 
 
 def unmarshal(root: Node, text: str, budget: Budget, *, string_arguments: bool) -> RawConf:
@@ -474,6 +469,7 @@ __all__ = [
     "RawConf",
     "RawConfiguration",
     "RawMap",
+    "RawNamed",
     "RawPlugin",
     "RawTier",
     "TypeProblem",
