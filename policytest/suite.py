@@ -9,7 +9,7 @@ outside the repository on their behalf.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from policytest.checks import check_document, decoded
@@ -71,11 +71,23 @@ def discover(paths: Sequence[str]) -> Iterator[str]:
             raise PathNotFound(path)
 
 
-def run_paths(paths: Sequence[str], options: CheckOptions, root: str | None = None) -> RunReport:
+Progress = Callable[[int, int, str], None]
+"""Told (files done, files in all, the file just run) after each fixture file."""
+
+
+def run_paths(
+    paths: Sequence[str],
+    options: CheckOptions,
+    root: str | None = None,
+    progress: Progress | None = None,
+) -> RunReport:
     """Run every case of every fixture under ``paths``."""
+    files = list(discover(paths))
     results: list[CaseResult] = []
-    for path in discover(paths):
+    for done, path in enumerate(files, start=1):
         results.extend(run_file(path, options, root or repository_root(path)))
+        if progress is not None:
+            progress(done, len(files), path)
     return RunReport(tuple(results))
 
 

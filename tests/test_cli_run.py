@@ -166,3 +166,19 @@ def test_explain_one_case_and_unknown_case(run_line: RunLine, repo: Path) -> Non
     one = run_line(["explain", path, "--case", "one pod"])
     assert one.exit_code == 0 and "six pods" not in one.stdout
     assert run_line(["explain", path, "--case", "nope"]).exit_code == 2
+
+
+def test_progress_line_on_a_terminal_for_long_runs() -> None:
+    import io
+
+    from policytest.commands.run import progress_line
+
+    stream = io.StringIO()
+    show = progress_line(stream)
+    show(1, 3, "a.policytest.yaml")
+    assert stream.getvalue() == ""  # short suites get no progress line
+    for done in range(1, 26):
+        show(done, 25, f"f{done}.policytest.yaml")
+    lines = stream.getvalue().split("\r")
+    assert lines[1].startswith("[1/25] f1.policytest.yaml")
+    assert lines[-1] == ""  # cleared at the end, so the report starts on a clean line

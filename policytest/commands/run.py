@@ -5,9 +5,16 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TextIO
 
-from policytest.commands.common import add_fixture_options, check_options, usage_error, write
+from policytest.commands.common import (
+    add_fixture_options,
+    check_options,
+    usage_error,
+    use_color,
+    write,
+)
 
 FORMATS = ("text", "json", "github", "junit")
 
@@ -42,8 +49,23 @@ def configure(subparsers: Any) -> None:
     parser.set_defaults(execute=execute)
 
 
+PROGRESS_AFTER_FILES = 20
+
+
+def progress_line(stream: TextIO) -> Callable[[int, int, str], None]:
+    """A one-line ``[12/340] path`` counter on a terminal, for suites of many files."""
+
+    def show(done: int, total: int, path: str) -> None:
+        if total < PROGRESS_AFTER_FILES:
+            return
+        line = f"[{done}/{total}] {path}"[:78]
+        stream.write(f"\r{line:<78}" if done < total else "\r" + " " * 78 + "\r")
+        stream.flush()
+
+    return show
+
+
 def execute(args: Any) -> int:
-    from policytest.commands.common import use_color
     from policytest.exitcodes import ExitCode
     from policytest.reporters import render_run
     from policytest.suite import run_paths
@@ -52,8 +74,9 @@ def execute(args: Any) -> int:
     output_format = args.format or (
         "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
     )
+    progress = progress_line(sys.stderr) if sys.stderr.isatty() else None
     try:
-        report = run_paths(args.paths, check_options(args), root=args.root)
+        report = run_paths(args.paths, check_options(args), args.root, progress)
     except PathNotFound as missing:
         return usage_error(f"path does not exist: {missing}")
     if args.update:
@@ -61,7 +84,7 @@ def execute(args: Any) -> int:
 
         for path in update_expectations(report.results):
             sys.stderr.write(f"updated {path}\n")
-        report = run_paths(args.paths, check_options(args), root=args.root)
+        report = run_paths(args.paths, check_options(args), args.root, progress)
     write(
         render_run(output_format, report, color=output_format == "text" and use_color(sys.stdout))
     )
