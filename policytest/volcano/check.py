@@ -89,7 +89,18 @@ def trimmed(document: Document, options: CheckOptions) -> Document | Finding:
     tail = text[start + len(trim_space(text)) :]
     if start == 0 and not tail.strip(" \t\r\n") and not _KEEP_CHOMPING.search(text):
         return document
+    if not _is_whole_text(document):
+        return document  # a `kind: List` item: never a file of its own
     return as_scheduler_reads(document.path, text, options, template=document)
+
+
+_PREAMBLE_LINE = re.compile(r"\s*(?:(?:---|%\S.*?)(?:\s+#.*)?|#.*)?\s*")
+
+
+def _is_whole_text(document: Document) -> bool:
+    """Does the root start the text (only blank, comment, directive or ``---`` lines before)?"""
+    prefix = document.text[: document.root.start_mark.index]
+    return all(_PREAMBLE_LINE.fullmatch(line) for line in prefix.splitlines() or [""])
 
 
 def as_scheduler_reads(

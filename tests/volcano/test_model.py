@@ -191,3 +191,9 @@ def test_older_releases_judge_differently(version: str, text: str, rule: str) ->
 def test_elect_and_reserve_were_fine_before_1_6() -> None:
     text = HEAD.replace("enqueue,", "enqueue, elect, reserve,")
     assert check(documents(text)[0], CheckOptions(volcano_version="1.5")) == []
+
+
+def test_a_list_item_is_checked_in_place() -> None:
+    text = 'kind: List\nitems:\n- actions: "enqueue, allocat"\n  tiers: []\n'
+    (finding,) = check(documents(text)[0], OPTIONS)
+    assert (finding.rule, finding.line, finding.column) == ("VC002", 3, 23)
