@@ -196,4 +196,4 @@ def test_elect_and_reserve_were_fine_before_1_6() -> None:
 def test_a_list_item_is_checked_in_place() -> None:
     text = 'kind: List\nitems:\n- actions: "enqueue, allocat"\n  tiers: []\n'
     (finding,) = check(documents(text)[0], OPTIONS)
-    assert (finding.rule, finding.line, finding.column) == ("VC002", 3, 23)
+    assert (finding.rule, finding.line, finding.column) == ("VC002", 3, 22)
