@@ -256,6 +256,11 @@ def unknown_key(document: Document, unknown: UnknownKey) -> Finding:
         )
     elif unknown.where == "plugin entry" and ("." in name or name == "weight"):
         message += "; plugin arguments go under `arguments:`"
+    elif unknown.where == "tier" and name in PLUGIN_KEYS:
+        message += (
+            "; this belongs to a plugin entry in the tier's `plugins:` list (check the "
+            "indentation: `- name:` must sit under `plugins:`)"
+        )
     else:
         suggestion = _flag_spelling(name) if unknown.where == "plugin entry" else None
         suggestion = suggestion or closest(name, unknown.choices)
