@@ -8,16 +8,21 @@ value that parses as a scheduler config (Volcano's chart uses
 
 from __future__ import annotations
 
+import dataclasses
 import enum
+import re
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode
 
 from policytest import positions
+from policytest.goyaml import scalar_text
 from policytest.limits import Limits
+from policytest.options import CheckOptions
 from policytest.source import (
     Document,
     Embedding,
     ParseFailure,
+    SourceFile,
     child,
     compose_all,
     lookup,
@@ -80,7 +85,7 @@ def _configmap_documents(document: Document, limits: Limits) -> list[tuple[Docum
     if not isinstance(data, MappingNode):
         return found
     for key_node, value_node in data.value:
-        if not isinstance(value_node, ScalarNode) or "\n" not in value_node.value.strip():
+        if not isinstance(value_node, ScalarNode) or "\n" not in scalar_text(value_node).strip():
             continue
         embedded = _embedded_document(document, value_node, limits)
         if embedded is None:
@@ -102,17 +107,38 @@ def _configmap_documents(document: Document, limits: Limits) -> list[tuple[Docum
 
 
 def _embedded_document(outer: Document, node: ScalarNode, limits: Limits) -> Document | None:
-    """Parse a ConfigMap value; ``None`` if it is not one YAML mapping."""
+    """Parse a ConfigMap value; ``None`` if it is not YAML."""
     mark = node.start_mark
+    text = scalar_text(node)
     mapping = (
-        positions.for_scalar(outer.text, node.style, mark.line, mark.column, mark.index, node.value)
+        positions.for_scalar(outer.text, node.style, mark.line, mark.column, mark.index, text)
         if outer.positions is positions.IDENTITY
         else positions.Fixed(outer.position(node))
     )
     try:
-        roots = compose_all(node.value, limits)
+        roots = compose_all(text, limits)
     except ParseFailure:
         return None
-    if len(roots) != 1:
+    if not roots:
         return None
-    return Document(outer.path, outer.index, roots[0], node.value, mapping)
+    # Schedulers read the first document of a multi-document string (VC009 says so).
+    return Document(outer.path, outer.index, roots[0], text, mapping)
+
+
+def read_as_scheduler(source: SourceFile, options: CheckOptions) -> SourceFile:
+    """``source``, or the Volcano conf inside it when only Volcano's own reading parses it.
+
+    volcano-scheduler trims the whole file (Go's ``strings.TrimSpace``) before parsing, so
+    a raw conf whose first line is indented loads in Volcano while YAML tools reject it.
+    """
+    if source.text is None or not _VOLCANO_HINT.search(source.head):
+        return source
+    from policytest.volcano.check import as_scheduler_reads
+
+    read = as_scheduler_reads(source.path, source.text, options)
+    if isinstance(read, Document) and kind_of(read.root) is Kind.VOLCANO:
+        return dataclasses.replace(source, documents=(read,), problems=())
+    return source
+
+
+_VOLCANO_HINT = re.compile(r"^\s*(actions|tiers)\s*:", re.MULTILINE)

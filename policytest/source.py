@@ -10,6 +10,7 @@ positions are mapped back into the outer file (see :mod:`policytest.positions`).
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import os
 import re
@@ -73,6 +74,8 @@ class SourceFile:
     problems: tuple[Finding, ...] = field(default_factory=tuple)
     head: str = ""
     """The first bytes of the file as text (lossy), to tell whose file a broken one is."""
+    text: str | None = None
+    """The decoded text of a file that is text but not YAML, for scheduler-specific reads."""
 
 
 class ParseFailure(Exception):
@@ -109,7 +112,7 @@ def read_bytes(path: str, data: bytes, limits: Limits) -> SourceFile:
     """Decode and compose ``data``; every failure becomes a ``PT001`` finding."""
     head = data[:HEAD_BYTES].decode("utf-8", "replace")
     source = _read_bytes_checked(path, data, limits)
-    return SourceFile(source.path, source.documents, source.problems, head)
+    return dataclasses.replace(source, head=head)
 
 
 def _read_bytes_checked(path: str, data: bytes, limits: Limits) -> SourceFile:
@@ -137,7 +140,8 @@ def _read_bytes_checked(path: str, data: bytes, limits: Limits) -> SourceFile:
     try:
         roots = compose_all(text, limits)
     except ParseFailure as failure:
-        return _problem(path, failure.line + 1, failure.column + 1, failure.message)
+        unparsed = _problem(path, failure.line + 1, failure.column + 1, failure.message)
+        return dataclasses.replace(unparsed, text=text)
     documents = tuple(Document(path, index, root, text) for index, root in enumerate(roots))
     return SourceFile(path, documents)
 

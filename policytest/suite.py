@@ -17,7 +17,7 @@ from policytest.engine import Scheduler
 from policytest.findings import Finding, Severity
 from policytest.fixture import FIXTURE_ERROR, Fixture, build_fixture
 from policytest.options import CheckOptions
-from policytest.recognise import Kind, expand, kind_of
+from policytest.recognise import Kind, expand, kind_of, read_as_scheduler
 from policytest.runner import CaseResult, error_result, run_case
 from policytest.schema import schema_findings
 from policytest.source import Document, child, read_file, sequence_items
@@ -169,7 +169,7 @@ def load_scheduler(
                 f"config `{ref.config_path}` does not exist (looked for {resolved})",
             )
         ]
-    source = read_file(_shown(resolved), options.limits)
+    source = read_as_scheduler(read_file(_shown(resolved), options.limits), options)
     if source.problems:
         return None, list(source.problems)
     for config_document in source.documents:
@@ -194,7 +194,7 @@ def scheduler_from_file(
     refuse the config or the file holds none.
     """
     options = options or CheckOptions()
-    source = read_file(path, options.limits)
+    source = read_as_scheduler(read_file(path, options.limits), options)
     for document in source.documents:
         for embedded, kind in expand(document, options.limits):
             if kind in SCHEDULER_KINDS:

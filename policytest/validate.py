@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from policytest.checks import check_document
 from policytest.findings import Finding, Severity
 from policytest.options import CheckOptions
-from policytest.recognise import expand
+from policytest.recognise import expand, read_as_scheduler
 from policytest.source import STDIN, SourceFile, is_yaml_path, read_file
 
 SKIPPED_DIRECTORIES = frozenset(
@@ -108,7 +108,7 @@ def validate_paths(
     checked: list[str] = []
     skipped: list[str] = []
     for path, explicit in iter_files(paths):
-        source = read_file(path, options.limits)
+        source = read_as_scheduler(read_file(path, options.limits), options)
         ours, file_findings = _check_source(source, options, explicit)
         if not ours:
             skipped.append(source.path)

@@ -135,3 +135,32 @@ def test_configmap_with_two_configs_yields_both_with_their_keys() -> None:
         ("a.conf", Kind.VOLCANO),
         ("b.yaml", Kind.KUBE_SCHEDULER),
     ]
+
+
+def test_raw_conf_with_an_indented_first_line_is_read_as_volcano_reads_it() -> None:
+    from policytest.options import DEFAULT_OPTIONS
+    from policytest.recognise import read_as_scheduler
+
+    text = '  actions: "enqueue, allocate"\ntiers:\n- plugins:\n  - name: binpack\n'
+    source = read_bytes("volcano-scheduler.conf", text.encode(), LIMITS)
+    assert source.problems  # YAML tools reject it ...
+    read = read_as_scheduler(source, DEFAULT_OPTIONS)
+    assert not read.problems  # ... Volcano trims the file first and loads it
+    ((document, kind),) = expand(read.documents[0], LIMITS)
+    assert kind is Kind.VOLCANO
+    assert document.position(_plugin_name_node(document)) == (4, 11)
+
+
+def test_configmap_string_with_several_documents_yields_the_first() -> None:
+    body = "".join(f"    {line}\n" for line in (VOLCANO_CONF + "---\nactions: x\n").splitlines())
+    text = f"kind: ConfigMap\nmetadata: {{name: cm}}\ndata:\n  volcano-scheduler.conf: |\n{body}"
+    ((document, kind),) = expanded(text)
+    assert kind is Kind.VOLCANO
+    assert document.position(_plugin_name_node(document)) == _outer_position(text, "binpack")
+
+
+def test_folded_configmap_string_is_read_without_fold_markers() -> None:
+    text = 'kind: ConfigMap\ndata:\n  conf: >\n    actions: "allocate"\n\n    tiers: []\n'
+    ((document, kind),) = expanded(text)
+    assert kind is Kind.VOLCANO
+    assert "\a" not in document.text
