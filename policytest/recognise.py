@@ -87,26 +87,20 @@ def _configmap_documents(document: Document, limits: Limits) -> list[tuple[Docum
     for key_node, value_node in data.value:
         if not isinstance(value_node, ScalarNode) or "\n" not in scalar_text(value_node).strip():
             continue
-        embedded = _embedded_document(document, value_node, limits)
+        embedded = _embedded_document(
+            document, value_node, Embedding(name, str(key_node.value)), limits
+        )
         if embedded is None:
             continue
         embedded_kind = kind_of(embedded.root)
         if embedded_kind in (Kind.VOLCANO, Kind.KUBE_SCHEDULER, Kind.KUBE_POLICY):
-            found.append(
-                (
-                    document.embedded(
-                        embedded.root,
-                        embedded.text,
-                        embedded.positions,
-                        Embedding(name, str(key_node.value)),
-                    ),
-                    embedded_kind,
-                )
-            )
+            found.append((embedded, embedded_kind))
     return found
 
 
-def _embedded_document(outer: Document, node: ScalarNode, limits: Limits) -> Document | None:
+def _embedded_document(
+    outer: Document, node: ScalarNode, embedding: Embedding, limits: Limits
+) -> Document | None:
     """Parse a ConfigMap value; ``None`` if it is not YAML."""
     mark = node.start_mark
     text = scalar_text(node)
@@ -121,8 +115,9 @@ def _embedded_document(outer: Document, node: ScalarNode, limits: Limits) -> Doc
         return None
     if not roots:
         return None
-    # Schedulers read the first document of a multi-document string (VC009 says so).
-    return Document(outer.path, outer.index, roots[0], text, mapping)
+    # The schedulers read the first document of a multi-document string only.
+    embedding = dataclasses.replace(embedding, ignored=tuple(roots[1:]))
+    return outer.embedded(roots[0], text, mapping, embedding)
 
 
 def read_as_scheduler(source: SourceFile, options: CheckOptions) -> SourceFile:

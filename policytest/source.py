@@ -32,10 +32,15 @@ STDIN = "-"
 
 @dataclass(frozen=True)
 class Embedding:
-    """Where an embedded document sits: a ConfigMap ``data`` value."""
+    """Where an embedded document sits: a ConfigMap ``data`` value.
+
+    ``ignored`` holds the roots of any further YAML documents in the same string: the
+    schedulers read only the first one.
+    """
 
     configmap: str
     key: str
+    ignored: tuple[Node, ...] = ()
 
 
 @dataclass(frozen=True)

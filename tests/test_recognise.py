@@ -157,6 +157,9 @@ def test_configmap_string_with_several_documents_yields_the_first() -> None:
     ((document, kind),) = expanded(text)
     assert kind is Kind.VOLCANO
     assert document.position(_plugin_name_node(document)) == _outer_position(text, "binpack")
+    assert document.embedding is not None
+    (ignored,) = document.embedding.ignored
+    assert document.position(ignored) == _outer_position(text, "actions: x")
 
 
 def test_folded_configmap_string_is_read_without_fold_markers() -> None:

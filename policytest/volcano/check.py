@@ -154,6 +154,16 @@ def load(document: Document, options: CheckOptions) -> tuple[VolcanoConf | None,
         view: Document | Finding = document
     else:
         view = trimmed(document, options)
+    if document.embedding is not None and document.embedding.ignored:
+        findings.append(
+            rules.IGNORED_DOCUMENT.at(
+                document,
+                document.embedding.ignored[0],
+                f"`{document.embedding.key}` holds more than one YAML document (a `---` or "
+                "`...` line ends the first): Volcano reads only the first and silently "
+                "ignores the rest; remove the marker or move the rest into the first document",
+            )
+        )
     if isinstance(view, Finding):
         return None, sorted([*findings, view])
     budget = Budget.of(options.limits)
