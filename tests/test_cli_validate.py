@@ -151,8 +151,18 @@ def test_missing_path_is_a_usage_error(run_line: RunLine, tmp_path: Path) -> Non
         ["validate", "--bogus", "x"],
         ["nope"],
         [],
+        ["validate", "--volcano-version", "latest", "x"],
+        ["validate", "--kubernetes-version", "1", "x"],
     ],
-    ids=["no-path", "bad-format", "unknown-flag", "unknown-command", "no-command"],
+    ids=[
+        "no-path",
+        "bad-format",
+        "unknown-flag",
+        "unknown-command",
+        "no-command",
+        "bad-volcano-version",
+        "bad-kubernetes-version",
+    ],
 )
 def test_usage_errors_exit_2(run_line: RunLine, argv: list[str]) -> None:
     assert run_line(argv).exit_code == 2

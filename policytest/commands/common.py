@@ -16,12 +16,14 @@ def add_scheduler_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("scheduler versions and limits")
     group.add_argument(
         "--volcano-version",
+        type=_release,
         default=NEWEST_VOLCANO,
         metavar="X.Y",
         help=f"judge Volcano confs as this release would (default {NEWEST_VOLCANO})",
     )
     group.add_argument(
         "--kubernetes-version",
+        type=_release,
         default=NEWEST_KUBERNETES,
         metavar="X.Y",
         help="judge KubeSchedulerConfiguration as this release would "
@@ -45,6 +47,17 @@ def add_fixture_options(parser: argparse.ArgumentParser) -> None:
         help="configs must live inside DIR (default: the git repository root)",
     )
     add_scheduler_options(parser)
+
+
+def _release(text: str) -> str:
+    """A release number such as ``1.16`` or ``v1.35.2`` (checked, kept as written)."""
+    from policytest.volcano.versions import VersionError, parse_version
+
+    try:
+        parse_version(text)
+    except VersionError:
+        raise argparse.ArgumentTypeError(f"not a release number: {text!r} (e.g. 1.16)") from None
+    return text
 
 
 def _positive(text: str) -> int:
