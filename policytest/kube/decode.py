@@ -18,8 +18,9 @@ from typing import Any
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from policytest.findings import Finding, Severity
-from policytest.goyaml import DecodeError, Uint64, decode
+from policytest.goyaml import DecodeError, Uint64, decode, is_merge_key, scalar_value
 from policytest.kube import rules
+from policytest.limits import Limits
 from policytest.options import CheckOptions
 from policytest.schema import locate, schema_findings
 from policytest.source import Document
@@ -62,7 +63,7 @@ def decode_document(document: Document, options: CheckOptions) -> Decoded:
             "and `kind: KubeSchedulerConfiguration` at the top level"
         )
         return Decoded({}, (rules.NOT_A_CONFIG.at(document, root, message),), False)
-    findings: list[Finding] = list(_collection_keys(document))
+    findings: list[Finding] = list(_merge_collisions(document, options.limits))
     duplicates: list[Finding] = []
 
     def on_duplicate(mapping: MappingNode, key_node: ScalarNode) -> None:
@@ -121,27 +122,94 @@ def _strict(finding: Finding) -> Finding:
     return replace(finding, message=message)
 
 
-def _collection_keys(document: Document) -> Iterator[Finding]:
-    """yaml.v2 refuses a mapping key that is itself a list or a mapping."""
+def _merge_collisions(document: Document, limits: Limits) -> Iterator[Finding]:
+    """Keys written twice into one mapping through merge keys (``<<``).
+
+    kube-scheduler reads YAML with yaml.v2's ``UnmarshalStrict``, which refuses every key
+    set twice in a map, including a key a merge already set (in either order) and keys
+    shared by two merged maps; ``goyaml.decode`` reports only keys written twice
+    explicitly (yaml.v2's non-strict view), so the merge cases are found here.
+    """
+    budget = limits.max_nodes
     seen: set[int] = set()
     stack: list[Node] = [document.root]
-    while stack:
+    while stack and budget > 0:
         node = stack.pop()
+        budget -= 1
         if id(node) in seen:
             continue
         seen.add(id(node))
         if isinstance(node, SequenceNode):
             stack.extend(node.value)
         elif isinstance(node, MappingNode):
-            for key_node, value_node in node.value:
-                if not isinstance(key_node, ScalarNode):
-                    yield rules.WRONG_TYPE.at(
-                        document,
-                        key_node,
-                        "a list or mapping used as a mapping key: kube-scheduler's YAML "
-                        "decoder rejects it (`invalid map key`); use a string key",
-                    )
-                stack.extend((key_node, value_node))
+            yield from _collisions_in(document, node)
+            stack.extend(value for _, value in node.value)
+
+
+def _collisions_in(document: Document, node: MappingNode) -> Iterator[Finding]:
+    written: set[Any] = set()
+    explicit: set[Any] = set()
+    for key_node, value_node in node.value:
+        if is_merge_key(key_node, document.text):
+            merged = _merged_keys(value_node, document.text, set())
+            if any(key in written for key in merged) or len(set(merged)) < len(merged):
+                yield rules.DUPLICATE_KEY.at(
+                    document,
+                    key_node,
+                    "this merge sets a key that is already set in the mapping: kube-scheduler "
+                    "reads YAML strictly (no overriding through `<<`) and refuses to start; "
+                    "write the keys out instead of merging",
+                )
+            written.update(merged)
+            continue
+        key = _typed_key(key_node, document.text)
+        if key is not None and key in written and key not in explicit:
+            yield rules.DUPLICATE_KEY.at(
+                document,
+                key_node,
+                f"key `{key_node.value}` is already set by a merge (`<<`): kube-scheduler reads "
+                "YAML strictly and refuses to start; drop the merge or this key",
+            )
+        written.add(key)
+        explicit.add(key)
+
+
+def _merged_keys(node: Node, text: str, visiting: set[int]) -> list[Any]:
+    """Every key a merge value writes, in write order (duplicates kept)."""
+    if id(node) in visiting:
+        return []
+    sources = node.value if isinstance(node, SequenceNode) else [node]
+    keys: list[Any] = []
+    for source in reversed(sources):
+        if not isinstance(source, MappingNode):
+            continue
+        inner: set[Any] = set()
+        for key_node, value_node in source.value:
+            if is_merge_key(key_node, text):
+                found = _merged_keys(value_node, text, visiting | {id(node)})
+            else:
+                found = [_typed_key(key_node, text)]
+            inner.update(found)
+        keys.extend(inner)
+    return keys
+
+
+def _typed_key(node: Node, text: str) -> Any:
+    if not isinstance(node, ScalarNode):
+        return None
+    try:
+        key = scalar_value(node, text)
+    except DecodeError:
+        return None
+    return key if _hashable(key) else None
+
+
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
 
 
 def _to_json(value: Any, path: Path, problems: list[tuple[Path, str]]) -> Any:
