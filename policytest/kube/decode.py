@@ -128,10 +128,12 @@ def _merge_collisions(document: Document, limits: Limits) -> Iterator[Finding]:
     kube-scheduler reads YAML with yaml.v2's ``UnmarshalStrict``, which refuses every key
     set twice in a map, including a key a merge already set (in either order) and keys
     shared by two merged maps; ``goyaml.decode`` reports only keys written twice
-    explicitly (yaml.v2's non-strict view), so the merge cases are found here.
+    explicitly (yaml.v2's non-strict view), so the merge cases are found here. Each node
+    is visited once (merged key sets are memoised), so aliases cannot blow this up.
     """
     budget = limits.max_nodes
     seen: set[int] = set()
+    merged: dict[int, frozenset[Any]] = {}
     stack: list[Node] = [document.root]
     while stack and budget > 0:
         node = stack.pop()
@@ -142,17 +144,22 @@ def _merge_collisions(document: Document, limits: Limits) -> Iterator[Finding]:
         if isinstance(node, SequenceNode):
             stack.extend(node.value)
         elif isinstance(node, MappingNode):
-            yield from _collisions_in(document, node)
+            yield from _collisions_in(document, node, merged)
             stack.extend(value for _, value in node.value)
 
 
-def _collisions_in(document: Document, node: MappingNode) -> Iterator[Finding]:
+def _collisions_in(
+    document: Document, node: MappingNode, memo: dict[int, frozenset[Any]]
+) -> Iterator[Finding]:
     written: set[Any] = set()
     explicit: set[Any] = set()
     for key_node, value_node in node.value:
         if is_merge_key(key_node, document.text):
-            merged = _merged_keys(value_node, document.text, set())
-            if any(key in written for key in merged) or len(set(merged)) < len(merged):
+            sources = value_node.value if isinstance(value_node, SequenceNode) else [value_node]
+            keys = [_keys(source, document.text, memo) for source in sources]
+            total = sum(len(k) for k in keys)
+            union = frozenset().union(*keys)
+            if written & union or len(union) < total:
                 yield rules.DUPLICATE_KEY.at(
                     document,
                     key_node,
@@ -160,7 +167,7 @@ def _collisions_in(document: Document, node: MappingNode) -> Iterator[Finding]:
                     "reads YAML strictly (no overriding through `<<`) and refuses to start; "
                     "write the keys out instead of merging",
                 )
-            written.update(merged)
+            written |= union
             continue
         key = _typed_key(key_node, document.text)
         if key is not None and key in written and key not in explicit:
@@ -174,24 +181,22 @@ def _collisions_in(document: Document, node: MappingNode) -> Iterator[Finding]:
         explicit.add(key)
 
 
-def _merged_keys(node: Node, text: str, visiting: set[int]) -> list[Any]:
-    """Every key a merge value writes, in write order (duplicates kept)."""
-    if id(node) in visiting:
-        return []
-    sources = node.value if isinstance(node, SequenceNode) else [node]
-    keys: list[Any] = []
-    for source in reversed(sources):
-        if not isinstance(source, MappingNode):
-            continue
-        inner: set[Any] = set()
-        for key_node, value_node in source.value:
+def _keys(node: Node, text: str, memo: dict[int, frozenset[Any]]) -> frozenset[Any]:
+    """The keys a mapping ends up with, its own merges included (memoised per node)."""
+    if id(node) in memo:
+        return memo[id(node)]
+    memo[id(node)] = frozenset()  # a merge cycle contributes nothing
+    keys: set[Any] = set()
+    if isinstance(node, MappingNode):
+        for key_node, value_node in node.value:
             if is_merge_key(key_node, text):
-                found = _merged_keys(value_node, text, visiting | {id(node)})
+                sources = value_node.value if isinstance(value_node, SequenceNode) else [value_node]
+                for source in sources:
+                    keys |= _keys(source, text, memo)
             else:
-                found = [_typed_key(key_node, text)]
-            inner.update(found)
-        keys.extend(inner)
-    return keys
+                keys.add(_typed_key(key_node, text))
+    memo[id(node)] = frozenset(keys)
+    return memo[id(node)]
 
 
 def _typed_key(node: Node, text: str) -> Any:

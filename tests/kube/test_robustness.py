@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from policytest.goyaml import decode
 from policytest.kube.check import load
-from policytest.options import DEFAULT_OPTIONS
+from policytest.limits import Limits
+from policytest.options import DEFAULT_OPTIONS, CheckOptions
 from tests.kube.helpers import documents, findings_for, oracle_cases
 
 TEXTS = [case["yaml"] for case in oracle_cases()]
@@ -115,3 +116,17 @@ def test_yaml_oddities() -> None:
     ):
         found = findings_for(header + body)
         assert any(f.severity.value == "error" for f in found), body
+
+
+def test_nested_merges_of_aliases_stay_cheap() -> None:
+    lines = ["a0: &a0 {k: 1}"]
+    for level in range(1, 40):
+        lines.append(f"a{level}: &a{level} {{<<: [*a{level - 1}, *a{level - 1}]}}")
+    text = (
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+        + "\n".join(lines)
+        + "\n"
+    )
+    limits = Limits(max_nodes=20_000)  # the decoder's own budget is another test's concern
+    found = findings_for(text, CheckOptions(limits=limits))
+    assert {"KS004", "KS005"} <= {f.rule for f in found}
