@@ -1,0 +1,38 @@
+"""The kube-scheduler checks through the real CLI (``policytest validate``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import RunLine
+from tests.kube.test_seeds import LEGACY_POLICY, MOST_ALLOCATED
+
+DATA = Path(__file__).parent.parent / "data" / "kube"
+
+
+def test_validate_reports_configmap_findings_as_json(run_line: RunLine) -> None:
+    result = run_line(["validate", "--format", "json", DATA / "configmap.yaml"])
+    assert result.exit_code == 1, result
+    found = {(f["rule"], f["line"], f["column"]) for f in json.loads(result.stdout)["findings"]}
+    assert found == {("KS011", 20, 23), ("KS003", 22, 15)}
+
+
+def test_kubernetes_version_turns_a_removal_into_a_deprecation(
+    run_line: RunLine, tmp_path: Path
+) -> None:
+    path = tmp_path / "scheduler.yaml"
+    path.write_text(MOST_ALLOCATED)
+    assert run_line(["validate", path]).exit_code == 1
+    older = run_line(["validate", "--kubernetes-version", "1.28", "--format", "json", path])
+    assert older.exit_code == 0, older
+    [finding] = json.loads(older.stdout)["findings"]
+    assert (finding["rule"], finding["severity"]) == ("KS001", "warning")
+
+
+def test_legacy_policy_json_file(run_line: RunLine, tmp_path: Path) -> None:
+    path = tmp_path / "policy.json"
+    path.write_text(LEGACY_POLICY)
+    result = run_line(["validate", path])
+    assert result.exit_code == 1, result
+    assert "KS002" in result.stdout and "NodeResourcesFit" in result.stdout
