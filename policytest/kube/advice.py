@@ -14,6 +14,7 @@ from policytest.kube.framework import Framework, Problem, needed_plugins
 from policytest.kube.registry import FIT, PLUGIN_SETS, PLUGINS, REMOVED_PLUGINS
 from policytest.kube.resources import FitArgs, Resource, ShapePoint
 from policytest.kube.suggest import did_you_mean, plugin_hint
+from policytest.kube.values import repeats
 from policytest.scoring.accounting import is_scalar_resource_name
 
 if TYPE_CHECKING:
@@ -111,20 +112,14 @@ def _zero_resource_weights(resources: Sequence[Resource]) -> Iterator[Problem]:
 
 
 def _fit_duplicates(resources: Sequence[Resource]) -> Iterator[Problem]:
-    seen: dict[str, Resource] = {}
-    for resource in resources:
-        if resource.path is None:
-            continue
-        first = seen.get(resource.name)
-        if first is not None:
-            yield Problem(
-                rules.FIT_DUPLICATE,
-                (*resource.path, "name"),
-                f"`{resource.name}` is listed twice: NodeResourcesFit scores it twice, so its "
-                f"effective weight is {first.weight} + {resource.weight}; keep one entry",
-            )
-        else:
-            seen[resource.name] = resource
+    written = [r for r in resources if r.path is not None]
+    for resource, first in repeats(written, lambda r: r.name):
+        yield Problem(
+            rules.FIT_DUPLICATE,
+            (*(resource.path or ()), "name"),
+            f"`{resource.name}` is listed twice: NodeResourcesFit scores it twice, so its "
+            f"effective weight is {first.weight} + {resource.weight}; keep one entry",
+        )
 
 
 def _shape(args: FitArgs) -> Iterator[Problem]:

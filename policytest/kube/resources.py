@@ -19,7 +19,7 @@ from policytest.kube.framework import Path, Problem
 from policytest.kube.names import qualified_name_errors
 from policytest.kube.registry import DEFAULT_RESOURCES, FIT_STRATEGIES, MAX_CUSTOM_PRIORITY_SCORE
 from policytest.kube.suggest import did_you_mean
-from policytest.kube.values import integer, items, mapping, text
+from policytest.kube.values import integer, items, mapping, repeats, text
 from policytest.scoring.kube import BalancedArgs, FitScoring
 
 
@@ -245,22 +245,19 @@ def _shape_problems(args: FitArgs) -> Iterator[Problem]:
 
 def balanced_problems(args: BalancedArgsData) -> Iterator[Problem]:
     """``ValidateNodeResourcesBalancedAllocationArgs``: weights exactly 1, no duplicates."""
-    seen: set[str] = set()
-    for resource in args.resources:
-        if resource.path is None:
-            continue
-        if resource.name in seen:
-            yield Problem(
-                rules.BALANCED_DUPLICATE,
-                (*resource.path, "name"),
-                f"`{resource.name}` is listed twice: NodeResourcesBalancedAllocation rejects "
-                "duplicate resources and kube-scheduler refuses to start; remove one",
-            )
-        seen.add(resource.name)
+    written = [r for r in args.resources if r.path is not None]
+    for resource, _ in repeats(written, lambda r: r.name):
+        yield Problem(
+            rules.BALANCED_DUPLICATE,
+            (*(resource.path or ()), "name"),
+            f"`{resource.name}` is listed twice: NodeResourcesBalancedAllocation rejects "
+            "duplicate resources and kube-scheduler refuses to start; remove one",
+        )
+    for resource in written:
         if resource.weight != 1:
             yield Problem(
                 rules.BALANCED_WEIGHT,
-                (*resource.path, "weight"),
+                (*(resource.path or ()), "weight"),
                 f"weight {resource.weight} of `{resource.name}`: NodeResourcesBalancedAllocation "
                 "weights must be 1 and kube-scheduler refuses to start; drop the weight (raise "
                 "the plugin's score weight instead)",

@@ -47,7 +47,7 @@ from policytest.kube.resources import (
     read_fit_args,
 )
 from policytest.kube.settings import percentage_problem, settings_problems
-from policytest.kube.values import integer, items, mapping, text
+from policytest.kube.values import integer, items, mapping, repeats, text
 
 _REFUSES = "kube-scheduler refuses to start"
 
@@ -167,18 +167,15 @@ def _plugin_set(value: Any, path: Path) -> PluginSet:
 
 def _validate_profiles(profiles: list[ProfileData]) -> Iterator[Problem]:
     """The profile part of ``ValidateKubeSchedulerConfiguration``."""
-    seen: dict[str, ProfileData] = {}
     for profile in profiles:
         yield from _validate_profile(profile)
-        first = seen.get(profile.name)
-        if first is not None:
-            yield Problem(
-                rules.SCHEDULER_NAME,
-                (*profile.path, "schedulerName"),
-                f'schedulerName "{profile.name}" is already used by another profile: '
-                f"{_REFUSES}; give each profile its own name",
-            )
-        seen[profile.name] = profile
+    for profile, _ in repeats(profiles, lambda p: p.name):
+        yield Problem(
+            rules.SCHEDULER_NAME,
+            (*profile.path, "schedulerName"),
+            f'schedulerName "{profile.name}" is already used by another profile: '
+            f"{_REFUSES}; give each profile its own name",
+        )
     yield from _common_queue_sort(profiles)
 
 
@@ -197,16 +194,14 @@ def _validate_profile(profile: ProfileData) -> Iterator[Problem]:
         for plugin in profile.custom[point].enabled:
             if plugin.name in REMOVED_PLUGINS:
                 yield _removed(plugin.name, (*plugin.path, "name"))
-    names: set[str] = set()
+    for entry, _ in repeats(profile.plugin_config, lambda e: e.name):
+        yield Problem(
+            rules.DUPLICATE_PLUGIN_CONFIG,
+            (*entry.path, "name"),
+            f"pluginConfig for {entry.name} is given twice: {_REFUSES}; merge the two entries' "
+            "args",
+        )
     for entry in profile.plugin_config:
-        if entry.name in names:
-            yield Problem(
-                rules.DUPLICATE_PLUGIN_CONFIG,
-                (*entry.path, "name"),
-                f"pluginConfig for {entry.name} is given twice: {_REFUSES}; merge "
-                "the two entries' args",
-            )
-        names.add(entry.name)
         if entry.name in REMOVED_PLUGINS:
             yield _removed(entry.name, (*entry.path, "name"))
         elif entry.name == BALANCED:

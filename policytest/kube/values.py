@@ -6,7 +6,10 @@ nothing keeps every odd input a finding instead of a traceback.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Hashable, Iterable, Iterator
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 
 def mapping(value: Any) -> dict[str, Any]:
@@ -39,3 +42,12 @@ def number(value: Any) -> float | None:
 def flag(value: Any, default: bool) -> bool:
     """A JSON boolean, or ``default``."""
     return value if isinstance(value, bool) else default
+
+
+def repeats(things: Iterable[T], key: Callable[[T], Hashable]) -> Iterator[tuple[T, T]]:
+    """Each thing whose key an earlier thing already had, with that first thing."""
+    first: dict[Hashable, T] = {}
+    for thing in things:
+        seen = first.setdefault(key(thing), thing)
+        if seen is not thing:
+            yield thing, seen

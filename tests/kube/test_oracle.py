@@ -39,10 +39,16 @@ _PLUGIN = re.compile(r'initializing plugin "([^"]+)": ')
 _ARGS = re.compile(r"decoding \.profiles\[(\d+)\]\.pluginConfig\[(\d+)\]: ")
 
 
+def chunk(start: int, accepted: bool | None = None) -> list[dict[str, Any]]:
+    """The cases of one chunk (only the accepted or rejected ones, if asked)."""
+    cases = oracle_cases()[start : start + CHUNK]
+    return [case for case in cases if accepted is None or case["accepted"] is accepted]
+
+
 @pytest.mark.parametrize("start", CHUNKS, ids=lambda s: f"cases-{s:03d}")
 def test_verdicts_match_kube_scheduler(start: int) -> None:
     wrong = []
-    for case in oracle_cases()[start : start + CHUNK]:
+    for case in chunk(start):
         found = errors(findings_for(case["yaml"]))
         if bool(found) == case["accepted"]:
             shown = [f"{f.line}:{f.column} {f.rule} {f.message}" for f in found]
@@ -53,9 +59,7 @@ def test_verdicts_match_kube_scheduler(start: int) -> None:
 @pytest.mark.parametrize("start", CHUNKS, ids=lambda s: f"cases-{s:03d}")
 def test_findings_point_at_the_node_kube_scheduler_names(start: int) -> None:
     missing = []
-    for case in oracle_cases()[start : start + CHUNK]:
-        if case["accepted"]:
-            continue
+    for case in chunk(start, accepted=False):
         found = errors(findings_for(case["yaml"]))
         docs, problems = documents(case["yaml"])
         if problems:  # YAML syntax: reported by the reader (PT001), not located here
@@ -72,9 +76,7 @@ def test_findings_point_at_the_node_kube_scheduler_names(start: int) -> None:
 @pytest.mark.parametrize("start", CHUNKS, ids=lambda s: f"cases-{s:03d}")
 def test_model_matches_the_profiles_kube_scheduler_built(start: int) -> None:
     different = []
-    for case in oracle_cases()[start : start + CHUNK]:
-        if not case["accepted"]:
-            continue
+    for case in chunk(start, accepted=True):
         docs, _ = documents(case["yaml"])
         config, _ = load(docs[0], DEFAULT_OPTIONS)
         assert config is not None, case["id"]
