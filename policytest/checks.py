@@ -9,8 +9,9 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 
+from policytest.bigload import decode as fast_decode
 from policytest.findings import Finding, Severity
-from policytest.goyaml import DecodeError, decode
+from policytest.goyaml import DecodeError
 from policytest.options import CheckOptions
 from policytest.recognise import Kind
 from policytest.rules import rule
@@ -74,6 +75,6 @@ def check_fixture_schema(document: Document, options: CheckOptions) -> list[Find
 def decoded(document: Document, options: CheckOptions) -> object:
     """The document decoded with yaml.v2 typing, or the finding that says why not."""
     try:
-        return decode(document.root, document.text, limits=options.limits)
+        return fast_decode(document.root, document.text, options.limits)
     except DecodeError as error:
         return UNREADABLE.at(document, error.node, str(error))

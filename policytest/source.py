@@ -15,7 +15,7 @@ import io
 import os
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -153,14 +153,12 @@ def _read_bytes_checked(path: str, data: bytes, limits: Limits) -> SourceFile:
 
 def compose_all(text: str, limits: Limits) -> list[Node]:
     """Compose every non-empty document of ``text``; raise :class:`ParseFailure`."""
-    from ruamel.yaml import YAML
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
     _refuse_deep_flow(text, limits.max_depth)
-    yaml = YAML(typ="rt", pure=True)
     roots: list[Node] = []
     try:
-        for root in yaml.compose_all(io.StringIO(text)):
+        for root in _composed(text, limits.max_depth):
             if root is None or _is_empty(root):
                 continue
             if len(roots) >= limits.max_documents:
@@ -182,6 +180,20 @@ def compose_all(text: str, limits: Limits) -> list[Node]:
             "document nests too deeply to be a scheduler config; not read", 0, 0
         ) from exc
     return roots
+
+
+def _composed(text: str, max_depth: int) -> Iterable[Node]:
+    """libyaml for big texts (see :mod:`policytest.bigload`), else the pure composer."""
+    from policytest import bigload
+
+    if len(text) >= bigload.BIG_TEXT and bigload.available():
+        roots = bigload.compose_all(text, max_depth)
+        if roots is not None:
+            return roots
+    from ruamel.yaml import YAML
+
+    composed: Iterable[Node] = YAML(typ="rt", pure=True).compose_all(io.StringIO(text))
+    return composed
 
 
 _FLOW_TOKENS = re.compile(r"""[\[\]{}\n#]|"(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*'""")
