@@ -31,7 +31,7 @@ class Limits:
     max_documents: int = _limit(10_000, "documents", "YAML documents in one file")
     max_nodes: int = _limit(1_000_000, "yaml-nodes", "YAML nodes one walk of a document visits")
     max_alias_nodes: int = _limit(
-        100_000, "alias-nodes", "YAML nodes one walk reaches again through aliases"
+        50_000, "alias-nodes", "YAML nodes one walk reaches again through aliases"
     )
     max_depth: int = _limit(200, "depth", "nesting depth of a document")
     max_cluster_nodes: int = _limit(10_000, "cluster-nodes", "nodes in a fixture's cluster")
