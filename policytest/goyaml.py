@@ -21,7 +21,7 @@ import calendar
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -304,14 +304,23 @@ def is_merge_key(node: Node, text: str) -> bool:
 
 @dataclass
 class Budget:
-    """How many more nodes a walk may visit, and how deep it may go (shared by walks)."""
+    """How many more nodes a walk may visit, and how deep it may go (shared by walks).
+
+    A walk reaches a collection node a second time only through an alias (or a merge
+    key, which is an alias too): every such re-visit is charged, with its direct scalar
+    children, to ``aliased``, a much smaller budget than ``remaining``, so an alias bomb
+    fails after ``Limits.max_alias_nodes`` nodes, in milliseconds. Nested collections
+    charge themselves when the walk gets to them, so the charge equals the nodes walked.
+    """
 
     remaining: int
     max_depth: int
+    aliased: int = DEFAULT_LIMITS.max_alias_nodes
+    _collections: dict[int, Node] = field(default_factory=dict, repr=False)
 
     @classmethod
     def of(cls, limits: Limits) -> Budget:
-        return cls(limits.max_nodes, limits.max_depth)
+        return cls(limits.max_nodes, limits.max_depth, limits.max_alias_nodes)
 
     def spend(self, node: Node, depth: int) -> None:
         """Count one visited node; raise :class:`DecodeLimit` past the limits."""
@@ -320,6 +329,26 @@ class Budget:
             raise DecodeLimit("document expands to too many nodes (alias bomb?); not decoded", node)
         if depth > self.max_depth:
             raise DecodeLimit(f"document nests deeper than {self.max_depth} levels", node)
+        if node.__class__ is not ScalarNode:
+            self._revisit(node)
+
+    def _revisit(self, node: Node) -> None:
+        key = id(node)
+        if key not in self._collections:
+            self._collections[key] = node  # held, so that its id is never reused
+            return
+        items = node.value if isinstance(node, SequenceNode) else _flat(node.value)
+        self.aliased -= 1 + sum(1 for item in items if item.__class__ is ScalarNode)
+        if self.aliased < 0:
+            raise DecodeLimit(
+                "document reaches too many nodes through aliases (an alias bomb?); "
+                "not decoded (raise the limit with --limit alias-nodes=N)",
+                node,
+            )
+
+
+def _flat(pairs: list[tuple[Node, Node]]) -> list[Node]:
+    return [item for pair in pairs for item in pair]
 
 
 OnDuplicate = Callable[[MappingNode, ScalarNode], None]
