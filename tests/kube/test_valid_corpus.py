@@ -1,0 +1,26 @@
+"""Real-world-shaped valid configurations (``tests/data/kube/valid/``): no findings at
+all, and a model. Adding a case is adding a file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from policytest.kube.check import load
+from policytest.options import DEFAULT_OPTIONS
+from tests.kube.helpers import documents, findings_for
+
+VALID = sorted((Path(__file__).parent.parent / "data" / "kube" / "valid").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", VALID, ids=lambda p: p.stem)
+def test_valid_configuration_is_clean(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert findings_for(text) == ()
+    config, _ = load(documents(text)[0][0], DEFAULT_OPTIONS)
+    assert config is not None and config.profiles
+
+
+def test_the_corpus_is_there() -> None:
+    assert len(VALID) >= 3
