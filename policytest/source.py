@@ -192,7 +192,9 @@ def _composed(text: str, max_depth: int) -> Iterable[Node]:
             return roots
     from ruamel.yaml import YAML
 
-    composed: Iterable[Node] = YAML(typ="rt", pure=True).compose_all(io.StringIO(text))
+    yaml = YAML(typ="rt", pure=True)
+    yaml.composer.warn_double_anchors = False  # yaml.v2 accepts a redefined anchor: the last wins
+    composed: Iterable[Node] = yaml.compose_all(io.StringIO(text))
     return composed
 
 
