@@ -229,17 +229,14 @@ def _shape_problems(args: FitArgs) -> Iterator[Problem]:
                 rules.SHAPE,
                 (*point.path, "utilization"),
                 f"shape utilization {point.utilization} is outside 0..100: "
-                "kube-scheduler refuses to start",
+                "kube-scheduler refuses to start; utilization is a percentage of allocatable",
             )
         if not 0 <= point.score <= MAX_CUSTOM_PRIORITY_SCORE:
-            hint = (
-                " (scores are on a 0..10 scale)" if point.score > MAX_CUSTOM_PRIORITY_SCORE else ""
-            )
             yield Problem(
                 rules.SHAPE,
                 (*point.path, "score"),
-                f"shape score {point.score} is outside 0..10{hint}: "
-                "kube-scheduler refuses to start",
+                f"shape score {point.score} is outside 0..10: kube-scheduler refuses to start; "
+                "scores are on a 0..10 scale (it multiplies them by 10)",
             )
 
 
