@@ -351,3 +351,8 @@ def test_unknown_plugin_suggests_the_v1_replacement() -> None:
 )
 def test_merge_keys_in_strict_yaml(body: str, errors: set[str]) -> None:
     assert verdict(body)[0] == errors
+
+
+def test_pem_data_may_span_lines() -> None:
+    body = "extenders:\n- urlPrefix: x\n  tlsConfig:\n    caData: |\n      aGVs\n      bG8=\n"
+    assert verdict(body) == (set(), set())
