@@ -20,7 +20,7 @@ from policytest.kube.names import qualified_name_errors
 from policytest.kube.registry import DEFAULT_RESOURCES, FIT_STRATEGIES, MAX_CUSTOM_PRIORITY_SCORE
 from policytest.kube.suggest import did_you_mean
 from policytest.kube.values import integer, items, mapping, repeats, text
-from policytest.scoring.kube import BalancedArgs, FitScoring
+from policytest.scoring.kube import STRATEGIES, BalancedArgs, FitScoring
 
 
 @dataclass(frozen=True)
@@ -58,13 +58,11 @@ class FitArgs:
 
     def scoring(self) -> FitScoring | None:
         """The scorer's args, or ``None`` if kube-scheduler could not build them."""
-        if self.strategy not in FIT_STRATEGIES:
-            return None
+        strategy = next((s for s in STRATEGIES if s == self.strategy), None)
         shape = tuple((p.utilization, p.score) for p in self.shape or ())
-        if self.strategy == "RequestedToCapacityRatio" and not shape:
+        if strategy is None or (strategy == "RequestedToCapacityRatio" and not shape):
             return None
-        resources = tuple((r.name, r.weight) for r in self.resources)
-        return FitScoring(self.strategy, resources, shape)  # type: ignore[arg-type]
+        return FitScoring(strategy, tuple((r.name, r.weight) for r in self.resources), shape)
 
 
 @dataclass(frozen=True)
@@ -75,6 +73,7 @@ class BalancedArgsData:
     resources: tuple[Resource, ...]
 
     def scoring(self) -> BalancedArgs:
+        """The scorer's args."""
         return BalancedArgs(tuple((r.name, r.weight) for r in self.resources))
 
 
