@@ -95,7 +95,7 @@ class VolcanoCluster:
             self.kube_infos[name] = kube_node_info(self.nodes[name])
         return self.kube_infos[name]
 
-    def score(self, pod: Pod) -> list[NodeScore]:
+    def score(self, pod: Pod, only: Sequence[str] | None = None) -> list[NodeScore]:
         scorers = [
             (
                 entry.plugin,
@@ -106,7 +106,8 @@ class VolcanoCluster:
         ]
         request = volcano_pod_request(pod)
         results = []
-        for name, info in self.infos.items():
+        for name in self.infos if only is None else only:
+            info = self.infos[name]
             reason = predicates_filter(pod, info)
             if reason is not None:
                 results.append(NodeScore(name, False, reason))
@@ -197,7 +198,7 @@ class KubeCluster:
     scheduler: KubeScheduler
     infos: dict[str, KubeNodeInfo]
 
-    def score(self, pod: Pod) -> list[NodeScore]:
+    def score(self, pod: Pod, only: Sequence[str] | None = None) -> list[NodeScore]:
         scheduler = self.scheduler
         fit = fit_scorer(scheduler.fit, pod) if scheduler.fit else None
         balanced = (
@@ -207,7 +208,8 @@ class KubeCluster:
         )
         request = kube_pod_non_zero_requests(pod)
         results = []
-        for name, info in self.infos.items():
+        for name in self.infos if only is None else only:
+            info = self.infos[name]
             reason = (
                 fit_filter(
                     pod,
