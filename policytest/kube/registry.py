@@ -10,6 +10,10 @@ from __future__ import annotations
 
 from typing import Final
 
+from policytest.scoring.kube import DEFAULT_RESOURCES as DEFAULT_RESOURCES
+from policytest.scoring.kube import MAX_CUSTOM_PRIORITY_SCORE as MAX_CUSTOM_PRIORITY_SCORE
+from policytest.scoring.kube import MAX_NODE_SCORE as MAX_NODE_SCORE
+
 API_GROUP: Final = "kubescheduler.config.k8s.io"
 CURRENT_API_VERSION: Final = f"{API_GROUP}/v1"
 KIND: Final = "KubeSchedulerConfiguration"
@@ -144,10 +148,6 @@ ARGS_PLUGINS: Final = frozenset(
     }
 )
 
-FIT_STRATEGIES: Final = ("LeastAllocated", "MostAllocated", "RequestedToCapacityRatio")
-DEFAULT_RESOURCES: Final = (("cpu", 1), ("memory", 1))
-MAX_NODE_SCORE: Final = 100
-MAX_CUSTOM_PRIORITY_SCORE: Final = 10
 MAX_INT64: Final = (1 << 63) - 1
 
 

@@ -17,7 +17,7 @@ from typing import Any
 from policytest.kube import rules
 from policytest.kube.framework import Path, Problem
 from policytest.kube.names import qualified_name_errors
-from policytest.kube.registry import DEFAULT_RESOURCES, FIT_STRATEGIES, MAX_CUSTOM_PRIORITY_SCORE
+from policytest.kube.registry import DEFAULT_RESOURCES, MAX_CUSTOM_PRIORITY_SCORE
 from policytest.kube.suggest import did_you_mean
 from policytest.kube.values import integer, items, mapping, repeats, text
 from policytest.scoring.kube import STRATEGIES, BalancedArgs, FitScoring
@@ -170,14 +170,14 @@ def fit_problems(args: FitArgs) -> Iterator[Problem]:
                 f"{message}; kube-scheduler fails to build NodeResourcesFit "
                 "(list full names under ignoredResources)",
             )
-    if args.strategy not in FIT_STRATEGIES:
+    if args.strategy not in STRATEGIES:
         shown = f'"{args.strategy}"' if args.strategy else "missing"
         yield Problem(
             rules.FIT_STRATEGY,
             args.strategy_path("type"),
             f"scoringStrategy.type is {shown}: kube-scheduler accepts only "
-            f"{', '.join(FIT_STRATEGIES)} (case-sensitive) and refuses to start"
-            f"{did_you_mean(args.strategy, FIT_STRATEGIES) if args.strategy else ''}",
+            f"{', '.join(STRATEGIES)} (case-sensitive) and refuses to start"
+            f"{did_you_mean(args.strategy, STRATEGIES) if args.strategy else ''}",
             key=not args.strategy,
         )
     for resource in args.resources:
