@@ -7,7 +7,8 @@ import os
 import sys
 from typing import Any, TextIO
 
-from policytest.limits import Limits
+from policytest.limits import Limits, limit_names
+from policytest.limits import describe as describe_limits
 from policytest.options import NEWEST_KUBERNETES, NEWEST_VOLCANO, CheckOptions
 
 
@@ -32,9 +33,22 @@ def add_scheduler_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--max-file-bytes",
         type=_positive,
-        default=Limits().max_file_bytes,
+        default=None,
         metavar="N",
-        help="refuse files larger than N bytes (default %(default)s)",
+        help=f"refuse files larger than N bytes (default {Limits().max_file_bytes}; "
+        "the same as --limit file-bytes=N)",
+    )
+    defaults = Limits()
+    group.add_argument(
+        "--limit",
+        type=_limit_setting,
+        action="append",
+        default=[],
+        metavar="NAME=N",
+        help="change an input limit (repeatable; see docs/robustness.md); the defaults: "
+        + ", ".join(
+            f"{name}={getattr(defaults, attribute)}" for attribute, name, _ in describe_limits()
+        ),
     )
 
 
@@ -70,12 +84,26 @@ def _positive(text: str) -> int:
     return value
 
 
+def _limit_setting(text: str) -> tuple[str, int]:
+    """``NAME=N`` for ``--limit``: a known limit name and a positive whole number."""
+    name, equals, value = text.partition("=")
+    name = name.strip()
+    if not equals or name not in limit_names():
+        raise argparse.ArgumentTypeError(
+            f"expected NAME=N with NAME one of {', '.join(limit_names())}: {text!r}"
+        )
+    return name, _positive(value.strip().replace("_", ""))
+
+
 def check_options(args: Any) -> CheckOptions:
     """The frozen check options the parsed arguments describe."""
+    settings = list(args.limit)
+    if args.max_file_bytes is not None:
+        settings.insert(0, ("file-bytes", args.max_file_bytes))
     return CheckOptions(
         volcano_version=args.volcano_version,
         kubernetes_version=args.kubernetes_version,
-        limits=Limits(max_file_bytes=args.max_file_bytes),
+        limits=Limits().overridden(settings),
     )
 
 
