@@ -10,6 +10,7 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from policytest.diff_model import DiffReport
     from policytest.suite import RunReport
     from policytest.validate import ValidationReport
 
@@ -27,6 +28,12 @@ RUN_FORMATS: dict[str, str] = {
     "junit": "policytest.reporters.run_junit",
 }
 
+DIFF_FORMATS: dict[str, str] = {
+    "text": "policytest.reporters.diff_text",
+    "markdown": "policytest.reporters.diff_markdown",
+    "json": "policytest.reporters.diff_json",
+}
+
 
 def render_validation(name: str, report: ValidationReport, *, color: bool) -> str:
     """Render a validation report in the format ``name`` (one of :data:`VALIDATE_FORMATS`)."""
@@ -37,4 +44,10 @@ def render_validation(name: str, report: ValidationReport, *, color: bool) -> st
 def render_run(name: str, report: RunReport, *, color: bool) -> str:
     """Render a run report in the format ``name`` (one of :data:`RUN_FORMATS`)."""
     rendered: str = importlib.import_module(RUN_FORMATS[name]).render(report, color=color)
+    return rendered
+
+
+def render_diff(name: str, report: DiffReport, *, color: bool) -> str:
+    """Render a diff report in the format ``name`` (one of :data:`DIFF_FORMATS`)."""
+    rendered: str = importlib.import_module(DIFF_FORMATS[name]).render(report, color=color)
     return rendered

@@ -1,0 +1,113 @@
+"""``policytest diff``: what a config change does to rankings and placements.
+
+Two forms::
+
+    policytest diff [--base REV] [--head REV] [PATH...]    # two git revisions
+    policytest diff OLD_FILE NEW_FILE --fixtures DIR       # two files outside git
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from policytest.commands.common import add_scheduler_options, check_options, usage_error, write
+from policytest.reporters import DIFF_FORMATS
+
+FAIL_ON = ("findings", "ranking-change", "never")
+USAGE = """
+  policytest diff [--base REV] [--head REV] [options] [PATH ...]
+  policytest diff OLD_FILE NEW_FILE --fixtures DIR [--all] [options]"""
+
+
+def configure(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "diff",
+        help="show how a config change moves rankings and placements",
+        usage=USAGE.lstrip("\n"),
+        description="Compare scheduler configs and their effect between two git revisions "
+        "(default: the merge-base with the default branch, and the working tree), or "
+        "between two config files with --fixtures. Fixtures that use a changed config are "
+        "run on both sides: new winners, rank moves, score deltas, placement changes, "
+        "findings introduced and resolved, and each changed config's effective settings.",
+    )
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="git mode: fixtures and configs to consider (default: the whole repository); "
+        "with --fixtures: OLD_FILE NEW_FILE",
+    )
+    parser.add_argument(
+        "--base",
+        metavar="REV",
+        help="the revision to compare with: a branch, tag, commit or HEAD~1 (default: "
+        "the merge-base of HEAD with origin/HEAD, main or master)",
+    )
+    parser.add_argument(
+        "--head",
+        metavar="REV",
+        help="the revision under review (default: the working tree)",
+    )
+    parser.add_argument(
+        "--fixtures",
+        action="append",
+        metavar="DIR",
+        help="compare the two config files OLD_FILE NEW_FILE, running the fixtures in "
+        "DIR (file or directory; repeatable) that use OLD_FILE",
+    )
+    parser.add_argument(
+        "--all",
+        action="store_true",
+        dest="run_all",
+        help="run every fixture, not only those whose fixture or config changed",
+    )
+    parser.add_argument(
+        "--format",
+        choices=tuple(DIFF_FORMATS),
+        default="text",
+        help="text for terminals, markdown for a pull-request comment, json for "
+        "automation (default: text)",
+    )
+    parser.add_argument(
+        "--fail-on",
+        choices=FAIL_ON,
+        default="findings",
+        help="exit 1 when the head introduces error findings (findings, the default), "
+        "also when any ranking or placement changes (ranking-change), or never",
+    )
+    add_scheduler_options(parser)
+    parser.set_defaults(execute=execute)
+
+
+def execute(args: Any) -> int:
+    from policytest.commands.common import use_color
+    from policytest.diff import DiffError, PathNotFound, diff_files, diff_revisions
+    from policytest.reporters import render_diff
+
+    options = check_options(args)
+    try:
+        if args.fixtures:
+            if args.base or args.head:
+                return usage_error(
+                    "--base/--head compare git revisions and --fixtures compares two files; "
+                    "use one or the other"
+                )
+            if len(args.paths) != 2:
+                return usage_error(
+                    "with --fixtures, name exactly two config files: OLD_FILE NEW_FILE"
+                )
+            old, new = args.paths
+            report = diff_files(old, new, args.fixtures, options, run_all=args.run_all)
+        else:
+            report = diff_revisions(
+                args.paths, options, base=args.base, head=args.head, run_all=args.run_all
+            )
+    except PathNotFound as missing:
+        return usage_error(f"path does not exist: {missing}")
+    except DiffError as error:
+        return usage_error(str(error))
+    color = args.format == "text" and use_color(sys.stdout)
+    write(render_diff(args.format, report, color=color))
+    return int(report.exit_code(args.fail_on))
