@@ -13,11 +13,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from policytest.cluster import ClusterSpecError, node_from_dict, pods_from_dict
+from policytest.cluster import ClusterSpecError, pods_from_dict
 from policytest.engine import NodeScore, Scheduler
 from policytest.findings import Finding, Severity
 from policytest.fixture import Case, Expectation, Fixture, RankingSpec
 from policytest.quantity import QuantityError
+from policytest.scoring.fast import build_nodes, place_all
 
 Status = Literal["passed", "failed", "error"]
 Ranking = tuple[tuple[str, ...], ...]
@@ -78,10 +79,7 @@ def run_case(
         not_modelled=scheduler.not_modelled,
     )
     try:
-        nodes = [
-            node_from_dict(spec.spec, default_requests_from_limits=True, where=spec.name)
-            for spec in fixture.nodes
-        ]
+        nodes = build_nodes((spec.name, spec.spec) for spec in fixture.nodes)
         pods = [
             pod
             for entry in case.pods
@@ -103,20 +101,12 @@ def run_case(
             nodes=tuple(scores),
             ranking=ranking,
         )
-    steps: list[Step] = []
+    choices, first_scores = place_all(state, pods)  # incremental, equal to rank() each step
+    steps = [Step(index, node, tied) for index, (node, tied) in enumerate(choices)]
     placements = {node.name: 0 for node in nodes}
-    first_scores: list[NodeScore] = []
-    for pod in pods:
-        scores = state.score(pod)
-        first_scores = first_scores or scores
-        ranking = rank(scores)
-        if not ranking:
-            steps.append(Step(len(steps), None))
-            continue
-        chosen, *tied = ranking[0]
-        state.bind(chosen, pod)
-        placements[chosen] += 1
-        steps.append(Step(len(steps), chosen, tuple(tied)))
+    for step in steps:
+        if step.node is not None:
+            placements[step.node] += 1
     pending = sum(1 for step in steps if step.node is None)
     problems = list(_sequence_problems(case, placements, pending, steps))
     return replace(

@@ -22,10 +22,11 @@ class PackByCpu:
 
     nodes: dict[str, list[int]] = field(default_factory=dict)  # name -> [used, allocatable]
 
-    def score(self, pod: Pod) -> list[NodeScore]:
+    def score(self, pod: Pod, only: Sequence[str] | None = None) -> list[NodeScore]:
         want = sum(c.requests["cpu"].milli_value() for c in pod.containers if "cpu" in c.requests)
         out = []
-        for name, (used, allocatable) in self.nodes.items():
+        for name in self.nodes if only is None else only:
+            used, allocatable = self.nodes[name]
             if used + want > allocatable:
                 out.append(NodeScore(name, False, "Insufficient cpu"))
             else:

@@ -1,0 +1,136 @@
+"""Fast paths for big clusters and long sequences, exactly equal to the reference path.
+
+Nothing here scores differently: every number still comes from the scalar scorers
+behind :class:`~policytest.engine.ClusterState`. What is saved is repeated work:
+
+- :func:`build_nodes` parses each distinct bound-pod description once. A cluster dump
+  repeats a few deployment shapes thousands of times; the reference builds the same
+  ``Pod`` again for every line.
+- :func:`place_all` places a sequence incrementally. Binding a pod changes only the
+  chosen node, so each pod kind's per-node totals are kept (for the few most recent
+  kinds) and only the bound node is rescored; choosing the best node and its ties is a
+  scan over a list of floats instead of building and ranking a ``NodeScore`` per node.
+  Ties are broken exactly as :func:`policytest.runner.rank` orders them (cluster order).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from itertools import compress, repeat
+from operator import eq
+from typing import Any, Final
+
+from policytest.cluster import Node, Pod, node_from_dict, pods_from_dict
+from policytest.engine import ClusterState, NodeScore
+
+__all__ = ["Choice", "build_nodes", "place_all"]
+
+Choice = tuple[str | None, tuple[str, ...]]
+"""Where one pod went (``None``: pending) and the nodes it tied with."""
+
+MAX_KINDS: Final = 16
+"""Pod kinds whose per-node totals are kept at once (each costs a float per node)."""
+_INFEASIBLE: Final = float("-inf")
+
+
+def build_nodes(specs: Iterable[tuple[str, Mapping[str, Any]]]) -> list[Node]:
+    """``node_from_dict(spec, default_requests_from_limits=True, where=name)`` for every
+    ``(name, spec)``, parsing each distinct pod description once (same errors too)."""
+    cache: dict[object, tuple[Pod, ...]] = {}
+    nodes = []
+    for name, spec in specs:
+        entries = spec.get("pods") if isinstance(spec, Mapping) else None
+        if not isinstance(entries, list) or not entries:
+            nodes.append(node_from_dict(spec, default_requests_from_limits=True, where=name))
+            continue
+        bare = {key: value for key, value in spec.items() if key != "pods"}
+        node = node_from_dict(bare, default_requests_from_limits=True, where=name)
+        pods = list(node.pods)
+        for index, entry in enumerate(entries):
+            key = _frozen(entry)
+            parsed = cache.get(key)
+            if parsed is None:
+                parsed = pods_from_dict(
+                    entry, default_requests_from_limits=True, where=f"{name}.pods[{index}]"
+                )
+                cache[key] = parsed
+            pods.extend(parsed)
+        nodes.append(Node(node.name, node.allocatable, tuple(pods)))
+    return nodes
+
+
+def _frozen(value: object) -> object:
+    """A hashable stand-in that tells ``1``, ``1.0``, ``True`` and ``"1"`` apart."""
+    if isinstance(value, dict):
+        return (dict, tuple((key, _frozen(item)) for key, item in value.items()))
+    if isinstance(value, list):
+        return (list, tuple(_frozen(item) for item in value))
+    return (type(value), value)
+
+
+class _Totals:
+    """Per pod kind: every node's total in cluster order (-inf where infeasible)."""
+
+    def __init__(self, state: ClusterState, max_kinds: int) -> None:
+        self.state = state
+        self.max_kinds = max_kinds
+        self.names: list[str] = []
+        self.index: dict[str, int] = {}
+        self.kinds: OrderedDict[Pod, list[float]] = OrderedDict()
+
+    def of(self, pod: Pod) -> tuple[list[float], list[NodeScore] | None]:
+        """The totals for ``pod``, and the full scores when they had to be computed."""
+        totals = self.kinds.get(pod)
+        if totals is not None:
+            self.kinds.move_to_end(pod)
+            return totals, None
+        scores = self.state.score(pod)
+        if not self.names:
+            self.names = [score.name for score in scores]
+            self.index = {name: i for i, name in enumerate(self.names)}
+        totals = [score.total if score.feasible else _INFEASIBLE for score in scores]
+        self.kinds[pod] = totals
+        if len(self.kinds) > self.max_kinds:
+            self.kinds.popitem(last=False)
+        return totals, scores
+
+    def bound(self, name: str) -> None:
+        """``name`` changed: rescore it for every kept pod kind."""
+        position = self.index[name]
+        for pod, totals in self.kinds.items():
+            (score,) = self.state.score(pod, only=[name])
+            totals[position] = score.total if score.feasible else _INFEASIBLE
+
+
+def place_all(
+    state: ClusterState,
+    pods: Sequence[Pod],
+    progress: Callable[[int], None] | None = None,
+    max_kinds: int = MAX_KINDS,
+) -> tuple[list[Choice], list[NodeScore]]:
+    """Place ``pods`` one by one (filter, score, bind the best; ties to the first node in
+    cluster order). Returns each pod's choice and the first pod's full scores.
+    ``progress`` is called with the number of pods placed so far."""
+    cache = _Totals(state, max_kinds)
+    choices: list[Choice] = []
+    first: list[NodeScore] = []
+    for count, pod in enumerate(pods, 1):
+        totals, scores = cache.of(pod)
+        if count == 1 and scores is not None:
+            first = scores
+        best = max(totals, default=_INFEASIBLE)
+        if best == _INFEASIBLE:
+            choices.append((None, ()))
+        else:
+            if totals.count(best) == 1:
+                chosen, tied = cache.names[totals.index(best)], tuple[str, ...]()
+            else:
+                group = list(compress(cache.names, map(eq, repeat(best), totals)))
+                chosen, tied = group[0], tuple(group[1:])
+            state.bind(chosen, pod)
+            cache.bound(chosen)
+            choices.append((chosen, tied))
+        if progress is not None:
+            progress(count)
+    return choices, first
