@@ -7,15 +7,17 @@ source node, so a failure or an error can point at the case's line.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ruamel.yaml.nodes import Node
+from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from policytest.findings import Finding, Severity
+from policytest.goyaml import is_merge_key
+from policytest.limits import Limits
 from policytest.rules import rule
-from policytest.source import Document, child, sequence_items
+from policytest.source import Document, sequence_items
 
 FIXTURE_ERROR = rule(
     "PT003",
@@ -131,18 +133,18 @@ class Fixture:
 
 def build_fixture(document: Document, value: Mapping[str, Any]) -> Fixture | Finding:
     """Build the model from a schema-valid decoded fixture (its ``value``)."""
-    root = document.root
-    scheduler_node = child(root, "scheduler") or root
+    root, text = document.root, document.text
+    scheduler_node = merged_child(root, "scheduler", text) or root
     scheduler = value["scheduler"]
-    inline = child(scheduler_node, "volcano") or child(scheduler_node, "kubeSchedulerConfiguration")
-    ref = SchedulerRef(scheduler.get("config"), inline, scheduler.get("profile"), scheduler_node)
-    node_nodes = sequence_items(child(child(root, "cluster") or root, "nodes"))
-    nodes = tuple(
-        NodeSpec(spec["name"], spec, node)
-        for spec, node in zip(value["cluster"]["nodes"], node_nodes, strict=True)
+    inline = merged_child(scheduler_node, "volcano", text) or merged_child(
+        scheduler_node, "kubeSchedulerConfiguration", text
     )
-    case_nodes = sequence_items(child(root, "cases"))
-    cases = tuple(_case(spec, node) for spec, node in zip(value["cases"], case_nodes, strict=True))
+    ref = SchedulerRef(scheduler.get("config"), inline, scheduler.get("profile"), scheduler_node)
+    cluster_node = merged_child(root, "cluster", text) or root
+    node_nodes = _paired(value["cluster"]["nodes"], merged_child(cluster_node, "nodes", text), root)
+    nodes = tuple(NodeSpec(spec["name"], spec, node) for spec, node in node_nodes)
+    case_nodes = _paired(value["cases"], merged_child(root, "cases", text), root)
+    cases = tuple(_case(spec, node) for spec, node in case_nodes)
     known = {spec.name for spec in nodes}
     if len(known) != len(nodes):
         duplicate = next(n for n in nodes if sum(m.name == n.name for m in nodes) > 1)
@@ -160,6 +162,34 @@ def build_fixture(document: Document, value: Mapping[str, Any]) -> Fixture | Fin
             )
     name = str((value.get("metadata") or {}).get("name") or document.path)
     return Fixture(document, name, ref, nodes, cases)
+
+
+def merged_child(node: Node | None, key: str, text: str, depth: int = 0) -> Node | None:
+    """The value node that yaml.v2 ends up with for ``key``, merge keys (``<<``) followed:
+    later pairs win, a merged list's first map wins (as :func:`policytest.goyaml.decode`)."""
+    if not isinstance(node, MappingNode) or depth > MAX_MERGE_DEPTH:
+        return None
+    found = None
+    for key_node, value_node in node.value:
+        if is_merge_key(key_node, text):
+            sources = value_node.value if isinstance(value_node, SequenceNode) else [value_node]
+            for source in reversed(sources):
+                found = merged_child(source, key, text, depth + 1) or found
+        elif isinstance(key_node, ScalarNode) and key_node.value == key:
+            found = value_node
+    return found
+
+
+MAX_MERGE_DEPTH = 50
+
+
+def _paired(values: Sequence[Any], node: Node | None, fallback: Node) -> list[tuple[Any, Node]]:
+    """Decoded items with their source nodes; ``fallback`` where the source has no item
+    of its own (a list brought in by a merge key or an alias the walk cannot match)."""
+    items = sequence_items(node)
+    if len(items) != len(values):
+        items = ()
+    return [(item, items[index] if items else fallback) for index, item in enumerate(values)]
 
 
 def _case(spec: Mapping[str, Any], node: Node) -> Case:
@@ -190,3 +220,60 @@ def _ranking(spec: Sequence[Any] | None) -> RankingSpec | None:
     if spec is None:
         return None
     return tuple(tuple(item) if isinstance(item, list) else (item,) for item in spec)
+
+
+def size_problem(fixture: Fixture, limits: Limits) -> Finding | None:
+    """The first fixture limit the fixture exceeds (cluster nodes, pods after ``count``,
+    node scores), before anything is built: a ``count: 1000000000`` costs nothing here.
+    """
+    document, nodes = fixture.document, fixture.nodes
+    if len(nodes) > limits.max_cluster_nodes:
+        return FIXTURE_ERROR.at(
+            document,
+            nodes[limits.max_cluster_nodes].node,
+            f"the cluster has {len(nodes):,} nodes, more than the limit of "
+            f"{limits.max_cluster_nodes:,}; not run (raise it with --limit cluster-nodes=N)",
+        )
+    pods = sum(1 for spec in nodes if spec.spec.get("used") is not None)
+    for entry, node in _pod_entries(fixture):
+        pods += _count(entry)
+        if pods > limits.max_pods:
+            return FIXTURE_ERROR.at(
+                document,
+                merged_child(node, "count", fixture.document.text) or node,
+                f"the fixture's pods (bound and incoming, after `count`) add up to more than "
+                f"the limit of {limits.max_pods:,}; not run (raise it with --limit pods=N)",
+            )
+    scores = 0
+    for case in fixture.cases:
+        incoming = sum(_count(entry) for entry in case.pods) if case.sequence else 1
+        scores += incoming * len(nodes)
+        if scores > limits.max_node_scores:
+            return FIXTURE_ERROR.at(
+                document,
+                case.node,
+                f"case `{case.name}` brings the node scores the fixture computes (incoming pods "
+                f"times nodes, over all cases) beyond the limit of {limits.max_node_scores:,}; "
+                "not run (raise it with --limit node-scores=N)",
+            )
+    return None
+
+
+def _pod_entries(fixture: Fixture) -> Iterator[tuple[Any, Node]]:
+    """Every pod entry (bound, then incoming) with its source node."""
+    text = fixture.document.text
+    for spec in fixture.nodes:
+        pods = spec.spec.get("pods")
+        if isinstance(pods, list):
+            yield from _paired(pods, merged_child(spec.node, "pods", text), spec.node)
+    for case in fixture.cases:
+        if case.sequence:
+            yield from _paired(case.pods, merged_child(case.node, "pods", text), case.node)
+        else:
+            yield case.pods[0], merged_child(case.node, "pod", text) or case.node
+
+
+def _count(entry: object) -> int:
+    """How many pods an entry stands for (a malformed count is the cluster model's to report)."""
+    count = entry.get("count", 1) if isinstance(entry, Mapping) else 1
+    return count if isinstance(count, int) and not isinstance(count, bool) and count > 0 else 1

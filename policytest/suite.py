@@ -15,7 +15,13 @@ from dataclasses import dataclass
 from policytest.checks import check_document, decoded
 from policytest.engine import Scheduler
 from policytest.findings import Finding, Severity
-from policytest.fixture import FIXTURE_ERROR, Fixture, build_fixture
+from policytest.fixture import (
+    FIXTURE_ERROR,
+    Fixture,
+    build_fixture,
+    merged_child,
+    size_problem,
+)
 from policytest.options import CheckOptions
 from policytest.recognise import Kind, expand, kind_of, read_as_scheduler
 from policytest.runner import CaseResult, error_result, run_case
@@ -134,6 +140,9 @@ def load_fixture(document: Document, options: CheckOptions) -> tuple[Fixture | N
     built = build_fixture(document, value)
     if isinstance(built, Finding):
         return None, [built]
+    too_big = size_problem(built, options.limits)
+    if too_big is not None:
+        return None, [too_big]
     return built, []
 
 
@@ -145,9 +154,8 @@ def load_scheduler(
     document = fixture.document
     if ref.config_node is not None:
         config = document.item(ref.config_node)
-        kind = (
-            Kind.VOLCANO if child(ref.node, "volcano") is ref.config_node else Kind.KUBE_SCHEDULER
-        )
+        volcano = merged_child(ref.node, "volcano", document.text)
+        kind = Kind.VOLCANO if volcano is ref.config_node else Kind.KUBE_SCHEDULER
         return _scheduler_for_fixture(fixture, config, kind, options)
     assert ref.config_path is not None  # the schema requires one of the three
     resolved = _resolve_inside(document.path, ref.config_path, root)
