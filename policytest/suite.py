@@ -48,15 +48,20 @@ class RunReport:
 
 
 def repository_root(start: str) -> str:
-    """The nearest directory at or above ``start`` that holds ``.git`` (else ``start``)."""
-    current = os.path.realpath(start if os.path.isdir(start) else os.path.dirname(start) or ".")
+    """The nearest directory at or above ``start`` that holds ``.git`` (else ``start``).
+
+    The search climbs the path as written, not its target: a symlinked ``fixtures/``
+    that points outside the repository still belongs to the repository it sits in, so
+    its configs must come from there. The root is returned with symlinks resolved.
+    """
+    current = os.path.abspath(start if os.path.isdir(start) else os.path.dirname(start) or ".")
     probe = current
     while True:
         if os.path.exists(os.path.join(probe, ".git")):
-            return probe
+            return os.path.realpath(probe)
         parent = os.path.dirname(probe)
         if parent == probe:
-            return current
+            return os.path.realpath(current)
         probe = parent
 
 
