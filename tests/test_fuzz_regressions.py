@@ -1,0 +1,42 @@
+"""Inputs the fuzzer found that once broke policytest, kept as plain regression tests.
+
+Each test names the failure it pins. ``docs/robustness.md`` lists them with the long run
+that found them.
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+from policytest.goyaml import decode
+from policytest.limits import Limits
+from policytest.source import child, read_bytes
+from tests.conftest import RunLine
+
+
+def test_a_redefined_anchor_is_accepted_without_a_warning() -> None:
+    """ruamel.yaml warned (ReusedAnchorWarning); under ``-W error``, as in a pytest run
+    with ``filterwarnings = error``, the warning was an exception. yaml.v2 lets the
+    later anchor win."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        source = read_bytes("f.yaml", b"a: &x 1\nb: &x 2\nc: *x\n", Limits())
+    (document,) = source.documents
+    assert decode(document.root, document.text) == {"a": 1, "b": 2, "c": 2}
+    c = child(document.root, "c")
+    assert c is not None and c.value == "2"
+
+
+def test_a_fixture_with_a_redefined_anchor_runs(run_line: RunLine, tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    fixture = tmp_path / "f.policytest.yaml"
+    fixture.write_text(
+        "apiVersion: policytest/v1\nkind: PolicyTest\n"
+        "scheduler:\n  volcano: &a\n    tiers:\n    - plugins:\n      - &a {name: binpack}\n"
+        "cluster:\n  nodes:\n  - {name: n, allocatable: {cpu: '1', pods: '1'}}\n"
+        "cases:\n- name: c\n  pod: {requests: {cpu: 1m}}\n  expect: {ranking: [n]}\n"
+    )
+    result = run_line(["run", fixture])
+    assert result.exit_code in (0, 1), result
+    assert "internal error" not in result.stderr
