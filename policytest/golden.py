@@ -44,6 +44,7 @@ def rewrite_file(path: str, by_case: Mapping[str, CaseResult]) -> bool:
         raw = handle.read()
     text = raw.decode("utf-8")
     newline = "\r\n" if "\r\n" in text else "\n"
+    text = text.replace("\r\n", "\n")  # ruamel.yaml keeps a comment's \r: CRLF came out \r\r\n
     _, indent, block_seq_indent = load_yaml_guess_indent(text)
     yaml = YAML(typ="rt")
     yaml.preserve_quotes = True
