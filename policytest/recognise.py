@@ -54,8 +54,10 @@ def kind_of(root: Node) -> Kind:
         return Kind.KUBE_SCHEDULER
     if kind == "PolicyTest" or api_version == FIXTURE_API_VERSION:
         return Kind.FIXTURE
-    if kind == "Policy" and not api_version.startswith(KUBE_SCHEDULER_API_GROUP + "v1"):
-        return Kind.KUBE_POLICY
+    if kind == "Policy" and (
+        api_version in ("", "v1") or api_version.startswith(KUBE_SCHEDULER_API_GROUP)
+    ):
+        return Kind.KUBE_POLICY  # the scheduler's; audit.k8s.io and others have a Policy too
     if kind is None and (lookup(root, "predicates") or lookup(root, "priorities")):
         return Kind.KUBE_POLICY
     if kind is None and (lookup(root, "actions") or lookup(root, "tiers")):

@@ -156,7 +156,7 @@ def _did_you_mean(name: str, choices: Sequence[str]) -> str:
     close = difflib.get_close_matches(name, choices, n=1, cutoff=0.6)
     if not close:
         close = [c for c in choices if c.lower() == name.lower()]
-    return f"; did you mean `{close[0]}`?" if close else " (it is ignored)"
+    return f"; did you mean `{close[0]}`?" if close else ""
 
 
 def _in(where: str) -> str:
@@ -198,7 +198,6 @@ def _expectation(error: ValidationError) -> str:
         options = expected if kind == "enum" else [expected]
         shown = ", ".join(json.dumps(o) for o in options)
         hint = _did_you_mean(str(error.instance), [str(o) for o in options])
-        hint = "" if hint == " (it is ignored)" else hint
         return f"`{key}` must be one of {shown}, not {got}{hint}"
     bounds = {
         "minimum": "at least",

@@ -44,6 +44,11 @@ def expanded(text: str) -> list[tuple[Document, Kind]]:
             id="legacy-policy",
         ),
         pytest.param('{"predicates": [], "priorities": []}', Kind.KUBE_POLICY, id="policy-no-kind"),
+        pytest.param(
+            "apiVersion: kubescheduler.config.k8s.io/v1\nkind: Policy\n",
+            Kind.KUBE_POLICY,
+            id="policy-in-the-scheduler-group",
+        ),
         pytest.param("apiVersion: policytest/v1\nkind: PolicyTest\n", Kind.FIXTURE, id="fixture"),
     ],
 )
@@ -58,9 +63,17 @@ def test_kinds(text: str, kind: Kind) -> None:
         "- a\n- b\n",
         "just a string\n",
         "apiVersion: v1\nkind: ConfigMap\ndata:\n  key: value\n",
+        "apiVersion: audit.k8s.io/v1\nkind: Policy\nrules: []\n",
         "apiVersion: v1\nkind: ConfigMap\ndata:\n  notes: |\n    not: [a config\n",
     ],
-    ids=["deployment", "list", "scalar", "configmap-plain", "configmap-broken-yaml"],
+    ids=[
+        "deployment",
+        "list",
+        "scalar",
+        "configmap-plain",
+        "audit-policy",
+        "configmap-broken-yaml",
+    ],
 )
 def test_not_ours(text: str) -> None:
     assert expanded(text) == []

@@ -108,9 +108,8 @@ def decode_document(document: Document, options: CheckOptions) -> Decoded:
 
 
 def _strict(finding: Finding) -> Finding:
-    """Say what kube-scheduler does: the generic schema wording says an unknown key "is
-    ignored", but kube-scheduler's decoding is strict."""
-    message = finding.message.removesuffix(" (it is ignored)")
+    """Say what kube-scheduler does with a schema violation: it decodes strictly."""
+    message = finding.message
     if finding.rule == rules.UNKNOWN_FIELD.id:
         base, hint, name = message.partition("; did you mean ")
         message = (
