@@ -291,7 +291,8 @@ def test_color_only_on_a_tty_and_never_with_no_color(broken: Path) -> None:
 
 
 def test_entry_points_run_as_real_processes(broken: Path) -> None:
-    for command in (["policytest"], [sys.executable, "-m", "policytest"]):
+    script = str(Path(sys.executable).with_name("policytest"))  # the venv's console script
+    for command in ([script], [sys.executable, "-m", "policytest"]):
         done = subprocess.run(
             [*command, "validate", str(broken)], capture_output=True, text=True, check=False
         )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from policytest.rules import all_rules, catalogue_markdown
+from policytest.rules import RULE_MODULES, all_rules, catalogue_markdown
 from tests.conftest import RunLine
 
 DOCS = Path(__file__).parent.parent / "docs" / "rules.md"
@@ -16,6 +16,16 @@ def test_every_rule_is_documented_with_examples() -> None:
         assert re.fullmatch(r"[A-Z]{2}\d{3}", declared.id), declared.id
         assert declared.summary and not declared.summary.endswith("."), declared.id
         assert "Failing" in declared.doc and "Passing" in declared.doc, declared.id
+
+
+def test_every_module_that_declares_rules_is_in_the_catalogue() -> None:
+    package = Path(__file__).parent.parent / "policytest"
+    declaring = {
+        ".".join(path.relative_to(package.parent).with_suffix("").parts)
+        for path in package.rglob("*.py")
+        if re.search(r"^\w+ = rule\($", path.read_text(encoding="utf-8"), re.MULTILINE)
+    }
+    assert declaring <= set(RULE_MODULES)
 
 
 def test_docs_rules_md_matches_the_catalogue() -> None:
