@@ -27,7 +27,9 @@ FIXTURE_ERROR = rule(
     A fixture refers to something that does not exist or cannot be used: a config file
     that is missing, outside the repository, or holds no scheduler config; a profile the
     config does not have; an expectation naming a node the cluster does not have; a
-    quantity Kubernetes would not accept. The case errors instead of passing.
+    quantity Kubernetes would not accept; more nodes, pods or node scores than the input
+    limits allow (``--limit cluster-nodes=N``, ``pods=N``, ``node-scores=N``; see
+    docs/robustness.md). The case errors instead of passing.
 
     Failing::
 
