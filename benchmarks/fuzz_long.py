@@ -9,10 +9,10 @@ validate, fixture loader and runner, CLI), running each with Hypothesis for a ch
 examples at a time, until the budget is spent. Every input is counted. A failure is
 recorded (target, exception, the input, the traceback's last frames) and the run goes
 on; failures with the same exception type and innermost policytest frame count as one.
-Network access raises in the workers (a finding of its own). A watchdog in the parent
-kills a worker that makes no progress for ``--hang-seconds`` and records the input it
-was stuck on as a hang. Shrinking is off unless ``--shrink`` is given (a shrink can take
-minutes); rerun a recorded input with ``--replay``.
+Network access raises in the workers, and warnings are errors (findings of their own).
+A watchdog in the parent kills a worker that makes no progress for ``--hang-seconds``
+and records the input it was stuck on as a hang. Shrinking is off unless ``--shrink``
+is given (a shrink can take minutes); rerun a recorded input with ``--replay``.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import sys
 import tempfile
 import time
 import traceback
+import warnings
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
@@ -69,6 +70,7 @@ def worker(
     """Fuzz until ``deadline``; count inputs in ``counts`` (one row of targets per worker)."""
     socket.socket.connect = _no_network  # type: ignore[method-assign]
     socket.create_connection = _no_network  # type: ignore[assignment]
+    warnings.simplefilter("error")  # as the test suite does: a warning is a finding
     workspace = fuzzing.Workspace(workdir / "repo")
     out = workdir / "failures.json"
     failures: dict[str, dict[str, Any]] = {}

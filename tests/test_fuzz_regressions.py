@@ -40,3 +40,31 @@ def test_a_fixture_with_a_redefined_anchor_runs(run_line: RunLine, tmp_path: Pat
     result = run_line(["run", fixture])
     assert result.exit_code in (0, 1), result
     assert "internal error" not in result.stderr
+
+
+MERGED = """\
+apiVersion: policytest/v1
+kind: PolicyTest
+metadata: {name: merged}
+scheduler:
+  <<: {volcano: {actions: "enqueue, allocate", tiers: [{plugins: [{name: binpack}]}]}}
+<<: {cases: [{name: c, pod: {requests: {cpu: 1m}}, expect: {ranking: [node-a]}}]}
+cluster:
+  <<: {nodes: [{name: node-a, allocatable: {cpu: "1", pods: "1"}}]}
+"""
+
+
+def test_merge_keys_that_bring_in_scheduler_nodes_and_cases(
+    run_line: RunLine, tmp_path: Path
+) -> None:
+    """The loader zipped decoded nodes and cases with source nodes found without following
+    merge keys (ValueError) and asserted on a merged inline config: exit 3."""
+    (tmp_path / ".git").mkdir()
+    fixture = tmp_path / "f.policytest.yaml"
+    fixture.write_text(MERGED)
+    result = run_line(["run", fixture])
+    assert result.exit_code == 0, result
+    assert "PASS c" in result.stdout
+    fixture.write_text(MERGED.replace("ranking: [node-a]", "ranking: [node-b]"))
+    result = run_line(["run", fixture])
+    assert result.exit_code == 1 and "node-b" in result.stdout, result

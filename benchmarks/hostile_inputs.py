@@ -1,0 +1,112 @@
+"""Time and peak memory of ``policytest`` rejecting hostile inputs (issue 9).
+
+Usage (from the repository root)::
+
+    python benchmarks/hostile_inputs.py [--repeat 3] [--big]
+
+Each input runs in a fresh ``python -m policytest`` process; the figures are the wall
+time of the whole process (interpreter start-up included) and its peak resident set
+size from ``os.wait4``, best of ``--repeat`` runs. The target: every hostile input is
+rejected within 2 s and 200 MB. ``--big`` adds the largest file the default limits
+accept (16 MiB of one-item lines), to show what ``file-bytes`` alone allows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.test_limits import HOSTILE, fixture  # noqa: E402
+
+Case = tuple[str, list[str], Callable[[], int | None]]
+
+
+def measure(argv: list[str], stdin: Callable[[], int | None]) -> tuple[float, float, int]:
+    """Seconds, peak MB and exit code of one ``policytest`` process."""
+    source = stdin()
+    started = time.perf_counter()
+    with open(os.devnull, "wb") as devnull:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "policytest", *argv],
+            stdin=source if source is not None else subprocess.DEVNULL,
+            stdout=devnull,
+            stderr=devnull,
+        )
+    _, status, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - started
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if source is not None:
+        os.close(source)
+    return elapsed, usage.ru_maxrss / 1024, process.returncode
+
+
+def gigabyte_pipe() -> int:
+    """The read end of a pipe that ``head`` fills with 1 GiB (it dies of SIGPIPE early)."""
+    read, write = os.pipe()
+    subprocess.Popen(
+        ["head", "-c", str(1 << 30), "/dev/zero"], stdout=write, stderr=subprocess.DEVNULL
+    )
+    os.close(write)
+    return read
+
+
+def cases(directory: Path, big: bool) -> list[Case]:
+    (directory / ".git").mkdir(exist_ok=True)
+    found: list[Case] = []
+    tiny = directory / "tiny.policytest.yaml"
+    tiny.write_text(fixture())
+    found.append(("baseline: a small valid fixture (validate)", ["validate", str(tiny)], _none))
+    for name, data in sorted(HOSTILE.items()):
+        path = directory / f"{name}.policytest.yaml"
+        path.write_bytes(data)
+        found.append((f"{name} ({len(data):,} bytes), validate", ["validate", str(path)], _none))
+        found.append((f"{name}, run", ["run", str(path)], _none))
+    found.append(("1 GiB stream on stdin, validate -", ["validate", "-"], gigabyte_pipe))
+    billion = directory / "billion.policytest.yaml"
+    billion.write_text(
+        fixture(
+            cases="- name: b\n  pods: [{requests: {cpu: 1m}, count: 1000000000}]\n  expect: {}\n"
+        )
+    )
+    found.append(("count: 1000000000, run", ["run", str(billion)], _none))
+    if big:
+        flat = directory / "flat.yaml"
+        line = b"- a\n"
+        flat.write_bytes(b"kind: PolicyTest\nx:\n" + line * ((16 * 1024 * 1024 - 32) // len(line)))
+        found.append(
+            ("largest accepted file (16 MiB, 4M nodes), validate", ["validate", str(flat)], _none)
+        )
+    return found
+
+
+def _none() -> None:
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--big", action="store_true", help="also the largest accepted file")
+    args = parser.parse_args(argv)
+    print("| input | exit | time (s) | peak RSS (MB) |")
+    print("|---|---|---|---|")
+    with tempfile.TemporaryDirectory(prefix="policytest-hostile-") as scratch:
+        for label, command, stdin in cases(Path(scratch), args.big):
+            runs = [measure(command, stdin) for _ in range(args.repeat)]
+            elapsed = min(run[0] for run in runs)
+            peak = min(run[1] for run in runs)
+            print(f"| {label} | {runs[0][2]} | {elapsed:.2f} | {peak:.0f} |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
