@@ -159,7 +159,8 @@ class VolcanoCluster:
         self.infos[node_name] = volcano_node_info_with_pod(self.infos[node_name], pod)
         node = self.nodes[node_name]
         self.nodes[node_name] = replace(node, pods=(*node.pods, pod))
-        self.kube_infos.pop(node_name, None)
+        if node_name in self.kube_infos:  # integer sums: adding one pod equals recounting
+            self.kube_infos[node_name] = kube_node_info_with_pod(self.kube_infos[node_name], pod)
 
     def utilisation(self) -> Mapping[str, Mapping[str, tuple[int, int]]]:
         return {

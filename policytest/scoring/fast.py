@@ -8,17 +8,16 @@ behind :class:`~policytest.engine.ClusterState`. What is saved is repeated work:
   ``Pod`` again for every line.
 - :func:`place_all` places a sequence incrementally. Binding a pod changes only the
   chosen node, so each pod kind's per-node totals are kept (for the few most recent
-  kinds) and only the bound node is rescored; choosing the best node and its ties is a
-  scan over a list of floats instead of building and ranking a ``NodeScore`` per node.
+  kinds) and only the bound node is rescored; the best node and its ties come from a
+  heap of totals instead of building and ranking a ``NodeScore`` per node.
   Ties are broken exactly as :func:`policytest.runner.rank` orders them (cluster order).
 """
 
 from __future__ import annotations
 
+import heapq
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from itertools import compress, repeat
-from operator import eq
 from typing import Any, Final
 
 from policytest.cluster import Node, Pod, node_from_dict, pods_from_dict
@@ -69,38 +68,77 @@ def _frozen(value: object) -> object:
     return (type(value), value)
 
 
+class _Kind:
+    """One pod kind's totals: per node (cluster order), grouped by value, and a heap of
+    the values (stale entries skipped) so the best group is found without a scan."""
+
+    def __init__(self, totals: list[float]) -> None:
+        self.totals = totals
+        self.groups: dict[float, set[int]] = {}
+        for index, total in enumerate(totals):
+            if total != _INFEASIBLE:
+                self.groups.setdefault(total, set()).add(index)
+        self.heap = [-total for total in self.groups]
+        heapq.heapify(self.heap)
+
+    def set(self, index: int, total: float) -> None:
+        old = self.totals[index]
+        if old == total:
+            return
+        self.totals[index] = total
+        if old != _INFEASIBLE:
+            group = self.groups[old]
+            group.discard(index)
+            if not group:
+                del self.groups[old]
+        if total != _INFEASIBLE:
+            if total not in self.groups:
+                self.groups[total] = set()
+                heapq.heappush(self.heap, -total)
+            self.groups[total].add(index)
+
+    def best(self) -> list[int]:
+        """The feasible nodes with the highest total, in cluster order (empty: none)."""
+        while self.heap:
+            group = self.groups.get(-self.heap[0])
+            if group:
+                return sorted(group)
+            heapq.heappop(self.heap)
+        return []
+
+
 class _Totals:
-    """Per pod kind: every node's total in cluster order (-inf where infeasible)."""
+    """Kept pod kinds (the most recently used ones) and the cluster's node order."""
 
     def __init__(self, state: ClusterState, max_kinds: int) -> None:
         self.state = state
         self.max_kinds = max_kinds
         self.names: list[str] = []
         self.index: dict[str, int] = {}
-        self.kinds: OrderedDict[Pod, list[float]] = OrderedDict()
+        self.kinds: OrderedDict[Pod, _Kind] = OrderedDict()
 
-    def of(self, pod: Pod) -> tuple[list[float], list[NodeScore] | None]:
-        """The totals for ``pod``, and the full scores when they had to be computed."""
-        totals = self.kinds.get(pod)
-        if totals is not None:
+    def of(self, pod: Pod) -> tuple[_Kind, list[NodeScore] | None]:
+        """The kind of ``pod``, and the full scores when they had to be computed."""
+        kind = self.kinds.get(pod)
+        if kind is not None:
             self.kinds.move_to_end(pod)
-            return totals, None
+            return kind, None
         scores = self.state.score(pod)
         if not self.names:
             self.names = [score.name for score in scores]
             self.index = {name: i for i, name in enumerate(self.names)}
-        totals = [score.total if score.feasible else _INFEASIBLE for score in scores]
-        self.kinds[pod] = totals
+        kind = _Kind([score.total if score.feasible else _INFEASIBLE for score in scores])
+        self.kinds[pod] = kind
         if len(self.kinds) > self.max_kinds:
             self.kinds.popitem(last=False)
-        return totals, scores
+        return kind, scores
 
     def bound(self, name: str) -> None:
         """``name`` changed: rescore it for every kept pod kind."""
         position = self.index[name]
-        for pod, totals in self.kinds.items():
+        for pod, kind in self.kinds.items():
             (score,) = self.state.score(pod, only=[name])
-            totals[position] = score.total if score.feasible else _INFEASIBLE
+            kind.set(position, score.total if score.feasible else _INFEASIBLE)
 
 
 def place_all(
@@ -116,21 +154,17 @@ def place_all(
     choices: list[Choice] = []
     first: list[NodeScore] = []
     for count, pod in enumerate(pods, 1):
-        totals, scores = cache.of(pod)
+        kind, scores = cache.of(pod)
         if count == 1 and scores is not None:
             first = scores
-        best = max(totals, default=_INFEASIBLE)
-        if best == _INFEASIBLE:
+        best = kind.best()
+        if not best:
             choices.append((None, ()))
         else:
-            if totals.count(best) == 1:
-                chosen, tied = cache.names[totals.index(best)], tuple[str, ...]()
-            else:
-                group = list(compress(cache.names, map(eq, repeat(best), totals)))
-                chosen, tied = group[0], tuple(group[1:])
+            chosen = cache.names[best[0]]
             state.bind(chosen, pod)
             cache.bound(chosen)
-            choices.append((chosen, tied))
+            choices.append((chosen, tuple(cache.names[i] for i in best[1:])))
         if progress is not None:
             progress(count)
     return choices, first
