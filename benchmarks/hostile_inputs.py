@@ -4,7 +4,8 @@ Usage (from the repository root)::
 
     python benchmarks/hostile_inputs.py [--repeat 3] [--big]
 
-Each input runs in a fresh ``python -m policytest`` process; the figures are the wall
+Each input runs in a fresh ``python -m policytest`` process, forked from a small
+launcher (so its ``ru_maxrss`` is its own, not this process's); the figures are the wall
 time of the whole process (interpreter start-up included) and its peak resident set
 size from ``os.wait4``, best of ``--repeat`` runs. The target: every hostile input is
 rejected within 2 s and 200 MB. ``--big`` adds the largest file the default limits
@@ -18,35 +19,26 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.test_limits import HOSTILE, fixture  # noqa: E402
+from tests.test_limits import HOSTILE, fixture, measure  # noqa: E402
 
 Case = tuple[str, list[str], Callable[[], int | None]]
 
 
-def measure(argv: list[str], stdin: Callable[[], int | None]) -> tuple[float, float, int]:
+def run_case(argv: list[str], stdin: Callable[[], int | None]) -> tuple[float, float, int]:
     """Seconds, peak MB and exit code of one ``policytest`` process."""
     source = stdin()
-    started = time.perf_counter()
-    with open(os.devnull, "wb") as devnull:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "policytest", *argv],
-            stdin=source if source is not None else subprocess.DEVNULL,
-            stdout=devnull,
-            stderr=devnull,
-        )
-    _, status, usage = os.wait4(process.pid, 0)
-    elapsed = time.perf_counter() - started
-    process.returncode = os.waitstatus_to_exitcode(status)
-    if source is not None:
-        os.close(source)
-    return elapsed, usage.ru_maxrss / 1024, process.returncode
+    try:
+        measured = measure(argv, source)
+    finally:
+        if source is not None:
+            os.close(source)
+    return measured.seconds, measured.peak_mb, measured.exit_code
 
 
 def gigabyte_pipe() -> int:
@@ -101,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     print("|---|---|---|---|")
     with tempfile.TemporaryDirectory(prefix="policytest-hostile-") as scratch:
         for label, command, stdin in cases(Path(scratch), args.big):
-            runs = [measure(command, stdin) for _ in range(args.repeat)]
+            runs = [run_case(command, stdin) for _ in range(args.repeat)]
             elapsed = min(run[0] for run in runs)
             peak = min(run[1] for run in runs)
             print(f"| {label} | {runs[0][2]} | {elapsed:.2f} | {peak:.0f} |", flush=True)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import re
 import subprocess
 import sys
@@ -254,21 +253,56 @@ def test_bundled_fixtures_charge_nothing_to_the_alias_budget(name: str) -> None:
 # --- hostile inputs in a real process, memory measured -------------------------------------
 
 
+# Runs policytest as its own child and reports that child's peak RSS and wall time. The
+# extra process matters: a child forked straight from this (large) pytest process would
+# count the parent's pages in its ru_maxrss; one forked from a fresh, small interpreter
+# does not.
+LAUNCHER = """
+import os, subprocess, sys, time
+started = time.perf_counter()
+child = subprocess.Popen(sys.argv[1:], stderr=subprocess.DEVNULL)
+_, status, usage = os.wait4(child.pid, 0)
+elapsed = time.perf_counter() - started
+sys.stderr.write(f"{usage.ru_maxrss} {elapsed}\\n")
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
+@dataclasses.dataclass(frozen=True)
+class Measured:
+    exit_code: int
+    stdout: str
+    peak_mb: float
+    seconds: float
+
+
+def measure(argv: list[str], stdin: int | None = None) -> Measured:
+    """Run ``python -m policytest argv`` in a fresh process; its peak RSS and time."""
+    return measure_command([sys.executable, "-m", "policytest", *argv], stdin)
+
+
+def measure_command(command: list[str], stdin: int | None = None) -> Measured:
+    done = subprocess.run(
+        [sys.executable, "-c", LAUNCHER, *command],
+        stdin=stdin if stdin is not None else subprocess.DEVNULL,
+        capture_output=True,
+        check=False,
+    )
+    peak_kb, seconds = done.stderr.decode().split()
+    return Measured(done.returncode, done.stdout.decode(), int(peak_kb) / 1024, float(seconds))
+
+
 def peak_mb(argv: list[str], stdin: int | None = None) -> tuple[int, str, float]:
-    """Run ``policytest argv``; exit code, stdout and the process's peak RSS in MB."""
-    with open(os.devnull, "wb") as devnull:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "policytest", *argv],
-            stdin=stdin if stdin is not None else subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=devnull,
-        )
-    assert process.stdout is not None
-    out = process.stdout.read().decode()
-    process.stdout.close()
-    _, status, usage = os.wait4(process.pid, 0)
-    process.returncode = os.waitstatus_to_exitcode(status)
-    return process.returncode, out, usage.ru_maxrss / 1024
+    measured = measure(argv, stdin)
+    return measured.exit_code, measured.stdout, measured.peak_mb
+
+
+def test_the_memory_measurement_sees_the_child_and_only_the_child() -> None:
+    ballast = bytearray(300 * 1024 * 1024)  # this process is big; the child must not be
+    small = measure_command([sys.executable, "-c", "pass"])
+    big = measure_command([sys.executable, "-c", "x = bytearray(250 * 1024 * 1024)"])
+    del ballast
+    assert small.peak_mb < 100 < 250 < big.peak_mb < 350
 
 
 HOSTILE = {
