@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from policytest import __version__
 from policytest.exitcodes import ExitCode
 
-COMMANDS = ("validate", "run", "explain", "diff", "schema", "rules")
+COMMANDS = ("validate", "run", "explain", "diff", "simulate", "schema", "rules")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,104 @@
+"""``policytest simulate FIXTURE [--config CONFIG]...``: packing metrics for a workload."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any, TextIO
+
+from policytest.commands.common import add_fixture_options, check_options, usage_error, write
+
+FORMATS = ("text", "json")
+PROGRESS_MIN_PODS = 1000
+"""Sequences shorter than this finish too fast to need a progress bar."""
+
+
+def configure(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "simulate",
+        help="replay a fixture's pods and report how they pack",
+        description="Place every case's pods one by one (as `run` does) and report the "
+        "packing: nodes used, utilisation per resource, capacity stranded on full nodes, "
+        "pending pods. Give --config more than once to compare configs on one workload.",
+    )
+    parser.add_argument("fixture", metavar="FIXTURE")
+    parser.add_argument("--case", default=None, metavar="NAME", help="only this case")
+    parser.add_argument(
+        "--config",
+        action="append",
+        default=[],
+        metavar="CONFIG",
+        help="simulate with this scheduler config instead of the fixture's own "
+        "(repeat to compare; 'fixture' names the fixture's own config)",
+    )
+    parser.add_argument("--profile", default=None, metavar="NAME", help="kube-scheduler profile")
+    parser.add_argument("--format", choices=FORMATS, default="text", help="output format")
+    add_fixture_options(parser)
+    parser.set_defaults(execute=execute)
+
+
+def execute(args: Any) -> int:
+    import os
+
+    from policytest.exitcodes import ExitCode
+    from policytest.reporters.packing import render_json, render_text
+    from policytest.simulate import SimulationError, load_workloads, simulate
+    from policytest.suite import ConfigUnusable, repository_root, scheduler_from_file
+
+    if not os.path.isfile(args.fixture):
+        return usage_error(f"not a file: {args.fixture}")
+    for config in args.config:
+        if config != "fixture" and not os.path.isfile(config):
+            return usage_error(f"not a file: {config}")
+    options = check_options(args)
+    try:
+        workloads = load_workloads(
+            args.fixture, options, args.root or repository_root(args.fixture), args.case
+        )
+        schedulers = {
+            label: None if label == "fixture" else scheduler_from_file(label, args.profile, options)
+            for label in args.config or ["fixture"]
+        }
+    except (SimulationError, ConfigUnusable) as error:
+        sys.stderr.write(f"policytest: {args.fixture}: {error}\n")
+        return int(ExitCode.FINDINGS)
+    reports = []
+    for workload in workloads:
+        for label, scheduler in schedulers.items():
+            chosen = scheduler or workload.scheduler
+            if chosen is None:
+                sys.stderr.write(f"policytest: {args.fixture}: its config would not load\n")
+                return int(ExitCode.FINDINGS)
+            bar = ProgressBar(sys.stderr, len(workload.pods), f"{workload.case} [{label}]")
+            reports.append(simulate(chosen, workload, label, bar.update if bar.shown else None))
+            bar.close()
+    write((render_json if args.format == "json" else render_text)(reports))
+    return int(ExitCode.OK)
+
+
+class ProgressBar:
+    """A one-line progress bar on a terminal (stderr); silent anywhere else."""
+
+    WIDTH = 30
+
+    def __init__(self, stream: TextIO, total: int, label: str) -> None:
+        self.stream = stream
+        self.total = total
+        self.label = label
+        self.shown = total >= PROGRESS_MIN_PODS and stream.isatty()
+        self.drawn = -1
+
+    def update(self, done: int) -> None:
+        percent = done * 100 // self.total
+        if percent == self.drawn:
+            return
+        self.drawn = percent
+        filled = self.WIDTH * done // self.total
+        bar = "#" * filled + "." * (self.WIDTH - filled)
+        self.stream.write(f"\r{self.label} [{bar}] {done:,}/{self.total:,} pods")
+        self.stream.flush()
+
+    def close(self) -> None:
+        if self.shown and self.drawn >= 0:
+            self.stream.write("\n")
+            self.stream.flush()
