@@ -90,18 +90,19 @@ def _normalised(root: Node, max_depth: int) -> bool:
     """Give plain scalars style ``None``, as the pure composer does (an iterative walk);
     False when the tree nests deeper than ``max_depth``."""
     stack = [(root, 0)]
-    seen: set[int] = set()
+    seen: set[int] = set()  # collections only: aliases share them (setting a style is idempotent)
     while stack:
         node, depth = stack.pop()
         if depth > max_depth:
             return False
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
         if node.__class__ is ScalarNode:
             if node.style == "":
                 node.style = None
-        elif node.__class__ is SequenceNode:
+            continue
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if node.__class__ is SequenceNode:
             stack.extend((item, depth + 1) for item in node.value)
         else:
             for key, value in node.value:
