@@ -1,56 +1,59 @@
-"""Median wall time of ``policytest validate`` on one small config, as a fresh process.
+"""Figure 1, hook latency: ``policytest validate`` on one small config, fresh process.
 
-This is the pre-commit hook's cost per commit. Run:
+Compared in the same run (runs interleaved, so machine load hits both alike) with
+``check-jsonschema --schemafile <our bundled schema>`` on the same file. Run:
 
     python benchmarks/validate_latency.py [--runs 21] [FILE]
 
-It also reports the import time of the validate path (``python -X importtime``),
-so a heavy import creeping onto the hook path shows up by name.
+check-jsonschema is a benchmark-only tool (``pip install check-jsonschema``); without
+it the comparison is skipped. It also lists the slowest imports of the validate path
+(``python -X importtime``), so a heavy import creeping onto the hook path shows up by
+name, and checks that jsonschema and NumPy are not imported for a valid file.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import statistics
+import shutil
 import subprocess
 import sys
 import tempfile
-import time
+from importlib import resources
 
-SMALL_CONF = """\
+from workloads import calibration, median, policytest_command, run_process
+
+RAW_CONF = """\
+actions: "enqueue, allocate, backfill"
+tiers:
+- plugins:
+  - name: priority
+  - name: gang
+- plugins:
+  - name: predicates
+  - name: nodeorder
+  - name: binpack
+    arguments:
+      binpack.weight: 10
+"""
+CONFIGMAP = """\
 apiVersion: v1
 kind: ConfigMap
 metadata:
   name: volcano-scheduler-configmap
 data:
   volcano-scheduler.conf: |
-    actions: "enqueue, allocate, backfill"
-    tiers:
-    - plugins:
-      - name: priority
-      - name: gang
-    - plugins:
-      - name: predicates
-      - name: nodeorder
-      - name: binpack
-        arguments:
-          binpack.weight: 10
-"""
+""" + "".join(f"    {line}\n" for line in RAW_CONF.splitlines())
+HEAVY = ("jsonschema", "numpy")
 
 
-def time_command(command: list[str], runs: int) -> list[float]:
-    timings = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-        timings.append(time.perf_counter() - started)
-    return timings
-
-
-def slowest_imports(command: list[str], count: int = 8) -> list[str]:
+def imports(command: list[str]) -> list[tuple[int, str]]:
+    """(cumulative microseconds, module) for every import the command makes."""
     done = subprocess.run(
-        [sys.executable, "-X", "importtime", *command], capture_output=True, text=True, check=False
+        [sys.executable, "-X", "importtime", *command[1:]],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     rows = []
     for line in done.stderr.splitlines():
@@ -58,35 +61,65 @@ def slowest_imports(command: list[str], count: int = 8) -> list[str]:
             _, cumulative, name = (part.strip() for part in line[12:].split("|"))
             if cumulative.isdigit():
                 rows.append((int(cumulative), name))
-    return [f"{us / 1000:7.1f} ms  {name}" for us, name in sorted(rows, reverse=True)[:count]]
+    return rows
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("file", nargs="?")
+    parser.add_argument("file", nargs="?", help="a raw Volcano conf (default: a small one)")
     parser.add_argument("--runs", type=int, default=21)
     args = parser.parse_args()
+    print(calibration())
     with tempfile.TemporaryDirectory() as scratch:
-        path = args.file or os.path.join(scratch, "volcano-scheduler-configmap.yaml")
+        raw = args.file or os.path.join(scratch, "volcano-scheduler.yaml")
+        configmap = os.path.join(scratch, "volcano-scheduler-configmap.yaml")
         if not args.file:
-            with open(path, "w", encoding="utf-8") as handle:
-                handle.write(SMALL_CONF)
-        command = [sys.executable, "-m", "policytest", "validate", path]
-        time_command(command, 2)  # warm the OS file cache
-        timings = time_command(command, args.runs)
-        baseline = time_command([sys.executable, "-c", "pass"], args.runs)
-        print(
-            f"policytest validate (fresh process, {args.runs} runs): "
-            f"median {statistics.median(timings) * 1000:.0f} ms, "
-            f"min {min(timings) * 1000:.0f} ms, max {max(timings) * 1000:.0f} ms"
-        )
-        print(
-            f"python -c pass (interpreter start): median "
-            f"{statistics.median(baseline) * 1000:.0f} ms"
-        )
+            with open(raw, "w", encoding="utf-8") as handle:
+                handle.write(RAW_CONF)
+        with open(configmap, "w", encoding="utf-8") as handle:
+            handle.write(CONFIGMAP)
+        schema = os.path.join(scratch, "volcano-scheduler-conf.schema.json")
+        with open(schema, "w", encoding="utf-8") as handle:
+            handle.write(
+                (
+                    resources.files("policytest.schemas") / "volcano-scheduler-conf.schema.json"
+                ).read_text("utf-8")
+            )
+        commands = {
+            "policytest validate (raw conf)": policytest_command("validate", raw),
+            "policytest validate (ConfigMap)": policytest_command("validate", configmap),
+            "python -c pass": [sys.executable, "-c", "pass"],
+        }
+        checker = shutil.which("check-jsonschema")
+        if checker:
+            commands["check-jsonschema --schemafile (raw conf)"] = [
+                checker,
+                "--schemafile",
+                schema,
+                raw,
+            ]
+        for command in commands.values():  # warm OS caches and .pyc files
+            run_process(command)
+        walls: dict[str, list[float]] = {label: [] for label in commands}
+        for _ in range(args.runs):
+            for label, command in commands.items():
+                walls[label].append(run_process(command).wall)
+        for label, values in walls.items():
+            print(
+                f"{label}: median {median(values) * 1000:.0f} ms "
+                f"(min {min(values) * 1000:.0f}, max {max(values) * 1000:.0f}; {args.runs} runs)"
+            )
+        ours = median(walls["policytest validate (raw conf)"])
+        print(f"target: median <= 250 ms -> {'met' if ours <= 0.25 else 'MISSED'}")
+        if checker:
+            theirs = median(walls["check-jsonschema --schemafile (raw conf)"])
+            print(f"ratio policytest / check-jsonschema: {ours / theirs:.2f} (target <= 1.00)")
+        rows = imports(commands["policytest validate (ConfigMap)"])
+        heavy = sorted({name.split(".")[0] for _, name in rows} & set(HEAVY))
+        print(f"heavy modules imported on the hook path: {', '.join(heavy) or 'none'}")
         print("slowest cumulative imports:")
-        for row in slowest_imports(["-m", "policytest", "validate", path]):
-            print("  " + row)
+        for microseconds, name in sorted(rows, reverse=True)[:8]:
+            print(f"  {microseconds / 1000:7.1f} ms  {name}")
 
 
 if __name__ == "__main__":

@@ -1,13 +1,14 @@
-"""Reading big documents fast: libyaml composes, a lean walk types the scalars.
+"""Reading fast: libyaml composes, a lean walk types the scalars.
 
 ruamel.yaml's pure-Python composer reads about 30 KB/s of cluster dump; a fixture with
-tens of thousands of pods would take minutes. ruamel.yaml.clib's ``CParser`` (libyaml)
+tens of thousands of pods would take minutes, and a tree of a thousand small configs
+most of the hook's time. ruamel.yaml.clib's ``CParser`` (libyaml)
 builds the very same ``ruamel.yaml.nodes`` tree with the same marks, so positions and
 every consumer of :class:`~policytest.source.Document` stay as they are. Two things
 differ and are made equal here: libyaml gives plain scalars the style ``""`` (the pure
-composer ``None``), and it cannot tell the non-specific tag ``!`` from no tag. One
-difference is left: an empty value (``key:`` and nothing) is marked right after the
-colon instead of where the next token starts.
+composer ``None``), it marks an empty value (``key:`` and nothing) right after the
+colon where the pure composer marks the next token, and it cannot tell the
+non-specific tag ``!`` from no tag.
 
 :func:`decode` is :func:`policytest.goyaml.decode` for such trees, without re-reading
 the source for every scalar: when the text holds no ``!`` at all (no tags anywhere),
@@ -18,20 +19,18 @@ for trees from either composer.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Any, Final
 
-from ruamel.yaml.error import YAMLError
+from ruamel.yaml.error import StreamMark, YAMLError
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from policytest.goyaml import Budget, resolve_plain, scalar_text
 from policytest.goyaml import decode as reference_decode
 from policytest.limits import Limits
 
-__all__ = ["BIG_TEXT", "available", "compose_all", "decode"]
-
-BIG_TEXT: Final = 256 * 1024
-"""Texts at least this long are composed by libyaml, when it is installed."""
+__all__ = ["available", "compose_all", "decode"]
 
 _PLAIN: Final = "policytest:plain"
 """The tag our resolver gives untagged plain scalars (and ``!``-tagged ones)."""
@@ -76,7 +75,7 @@ def compose_all(text: str, max_depth: int) -> list[Node] | None:
     try:
         while parser.check_node():
             root = parser.get_node()
-            if not _normalised(root, max_depth):
+            if not _normalised(root, max_depth, text):
                 return None  # the pure composer refuses it too, and says so
             roots.append(root)
     except YAMLError:
@@ -86,9 +85,9 @@ def compose_all(text: str, max_depth: int) -> list[Node] | None:
     return roots
 
 
-def _normalised(root: Node, max_depth: int) -> bool:
-    """Give plain scalars style ``None``, as the pure composer does (an iterative walk);
-    False when the tree nests deeper than ``max_depth``."""
+def _normalised(root: Node, max_depth: int, text: str) -> bool:
+    """Give plain scalars style ``None`` and empty values the pure composer's marks (an
+    iterative walk); False when the tree nests deeper than ``max_depth``."""
     stack = [(root, 0)]
     seen: set[int] = set()  # collections only: aliases share them (setting a style is idempotent)
     while stack:
@@ -98,6 +97,8 @@ def _normalised(root: Node, max_depth: int) -> bool:
         if node.__class__ is ScalarNode:
             if node.style == "":
                 node.style = None
+                if not node.value:
+                    node.start_mark = node.end_mark = _next_token(node.start_mark, text)
             continue
         if id(node) in seen:
             continue
@@ -109,6 +110,23 @@ def _normalised(root: Node, max_depth: int) -> bool:
                 stack.append((key, depth + 1))
                 stack.append((value, depth + 1))
     return True
+
+
+_SKIPPED: Final = re.compile(r"(?:[ \t\r\n]|#[^\n]*)*")
+
+
+def _next_token(mark: Any, text: str) -> StreamMark:
+    """Where the pure composer marks an empty value: at the next token (libyaml marks it
+    where the value would have started, right after the colon)."""
+    end = _SKIPPED.match(text, mark.index)
+    index = end.end() if end is not None else mark.index
+    line = mark.line + text.count("\n", mark.index, index)
+    column = (
+        index - (text.rfind("\n", 0, index) + 1)
+        if line != mark.line
+        else mark.column + (index - mark.index)
+    )
+    return StreamMark(mark.name, index, line, column)
 
 
 class _Fallback(Exception):

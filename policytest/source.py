@@ -183,10 +183,10 @@ def compose_all(text: str, limits: Limits) -> list[Node]:
 
 
 def _composed(text: str, max_depth: int) -> Iterable[Node]:
-    """libyaml for big texts (see :mod:`policytest.bigload`), else the pure composer."""
+    """libyaml when installed (see :mod:`policytest.bigload`), else the pure composer."""
     from policytest import bigload
 
-    if len(text) >= bigload.BIG_TEXT and bigload.available():
+    if bigload.available():
         roots = bigload.compose_all(text, max_depth)
         if roots is not None:
             return roots

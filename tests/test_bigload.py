@@ -1,4 +1,4 @@
-"""libyaml-composed trees decode exactly as the pure composer's do under goyaml."""
+"""libyaml-composed trees have the pure composer's marks and decode exactly as its do."""
 
 from __future__ import annotations
 
@@ -49,11 +49,10 @@ def _outcome(roots: list[Node], text: str, fast: bool) -> list[Any]:
     return results
 
 
-def _marks(node: Node) -> list[tuple[int, int, int, Any]]:
+def _marks(node: Node) -> list[tuple[Any, ...]]:
     if isinstance(node, ScalarNode):
-        if not node.value and node.style is None:  # libyaml marks an empty value at the colon
-            return [(-1, -1, -1, None)]
-        return [(node.start_mark.line, node.start_mark.column, node.end_mark.index, node.style)]
+        start, end = node.start_mark, node.end_mark
+        return [(start.line, start.column, start.index, end.index, node.style)]
     children = (
         [part for pair in node.value for part in pair]
         if isinstance(node, MappingNode)

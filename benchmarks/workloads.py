@@ -1,0 +1,203 @@
+"""Inputs for the benchmarks, generated into a directory (never committed).
+
+Clusters are deterministic (seeded) and realistic in shape: a few node types, bound
+pods drawn from a handful of deployment-like request shapes, each pod written out on
+its own (no ``count:``), as a dump of a real cluster would be.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+
+NODE_TYPES = (
+    '{cpu: "32", memory: 128Gi, pods: "110"}',
+    '{cpu: "64", memory: 256Gi, pods: "110"}',
+    '{cpu: "16", memory: 64Gi, pods: "110", nvidia.com/gpu: "4"}',
+)
+POD_SHAPES = (
+    "{requests: {cpu: 250m, memory: 512Mi}}",
+    "{requests: {cpu: 500m, memory: 1Gi}}",
+    '{requests: {cpu: "1", memory: 2Gi}}',
+    '{requests: {cpu: "2", memory: 4Gi}}',
+    "{requests: {cpu: 100m, memory: 128Mi}}",
+    '{requests: {cpu: "4", memory: 8Gi}}',
+    "{containers: [{name: app, resources: {requests: {cpu: 300m, memory: 600Mi}}}]}",
+    "{requests: {cpu: 750m, memory: 3Gi}}",
+)
+
+VOLCANO_CONFIG = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: volcano-scheduler-configmap
+  namespace: volcano-system
+data:
+  volcano-scheduler.conf: |
+    actions: "enqueue, allocate, backfill"
+    tiers:
+    - plugins:
+      - name: priority
+      - name: gang
+    - plugins:
+      - name: predicates
+      - name: nodeorder
+      - name: binpack
+        arguments:
+          binpack.weight: 10
+          binpack.resources: nvidia.com/gpu
+          binpack.resources.nvidia.com/gpu: 2
+"""
+
+KUBE_CONFIG = """\
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: bin-packing-scheduler
+  pluginConfig:
+  - name: NodeResourcesFit
+    args:
+      scoringStrategy:
+        type: MostAllocated
+        resources:
+        - name: cpu
+          weight: 1
+        - name: memory
+          weight: 1
+"""
+
+CONFIGS = {"volcano": VOLCANO_CONFIG, "kube": KUBE_CONFIG}
+
+
+def write_configs(directory: str) -> dict[str, str]:
+    """Both scheduler configs in ``directory/configs``; returns kind -> path."""
+    os.makedirs(os.path.join(directory, "configs"), exist_ok=True)
+    paths = {}
+    for kind, text in CONFIGS.items():
+        path = os.path.join(directory, "configs", f"{kind}.yaml")
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        paths[kind] = path
+    return paths
+
+
+def cluster_yaml(nodes: int, bound_pods: int, seed: int = 7) -> str:
+    """A ``cluster:`` block: ``nodes`` nodes carrying ``bound_pods`` pods in total."""
+    rng = random.Random(seed)
+    lines = ["cluster:", "  nodes:"]
+    per_node = [bound_pods // nodes + (1 if i < bound_pods % nodes else 0) for i in range(nodes)]
+    for index, count in enumerate(per_node):
+        lines.append(f"  - name: node-{index:05d}")
+        lines.append(f"    allocatable: {NODE_TYPES[index % len(NODE_TYPES)]}")
+        if count:
+            lines.append("    pods:")
+            lines.extend(f"    - {rng.choice(POD_SHAPES)}" for _ in range(count))
+    return "\n".join(lines) + "\n"
+
+
+def fixture_yaml(
+    config: str, nodes: int, bound_pods: int, cases: Sequence[str], name: str = "scale"
+) -> str:
+    """A whole fixture: header, cluster, then the given ``cases:`` items (YAML text)."""
+    header = (
+        "apiVersion: policytest/v1\nkind: PolicyTest\n"
+        f"metadata: {{name: {name}}}\nscheduler:\n  config: {config}\n"
+    )
+    return header + cluster_yaml(nodes, bound_pods) + "cases:\n" + "".join(cases)
+
+
+ONE_POD_CASE = """\
+- name: one pod ranked
+  pod: {requests: {cpu: "1", memory: 2Gi}}
+  expect: {}
+"""
+
+
+def sequence_case(pods: int) -> str:
+    """A mixed sequence of ``pods`` pods (four shapes, interleaved, one GPU shape)."""
+    per_shape = pods // 4
+    return f"""\
+- name: {pods} pods placed
+  ties: allow
+  pods:
+  - {{requests: {{cpu: 500m, memory: 1Gi}}, count: {per_shape}}}
+  - {{requests: {{cpu: "2", memory: 8Gi}}, count: {per_shape}}}
+  - {{requests: {{cpu: "1", memory: 1Gi, nvidia.com/gpu: "1"}}, count: {per_shape}}}
+  - {{requests: {{cpu: 250m, memory: 4Gi}}, count: {pods - 3 * per_shape}}}
+  expect: {{}}
+"""
+
+
+def write_fixture(
+    directory: str, kind: str, nodes: int, bound_pods: int, cases: Sequence[str]
+) -> str:
+    """Write configs and one fixture using the ``kind`` config; returns the fixture path."""
+    write_configs(directory)
+    path = os.path.join(directory, f"{kind}-{nodes}-nodes.policytest.yaml")
+    with open(path, "w", encoding="utf-8") as handle:
+        handle.write(fixture_yaml(f"configs/{kind}.yaml", nodes, bound_pods, cases, kind))
+    return path
+
+
+# --- measuring -------------------------------------------------------------------------------
+
+
+class Run:
+    """One fresh-process run: wall seconds, CPU seconds (user + sys), peak RSS in MB."""
+
+    def __init__(self, wall: float, cpu: float, peak_mb: float, returncode: int) -> None:
+        self.wall = wall
+        self.cpu = cpu
+        self.peak_mb = peak_mb
+        self.returncode = returncode
+
+
+def run_process(command: Sequence[str], cwd: str | None = None) -> Run:
+    """Run ``command`` to completion, output discarded; its own rusage via wait4."""
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - started
+    process.returncode = os.waitstatus_to_exitcode(status)
+    return Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, process.returncode)
+
+
+def runs(command: Sequence[str], count: int, cwd: str | None = None, warm: int = 1) -> list[Run]:
+    """``count`` measured runs after ``warm`` unmeasured ones (OS caches, .pyc files)."""
+    for _ in range(warm):
+        run_process(command, cwd)
+    return [run_process(command, cwd) for _ in range(count)]
+
+
+def median(values: Sequence[float]) -> float:
+    return statistics.median(values)
+
+
+def summary(label: str, measured: Sequence[Run]) -> str:
+    """``label: median wall (min..max), median CPU, max peak RSS``."""
+    walls = [r.wall for r in measured]
+    return (
+        f"{label}: median {median(walls):.3f} s (min {min(walls):.3f}, max {max(walls):.3f}; "
+        f"CPU {median([r.cpu for r in measured]):.3f} s; peak RSS "
+        f"{max(r.peak_mb for r in measured):.0f} MB; {len(measured)} runs)"
+    )
+
+
+def calibration() -> str:
+    """How fast this machine is right now: a fixed pure-Python loop, and the load."""
+    started = time.process_time()
+    sum(range(10**7))
+    spent = time.process_time() - started
+    load = os.getloadavg()[0]
+    return f"machine: sum(range(10**7)) took {spent:.3f} s CPU; load average {load:.2f}"
+
+
+def policytest_command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "policytest", *args]
