@@ -9,7 +9,8 @@ This module imports nothing heavy until a fixture file is actually collected.
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from functools import cached_property, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -52,7 +53,8 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> FixtureFil
 
 
 class FixtureFile(pytest.File):
-    """A fixture file: runs all its cases once, then yields one item per case.
+    """A fixture file: loads and checks it, then yields one item per case; each item
+    runs its own case, so ``pytest -n`` spreads the scoring over the workers.
 
     With ``--policytest-update`` the failing expectations are rewritten here, at
     collection, and the file is run again: under pytest-xdist every worker computes
@@ -61,18 +63,25 @@ class FixtureFile(pytest.File):
 
     def collect(self) -> Iterator[CaseItem]:
         from policytest.options import CheckOptions
-        from policytest.suite import repository_root, run_file
+        from policytest.suite import PlannedCase, plan_file, repository_root, run_file
 
         root = self.config.getoption("policytest_root") or repository_root(str(self.path))
-        results = run_file(str(self.path), CheckOptions(), root)
-        failing = {r.case: r for r in results if r.status == "failed"}
-        if failing and self.config.getoption("policytest_update"):
-            from policytest.golden import rewrite_file
+        planned = plan_file(str(self.path), CheckOptions(), root)
+        if self.config.getoption("policytest_update"):
+            results = [case.run() for case in planned]
+            failing = {r.case: r for r in results if r.status == "failed"}
+            if failing:
+                from policytest.golden import rewrite_file
 
-            rewrite_file(str(self.path), failing)
-            results = run_file(str(self.path), CheckOptions(), root)
-        for result in results:
-            yield CaseItem.from_parent(self, name=result.case, result=result)
+                rewrite_file(str(self.path), failing)
+                results = run_file(str(self.path), CheckOptions(), root)
+            planned = [PlannedCase(r.case, r.line, partial(_known, r)) for r in results]
+        for case in planned:
+            yield CaseItem.from_parent(self, name=case.name, line=case.line, run=case.run)
+
+
+def _known(result: CaseResult) -> CaseResult:
+    return result
 
 
 class CaseFailure(Exception):
@@ -82,9 +91,15 @@ class CaseFailure(Exception):
 class CaseItem(pytest.Item):
     """One fixture case."""
 
-    def __init__(self, *, result: CaseResult, **kwargs: Any) -> None:
+    def __init__(self, *, line: int, run: Callable[[], CaseResult], **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.result = result
+        self.line = line
+        self.run = run
+
+    @cached_property
+    def result(self) -> CaseResult:
+        """The case's outcome, computed when the item runs (in whichever worker)."""
+        return self.run()
 
     def runtest(self) -> None:
         if self.result.status != "passed":
@@ -113,7 +128,7 @@ class CaseItem(pytest.Item):
         return "\n".join(lines).rstrip()
 
     def reportinfo(self) -> tuple[Path, int, str]:
-        return self.path, self.result.line - 1, f"policytest: {self.result.case}"
+        return self.path, self.line - 1, f"policytest: {self.name}"
 
 
 class PolicytestAPI:

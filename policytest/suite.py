@@ -11,12 +11,14 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import cache, partial
 
 from policytest.checks import check_document, decoded
 from policytest.engine import Scheduler
 from policytest.findings import Finding, Severity
 from policytest.fixture import (
     FIXTURE_ERROR,
+    Case,
     Fixture,
     build_fixture,
     merged_child,
@@ -104,33 +106,62 @@ def run_paths(
 
 def run_file(path: str, options: CheckOptions, root: str) -> list[CaseResult]:
     """Every case of one fixture file (each document that is a fixture)."""
-    source = read_file(path, options.limits)
-    if source.problems:
-        return [_file_error(path, source.problems)]
-    results: list[CaseResult] = []
-    for document in source.documents:
-        if kind_of(document.root) is not Kind.FIXTURE:
-            continue
-        results.extend(run_fixture_document(document, options, root))
-    return results
+    return [case.run() for case in plan_file(path, options, root)]
 
 
 def run_fixture_document(document: Document, options: CheckOptions, root: str) -> list[CaseResult]:
     """Load one fixture document and run its cases (errors become error results)."""
+    return [case.run() for case in plan_fixture_document(document, options, root)]
+
+
+@dataclass(frozen=True)
+class PlannedCase:
+    """A case of a loaded fixture, run on demand: the pytest plugin collects cases
+    cheaply and runs each in its own item (so ``pytest -n`` shares the work out)."""
+
+    name: str
+    line: int
+    run: Callable[[], CaseResult]
+
+
+def plan_file(path: str, options: CheckOptions, root: str) -> list[PlannedCase]:
+    """The cases of one fixture file, loaded and checked but not run."""
+    source = read_file(path, options.limits)
+    if source.problems:
+        return [_ready(_file_error(path, source.problems))]
+    planned: list[PlannedCase] = []
+    for document in source.documents:
+        if kind_of(document.root) is Kind.FIXTURE:
+            planned.extend(plan_fixture_document(document, options, root))
+    return planned
+
+
+def plan_fixture_document(
+    document: Document, options: CheckOptions, root: str
+) -> list[PlannedCase]:
+    """One fixture document's cases; its scheduler config is loaded by the first run."""
     fixture, problems = load_fixture(document, options)
     if fixture is None:
-        return [_file_error(document.path, problems, _case_names(document))]
-    scheduler, findings = load_scheduler(fixture, options, root)
-    errors = [f for f in findings if f.severity is Severity.ERROR]
-    results = []
-    for case in fixture.cases:
-        line = document.position(case.node).line
-        if scheduler is None or errors:
+        return [_ready(_file_error(document.path, problems, _case_names(document)))]
+    scheduler = cache(lambda: load_scheduler(fixture, options, root))
+
+    def run(case: Case) -> CaseResult:
+        loaded, findings = scheduler()
+        errors = [f for f in findings if f.severity is Severity.ERROR]
+        if loaded is None or errors:
             message = "; ".join(_describe(f) for f in errors) or "no scheduler config"
-            results.append(error_result(document.path, case.name, message, line, findings))
-        else:
-            results.append(run_case(fixture, case, scheduler, findings))
-    return results
+            line = document.position(case.node).line
+            return error_result(document.path, case.name, message, line, findings)
+        return run_case(fixture, case, loaded, findings)
+
+    return [
+        PlannedCase(case.name, document.position(case.node).line, partial(run, case))
+        for case in fixture.cases
+    ]
+
+
+def _ready(result: CaseResult) -> PlannedCase:
+    return PlannedCase(result.case, result.line, lambda: result)
 
 
 def load_fixture(document: Document, options: CheckOptions) -> tuple[Fixture | None, list[Finding]]:

@@ -1,0 +1,68 @@
+"""Figure 3b, sequences: 10,000 pods placed one by one on 5,000 nodes.
+
+The nodes already carry 10,000 pods; the sequence mixes four pod shapes (one with a
+GPU). Both schedulers as the issue names them: kube-scheduler MostAllocated +
+BalancedAllocation (the default score plugins keep BalancedAllocation on) and Volcano
+binpack + nodeorder. ``policytest run`` as a fresh process, wall time and peak RSS;
+then ``policytest simulate`` on the same fixture for the packing report. Run:
+
+    python benchmarks/sequence_scale.py [--nodes 5000] [--pods 10000] [--runs 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import tempfile
+
+from workloads import (
+    calibration,
+    median,
+    policytest_command,
+    runs,
+    sequence_case,
+    summary,
+    write_fixture,
+)
+
+LIMIT = ["--limit", "node-scores=1000000000"]  # the default guards fixtures from PRs
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--nodes", type=int, default=5_000)
+    parser.add_argument("--pods", type=int, default=10_000)
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    print(calibration())
+    with tempfile.TemporaryDirectory() as scratch:
+        subprocess.run(["git", "init", "-q", scratch], check=True)
+        for kind in ("kube", "volcano"):
+            fixture = write_fixture(
+                scratch, kind, args.nodes, args.nodes * 2, [sequence_case(args.pods)]
+            )
+            measured = runs(policytest_command("run", fixture, *LIMIT), args.runs)
+            assert all(r.returncode == 0 for r in measured), "the run failed"
+            label = f"{kind}: {args.pods:,} pods on {args.nodes:,} nodes, policytest run"
+            print(summary(label, measured))
+            wall = median([r.wall for r in measured])
+            peak = max(r.peak_mb for r in measured)
+            met = wall <= 10 and peak <= 500
+            print(f"  target <= 10 s and <= 500 MB -> {'met' if met else 'MISSED'}")
+            (simulated,) = runs(policytest_command("simulate", fixture, *LIMIT), 1, warm=0)
+            print(f"  policytest simulate on the same fixture: {simulated.wall:.2f} s")
+        report = subprocess.run(
+            policytest_command(
+                "simulate", fixture, "--config", "configs/kube.yaml", "--config", "fixture", *LIMIT
+            ),
+            cwd=scratch,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        print("packing report, kube MostAllocated vs Volcano binpack on one workload:")
+        print(report.stdout)
+
+
+if __name__ == "__main__":
+    main()
