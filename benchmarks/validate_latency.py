@@ -21,29 +21,17 @@ import sys
 import tempfile
 from importlib import resources
 
-from workloads import calibration, median, policytest_command, run_process
+from workloads import (
+    calibration,
+    configmap,
+    median,
+    policytest_command,
+    run_process,
+    volcano_conf,
+)
 
-RAW_CONF = """\
-actions: "enqueue, allocate, backfill"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-- plugins:
-  - name: predicates
-  - name: nodeorder
-  - name: binpack
-    arguments:
-      binpack.weight: 10
-"""
-CONFIGMAP = """\
-apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: volcano-scheduler-configmap
-data:
-  volcano-scheduler.conf: |
-""" + "".join(f"    {line}\n" for line in RAW_CONF.splitlines())
+RAW_CONF = volcano_conf(gpu=None)
+CONFIGMAP = configmap("volcano-scheduler-configmap", "volcano-scheduler.conf", RAW_CONF)
 HEAVY = ("jsonschema", "numpy")
 
 

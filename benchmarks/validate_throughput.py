@@ -17,26 +17,8 @@ import shutil
 import tempfile
 from importlib import resources
 
-from workloads import calibration, median, policytest_command, runs
+from workloads import calibration, configmap, median, policytest_command, runs, volcano_conf
 
-VOLCANO = """\
-actions: "enqueue, allocate, backfill"
-tiers:
-- plugins:
-  - name: priority
-  - name: gang
-- plugins:
-  - name: predicates
-  - name: nodeorder
-    arguments:
-      leastrequested.weight: {least}
-  - name: binpack
-    arguments:
-      binpack.weight: {weight}
-      binpack.cpu: {cpu}
-      binpack.resources: nvidia.com/gpu
-      binpack.resources.nvidia.com/gpu: {gpu}
-"""
 KUBE = """\
 apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
@@ -56,22 +38,13 @@ profiles:
 STRATEGIES = ("MostAllocated", "LeastAllocated", "MostAllocated", "MostAlocated")
 
 
-def configmap(name: str, key: str, body: str) -> str:
-    indented = "".join(f"    {line}\n" for line in body.splitlines())
-    return (
-        f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\ndata:\n  {key}: |\n{indented}"
-    )
-
-
 def write_tree(root: str, count: int) -> dict[str, list[str]]:
     """``count`` files under ``root``; returns the paths by the schema that fits them."""
     groups: dict[str, list[str]] = {"volcano-scheduler-conf": [], "kubescheduler-config-v1": []}
     for index in range(count):
         team = os.path.join(root, f"team-{index % 20:02d}")
         os.makedirs(team, exist_ok=True)
-        volcano = VOLCANO.format(
-            least=index % 2, weight=index % 12, cpu=index % 5, gpu=index % 7 - 1
-        )
+        volcano = volcano_conf(weight=index % 12, least=index % 2, gpu=index % 7 - 1)
         kube = KUBE.format(
             index=index, strategy=STRATEGIES[index % len(STRATEGIES)], cpu=1 + index % 120
         )

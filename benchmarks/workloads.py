@@ -31,28 +31,32 @@ POD_SHAPES = (
     "{requests: {cpu: 750m, memory: 3Gi}}",
 )
 
-VOLCANO_CONFIG = """\
-apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: volcano-scheduler-configmap
-  namespace: volcano-system
-data:
-  volcano-scheduler.conf: |
-    actions: "enqueue, allocate, backfill"
-    tiers:
-    - plugins:
-      - name: priority
-      - name: gang
-    - plugins:
-      - name: predicates
-      - name: nodeorder
-      - name: binpack
-        arguments:
-          binpack.weight: 10
-          binpack.resources: nvidia.com/gpu
-          binpack.resources.nvidia.com/gpu: 2
-"""
+
+def volcano_conf(weight: int = 10, least: int = 1, gpu: int | None = 2) -> str:
+    """A raw ``volcano-scheduler.conf``: binpack (GPU weighted unless ``gpu`` is None)
+    after nodeorder, whose ``leastrequested.weight`` is ``least``."""
+    gpu_lines = (
+        f"      binpack.resources: nvidia.com/gpu\n      binpack.resources.nvidia.com/gpu: {gpu}\n"
+        if gpu is not None
+        else ""
+    )
+    return (
+        'actions: "enqueue, allocate, backfill"\ntiers:\n- plugins:\n  - name: priority\n'
+        "  - name: gang\n- plugins:\n  - name: predicates\n  - name: nodeorder\n"
+        f"    arguments:\n      leastrequested.weight: {least}\n"
+        f"  - name: binpack\n    arguments:\n      binpack.weight: {weight}\n{gpu_lines}"
+    )
+
+
+def configmap(name: str, key: str, body: str) -> str:
+    """``body`` as the ``key`` of a ConfigMap called ``name`` (as GitOps repos keep it)."""
+    indented = "".join(f"    {line}\n" for line in body.splitlines())
+    return (
+        f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {name}\ndata:\n  {key}: |\n{indented}"
+    )
+
+
+VOLCANO_CONFIG = configmap("volcano-scheduler-configmap", "volcano-scheduler.conf", volcano_conf())
 
 KUBE_CONFIG = """\
 apiVersion: kubescheduler.config.k8s.io/v1
