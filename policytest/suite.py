@@ -269,14 +269,29 @@ def _scheduler_for_fixture(
         return None, [FIXTURE_ERROR.at(fixture.document, profile_node, str(unknown))]
 
 
+_LOADED: dict[object, tuple[Scheduler | None, tuple[Finding, ...]]] = {}
+_LOADED_MAX = 64
+
+
 def _scheduler_from(
     config: Document, kind: Kind, profile: str | None, options: CheckOptions
 ) -> tuple[Scheduler | None, list[Finding]]:
+    """Check and build a config; a suite's fixtures share a few configs, so the result is
+    kept per config text, place and options (schedulers and findings are immutable)."""
     from policytest.scoring.engines import build_scheduler
 
+    place = (config.path, config.index, config.root.start_mark.index, config.root.end_mark.index)
+    key = (*place, config.text, config.positions, config.embedding, kind, profile, options)
+    if key in _LOADED:
+        scheduler, known = _LOADED[key]
+        return scheduler, list(known)
     findings = check_document(config, kind, options)
     scheduler, problems = build_scheduler(config, kind, profile, options)
-    return scheduler, sorted(set(findings) | set(problems))
+    result = sorted(set(findings) | set(problems))
+    if len(_LOADED) >= _LOADED_MAX:
+        _LOADED.clear()
+    _LOADED[key] = scheduler, tuple(result)
+    return scheduler, result
 
 
 def _shown(path: str) -> str:
