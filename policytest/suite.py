@@ -28,7 +28,7 @@ from policytest.options import CheckOptions
 from policytest.recognise import Kind, expand, kind_of, read_as_scheduler
 from policytest.runner import CaseResult, error_result, run_case
 from policytest.schema import schema_findings
-from policytest.source import Document, child, read_file, sequence_items
+from policytest.source import Document, child, read_file, scalar, sequence_items
 from policytest.validate import SKIPPED_DIRECTORIES, PathNotFound
 
 FIXTURE_SUFFIXES = (".policytest.yaml", ".policytest.yml")
@@ -317,8 +317,7 @@ def _file_error(path: str, problems: Sequence[Finding], cases: Sequence[str] = (
 def _case_names(document: Document) -> list[str]:
     names = []
     for case in sequence_items(child(document.root, "cases")):
-        name = child(case, "name")
-        names.append(str(getattr(name, "value", "?")))
+        names.append(scalar(child(case, "name")) or "?")  # never a collection's repr
     return names
 
 
