@@ -130,7 +130,7 @@ def chunk(
             "signature": _signature(name, cause),
             "target": name,
             "error": f"{type(cause).__name__}: {cause}"[:2000],
-            "input": last.get("input", "?")[:20_000],
+            "input": last.get("input", "?"),  # whole: --replay evaluates it
             "traceback": last.get("trace", traceback.format_exc())[-4000:],
         }
     return None

@@ -6,6 +6,7 @@ that found them.
 
 from __future__ import annotations
 
+import json
 import warnings
 from pathlib import Path
 
@@ -68,3 +69,24 @@ def test_merge_keys_that_bring_in_scheduler_nodes_and_cases(
     fixture.write_text(MERGED.replace("ranking: [node-a]", "ranking: [node-b]"))
     result = run_line(["run", fixture])
     assert result.exit_code == 1 and "node-b" in result.stdout, result
+
+
+def test_a_deeply_nested_case_name_in_an_unloadable_fixture(
+    run_line: RunLine, tmp_path: Path
+) -> None:
+    """Found by the third long run. A fixture that fails to decode (here: a mapping as a
+    key) is reported under its case names; a name that was a 400-deep mapping was turned
+    into text with repr(), which recursed past Python's limit: exit 3."""
+    (tmp_path / ".git").mkdir()
+    deep = "".join("  " * (level + 2) + "k:\n" for level in range(400)) + " " * 804 + "x\n"
+    fixture = tmp_path / "f.policytest.yaml"
+    fixture.write_text(
+        "? {}\n: 1\napiVersion: policytest/v1\nkind: PolicyTest\n"
+        "scheduler: {volcano: {}}\ncluster: {nodes: [{name: a, allocatable: {cpu: '1'}}]}\n"
+        f"cases:\n- name:\n{deep}  pod: {{}}\n  expect: {{}}\n"
+    )
+    result = run_line(["run", "--format", "json", fixture])
+    assert result.exit_code == 1, result
+    (case,) = json.loads(result.stdout)["results"]
+    assert case["status"] == "error" and case["case"] == "?"
+    assert "invalid map key" in case["message"]
