@@ -22,6 +22,7 @@ import tempfile
 from importlib import resources
 
 from workloads import (
+    ENVIRONMENT,
     calibration,
     configmap,
     median,
@@ -42,6 +43,7 @@ def imports(command: list[str]) -> list[tuple[int, str]]:
         capture_output=True,
         text=True,
         check=False,
+        env=ENVIRONMENT,
     )
     rows = []
     for line in done.stderr.splitlines():

@@ -161,11 +161,16 @@ class Run:
         self.returncode = returncode
 
 
+# An installed policytest has compiled bytecode (pip writes it); a process that may not
+# write .pyc files recompiles every module at every start. Measure as users run it.
+ENVIRONMENT = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
 def run_process(command: Sequence[str], cwd: str | None = None) -> Run:
     """Run ``command`` to completion, output discarded; its own rusage via wait4."""
     started = time.perf_counter()
     process = subprocess.Popen(
-        command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        command, cwd=cwd, env=ENVIRONMENT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
     _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - started
