@@ -77,10 +77,6 @@ class Expectation:
     nodes_used: int | None = None
     pending: int | None = None
 
-    @property
-    def is_sequence_outcome(self) -> bool:
-        return any(v is not None for v in (self.placements, self.nodes_used, self.pending))
-
     def node_names(self) -> set[str]:
         """Every node name the expectation mentions (checked against the cluster)."""
         names = {name for group in self.ranking or () for name in group}

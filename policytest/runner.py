@@ -9,16 +9,17 @@ an outcome that depends on a tie fails unless the case says ``ties: allow``.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
-from policytest.cluster import ClusterSpecError, pods_from_dict
+from policytest.cluster import ClusterSpecError, Node, Pod, pods_from_dict
 from policytest.engine import NodeScore, Scheduler
 from policytest.findings import Finding, Severity
 from policytest.fixture import Case, Expectation, Fixture, RankingSpec
 from policytest.quantity import QuantityError
-from policytest.scoring.fast import build_nodes, place_all
+from policytest.scoring.fast import Choice, build_nodes, place_all
 
 Status = Literal["passed", "failed", "error"]
 Ranking = tuple[tuple[str, ...], ...]
@@ -27,11 +28,16 @@ FLOAT_TOLERANCE = 1e-9
 
 @dataclass(frozen=True)
 class Step:
-    """One placement of a sequence: where the pod went and whether a tie decided it."""
+    """One placement of a sequence: where the pod went and whether a tie decided it.
+
+    ``identical``: the tied nodes were indistinguishable at that moment (same allocatable,
+    same pods), so the other choice would give the same run with their names swapped.
+    """
 
     index: int
     node: str | None
     tied_with: tuple[str, ...] = ()
+    identical: bool = False
 
 
 @dataclass(frozen=True)
@@ -102,7 +108,7 @@ def run_case(
             ranking=ranking,
         )
     choices, first_scores = place_all(state, pods)  # incremental, equal to rank() each step
-    steps = [Step(index, node, tied) for index, (node, tied) in enumerate(choices)]
+    steps = _steps(nodes, pods, choices)
     placements = {node.name: 0 for node in nodes}
     for step in steps:
         if step.node is not None:
@@ -120,6 +126,23 @@ def run_case(
         steps=tuple(steps),
         utilisation=state.utilisation(),
     )
+
+
+def _steps(nodes: Sequence[Node], pods: Sequence[Pod], choices: Sequence[Choice]) -> list[Step]:
+    """The choices as steps, each tie marked ``identical`` or not (replaying the binds;
+    pod names are left out: no scorer reads them)."""
+    allocatable = {node.name: node.allocatable for node in nodes}
+    bound = {node.name: Counter(replace(p, name="") for p in node.pods) for node in nodes}
+    steps = []
+    for index, (pod, (node, tied)) in enumerate(zip(pods, choices, strict=True)):
+        identical = bool(tied) and all(
+            allocatable[other] == allocatable[node] and bound[other] == bound[node]
+            for other in tied
+        )
+        steps.append(Step(index, node, tied, identical))
+        if node is not None:
+            bound[node][replace(pod, name="")] += 1
+    return steps
 
 
 def error_result(
@@ -192,15 +215,40 @@ def _sequence_problems(
         yield f"nodesUsed: expected {expect.nodes_used}, got {used}"
     if expect.pending is not None and expect.pending != pending:
         yield f"pending: expected {expect.pending}, got {pending}"
+    if not case.ties_allowed:
+        deciding = _deciding_ties(expect, placements, steps)
+        if deciding:
+            first = deciding[0]
+            yield (
+                f"ties: {len(deciding)} of {len(steps)} placements were decided by a tie "
+                f"that this expectation depends on (first: pod {first.index + 1} went to "
+                f"{first.node}, tied with {', '.join(first.tied_with)}); the real scheduler "
+                "picks at random, so this outcome is not guaranteed (set `ties: allow` to "
+                "accept)"
+            )
+
+
+def _deciding_ties(
+    expect: Expectation, placements: Mapping[str, int], steps: Sequence[Step]
+) -> list[Step]:
+    """The tie steps whose other choice could change what ``expect`` checks.
+
+    A tie between identical nodes only swaps names for the rest of the run (every other
+    outcome is the actual one under a product of such swaps), so node counts and
+    pending pods stand, and per-node placements stand if the swapped nodes end with
+    equal counts. A tie between different nodes can change anything.
+    """
     ties = [step for step in steps if step.tied_with]
-    if ties and expect.is_sequence_outcome and not case.ties_allowed:
-        first = ties[0]
-        yield (
-            f"ties: {len(ties)} of {len(steps)} placements were decided by a tie "
-            f"(first: pod {first.index + 1} went to {first.node}, tied with "
-            f"{', '.join(first.tied_with)}); the real scheduler picks at random, so this "
-            "outcome is not guaranteed (set `ties: allow` to accept)"
-        )
+    if expect.placements is not None:
+        return [
+            step
+            for step in ties
+            if not step.identical
+            or any(placements[other] != placements[step.node or ""] for other in step.tied_with)
+        ]
+    if expect.nodes_used is not None or expect.pending is not None:
+        return [step for step in ties if not step.identical]
+    return []
 
 
 def _ranking_matches(expected: RankingSpec, actual: Ranking) -> bool:

@@ -89,7 +89,9 @@ def test_json_matches_the_documented_shape() -> None:
         "feasible": False,
         "reason": "Insufficient cpu",
     }
-    assert data["results"][1]["ties"] == [{"pod": 1, "node": "node-b", "tiedWith": ["node-a"]}]
+    assert data["results"][1]["ties"] == [
+        {"pod": 1, "node": "node-b", "tiedWith": ["node-a"], "identical": False}
+    ]
 
 
 def test_junit_is_valid_xml_with_failures_and_errors() -> None:

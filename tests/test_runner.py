@@ -77,9 +77,9 @@ cases:
 """
 
 
-def run(case_yaml: str) -> CaseResult:
+def run(case_yaml: str, header: str = HEADER) -> CaseResult:
     (document,) = read_bytes(
-        "f.policytest.yaml", (HEADER + case_yaml).encode(), DEFAULT_OPTIONS.limits
+        "f.policytest.yaml", (header + case_yaml).encode(), DEFAULT_OPTIONS.limits
     ).documents
     fixture, problems = load_fixture(document, DEFAULT_OPTIONS)
     assert isinstance(fixture, Fixture), problems
@@ -142,13 +142,41 @@ def test_sequence_placements_and_pending() -> None:
     case = '- name: s\n  pods: [{requests: {cpu: "1"}, count: 6}]\n'
     result = run(case + "  expect: {placements: {a: 2, b: 3, c: 1}, nodesUsed: 3, pending: 0}\n")
     assert result.placements == {"a": 2, "b": 3, "c": 1, "d": 0}
-    assert result.status == "failed"  # the b/c tie decided a placement
-    assert "placements were decided by a tie" in result.message
+    assert result.status == "failed"  # the b/c tie decided which of them got 3 pods
+    assert "placements were decided by a tie that this expectation depends on" in result.message
     allowed = run(
         case + "  ties: allow\n  expect: {placements: {a: 2, b: 3, c: 1}, "
         "nodesUsed: 3, pending: 0}\n"
     )
     assert allowed.status == "passed", allowed.message
+
+
+def test_a_tie_between_identical_nodes_leaves_counts_certain() -> None:
+    """b and c are identical when they tie: the other choice swaps their names only."""
+    case = '- name: s\n  pods: [{requests: {cpu: "1"}, count: 6}]\n'
+    counts = run(case + "  expect: {nodesUsed: 3, pending: 0}\n")
+    assert counts.status == "passed", counts.message
+    assert [step.identical for step in counts.steps if step.tied_with] == [True]
+    # one pod each on b and c: the swap changes nothing, not even per-node placements
+    even = '- name: s\n  pods: [{requests: {cpu: "3"}, count: 2}]\n'
+    assert run(even + "  expect: {placements: {b: 1, c: 1}}\n").status == "passed"
+
+
+def test_a_tie_between_different_nodes_makes_counts_uncertain() -> None:
+    """small and big tie for the first pod but differ in size: had big won, all three would
+    have fit on big (one node used, not two)."""
+    header = HEADER.split("  - {name: a")[0] + (
+        '  - {name: small, allocatable: {cpu: "4"}, used: {cpu: "2"}}\n'
+        '  - {name: big, allocatable: {cpu: "8"}, used: {cpu: "2"}}\n'
+        "cases:\n"
+    )
+    case = '- name: s\n  pods: [{requests: {cpu: "2"}, count: 3}]\n'
+    result = run(case + "  expect: {nodesUsed: 2, pending: 0}\n", header)
+    assert result.placements == {"small": 1, "big": 2}
+    (tie,) = [step for step in result.steps if step.tied_with]
+    assert (tie.node, tie.tied_with, tie.identical) == ("small", ("big",), False)
+    assert result.status == "failed" and "decided by a tie" in result.message, result.message
+    assert run(case + "  expect: {nodesUsed: 2}\n  ties: allow\n", header).status == "passed"
 
 
 def test_sequence_pending_pods() -> None:

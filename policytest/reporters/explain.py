@@ -78,7 +78,8 @@ def _sequence_lines(result: CaseResult) -> list[str]:
     for step in ties[:10]:
         lines.append(
             f"    pod {step.index + 1}: tie, went to {step.node} "
-            f"(also best: {', '.join(step.tied_with)})"
+            f"(also best: {', '.join(step.tied_with)}"
+            f"{'; identical nodes' if step.identical else ''})"
         )
     if len(ties) > 10:
         lines.append(f"    ... {len(ties) - 10} more ties")

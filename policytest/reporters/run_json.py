@@ -38,7 +38,12 @@ def result_json(result: CaseResult) -> dict[str, Any]:
         "placements": dict(result.placements) if result.placements is not None else None,
         "pending": result.pending,
         "ties": [
-            {"pod": step.index + 1, "node": step.node, "tiedWith": list(step.tied_with)}
+            {
+                "pod": step.index + 1,
+                "node": step.node,
+                "tiedWith": list(step.tied_with),
+                "identical": step.identical,
+            }
             for step in result.steps
             if step.tied_with
         ],
