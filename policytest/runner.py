@@ -135,13 +135,15 @@ def _steps(nodes: Sequence[Node], pods: Sequence[Pod], choices: Sequence[Choice]
     bound = {node.name: Counter(replace(p, name="") for p in node.pods) for node in nodes}
     steps = []
     for index, (pod, (node, tied)) in enumerate(zip(pods, choices, strict=True)):
+        if node is None:  # pending: nothing tied, nothing bound
+            steps.append(Step(index, node))
+            continue
         identical = bool(tied) and all(
             allocatable[other] == allocatable[node] and bound[other] == bound[node]
             for other in tied
         )
         steps.append(Step(index, node, tied, identical))
-        if node is not None:
-            bound[node][replace(pod, name="")] += 1
+        bound[node][replace(pod, name="")] += 1
     return steps
 
 

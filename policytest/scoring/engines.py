@@ -23,17 +23,18 @@ from policytest.scoring.accounting import (
     VolcanoNodeInfo,
     kube_node_info,
     kube_node_info_with_pod,
-    kube_pod_non_zero_requests,
     volcano_node_info,
     volcano_node_info_with_pod,
     volcano_pod_request,
 )
 from policytest.scoring.kube import (
     BalancedArgs,
+    FitResource,
     FitScoring,
     balanced_allocation_scorer,
     balanced_allocation_skips,
     fit_filter,
+    fit_resources,
     fit_scorer,
 )
 from policytest.scoring.volcano import binpack_scorer, nodeorder_scorer, predicates_filter
@@ -207,7 +208,7 @@ class KubeCluster:
             if scheduler.balanced and not balanced_allocation_skips(scheduler.balanced, pod)
             else None
         )
-        request = kube_pod_non_zero_requests(pod)
+        resources = fit_resources(scheduler.fit, pod) if scheduler.fit else None
         results = []
         for name in self.infos if only is None else only:
             info = self.infos[name]
@@ -229,27 +230,9 @@ class KubeCluster:
                 plugins[FIT] = fit(info) * scheduler.fit_weight
             if balanced is not None:
                 plugins[BALANCED] = balanced(info) * scheduler.balanced_weight
-            details = {FIT: self._fit_details(info, request)} if scheduler.fit else {}
+            details = {FIT: _fit_details(resources(info))} if resources else {}
             results.append(NodeScore(name, True, None, sum(plugins.values()), plugins, details))
         return results
-
-    def _fit_details(
-        self, info: KubeNodeInfo, request: Mapping[str, int]
-    ) -> tuple[ResourceDetail, ...]:
-        assert self.scheduler.fit is not None
-        details = []
-        for name, weight in self.scheduler.fit.resources:
-            used = info.non_zero_requested.get(name, info.requested.get(name, 0))
-            details.append(
-                ResourceDetail(
-                    name,
-                    used + request.get(name, 0),
-                    info.allocatable.get(name, 0),
-                    weight,
-                    name == "cpu",
-                )
-            )
-        return tuple(details)
 
     def bind(self, node_name: str, pod: Pod) -> None:
         self.infos[node_name] = kube_node_info_with_pod(self.infos[node_name], pod)
@@ -263,6 +246,22 @@ class KubeCluster:
             }
             for name, info in self.infos.items()
         }
+
+
+def _fit_details(resources: Sequence[FitResource]) -> tuple[ResourceDetail, ...]:
+    """Each resource's share: its own score times its weight (Fit averages these over
+    the weights of the resources that count)."""
+    return tuple(
+        ResourceDetail(
+            name,
+            requested,
+            allocatable,
+            weight,
+            name == "cpu",
+            None if score is None else score * weight,
+        )
+        for name, requested, allocatable, weight, score in resources
+    )
 
 
 class UnknownProfile(LookupError):

@@ -44,6 +44,7 @@ __all__ = [
     "balanced_args_from_dict",
     "fit_args_from_dict",
     "fit_filter",
+    "fit_resources",
     "fit_score",
     "fit_scorer",
     "wrap_int64",
@@ -138,12 +139,43 @@ def fit_scorer(args: FitScoring, pod: Pod) -> NodeScorer:
     """``fit_score`` with the pod's side done once, for scoring many nodes."""
     weights = [weight for _, weight in args.resources]
     lookup = _allocatable_requested(args.resources, kube_pod_non_zero_requests(pod), False)
+    score = _resource_scorer(args)
+    if args.strategy == "RequestedToCapacityRatio":
+        return lambda node: _requested_to_capacity_ratio(score, *lookup(node), weights)
+    return lambda node: _weighted_mean(score, *lookup(node), weights)
+
+
+FitResource = tuple[str, int, int, int, "int | None"]
+"""(name, requested, allocatable, weight, resource score) as ``Fit.Score`` sees them."""
+
+
+def fit_resources(args: FitScoring, pod: Pod) -> Callable[[KubeNodeInfo], list[FitResource]]:
+    """Per configured resource, what ``fit_scorer`` averages: requested (with the pod and
+    the non-zero defaults) and allocatable as the scorer reads them, and the resource's
+    own score (0-100), ``None`` where the resource is left out of the mean (allocatable
+    0; a shape score of 0 for RequestedToCapacityRatio). For ``explain``."""
+    lookup = _allocatable_requested(args.resources, kube_pod_non_zero_requests(pod), False)
+    score = _resource_scorer(args)
+    shaped = args.strategy == "RequestedToCapacityRatio"
+
+    def resources(node: KubeNodeInfo) -> list[FitResource]:
+        rows: list[FitResource] = []
+        for (name, weight), alloc, req in zip(args.resources, *lookup(node), strict=True):
+            own = score(req, alloc) if alloc else None
+            rows.append((name, req, alloc, weight, None if shaped and own == 0 else own))
+        return rows
+
+    return resources
+
+
+def _resource_scorer(args: FitScoring) -> Callable[[int, int], int]:
+    """One resource's score from (requested, allocatable), per scoring strategy."""
     if args.strategy == "LeastAllocated":
-        return lambda node: _weighted_mean(_least_requested, *lookup(node), weights)
+        return _least_requested
     if args.strategy == "MostAllocated":
-        return lambda node: _weighted_mean(_most_requested, *lookup(node), weights)
+        return _most_requested
     points = [(u, _mul64(s, MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE)) for u, s in args.shape]
-    return lambda node: _requested_to_capacity_ratio(points, *lookup(node), weights)
+    return lambda requested, capacity: _shape_score(points, requested, capacity)
 
 
 def balanced_allocation_skips(args: BalancedArgs, pod: Pod) -> bool:
@@ -261,28 +293,32 @@ def _most_requested(requested: int, capacity: int) -> int:
 
 
 def _requested_to_capacity_ratio(
-    points: Sequence[tuple[int, int]],
+    score: Callable[[int, int], int],
     allocatable: Sequence[int],
     requested: Sequence[int],
     weights: Sequence[int],
 ) -> int:
-    """Broken-linear shape (scores already x 10); resources scoring 0 leave the mean;
-    the mean is rounded with math.Round."""
+    """Resources scoring 0 leave the mean; the mean is rounded with math.Round."""
     node_score = weight_sum = 0
     for alloc, req, weight in zip(allocatable, requested, weights, strict=True):
         if alloc == 0:
             continue
-        if req > alloc:
-            utilization = MAX_UTILIZATION
-        else:
-            utilization = _quo64(_mul64(req, MAX_UTILIZATION), alloc)
-        resource_score = _broken_linear(points, utilization)
+        resource_score = score(req, alloc)
         if resource_score > 0:
             node_score = _add64(node_score, _mul64(resource_score, weight))
             weight_sum = _add64(weight_sum, weight)
     if weight_sum == 0:
         return 0
     return _go_round(float(node_score) / float(weight_sum))
+
+
+def _shape_score(points: Sequence[tuple[int, int]], requested: int, capacity: int) -> int:
+    """The broken-linear shape (scores already x 10) at the utilization percentage."""
+    if requested > capacity:
+        utilization = MAX_UTILIZATION
+    else:
+        utilization = _quo64(_mul64(requested, MAX_UTILIZATION), capacity)
+    return _broken_linear(points, utilization)
 
 
 def _broken_linear(points: Sequence[tuple[int, int]], p: int) -> int:
