@@ -38,6 +38,9 @@ class NodeScore:
     total: float = 0
     plugins: Mapping[str, float] = field(default_factory=dict)
     resources: Mapping[str, tuple[ResourceDetail, ...]] = field(default_factory=dict)
+    parts: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    """Per plugin made of several scores, each one's weighted score (Volcano's nodeorder:
+    ``leastrequested``, ``mostrequested``, ``balancedresource``), for ``explain``."""
 
 
 class ClusterState(Protocol):

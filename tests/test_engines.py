@@ -65,6 +65,18 @@ def test_volcano_nodeorder_adds_to_binpack_and_duplicates_count_twice() -> None:
     assert max(single, key=lambda s: s.plugins["nodeorder"]).name == "node-b"
 
 
+def test_volcano_nodeorder_parts_add_up_to_its_score() -> None:
+    """explain's breakdown: the weighted parts that have a weight, summing to nodeorder."""
+    weights = NodeOrderWeights(leastrequested=2, mostrequested=0, balancedresource=3)
+    entry = NodeOrderEntry("nodeorder", nodeorder=weights)
+    task = pod({"cpu": "1", "memory": "2Gi"})
+    for score in VolcanoScheduler((entry, entry)).cluster(nodes(THREE_NODES)).score(task):
+        parts = score.parts["nodeorder"]
+        assert set(parts) == {"leastrequested", "balancedresource"}
+        assert sum(parts.values()) == score.plugins["nodeorder"]
+        assert parts["leastrequested"] % 4 == 0 and parts["balancedresource"] % 6 == 0
+
+
 def test_kube_requested_to_capacity_ratio_seed_on_todays_scale() -> None:
     fit = FitScoring(
         "RequestedToCapacityRatio",

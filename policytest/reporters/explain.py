@@ -1,9 +1,10 @@
 """``policytest explain``: why each node ranks where it does, for a reviewer to read.
 
 Per case: the nodes in rank order with their totals and each plugin's weighted share,
-then each resource's utilisation after placement and its contribution, the nodes that
-were filtered out and why, the plugins not modelled, and for sequences a utilisation
-bar per node at the end of the sequence.
+then each resource's utilisation after placement and its contribution, the parts of a
+plugin made of several scores (Volcano's nodeorder), the nodes that were filtered out
+and why, the plugins not modelled, and for sequences a utilisation bar per node at the
+end of the sequence.
 """
 
 from __future__ import annotations
@@ -30,6 +31,9 @@ def render_case(result: CaseResult) -> str:
     details = list(_resource_lines(result.nodes))
     if details:
         lines += ["", "  Resources (utilisation after placement, weight, contribution):", *details]
+    parts = _part_lines(result.nodes)
+    if parts:
+        lines += ["", "  Parts of a plugin's score (each part's score x its weight):", *parts]
     if result.not_modelled:
         lines += [
             "",
@@ -66,6 +70,18 @@ def _resource_lines(nodes: Sequence[NodeScore]) -> list[str]:
                     f"weight {item.weight:<3}{share_of_score}".rstrip()
                 )
     return lines
+
+
+def _part_lines(nodes: Sequence[NodeScore]) -> list[str]:
+    """``node / nodeorder: leastrequested 40, balancedresource 79``: what a plugin made of
+    several scores adds up (where packing and spreading cancel, this shows it)."""
+    return [
+        f"    {node.name} / {plugin}: "
+        + ", ".join(f"{part} {format_score(value)}" for part, value in values.items())
+        for node in sorted((n for n in nodes if n.feasible), key=lambda n: -n.total)
+        for plugin, values in node.parts.items()
+        if values
+    ]
 
 
 def _sequence_lines(result: CaseResult) -> list[str]:

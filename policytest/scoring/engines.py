@@ -37,7 +37,12 @@ from policytest.scoring.kube import (
     fit_resources,
     fit_scorer,
 )
-from policytest.scoring.volcano import binpack_scorer, nodeorder_scorer, predicates_filter
+from policytest.scoring.volcano import (
+    NodeOrderScores,
+    binpack_scorer,
+    nodeorder_scorer,
+    predicates_filter,
+)
 from policytest.volcano.weights import BinpackWeights, NodeOrderWeights
 
 if TYPE_CHECKING:
@@ -99,7 +104,7 @@ class VolcanoCluster:
     def score(self, pod: Pod, only: Sequence[str] | None = None) -> list[NodeScore]:
         scorers = [
             (
-                entry.plugin,
+                entry,
                 binpack_scorer(entry.binpack, pod) if entry.binpack else None,
                 nodeorder_scorer(entry.nodeorder, pod) if entry.nodeorder else None,
             )
@@ -115,14 +120,17 @@ class VolcanoCluster:
                 continue
             total = 0.0
             plugins: dict[str, float] = {}
-            for plugin, binpack, nodeorder in scorers:
+            parts: dict[str, dict[str, float]] = {}
+            for entry, binpack, nodeorder in scorers:
                 if binpack is not None:
                     value = binpack(info)
                 else:
-                    assert nodeorder is not None
-                    value = nodeorder(self._kube_info(name)).total
+                    assert nodeorder is not None and entry.nodeorder is not None
+                    scores = nodeorder(self._kube_info(name))
+                    value = scores.total
+                    _add_parts(parts.setdefault(entry.plugin, {}), scores, entry.nodeorder)
                 total += value
-                plugins[plugin] = plugins.get(plugin, 0.0) + value
+                plugins[entry.plugin] = plugins.get(entry.plugin, 0.0) + value
             results.append(
                 NodeScore(
                     name,
@@ -131,6 +139,7 @@ class VolcanoCluster:
                     total,
                     plugins,
                     {"binpack": self._binpack_details(info, request)},
+                    parts,
                 )
             )
         return results
@@ -246,6 +255,14 @@ class KubeCluster:
             }
             for name, info in self.infos.items()
         }
+
+
+def _add_parts(parts: dict[str, float], scores: NodeOrderScores, weights: NodeOrderWeights) -> None:
+    """nodeorder's weighted scores, those with a weight, into ``parts`` (summed over
+    duplicated entries)."""
+    for part in ("leastrequested", "mostrequested", "balancedresource"):
+        if getattr(weights, part):
+            parts[part] = parts.get(part, 0.0) + getattr(scores, part)
 
 
 def _fit_details(resources: Sequence[FitResource]) -> tuple[ResourceDetail, ...]:
