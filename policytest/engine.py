@@ -7,7 +7,7 @@ The runner only speaks this protocol, so Volcano and kube-scheduler look alike t
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -26,6 +26,34 @@ class ResourceDetail:
     """Whether ``requested``/``allocatable`` are in milli-units (cpu always is)."""
     score: float | None = None
     """This resource's share of the plugin score, where the plugin has one to show."""
+
+
+class LazyDetails(Mapping[str, tuple[ResourceDetail, ...]]):
+    """Per-plugin resource details, computed on first use: a ranking of thousands of
+    nodes is shown (by ``explain``) for a few of them at most."""
+
+    __slots__ = ("_compute", "_value")
+
+    def __init__(self, compute: Callable[[], Mapping[str, tuple[ResourceDetail, ...]]]) -> None:
+        self._compute = compute
+        self._value: Mapping[str, tuple[ResourceDetail, ...]] | None = None
+
+    def _details(self) -> Mapping[str, tuple[ResourceDetail, ...]]:
+        if self._value is None:
+            self._value = self._compute()
+        return self._value
+
+    def __getitem__(self, plugin: str) -> tuple[ResourceDetail, ...]:
+        return self._details()[plugin]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._details())
+
+    def __len__(self) -> int:
+        return len(self._details())
+
+    def __repr__(self) -> str:
+        return repr(dict(self._details()))
 
 
 @dataclass(frozen=True)

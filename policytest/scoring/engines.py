@@ -9,12 +9,13 @@ are neutral for fixture clusters are listed as not modelled, never silently drop
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import TYPE_CHECKING, Literal
 
 from policytest.cluster import Node, Pod
-from policytest.engine import NodeScore, ResourceDetail, Scheduler
+from policytest.engine import LazyDetails, NodeScore, ResourceDetail, Scheduler
 from policytest.findings import Finding
 from policytest.options import CheckOptions
 from policytest.recognise import Kind
@@ -138,7 +139,7 @@ class VolcanoCluster:
                     None,
                     total,
                     plugins,
-                    {"binpack": self._binpack_details(info, request)},
+                    LazyDetails(partial(self._binpack_details, info, request)),
                     parts,
                 )
             )
@@ -146,24 +147,26 @@ class VolcanoCluster:
 
     def _binpack_details(
         self, info: VolcanoNodeInfo, request: Mapping[str, float]
-    ) -> tuple[ResourceDetail, ...]:
+    ) -> Mapping[str, tuple[ResourceDetail, ...]]:
         weights = next((e.binpack for e in reversed(self.scheduler.entries) if e.binpack), None)
         if weights is None:
-            return ()
-        return tuple(
-            ResourceDetail(
-                name,
-                int(request[name] + info.used.get(name, 0.0)),
-                int(info.allocatable.get(name, 0.0)),
-                weight,
-                name not in ("memory", "pods"),
-                weight * (request[name] + info.used.get(name, 0.0)) / info.allocatable[name]
-                if info.allocatable.get(name)
-                else 0.0,
+            return {"binpack": ()}
+        return {
+            "binpack": tuple(
+                ResourceDetail(
+                    name,
+                    int(request[name] + info.used.get(name, 0.0)),
+                    int(info.allocatable.get(name, 0.0)),
+                    weight,
+                    name not in ("memory", "pods"),
+                    weight * (request[name] + info.used.get(name, 0.0)) / info.allocatable[name]
+                    if info.allocatable.get(name)
+                    else 0.0,
+                )
+                for name, weight in weights.resources.items()
+                if request.get(name, 0.0) > 0
             )
-            for name, weight in weights.resources.items()
-            if request.get(name, 0.0) > 0
-        )
+        }
 
     def bind(self, node_name: str, pod: Pod) -> None:
         self.infos[node_name] = volcano_node_info_with_pod(self.infos[node_name], pod)
@@ -239,7 +242,7 @@ class KubeCluster:
                 plugins[FIT] = fit(info) * scheduler.fit_weight
             if balanced is not None:
                 plugins[BALANCED] = balanced(info) * scheduler.balanced_weight
-            details = {FIT: _fit_details(resources(info))} if resources else {}
+            details = LazyDetails(partial(_fit_details, resources, info)) if resources else {}
             results.append(NodeScore(name, True, None, sum(plugins.values()), plugins, details))
         return results
 
@@ -265,20 +268,24 @@ def _add_parts(parts: dict[str, float], scores: NodeOrderScores, weights: NodeOr
             parts[part] = parts.get(part, 0.0) + getattr(scores, part)
 
 
-def _fit_details(resources: Sequence[FitResource]) -> tuple[ResourceDetail, ...]:
+def _fit_details(
+    resources: Callable[[KubeNodeInfo], list[FitResource]], info: KubeNodeInfo
+) -> Mapping[str, tuple[ResourceDetail, ...]]:
     """Each resource's share: its own score times its weight (Fit averages these over
     the weights of the resources that count)."""
-    return tuple(
-        ResourceDetail(
-            name,
-            requested,
-            allocatable,
-            weight,
-            name == "cpu",
-            None if score is None else score * weight,
+    return {
+        FIT: tuple(
+            ResourceDetail(
+                name,
+                requested,
+                allocatable,
+                weight,
+                name == "cpu",
+                None if score is None else score * weight,
+            )
+            for name, requested, allocatable, weight, score in resources(info)
         )
-        for name, requested, allocatable, weight, score in resources
-    )
+    }
 
 
 class UnknownProfile(LookupError):
