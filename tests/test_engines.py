@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from policytest.cluster import node_from_dict, pod_from_dict
+from policytest.engine import LazyDetails, ResourceDetail
 from policytest.runner import rank
 from policytest.scoring.engines import KubeScheduler, NodeOrderEntry, VolcanoScheduler
 from policytest.scoring.kube import BalancedArgs, FitScoring
@@ -133,3 +134,17 @@ def test_kube_weights_multiply_and_binding_fills_nodes() -> None:
     cluster.bind("a", task)
     after = {s.name: s for s in cluster.score(task)}
     assert not after["a"].feasible and "Insufficient cpu" in (after["a"].reason or "")
+
+
+def test_resource_details_are_computed_once_and_only_when_read() -> None:
+    calls: list[int] = []
+
+    def compute() -> dict[str, tuple[ResourceDetail, ...]]:
+        calls.append(1)
+        return {"binpack": (ResourceDetail("cpu", 1, 2, 1, True, 0.5),)}
+
+    details = LazyDetails(compute)
+    assert calls == []
+    assert list(details) == ["binpack"] and details["binpack"][0].score == 0.5
+    assert details == {"binpack": (ResourceDetail("cpu", 1, 2, 1, True, 0.5),)}
+    assert calls == [1]
