@@ -72,10 +72,24 @@ def rank(scores: Sequence[NodeScore]) -> Ranking:
     return tuple(tuple(groups[total]) for total in sorted(groups, reverse=True))
 
 
+def cluster_nodes(fixture: Fixture) -> list[Node] | None:
+    """The fixture's nodes, built once for all its cases; ``None`` when a node does not
+    parse (each case then reports the error)."""
+    try:
+        return build_nodes((spec.name, spec.spec) for spec in fixture.nodes)
+    except (ClusterSpecError, QuantityError):
+        return None
+
+
 def run_case(
-    fixture: Fixture, case: Case, scheduler: Scheduler, findings: Sequence[Finding] = ()
+    fixture: Fixture,
+    case: Case,
+    scheduler: Scheduler,
+    findings: Sequence[Finding] = (),
+    nodes: Sequence[Node] | None = None,
 ) -> CaseResult:
-    """Run one case against a fresh cluster built from the fixture."""
+    """Run one case against a fresh cluster built from the fixture (from ``nodes`` when
+    given: they are immutable, and every case starts from the same ones)."""
     result = CaseResult(
         fixture.document.path,
         case.name,
@@ -85,7 +99,8 @@ def run_case(
         not_modelled=scheduler.not_modelled,
     )
     try:
-        nodes = build_nodes((spec.name, spec.spec) for spec in fixture.nodes)
+        if nodes is None:
+            nodes = build_nodes((spec.name, spec.spec) for spec in fixture.nodes)
         pods = [
             pod
             for entry in case.pods

@@ -26,7 +26,7 @@ from policytest.fixture import (
 )
 from policytest.options import CheckOptions
 from policytest.recognise import Kind, expand, kind_of, read_as_scheduler
-from policytest.runner import CaseResult, error_result, run_case
+from policytest.runner import CaseResult, cluster_nodes, error_result, run_case
 from policytest.schema import schema_findings
 from policytest.source import Document, child, read_file, scalar, sequence_items
 from policytest.validate import SKIPPED_DIRECTORIES, PathNotFound
@@ -144,6 +144,7 @@ def plan_fixture_document(
     if fixture is None:
         return [_ready(_file_error(document.path, problems, _case_names(document)))]
     scheduler = cache(lambda: load_scheduler(fixture, options, root))
+    nodes = cache(lambda: cluster_nodes(fixture))  # every case starts from the same nodes
 
     def run(case: Case) -> CaseResult:
         loaded, findings = scheduler()
@@ -152,7 +153,7 @@ def plan_fixture_document(
             message = "; ".join(_describe(f) for f in errors) or "no scheduler config"
             line = document.position(case.node).line
             return error_result(document.path, case.name, message, line, findings)
-        return run_case(fixture, case, loaded, findings)
+        return run_case(fixture, case, loaded, findings, nodes())
 
     return [
         PlannedCase(case.name, document.position(case.node).line, partial(run, case))
