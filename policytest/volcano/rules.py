@@ -122,14 +122,15 @@ UNKNOWN_PLUGIN = rule(
 
 DUPLICATE_PLUGIN = rule(
     "VC005",
-    Severity.WARNING,
+    Severity.ERROR,
     "the same plugin is listed more than once",
     """
     Each entry opens the plugin again, and its functions are kept per plugin name: the
     last entry's instance wins, and it is then called once for every entry. For
     ``binpack`` that means its node-order score is added once per entry, every time
     with the weights of the last entry whose ``binpack.weight`` is not 0; the other
-    entries' arguments do nothing. Keep one entry per plugin.
+    entries' arguments do nothing: Volcano silently drops them, hence an error. Keep one
+    entry per plugin.
 
     Failing::
 

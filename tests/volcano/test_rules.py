@@ -116,6 +116,7 @@ CASES = [
         9,
         11,
         "2 times per node, each time with the weights of the entry at line 9",
+        severity=Severity.ERROR,  # the first entry's arguments are silently dropped
     ),
     Case(
         "VC006",
