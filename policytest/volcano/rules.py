@@ -21,9 +21,9 @@ LOAD_FAILURE = rule(
     flag is a boolean, ``arguments`` is a mapping, ``metrics`` maps names to strings.
     One wrongly typed value (``enableNodeOrder: "true"``, ``enableNodeOrder: 1``,
     ``actions: [allocate]``, ``arguments`` written as a list, a plugin entry written as a
-    bare name) or a YAML syntax error rejects the whole file: Volcano logs the error and
-    keeps scheduling with its previous configuration, so the change silently never
-    takes effect. Fix the value at the reported position.
+    bare name), a YAML syntax error or an empty conf (no actions) rejects the whole file:
+    Volcano logs the error and keeps scheduling with its previous configuration, so the
+    change silently never takes effect. Fix the value at the reported position.
 
     Failing::
 
