@@ -4,12 +4,19 @@ A ``kind: List`` contributes its items and a ConfigMap contributes every ``data`
 value that parses as a scheduler config (Volcano's chart uses
 ``volcano-scheduler.conf``, but Helm values may pick any key). Everything else is
 "not ours" and is skipped, so the pre-commit hook can run on every YAML file.
+
+Shape decides, with one exception: a file or ConfigMap key named
+``volcano-scheduler.conf`` is what Volcano mounts and reads whatever its shape (empty,
+a list, a fragment), and a ConfigMap value that is evidently a scheduler config but not
+YAML is still that scheduler's config: both are checked so the rejection is reported.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import enum
+import os
 import re
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode
@@ -25,6 +32,7 @@ from policytest.source import (
     SourceFile,
     child,
     compose_all,
+    empty_root,
     lookup,
     scalar,
     sequence_items,
@@ -32,6 +40,8 @@ from policytest.source import (
 
 KUBE_SCHEDULER_API_GROUP = "kubescheduler.config.k8s.io/"
 FIXTURE_API_VERSION = "policytest/v1"
+VOLCANO_CONF_NAME = "volcano-scheduler.conf"
+"""The file Volcano mounts (and the key of its chart's ConfigMap)."""
 
 
 class Kind(str, enum.Enum):
@@ -45,7 +55,7 @@ class Kind(str, enum.Enum):
 
 
 def kind_of(root: Node) -> Kind:
-    """Recognise one document by its shape (never by its file name)."""
+    """Recognise one document by its shape (see :func:`expand` for the file name)."""
     if not isinstance(root, MappingNode):
         return Kind.OTHER
     kind = scalar(child(root, "kind"))
@@ -60,9 +70,22 @@ def kind_of(root: Node) -> Kind:
         return Kind.KUBE_POLICY  # the scheduler's; audit.k8s.io and others have a Policy too
     if kind is None and (lookup(root, "predicates") or lookup(root, "priorities")):
         return Kind.KUBE_POLICY
+    if api_version.startswith(KUBE_SCHEDULER_API_GROUP) and _meant_as_kube_config(kind):
+        return Kind.KUBE_SCHEDULER  # kube-scheduler rejects it: the checker says why
     if kind is None and (lookup(root, "actions") or lookup(root, "tiers")):
         return Kind.VOLCANO
     return Kind.OTHER
+
+
+def _meant_as_kube_config(kind: str | None) -> bool:
+    """A missing ``kind`` or a near miss (``KubeSchedulerConfig``) in the scheduler's group;
+    its other kinds (``NodeResourcesFitArgs``...) are plugin arguments, not configs."""
+    if not kind:
+        return True
+    return bool(difflib.get_close_matches(kind.lower(), [_KUBE_KIND], n=1, cutoff=0.8))
+
+
+_KUBE_KIND = Kind.KUBE_SCHEDULER.value.lower()
 
 
 def expand(document: Document, limits: Limits) -> list[tuple[Document, Kind]]:
@@ -77,7 +100,21 @@ def expand(document: Document, limits: Limits) -> list[tuple[Document, Kind]]:
     if kind == "ConfigMap":
         return _configmap_documents(document, limits)
     recognised = kind_of(root)
+    if recognised is Kind.OTHER and _is_volcano_file(document):
+        return [(document, Kind.VOLCANO)]
     return [] if recognised is Kind.OTHER else [(document, recognised)]
+
+
+def _is_volcano_file(document: Document) -> bool:
+    """The first document of a file named ``volcano-scheduler.conf``: what Volcano reads."""
+    return (
+        document.embedding is None
+        and document.index == 0
+        and os.path.basename(document.path) == VOLCANO_CONF_NAME
+    )
+
+
+_SCHEDULER_KINDS = (Kind.VOLCANO, Kind.KUBE_SCHEDULER, Kind.KUBE_POLICY)
 
 
 def _configmap_documents(document: Document, limits: Limits) -> list[tuple[Document, Kind]]:
@@ -87,23 +124,41 @@ def _configmap_documents(document: Document, limits: Limits) -> list[tuple[Docum
     if not isinstance(data, MappingNode):
         return found
     for key_node, value_node in data.value:
-        if not isinstance(value_node, ScalarNode) or "\n" not in scalar_text(value_node).strip():
+        key = str(key_node.value)
+        if not isinstance(value_node, ScalarNode):
             continue
-        embedded = _embedded_document(
-            document, value_node, Embedding(name, str(key_node.value)), limits
-        )
-        if embedded is None:
+        if key != VOLCANO_CONF_NAME and not _may_hold_config(scalar_text(value_node)):
             continue
-        embedded_kind = kind_of(embedded.root)
-        if embedded_kind in (Kind.VOLCANO, Kind.KUBE_SCHEDULER, Kind.KUBE_POLICY):
+        embedded = _embedded_document(document, value_node, Embedding(name, key), limits)
+        embedded_kind = _embedded_kind(embedded, key)
+        if embedded_kind is not None:
             found.append((embedded, embedded_kind))
     return found
 
 
+def _may_hold_config(value: str) -> bool:
+    """Several lines, or one line of JSON: a one-word value is never a config."""
+    text = value.strip()
+    return "\n" in text or text.startswith("{")
+
+
+def _embedded_kind(embedded: Document, key: str) -> Kind | None:
+    """The scheduler that reads this ConfigMap value, or ``None`` if it is not a config."""
+    if embedded.unparsed is not None:
+        if _KUBE_TEXT.search(embedded.text):
+            return Kind.KUBE_SCHEDULER
+        volcano = key.endswith(".conf") or _VOLCANO_HINT.search(embedded.text)
+        return Kind.VOLCANO if volcano else None
+    recognised = kind_of(embedded.root)
+    if recognised in _SCHEDULER_KINDS:
+        return recognised
+    return Kind.VOLCANO if key == VOLCANO_CONF_NAME else None
+
+
 def _embedded_document(
     outer: Document, node: ScalarNode, embedding: Embedding, limits: Limits
-) -> Document | None:
-    """Parse a ConfigMap value; ``None`` if it is not YAML."""
+) -> Document:
+    """Parse a ConfigMap value; a text that is not YAML keeps the failure (``unparsed``)."""
     mark = node.start_mark
     text = scalar_text(node)
     mapping = (
@@ -113,29 +168,46 @@ def _embedded_document(
     )
     try:
         roots = compose_all(text, limits)
-    except ParseFailure:
-        return None
+    except ParseFailure as failure:
+        return outer.embedded(empty_root(), text, mapping, embedding, unparsed=failure)
     if not roots:
-        return None
+        return outer.embedded(empty_root(), text, mapping, embedding)
     # The schedulers read the first document of a multi-document string only.
     embedding = dataclasses.replace(embedding, ignored=tuple(roots[1:]))
     return outer.embedded(roots[0], text, mapping, embedding)
 
 
 def read_as_scheduler(source: SourceFile, options: CheckOptions) -> SourceFile:
-    """``source``, or the Volcano conf inside it when only Volcano's own reading parses it.
+    """``source`` as Volcano reads it, when it is a Volcano conf file.
 
     volcano-scheduler trims the whole file (Go's ``strings.TrimSpace``) before parsing, so
-    a raw conf whose first line is indented loads in Volcano while YAML tools reject it.
+    a raw conf whose first line is indented loads in Volcano while YAML tools reject it;
+    one that does not parse even then is Volcano's load failure (VC001), not a mere
+    unreadable file. A ``volcano-scheduler.conf`` without any YAML content (empty,
+    comments only) is still read by Volcano, as an empty conf.
     """
-    if source.text is None or not _VOLCANO_HINT.search(source.head):
+    named = os.path.basename(source.path) == VOLCANO_CONF_NAME
+    if source.text is None:
+        if named and not source.documents and not source.problems:
+            return dataclasses.replace(
+                source, documents=(Document(source.path, 0, empty_root(), source.head),)
+            )
+        return source
+    if not (named or _VOLCANO_HINT.search(source.head)):
         return source
     from policytest.volcano.check import as_scheduler_reads
 
     read = as_scheduler_reads(source.path, source.text, options)
-    if isinstance(read, Document) and kind_of(read.root) is Kind.VOLCANO:
-        return dataclasses.replace(source, documents=(read,), problems=())
+    if isinstance(read, Document):
+        if named or kind_of(read.root) is Kind.VOLCANO:
+            return dataclasses.replace(source, documents=(read,), problems=())
+        return source
+    if named or not _KUBERNETES_OBJECT.search(source.head):
+        return dataclasses.replace(source, problems=(read,))
     return source
 
 
 _VOLCANO_HINT = re.compile(r"^\s*(actions|tiers)\s*:", re.MULTILINE)
+_KUBE_TEXT = re.compile(r"KubeSchedulerConfiguration|kubescheduler\.config\.k8s\.io")
+_KUBERNETES_OBJECT = re.compile(r'^(apiVersion|kind)\s*:|"(apiVersion|kind)"\s*:', re.MULTILINE)
+"""A top-level ``kind``/``apiVersion``: a manifest or fixture, never a raw Volcano conf."""

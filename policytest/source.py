@@ -53,6 +53,10 @@ class Document:
     text: str
     positions: PositionMap = IDENTITY
     embedding: Embedding | None = None
+    unparsed: ParseFailure | None = None
+    """Why ``text`` is not YAML, for a config that is evidently a scheduler's anyway (a
+    ConfigMap value under a scheduler key): ``root`` is then an empty placeholder and the
+    checker reports the failure as the scheduler's own error."""
 
     def position(self, node: Node, *, end: bool = False) -> Position:
         """1-based position of ``node`` in the file the user edits."""
@@ -60,10 +64,15 @@ class Document:
         return self.positions.map(mark.line, mark.column)
 
     def embedded(
-        self, root: Node, text: str, positions: PositionMap, embedding: Embedding
+        self,
+        root: Node,
+        text: str,
+        positions: PositionMap,
+        embedding: Embedding,
+        unparsed: ParseFailure | None = None,
     ) -> Document:
         """A document parsed from a string inside this one."""
-        return Document(self.path, self.index, root, text, positions, embedding)
+        return Document(self.path, self.index, root, text, positions, embedding, unparsed)
 
     def item(self, root: Node) -> Document:
         """A sub-tree of this document treated as a document (``kind: List`` items)."""
@@ -230,6 +239,14 @@ def _refuse_deep_flow(text: str, max_depth: int) -> None:
                 )
         else:
             depth = max(0, depth - 1)
+
+
+def empty_root() -> Node:
+    """The root of an empty document: what yaml.v2 decodes from an empty text (nothing)."""
+    from ruamel.yaml.error import StreamMark
+
+    mark = StreamMark("<empty>", 0, 0, 0)
+    return ScalarNode("tag:yaml.org,2002:null", "", mark, mark)
 
 
 def _is_empty(root: Node) -> bool:

@@ -15,7 +15,7 @@ from policytest.checks import check_document
 from policytest.findings import Finding, Severity
 from policytest.options import CheckOptions
 from policytest.recognise import expand, read_as_scheduler
-from policytest.source import STDIN, SourceFile, is_yaml_path, read_file
+from policytest.source import READ_ERROR, STDIN, SourceFile, is_yaml_path, read_file
 
 SKIPPED_DIRECTORIES = frozenset(
     {
@@ -89,13 +89,19 @@ def iter_files(paths: Sequence[str]) -> Iterator[tuple[str, bool]]:
 def _walk(top: str) -> Iterator[str]:
     for directory, subdirectories, files in os.walk(top):
         subdirectories[:] = sorted(
-            name
-            for name in subdirectories
-            if name not in SKIPPED_DIRECTORIES and not name.endswith(".egg-info")
+            name for name in subdirectories if not _skipped(os.path.join(directory, name))
         )
         for name in sorted(files):
             if is_yaml_path(name):
                 yield os.path.join(directory, name)
+
+
+def _skipped(directory: str) -> bool:
+    """Tool and dependency directories; a virtualenv under any name has ``pyvenv.cfg``."""
+    name = os.path.basename(directory)
+    if name in SKIPPED_DIRECTORIES or name.endswith(".egg-info"):
+        return True
+    return os.path.isfile(os.path.join(directory, "pyvenv.cfg"))
 
 
 def validate_paths(
@@ -129,7 +135,7 @@ def _check_source(
     it without failing; found by walking a directory, it is skipped.
     """
     if source.problems:
-        if _LOOKS_LIKE_OURS.search(source.head):
+        if _LOOKS_LIKE_OURS.search(source.head) or _claimed(source):
             return True, list(source.problems)
         if not explicit:
             return False, []
@@ -149,6 +155,11 @@ def _check_source(
             ours = True
             findings.extend(check_document(embedded, kind, options))
     return ours, findings
+
+
+def _claimed(source: SourceFile) -> bool:
+    """A scheduler's own reading already rejected it (VC001 for a Volcano conf file)."""
+    return any(problem.rule != READ_ERROR for problem in source.problems)
 
 
 def _filtered(findings: Iterable[Finding], source: SourceFile, rules: RuleFilter) -> list[Finding]:

@@ -135,8 +135,9 @@ tiers:
     arguments: {binpack.weight: [10}
 """
 BROKEN_CONF_FINDING = (
-    "broken-scheduler.yaml:5:36: PT001 error: invalid YAML: "
-    "expected ',' or ']', but got '}' (while parsing a flow sequence)"
+    "broken-scheduler.yaml:5:36: VC001 error: invalid YAML: "
+    "expected ',' or ']', but got '}' (while parsing a flow sequence); Volcano trims the "
+    "file and then cannot parse it, so it keeps its previous configuration"
 )
 BROKEN_FIXTURE = """\
 apiVersion: policytest/v1

@@ -31,7 +31,7 @@ from policytest.kube.registry import (
 from policytest.kube.semantics import analyse
 from policytest.kube.suggest import did_you_mean
 from policytest.options import NEWEST_KUBERNETES, CheckOptions
-from policytest.source import Document, lookup
+from policytest.source import Document, ParseFailure, lookup
 
 __all__ = ["check", "check_policy", "load"]
 
@@ -94,6 +94,8 @@ def check_policy(document: Document, options: CheckOptions) -> list[Finding]:
 def _header(document: Document, options: CheckOptions) -> tuple[list[Finding], bool]:
     """``kind`` and ``apiVersion``, as the codec reads them before anything else."""
     root = document.root
+    if document.unparsed is not None:
+        return [_unparsed(document, document.unparsed)], False
     if not isinstance(root, MappingNode):
         return [], True  # decode_document reports it
     kind = _string(document, "kind")
@@ -121,6 +123,19 @@ def _header(document: Document, options: CheckOptions) -> tuple[list[Finding], b
         return [rules.NOT_A_CONFIG.at(document, root, message)], True
     finding = _api_version(document, api_version, _target(options))
     return ([finding] if finding else []), True
+
+
+def _unparsed(document: Document, failure: ParseFailure) -> Finding:
+    """A ConfigMap value that mentions the scheduler's API but is not YAML."""
+    where = document.positions.map(failure.line, failure.column)
+    return rules.NOT_A_CONFIG.finding(
+        document.path,
+        where.line,
+        where.column,
+        f"{failure.message}: kube-scheduler cannot parse this configuration and refuses to "
+        "start; fix the YAML here",
+        document.index,
+    )
 
 
 def _api_version(document: Document, api_version: str, target: Version) -> Finding | None:

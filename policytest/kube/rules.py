@@ -193,8 +193,9 @@ NOT_A_CONFIG = rule(
     """
     The file passed with ``--config`` must be one mapping with ``apiVersion`` and
     ``kind: KubeSchedulerConfiguration``. An empty file, a list, a missing ``kind`` or
-    ``apiVersion`` (``Object 'Kind' is missing``) or another kind (``no kind ... is
-    registered``) stops kube-scheduler at start-up.
+    ``apiVersion`` (``Object 'Kind' is missing``), another kind (``no kind ... is
+    registered``) or a YAML syntax error in a ConfigMap value that holds the config stops
+    kube-scheduler at start-up.
 
     Failing::
 

@@ -11,19 +11,19 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from ruamel.yaml.error import StreamMark
-from ruamel.yaml.nodes import Node, ScalarNode
+from ruamel.yaml.nodes import ScalarNode
 
 from policytest.checks import UNREADABLE
 from policytest.findings import Finding
-from policytest.goyaml import NULL, Budget, DecodeError, DecodeLimit, decode
+from policytest.goyaml import NULL, Budget, DecodeError, DecodeLimit, decode, resolve_scalar
 from policytest.options import CheckOptions
 from policytest.positions import IDENTITY, Position, PositionMap
-from policytest.source import Document, ParseFailure, compose_all
+from policytest.source import Document, ParseFailure, compose_all, empty_root
 from policytest.volcano import rules, versions
 from policytest.volcano.binpack_args import BINPACK, binpack_findings
 from policytest.volcano.conf import VolcanoConf, build, drf_conflicts, split_actions
 from policytest.volcano.conf_checks import (
+    EXAMPLE_ACTIONS,
     action_findings,
     cancellation_findings,
     configuration_findings,
@@ -72,12 +72,6 @@ def _advance(prefix: str) -> tuple[int, int]:
     return lines, column
 
 
-def _null_root() -> Node:
-    """An empty document: yaml.v2 leaves the configuration at its zero value."""
-    mark = StreamMark("<empty>", 0, 0, 0)
-    return ScalarNode(NULL, "", mark, mark)
-
-
 def trimmed(document: Document, options: CheckOptions) -> Document | Finding:
     """The document the scheduler parses: its text after ``strings.TrimSpace``.
 
@@ -85,6 +79,8 @@ def trimmed(document: Document, options: CheckOptions) -> Document | Finding:
     characters YAML does not itself ignore); positions stay those of the original file.
     """
     text = document.text
+    if document.unparsed is not None:
+        return as_scheduler_reads(document.path, text, options, template=document)
     start = leading_space(text)
     tail = text[start + len(trim_space(text)) :]
     if start == 0 and not tail.strip(" \t\r\n") and not _KEEP_CHOMPING.search(text):
@@ -131,9 +127,9 @@ def as_scheduler_reads(
             template.index if template is not None else 0,
         )
     if template is None:
-        template = Document(path, 0, _null_root(), text)
-    root = roots[0] if roots else _null_root()
-    return dataclasses.replace(template, root=root, text=kept, positions=positions)
+        template = Document(path, 0, empty_root(), text)
+    root = roots[0] if roots else empty_root()
+    return dataclasses.replace(template, root=root, text=kept, positions=positions, unparsed=None)
 
 
 def load(document: Document, options: CheckOptions) -> tuple[VolcanoConf | None, list[Finding]]:
@@ -142,18 +138,16 @@ def load(document: Document, options: CheckOptions) -> tuple[VolcanoConf | None,
     release = versions.release(options.volcano_version)
     findings: list[Finding] = []
     if document.embedding is None and document.index > 0:
-        findings.append(
+        return None, [
             rules.IGNORED_DOCUMENT.at(
                 document,
                 document.root,
                 f"this is YAML document {document.index + 1} of the file: mounted as "
                 "volcano-scheduler.conf, Volcano reads only the first document and ignores "
-                "this one; keep one conf per file",
+                "this one (nothing in it is checked); keep one conf per file",
             )
-        )
-        view: Document | Finding = document
-    else:
-        view = trimmed(document, options)
+        ]
+    view = trimmed(document, options)
     if document.embedding is not None and document.embedding.ignored:
         findings.append(
             rules.IGNORED_DOCUMENT.at(
@@ -166,6 +160,8 @@ def load(document: Document, options: CheckOptions) -> tuple[VolcanoConf | None,
         )
     if isinstance(view, Finding):
         return None, sorted([*findings, view])
+    if _is_empty(view):
+        return None, sorted([*findings, _empty_conf(view)])
     budget = Budget.of(options.limits)
     try:
         raw = unmarshal(view.root, view.text, budget, string_arguments=release.string_arguments)
@@ -197,6 +193,23 @@ def load(document: Document, options: CheckOptions) -> tuple[VolcanoConf | None,
     findings.extend(_schema_findings(view, options, findings))
     accepted = not raw.problems and not drf_conflicts(conf) and _actions_found(raw, release)
     return (conf if accepted else None), sorted(set(findings))
+
+
+def _is_empty(document: Document) -> bool:
+    """No content (empty, white space, comments) or a null: yaml.v2 decodes nothing."""
+    root = document.root
+    return isinstance(root, ScalarNode) and resolve_scalar(root, document.text)[0] == NULL
+
+
+def _empty_conf(document: Document) -> Finding:
+    return rules.LOAD_FAILURE.at(
+        document,
+        document.root,
+        "the conf is empty (no YAML content, or only a null): Volcano rejects an empty "
+        'config ("failed to find Action": it reads no actions) and keeps running its '
+        f"previous configuration; write the conf, e.g. `actions: {EXAMPLE_ACTIONS}` "
+        "and its `tiers:`",
+    )
 
 
 def check(document: Document, options: CheckOptions) -> list[Finding]:

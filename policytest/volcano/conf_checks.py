@@ -93,6 +93,8 @@ def action_findings(document: Document, raw: RawConf, release: Release) -> Itera
     """VC002 for every action Volcano cannot find, VC008 for allocate and repeats."""
     node = raw.actions_node
     if node is None:
+        if any(problem.field in ("actions", "document") for problem in raw.problems):
+            return  # present but not a string (or no mapping at all): VC001 says so
         yield rules.UNKNOWN_ACTION.at(
             document,
             _first_key(raw.root),

@@ -21,9 +21,9 @@ LOAD_FAILURE = rule(
     flag is a boolean, ``arguments`` is a mapping, ``metrics`` maps names to strings.
     One wrongly typed value (``enableNodeOrder: "true"``, ``enableNodeOrder: 1``,
     ``actions: [allocate]``, ``arguments`` written as a list, a plugin entry written as a
-    bare name) or a YAML syntax error rejects the whole file: Volcano logs the error and
-    keeps scheduling with its previous configuration, so the change silently never
-    takes effect. Fix the value at the reported position.
+    bare name), a YAML syntax error or an empty conf (no actions) rejects the whole file:
+    Volcano logs the error and keeps scheduling with its previous configuration, so the
+    change silently never takes effect. Fix the value at the reported position.
 
     Failing::
 
@@ -122,14 +122,15 @@ UNKNOWN_PLUGIN = rule(
 
 DUPLICATE_PLUGIN = rule(
     "VC005",
-    Severity.WARNING,
+    Severity.ERROR,
     "the same plugin is listed more than once",
     """
     Each entry opens the plugin again, and its functions are kept per plugin name: the
     last entry's instance wins, and it is then called once for every entry. For
     ``binpack`` that means its node-order score is added once per entry, every time
     with the weights of the last entry whose ``binpack.weight`` is not 0; the other
-    entries' arguments do nothing. Keep one entry per plugin.
+    entries' arguments do nothing: Volcano silently drops them, hence an error. Keep one
+    entry per plugin.
 
     Failing::
 

@@ -14,10 +14,13 @@ from typing import Any
 
 import pytest
 
+from policytest.checks import check_document
 from policytest.kube.check import load
 from policytest.kube.model import Profile
+from policytest.limits import DEFAULT_LIMITS
 from policytest.options import DEFAULT_OPTIONS
-from policytest.source import Document
+from policytest.recognise import expand, read_as_scheduler
+from policytest.source import Document, read_bytes
 from tests.kube.helpers import (
     Span,
     documents,
@@ -216,3 +219,33 @@ def _plugin_spans(document: Document, name: str) -> list[Span]:
     """The ``name`` entries of every plugin set that name ``name``."""
     found = nodes(document, ["profiles", -1, "plugins", "*", "enabled", -1, "name"])
     return [span(document, k, v) for k, v in found if scalar_text(v) == name]
+
+
+NOT_OURS = {
+    "cfg-0126": "an empty file",
+    "cfg-0127": "a comment-only file",
+    "cfg-0138": "a KubeProxyConfiguration",
+}
+"""Cases kube-scheduler rejects that ``validate`` rightly skips as somebody else's file."""
+
+
+def test_recognition_lets_every_rejected_config_through() -> None:
+    """The verdicts again, through recognition as ``validate`` does it: a config
+    kube-scheduler rejects must not be skipped as "not ours" (a missing or misspelt kind)."""
+    wrong = []
+    skipped = set()
+    for case in oracle_cases():
+        source = read_as_scheduler(
+            read_bytes("config.yaml", case["yaml"].encode(), DEFAULT_OPTIONS.limits),
+            DEFAULT_OPTIONS,
+        )
+        found = list(source.problems)
+        recognised = [pair for doc in source.documents for pair in expand(doc, DEFAULT_LIMITS)]
+        for document, kind in recognised:
+            found += check_document(document, kind, DEFAULT_OPTIONS)
+        if not recognised and not source.problems:
+            skipped.add(case["id"])
+        elif bool(errors(found)) == case["accepted"]:
+            wrong.append(f"{case['id']} ({case['label']}): accepted={case['accepted']}")
+    assert not wrong, "\n".join(wrong)
+    assert skipped == set(NOT_OURS)
