@@ -135,9 +135,13 @@ def _steps(nodes: Sequence[Node], pods: Sequence[Pod], choices: Sequence[Choice]
     bound = {node.name: Counter(replace(p, name="") for p in node.pods) for node in nodes}
     steps = []
     for index, (pod, (node, tied)) in enumerate(zip(pods, choices, strict=True)):
-        identical = bool(tied) and all(
-            allocatable[other] == allocatable[node] and bound[other] == bound[node]
-            for other in tied
+        identical = (
+            bool(tied)
+            and node is not None
+            and all(
+                allocatable[other] == allocatable[node] and bound[other] == bound[node]
+                for other in tied
+            )
         )
         steps.append(Step(index, node, tied, identical))
         if node is not None:
