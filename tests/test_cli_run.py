@@ -16,6 +16,7 @@ ROOT = Path(__file__).parent.parent
 FIXTURES = ROOT / "fixtures"
 EXPLAINED = [
     "volcano-three-nodes-cpu-weighted",
+    "volcano-three-nodes-memory-weighted",
     "volcano-gpu-two-nodes",
     "kube-requested-to-capacity-ratio",
     "volcano-gpu-sequence-binpack-weight-10",
