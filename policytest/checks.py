@@ -51,7 +51,7 @@ _CHECKERS: dict[Kind, tuple[str, str]] = {
     Kind.VOLCANO: ("policytest.volcano.check", "check"),
     Kind.KUBE_SCHEDULER: ("policytest.kube.check", "check"),
     Kind.KUBE_POLICY: ("policytest.kube.check", "check_policy"),
-    Kind.FIXTURE: ("policytest.checks", "check_fixture_schema"),
+    Kind.FIXTURE: ("policytest.checks", "check_fixture"),
 }
 
 
@@ -62,14 +62,12 @@ def check_document(document: Document, kind: Kind, options: CheckOptions) -> lis
     return checker(document, options)
 
 
-def check_fixture_schema(document: Document, options: CheckOptions) -> list[Finding]:
-    """Structural check of a fixture file against the bundled fixture schema."""
-    from policytest.schema import schema_findings
+def check_fixture(document: Document, options: CheckOptions) -> list[Finding]:
+    """What would make the fixture's cases error under ``run``: the schema, then the
+    fixture's content and its ``scheduler.config`` (resolved inside the repository)."""
+    from policytest.suite import fixture_findings, repository_root
 
-    value = decoded(document, options)
-    if isinstance(value, Finding):
-        return [value]
-    return schema_findings(document, "policytest-fixture", value)
+    return fixture_findings(document, options, repository_root(document.path))
 
 
 def decoded(document: Document, options: CheckOptions) -> object:

@@ -27,7 +27,11 @@ FIXTURE_ERROR = rule(
     A fixture refers to something that does not exist or cannot be used: a config file
     that is missing, outside the repository, or holds no scheduler config; a profile the
     config does not have; an expectation naming a node the cluster does not have; a
-    quantity Kubernetes would not accept; more nodes, pods or node scores than the input
+    quantity Kubernetes would not accept; a scheduling feature policytest does not simulate
+    (a pod's ``nodeSelector``, ``affinity``, ``tolerations``, ``topologySpreadConstraints``,
+    ``nodeName``, ``schedulingGates``, ``resourceClaims``, a persistent volume or a
+    ``hostPort``; a node's ``labels``, ``taints`` or ``unschedulable``), since the
+    scheduler would filter or score nodes by it; more nodes, pods or node scores than the input
     limits allow (``--limit cluster-nodes=N``, ``pods=N``, ``node-scores=N``; see
     docs/robustness.md). The case errors instead of passing.
 
@@ -259,16 +263,26 @@ def size_problem(fixture: Fixture, limits: Limits) -> Finding | None:
 
 def _pod_entries(fixture: Fixture) -> Iterator[tuple[Any, Node]]:
     """Every pod entry (bound, then incoming) with its source node."""
-    text = fixture.document.text
     for spec in fixture.nodes:
-        pods = spec.spec.get("pods")
-        if isinstance(pods, list):
-            yield from _paired(pods, merged_child(spec.node, "pods", text), spec.node)
+        yield from bound_pod_entries(fixture, spec)
     for case in fixture.cases:
-        if case.sequence:
-            yield from _paired(case.pods, merged_child(case.node, "pods", text), case.node)
-        else:
-            yield case.pods[0], merged_child(case.node, "pod", text) or case.node
+        yield from incoming_pod_entries(fixture, case)
+
+
+def bound_pod_entries(fixture: Fixture, spec: NodeSpec) -> list[tuple[Any, Node]]:
+    """The pod entries listed under one node's ``pods``, with their source nodes."""
+    pods = spec.spec.get("pods")
+    if not isinstance(pods, list):
+        return []
+    return _paired(pods, merged_child(spec.node, "pods", fixture.document.text), spec.node)
+
+
+def incoming_pod_entries(fixture: Fixture, case: Case) -> list[tuple[Any, Node]]:
+    """A case's incoming pod entries (``pod`` or ``pods``), with their source nodes."""
+    text = fixture.document.text
+    if case.sequence:
+        return _paired(case.pods, merged_child(case.node, "pods", text), case.node)
+    return [(case.pods[0], merged_child(case.node, "pod", text) or case.node)]
 
 
 def _count(entry: object) -> int:

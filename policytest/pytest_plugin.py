@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from policytest.runner import CaseResult
+    from policytest.runner import CaseResult, Placement
 
 DEFAULT_PATTERNS = ["*.policytest.yaml", "*.policytest.yml"]
 
@@ -159,6 +159,27 @@ class PolicytestAPI:
         )
         scores = state.score(pod_from_dict(pod, default_requests_from_limits=True))
         return [list(group) for group in rank(scores)]
+
+    def place(
+        self, scheduler: Any, nodes: Sequence[Mapping[str, Any]], pods: Sequence[Mapping[str, Any]]
+    ) -> Placement:
+        """Place ``pods`` (fixture pod form, ``count`` allowed) one by one, as ``run``
+        places a case's ``pods``: ``.placements`` (pods per node), ``.pending``,
+        ``.nodes_used`` and ``.steps`` (where each pod went, and the nodes it tied with)."""
+        from policytest.cluster import pods_from_dict
+        from policytest.runner import place_sequence
+        from policytest.scoring.fast import build_nodes
+
+        built = build_nodes((str(spec.get("name", "")), spec) for spec in nodes)
+        incoming = [
+            one
+            for index, entry in enumerate(pods)
+            for one in pods_from_dict(
+                entry, default_requests_from_limits=True, where=f"pods[{index}]"
+            )
+        ]
+        placed, _ = place_sequence(scheduler.cluster(built), built, incoming)
+        return placed
 
 
 @pytest.fixture

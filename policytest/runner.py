@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from policytest.cluster import ClusterSpecError, Node, Pod, pods_from_dict
-from policytest.engine import NodeScore, Scheduler
+from policytest.engine import ClusterState, NodeScore, Scheduler
 from policytest.findings import Finding, Severity
 from policytest.fixture import Case, Expectation, Fixture, RankingSpec
 from policytest.quantity import QuantityError
@@ -122,13 +122,8 @@ def run_case(
             nodes=tuple(scores),
             ranking=ranking,
         )
-    choices, first_scores = place_all(state, pods)  # incremental, equal to rank() each step
-    steps = _steps(nodes, pods, choices)
-    placements = {node.name: 0 for node in nodes}
-    for step in steps:
-        if step.node is not None:
-            placements[step.node] += 1
-    pending = sum(1 for step in steps if step.node is None)
+    sequence, first_scores = place_sequence(state, nodes, pods)
+    placements, pending, steps = sequence.placements, sequence.pending, sequence.steps
     problems = list(_sequence_problems(case, placements, pending, steps))
     return replace(
         result,
@@ -138,9 +133,38 @@ def run_case(
         ranking=rank(first_scores),
         placements=placements,
         pending=pending,
-        steps=tuple(steps),
+        steps=steps,
         utilisation=state.utilisation(),
     )
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where a sequence of pods went: pods per node (every node, in cluster order), the
+    pods left pending, and each placement as a step (with the ties that decided it)."""
+
+    placements: Mapping[str, int]
+    pending: int
+    steps: tuple[Step, ...]
+
+    @property
+    def nodes_used(self) -> int:
+        return sum(1 for count in self.placements.values() if count)
+
+
+def place_sequence(
+    state: ClusterState, nodes: Sequence[Node], pods: Sequence[Pod]
+) -> tuple[Placement, list[NodeScore]]:
+    """Place ``pods`` one by one into ``state`` (built from ``nodes``): filter, score,
+    bind, ties broken in cluster order; also the first pod's scores on every node."""
+    choices, first_scores = place_all(state, pods)  # incremental, equal to rank() each step
+    steps = _steps(nodes, pods, choices)
+    placements = {node.name: 0 for node in nodes}
+    for step in steps:
+        if step.node is not None:
+            placements[step.node] += 1
+    pending = sum(1 for step in steps if step.node is None)
+    return Placement(placements, pending, tuple(steps)), first_scores
 
 
 def _steps(nodes: Sequence[Node], pods: Sequence[Pod], choices: Sequence[Choice]) -> list[Step]:

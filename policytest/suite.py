@@ -24,6 +24,7 @@ from policytest.fixture import (
     merged_child,
     size_problem,
 )
+from policytest.fixture_checks import case_problems, cluster_problems
 from policytest.options import CheckOptions
 from policytest.recognise import Kind, expand, kind_of, read_as_scheduler
 from policytest.runner import CaseResult, cluster_nodes, error_result, run_case
@@ -145,13 +146,18 @@ def plan_fixture_document(
         return [_ready(_file_error(document.path, problems, _case_names(document)))]
     scheduler = cache(lambda: load_scheduler(fixture, options, root))
     nodes = cache(lambda: cluster_nodes(fixture))  # every case starts from the same nodes
+    in_cluster = cluster_problems(fixture)
 
     def run(case: Case) -> CaseResult:
+        line = document.position(case.node).line
+        problems = [*in_cluster, *case_problems(fixture, case)]
+        if problems:
+            message = "; ".join(_describe(f) for f in problems)
+            return error_result(document.path, case.name, message, line, problems)
         loaded, findings = scheduler()
         errors = [f for f in findings if f.severity is Severity.ERROR]
         if loaded is None or errors:
             message = "; ".join(_describe(f) for f in errors) or "no scheduler config"
-            line = document.position(case.node).line
             return error_result(document.path, case.name, message, line, findings)
         return run_case(fixture, case, loaded, findings, nodes())
 
@@ -181,6 +187,19 @@ def load_fixture(document: Document, options: CheckOptions) -> tuple[Fixture | N
     if too_big is not None:
         return None, [too_big]
     return built, []
+
+
+def fixture_findings(document: Document, options: CheckOptions, root: str) -> list[Finding]:
+    """Everything that would make a fixture's cases error, without running them: what
+    ``validate`` reports for a fixture (the config's own findings belong to the config)."""
+    fixture, problems = load_fixture(document, options)
+    if fixture is None:
+        return problems
+    problems = cluster_problems(fixture)
+    problems += (finding for case in fixture.cases for finding in case_problems(fixture, case))
+    _, config_findings = load_scheduler(fixture, options, root)
+    problems += (f for f in config_findings if f.rule == FIXTURE_ERROR.id)
+    return problems
 
 
 def load_scheduler(

@@ -16,6 +16,7 @@ ROOT = Path(__file__).parent.parent
 FIXTURES = ROOT / "fixtures"
 EXPLAINED = [
     "volcano-three-nodes-cpu-weighted",
+    "volcano-three-nodes-memory-weighted",
     "volcano-gpu-two-nodes",
     "kube-requested-to-capacity-ratio",
     "volcano-gpu-sequence-binpack-weight-10",
@@ -38,7 +39,7 @@ def repo(tmp_path: Path) -> Iterator[Path]:
 def test_bundled_fixtures_pass(run_line: RunLine, repo: Path) -> None:
     result = run_line(["run"])
     assert result.exit_code == 0, result
-    assert result.stdout.rstrip().endswith("Cases: 11 passed, 0 failed")
+    assert result.stdout.rstrip().endswith("Cases: 12 passed, 0 failed")
 
 
 def test_json_output(run_line: RunLine, repo: Path) -> None:

@@ -27,6 +27,14 @@ cases:
   expect: {ranking: [a]}
 """
 
+VOLCANO_CONF = """\
+actions: "enqueue, allocate, backfill"
+tiers:
+- plugins:
+  - name: binpack
+    arguments: {binpack.weight: 10}
+"""
+
 
 @pytest.fixture
 def broken(tmp_path: Path) -> Path:
@@ -45,6 +53,7 @@ def test_text_output_and_exit_code(run_line: RunLine, broken: Path) -> None:
 def test_clean_file_exits_zero(run_line: RunLine, tmp_path: Path) -> None:
     path = tmp_path / "ok.yaml"
     path.write_text(BROKEN_FIXTURE.replace("  - allocatable", "  - name: a\n    allocatable"))
+    (tmp_path / "c.yaml").write_text(VOLCANO_CONF)
     result = run_line(["validate", path])
     assert result.exit_code == 0, result
     assert "All clean: 1 file checked." in result.stdout

@@ -6,6 +6,12 @@ from pathlib import Path
 
 import pytest
 
+# pytester's in-process runs drop the modules first imported inside them; imported here,
+# the YAML node classes stay the same objects across runs (else a lone run of this file
+# composes with one run's classes and checks with the next one's).
+import policytest.scoring.engines
+import policytest.suite  # noqa: F401
+
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 CONFIG = (FIXTURES / "configs" / "volcano-binpack-cpu-weighted.yaml").read_text()
 FIXTURE = (FIXTURES / "volcano-three-nodes-cpu-weighted.policytest.yaml").read_text()
@@ -100,3 +106,22 @@ def test_policytest_fixture_ranks_in_python(project: pytest.Pytester) -> None:
     )
     (project.path / "three.policytest.yaml").write_text(FIXTURE)
     project.runpytest("test_api.py").assert_outcomes(passed=2)
+
+
+def test_policytest_fixture_places_a_sequence_in_python(project: pytest.Pytester) -> None:
+    project.makepyfile(
+        test_place="""
+        def test_place(policytest):
+            scheduler = policytest.scheduler("configs/volcano-binpack-cpu-weighted.yaml")
+            nodes = [
+                {"name": "a", "allocatable": {"cpu": "8", "memory": "16Gi", "pods": "10"},
+                 "used": {"cpu": "6"}},
+                {"name": "b", "allocatable": {"cpu": "8", "memory": "16Gi", "pods": "10"}},
+            ]
+            placed = policytest.place(scheduler, nodes, [{"requests": {"cpu": "1"}, "count": 12}])
+            assert placed.placements == {"a": 2, "b": 8}
+            assert (placed.pending, placed.nodes_used) == (2, 2)
+            assert [step.node for step in placed.steps] == ["a"] * 2 + ["b"] * 8 + [None] * 2
+        """
+    )
+    project.runpytest("test_place.py").assert_outcomes(passed=1)

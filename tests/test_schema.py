@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from policytest.checks import check_fixture_schema
+from policytest.checks import decoded
 from policytest.findings import Finding
 from policytest.options import DEFAULT_OPTIONS
-from policytest.schema import schema_names, schema_text
+from policytest.schema import schema_findings, schema_names, schema_text
 from policytest.source import read_bytes
 
 FIXTURE = """\
@@ -32,7 +32,12 @@ cases:
 
 def findings_for(text: str) -> list[Finding]:
     (document,) = read_bytes("f.yaml", text.encode(), DEFAULT_OPTIONS.limits).documents
-    return check_fixture_schema(document, DEFAULT_OPTIONS)
+    value = decoded(document, DEFAULT_OPTIONS)
+    return (
+        [value]
+        if isinstance(value, Finding)
+        else schema_findings(document, "policytest-fixture", value)
+    )
 
 
 def test_every_bundled_schema_is_valid_draft_2020_12_with_an_id() -> None:

@@ -1,0 +1,252 @@
+"""What a schema-valid fixture may still hold that makes its result untrue.
+
+Two things, both reported as PT003 at the offending key or value, by ``validate`` and
+``run`` alike:
+
+- scheduling features the reference scorers do not simulate (node selectors,
+  affinities, taints and tolerations, topology spread, volumes, host ports...). The
+  real scheduler would filter or score nodes by them; ignoring them silently would
+  make a case pass that the scheduler would not reproduce.
+- quantities Kubernetes would not accept: the API server rejects such a pod or node,
+  so there is nothing to schedule.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, Final
+
+from ruamel.yaml.nodes import Node
+
+from policytest.findings import Finding
+from policytest.fixture import (
+    FIXTURE_ERROR,
+    Case,
+    Fixture,
+    NodeSpec,
+    bound_pod_entries,
+    incoming_pod_entries,
+    merged_child,
+)
+from policytest.quantity import QuantityError, parse_quantity
+from policytest.source import lookup, sequence_items
+
+Path = tuple[str | int, ...]
+
+# PodSpec field -> (the plugins that read it, what the scheduler does with it).
+_POD_FEATURES: Final[Mapping[str, tuple[str, str]]] = {
+    "nodeSelector": ("NodeAffinity", "filters out the nodes whose labels do not match"),
+    "affinity": (
+        "NodeAffinity and InterPodAffinity",
+        "filters and scores nodes by their labels and by the pods already on them",
+    ),
+    "tolerations": ("TaintToleration", "lets the pod onto tainted nodes and scores by taints"),
+    "topologySpreadConstraints": (
+        "PodTopologySpread",
+        "filters and scores nodes to spread matching pods across topology domains",
+    ),
+    "nodeName": ("NodeName", "binds the pod to that node without scoring any"),
+    "schedulingGates": ("SchedulingGates", "does not schedule the pod until the gates go"),
+    "resourceClaims": ("DynamicResources", "filters nodes by the devices the claims need"),
+}
+_AFFINITY_PLUGINS: Final = {
+    "nodeAffinity": "NodeAffinity",
+    "podAffinity": "InterPodAffinity",
+    "podAntiAffinity": "InterPodAffinity",
+}
+# Volume sources that are local to the node and never filter or score one.
+_NEUTRAL_VOLUME_KEYS: Final = frozenset(
+    {"name", "emptyDir", "configMap", "secret", "downwardAPI", "projected", "hostPath"}
+)
+_VOLUME_PLUGINS: Final = "VolumeBinding, VolumeRestrictions, VolumeZone and NodeVolumeLimits"
+
+# Node field -> (the plugins that read it, what the scheduler does with it).
+_NODE_FEATURES: Final[Mapping[str, tuple[str, str]]] = {
+    "labels": (
+        "NodeAffinity, InterPodAffinity and PodTopologySpread",
+        "matches them against node selectors, affinities and topology keys",
+    ),
+    "taints": ("TaintToleration", "keeps pods that do not tolerate them off this node"),
+    "unschedulable": ("NodeUnschedulable", "places no new pod on a cordoned node"),
+}
+
+_RESOURCE_LIST_KEYS: Final = frozenset({"requests", "limits", "overhead"})
+_NODE_RESOURCE_KEYS: Final = ("allocatable", "used")
+
+
+def cluster_problems(fixture: Fixture) -> list[Finding]:
+    """Problems in the cluster (nodes and their bound pods): every case inherits them."""
+    findings: list[Finding] = []
+    for spec in fixture.nodes:
+        findings.extend(_node_problems(fixture, spec))
+        for entry, node in bound_pod_entries(fixture, spec):
+            findings.extend(_pod_problems(fixture, entry, node))
+    return findings
+
+
+def case_problems(fixture: Fixture, case: Case) -> list[Finding]:
+    """Problems in one case's incoming pods."""
+    return [
+        finding
+        for entry, node in incoming_pod_entries(fixture, case)
+        for finding in _pod_problems(fixture, entry, node)
+    ]
+
+
+def _node_problems(fixture: Fixture, spec: NodeSpec) -> Iterator[Finding]:
+    for key, (plugins, effect) in _NODE_FEATURES.items():
+        if _set(spec.spec.get(key)):
+            yield _unsimulated(fixture, spec.node, (key,), key, plugins, effect, "node")
+    for key in _NODE_RESOURCE_KEYS:
+        yield from _bad_quantities(fixture, spec.spec.get(key), spec.node, (key,))
+
+
+def _pod_problems(fixture: Fixture, entry: object, node: Node) -> Iterator[Finding]:
+    if not isinstance(entry, Mapping):
+        return
+    prefix: Path = ()
+    body: Mapping[str, Any] = entry
+    if isinstance(entry.get("spec"), Mapping):
+        prefix, body = ("spec",), entry["spec"]
+    for key, (plugins, effect) in _POD_FEATURES.items():
+        if _set(body.get(key)):
+            if key == "affinity":
+                plugins = _affinity_plugins(body[key]) or plugins
+            yield _unsimulated(fixture, node, (*prefix, key), key, plugins, effect, "pod")
+    yield from _volume_problems(fixture, body.get("volumes"), node, (*prefix, "volumes"))
+    yield from _host_port_problems(fixture, body, node, prefix)
+    for path, value in _resource_lists(body, prefix):
+        yield from _bad_quantities(fixture, value, node, path)
+
+
+def _affinity_plugins(affinity: object) -> str:
+    """The plugins an ``affinity`` really needs (node affinity, pod (anti-)affinity)."""
+    if not isinstance(affinity, Mapping):
+        return ""
+    names = sorted({_AFFINITY_PLUGINS[key] for key in affinity if key in _AFFINITY_PLUGINS})
+    return " and ".join(names)
+
+
+def _volume_problems(
+    fixture: Fixture, volumes: object, node: Node, path: Path
+) -> Iterator[Finding]:
+    """Volumes that bind, attach or count against a node (PVCs, ephemeral, CSI, cloud
+    disks); config maps, secrets and empty dirs do not matter to scheduling."""
+    if not isinstance(volumes, list):
+        return
+    for index, volume in enumerate(volumes):
+        if not isinstance(volume, Mapping):
+            continue
+        source = next((key for key in volume if key not in _NEUTRAL_VOLUME_KEYS), None)
+        if source is not None:
+            yield _unsimulated(
+                fixture,
+                node,
+                (*path, index, source),
+                f"volumes[{index}].{source}",
+                _VOLUME_PLUGINS,
+                "binds, attaches and counts volumes per node, and filters nodes by them",
+                "pod",
+            )
+
+
+def _host_port_problems(
+    fixture: Fixture, body: Mapping[str, Any], node: Node, prefix: Path
+) -> Iterator[Finding]:
+    """Container ports with a ``hostPort``: NodePorts keeps two such pods apart."""
+    for group in ("containers", "initContainers"):
+        for index, container in _items(body.get(group)):
+            for port_index, port in _items(container.get("ports")):
+                if port.get("hostPort"):
+                    path = (*prefix, group, index, "ports", port_index, "hostPort")
+                    where = f"{group}[{index}].ports[{port_index}].hostPort"
+                    effect = "filters out the nodes where another pod holds the host port"
+                    yield _unsimulated(fixture, node, path, where, "NodePorts", effect, "pod")
+
+
+def _items(value: object) -> Iterator[tuple[int, Mapping[str, Any]]]:
+    """The mapping items of a list, with their indexes (anything else is skipped)."""
+    if isinstance(value, list):
+        yield from ((i, item) for i, item in enumerate(value) if isinstance(item, Mapping))
+
+
+def _unsimulated(
+    fixture: Fixture,
+    node: Node,
+    path: Path,
+    where: str,
+    plugins: str,
+    effect: str,
+    owner: str,
+) -> Finding:
+    noun = "plugins" if " and " in plugins else "plugin"
+    return FIXTURE_ERROR.at(
+        fixture.document,
+        _locate(fixture, node, path, key=True),
+        f"{owner} `{where}` is for the scheduler's {plugins} {noun}, which policytest does "
+        f"not simulate: the scheduler {effect}, so this result would not match it. "
+        f"Remove `{where}`; to model its effect, leave out the nodes it would filter out",
+    )
+
+
+def _resource_lists(value: object, path: Path) -> Iterator[tuple[Path, object]]:
+    """Every ``requests`` / ``limits`` / ``overhead`` mapping in a pod, at any depth
+    (shorthand, containers, init containers, pod-level resources); not in metadata."""
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            if key in _RESOURCE_LIST_KEYS and isinstance(item, Mapping):
+                yield (*path, key), item
+            elif key != "metadata":
+                yield from _resource_lists(item, (*path, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _resource_lists(item, (*path, index))
+
+
+def _bad_quantities(
+    fixture: Fixture, resources: object, node: Node, path: Path
+) -> Iterator[Finding]:
+    """A finding at each quantity of a resource list that Kubernetes would reject."""
+    if not isinstance(resources, Mapping):
+        return
+    for name, text in resources.items():
+        try:
+            parse_quantity(text)
+        except QuantityError as error:
+            yield FIXTURE_ERROR.at(
+                fixture.document,
+                _locate(fixture, node, (*path, name), key=False),
+                f"`{name}: {json.dumps(text) if isinstance(text, str) else error.text}` "
+                "is not a quantity Kubernetes accepts "
+                f"({error.reason}); the API server would reject it. Write it like 2, 500m "
+                "or 4Gi",
+            )
+
+
+def _locate(fixture: Fixture, node: Node, path: Sequence[str | int], *, key: bool) -> Node:
+    """The source node at ``path`` below ``node`` (its key node when ``key``); the
+    deepest node reached when the path leaves the source (a merge or an alias)."""
+    text = fixture.document.text
+    current = node
+    for depth, step in enumerate(path):
+        last = depth == len(path) - 1
+        if isinstance(step, int):
+            items = sequence_items(current)
+            if step >= len(items):
+                return current
+            current = items[step]
+            continue
+        pair = lookup(current, step) if last and key else None
+        if pair is not None:
+            return pair[0]
+        found = merged_child(current, str(step), text)
+        if found is None:
+            return current
+        current = found
+    return current
+
+
+def _set(value: object) -> bool:
+    """Whether a field holds anything (``tolerations: []`` and ``labels: {}`` do not)."""
+    return value not in (None, False, "") and value != [] and value != {}

@@ -1,0 +1,206 @@
+"""Fixture content that would make a result untrue is PT003 at its key, in validate and run:
+scheduling features the scorers do not simulate, quantities Kubernetes would reject, and a
+``scheduler.config`` that cannot be used."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import RunLine
+
+VOLCANO_CONF = """\
+actions: "enqueue, allocate, backfill"
+tiers:
+- plugins:
+  - name: binpack
+    arguments: {binpack.weight: 10}
+"""
+
+FIXTURE = """\
+apiVersion: policytest/v1
+kind: PolicyTest
+scheduler: {config: volcano.yaml}
+cluster:
+  nodes:
+  - name: node-a
+    allocatable: {cpu: "8", memory: 16Gi, pods: "110"}
+    used: {cpu: "2"}
+  - name: node-b
+    allocatable: {cpu: "8", memory: 16Gi, pods: "110"}
+    pods:
+    - requests: {memory: 1Gi}
+cases:
+- name: one pod
+  pod:
+    requests: {cpu: "1"}
+  expect: {ranking: [node-a, node-b]}
+"""
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    (tmp_path / "volcano.yaml").write_text(VOLCANO_CONF)
+    path = tmp_path / "f.policytest.yaml"
+    path.write_text(text)
+    return path
+
+
+def both(run_line: RunLine, path: Path) -> tuple[list[dict[str, object]], dict[str, object]]:
+    """The validate findings and the single run result, as JSON."""
+    validated = run_line(["validate", path, "--format", "json"])
+    assert validated.exit_code == 1, validated
+    ran = run_line(["run", path, "--format", "json"])
+    assert ran.exit_code == 1, ran
+    (result,) = json.loads(ran.stdout)["results"]
+    return json.loads(validated.stdout)["findings"], result
+
+
+def test_the_base_fixture_is_clean_and_passes(run_line: RunLine, tmp_path: Path) -> None:
+    path = write(tmp_path, FIXTURE)
+    assert run_line(["validate", path]).exit_code == 0
+    assert run_line(["run", path]).exit_code == 0
+
+
+UNSIMULATED = [
+    # (replace, with, line, column, plugin)
+    (
+        '    requests: {cpu: "1"}\n',
+        '    requests: {cpu: "1"}\n    nodeSelector: {zone: a}\n',
+        17,
+        5,
+        "NodeAffinity plugin",
+    ),
+    (
+        '    requests: {cpu: "1"}\n',
+        '    requests: {cpu: "1"}\n    affinity:\n      podAntiAffinity: {}\n',
+        17,
+        5,
+        "InterPodAffinity plugin",
+    ),
+    (
+        '    requests: {cpu: "1"}\n',
+        '    requests: {cpu: "1"}\n    tolerations: [{key: gpu, operator: Exists}]\n',
+        17,
+        5,
+        "TaintToleration plugin",
+    ),
+    (
+        '    requests: {cpu: "1"}\n',
+        '    requests: {cpu: "1"}\n    topologySpreadConstraints: [{maxSkew: 1}]\n',
+        17,
+        5,
+        "PodTopologySpread plugin",
+    ),
+    (
+        "    - requests: {memory: 1Gi}\n",
+        "    - containers: [{name: c}]\n      volumes:\n      - name: data\n"
+        "        persistentVolumeClaim: {claimName: data}\n",
+        15,
+        9,
+        "VolumeBinding",
+    ),
+    (
+        '    used: {cpu: "2"}\n',
+        '    used: {cpu: "2"}\n    labels: {zone: a}\n',
+        9,
+        5,
+        "NodeAffinity, InterPodAffinity and PodTopologySpread plugins",
+    ),
+    (
+        '    used: {cpu: "2"}\n',
+        '    used: {cpu: "2"}\n    taints: [{key: gpu}]\n',
+        9,
+        5,
+        "TaintToleration plugin",
+    ),
+    (
+        "    - requests: {memory: 1Gi}\n",
+        "    - metadata: {name: web}\n      spec:\n        containers:\n        - name: web\n"
+        "          ports: [{containerPort: 80, hostPort: 80}]\n",
+        16,
+        39,
+        "NodePorts plugin",
+    ),
+]
+
+
+@pytest.mark.parametrize(("old", "new", "line", "column", "plugin"), UNSIMULATED)
+def test_unsimulated_features_are_errors_at_their_key(
+    run_line: RunLine, tmp_path: Path, old: str, new: str, line: int, column: int, plugin: str
+) -> None:
+    assert old in FIXTURE
+    findings, result = both(run_line, write(tmp_path, FIXTURE.replace(old, new)))
+    (finding,) = findings
+    assert (finding["rule"], finding["line"], finding["column"]) == ("PT003", line, column)
+    assert plugin in str(finding["message"])
+    assert "policytest does not simulate" in str(finding["message"])
+    assert result["status"] == "error"
+    assert result["findings"] == findings
+
+
+def test_unknown_keys_in_the_short_pod_form_and_the_node_form(
+    run_line: RunLine, tmp_path: Path
+) -> None:
+    text = FIXTURE.replace('requests: {cpu: "1"}', 'request: {cpu: "1"}').replace(
+        '    used: {cpu: "2"}', '    usd: {cpu: "2"}'
+    )
+    findings, _ = both(run_line, write(tmp_path, text))
+    assert [(f["rule"], f["line"], f["column"]) for f in findings] == [
+        ("PT002", 8, 5),
+        ("PT002", 16, 5),
+    ]
+    assert "unknown key `request`" in str(findings[1]["message"])
+
+
+def test_a_pod_spec_fragment_and_a_full_pod_take_any_pod_spec_field(
+    run_line: RunLine, tmp_path: Path
+) -> None:
+    text = FIXTURE.replace(
+        "    - requests: {memory: 1Gi}\n",
+        "    - containers: [{name: c, resources: {requests: {memory: 1Gi}}}]\n"
+        "      restartPolicy: Never\n"
+        "    - {metadata: {name: p}, spec: {containers: [{name: c}], priority: 5}}\n",
+    )
+    assert run_line(["validate", write(tmp_path, text)]).exit_code == 0
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "line", "column", "shown"),
+    [
+        ('used: {cpu: "2"}', 'used: {cpu: "6x"}', 8, 17, '`cpu: "6x"`'),
+        ("requests: {memory: 1Gi}", 'requests: {memory: "1 Gi"}', 12, 26, '`memory: "1 Gi"`'),
+    ],
+)
+def test_a_malformed_quantity_is_pt003_at_the_quantity(
+    run_line: RunLine, tmp_path: Path, old: str, new: str, line: int, column: int, shown: str
+) -> None:
+    findings, result = both(run_line, write(tmp_path, FIXTURE.replace(old, new)))
+    (finding,) = findings
+    assert (finding["rule"], finding["line"], finding["column"]) == ("PT003", line, column)
+    assert str(finding["message"]).startswith(f"{shown} is not a quantity Kubernetes accepts")
+    assert "quantities must match the regular expression" in str(finding["message"])
+    assert result["status"] == "error" and result["findings"] == findings
+
+
+def test_validate_reports_a_missing_config(run_line: RunLine, tmp_path: Path) -> None:
+    path = write(tmp_path, FIXTURE.replace("volcano.yaml", "missing.yaml"))
+    findings, result = both(run_line, path)
+    (finding,) = findings
+    assert (finding["rule"], finding["line"], finding["column"]) == ("PT003", 3, 21)
+    assert "`missing.yaml` does not exist" in str(finding["message"])
+    assert result["findings"] == findings
+
+
+def test_validate_reports_a_config_outside_the_repository(
+    run_line: RunLine, tmp_path: Path
+) -> None:
+    (tmp_path / "outside.yaml").write_text(VOLCANO_CONF)
+    repository = tmp_path / "repo"
+    (repository / ".git").mkdir(parents=True)
+    path = write(repository, FIXTURE.replace("volcano.yaml", "../outside.yaml"))
+    findings, _ = both(run_line, path)
+    (finding,) = findings
+    assert finding["rule"] == "PT003"
+    assert "is outside the repository root" in str(finding["message"])
