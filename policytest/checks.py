@@ -67,7 +67,7 @@ def check_fixture(document: Document, options: CheckOptions) -> list[Finding]:
     fixture's content and its ``scheduler.config`` (resolved inside the repository)."""
     from policytest.suite import fixture_findings, repository_root
 
-    return fixture_findings(document, options, repository_root(document.path))
+    return fixture_findings(document, options, options.root or repository_root(document.path))
 
 
 def decoded(document: Document, options: CheckOptions) -> object:

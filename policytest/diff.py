@@ -265,7 +265,7 @@ class _Comparison:
         files = [side.path(path) for path in paths if _inside(side.path(path), side.root)]
         if not files:
             return []
-        report = validate_paths(files, self.options)
+        report = validate_paths(files, replace(self.options, root=side.root))
         located = []
         for finding in report.findings:
             relative = _relative(finding.path, side.root)

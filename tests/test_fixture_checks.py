@@ -204,3 +204,16 @@ def test_validate_reports_a_config_outside_the_repository(
     (finding,) = findings
     assert finding["rule"] == "PT003"
     assert "is outside the repository root" in str(finding["message"])
+
+
+def test_validate_root_option_widens_where_configs_may_live(
+    run_line: RunLine, tmp_path: Path
+) -> None:
+    """``validate --root`` as ``run --root``: here the config one level up is allowed."""
+    (tmp_path / "outside.yaml").write_text(VOLCANO_CONF)
+    repository = tmp_path / "repo"
+    (repository / ".git").mkdir(parents=True)
+    path = write(repository, FIXTURE.replace("volcano.yaml", "../outside.yaml"))
+    result = run_line(["validate", "--format", "json", "--root", str(tmp_path), str(path)])
+    assert result.exit_code == 0, result
+    assert json.loads(result.stdout)["findings"] == []

@@ -104,6 +104,7 @@ def check_options(args: Any) -> CheckOptions:
         volcano_version=args.volcano_version,
         kubernetes_version=args.kubernetes_version,
         limits=Limits().overridden(settings),
+        root=getattr(args, "root", None),
     )
 
 

@@ -7,7 +7,7 @@ import os
 import sys
 from typing import Any
 
-from policytest.commands.common import add_scheduler_options, check_options, usage_error, write
+from policytest.commands.common import add_fixture_options, check_options, usage_error, write
 
 FORMATS = ("text", "json", "github", "sarif")
 
@@ -48,7 +48,7 @@ def configure(subparsers: Any) -> None:
         action="store_true",
         help="also list the files that were skipped as not ours",
     )
-    add_scheduler_options(parser)
+    add_fixture_options(parser)
     parser.set_defaults(execute=execute)
 
 
