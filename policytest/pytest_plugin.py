@@ -71,9 +71,12 @@ class FixtureFile(pytest.File):
             results = [case.run() for case in planned]
             failing = {r.case: r for r in results if r.status == "failed"}
             if failing:
-                from policytest.golden import rewrite_file
+                from policytest.golden import UnsafeUpdate, rewrite_file
 
-                rewrite_file(str(self.path), failing)
+                try:
+                    rewrite_file(str(self.path), failing, root)
+                except UnsafeUpdate as refusal:
+                    raise self.CollectError(str(refusal)) from None
                 results = run_file(str(self.path), CheckOptions(), root)
             planned = [PlannedCase(r.case, r.line, partial(_known, r)) for r in results]
         for case in planned:

@@ -73,6 +73,28 @@ def test_update_rewrites_expectations_and_keeps_comments(project: pytest.Pyteste
     project.runpytest().assert_outcomes(passed=1)
 
 
+def test_update_through_a_symlink_rewrites_its_target(project: pytest.Pytester) -> None:
+    target = project.mkdir("real") / "three.policytest.yaml"
+    target.write_text(WRONG)  # its config is found from the link, where pytest found it
+    link = project.path / "three.policytest.yaml"
+    link.symlink_to(target)
+    project.runpytest("--policytest-update", link.name).assert_outcomes(passed=1)
+    assert link.is_symlink()
+    assert target.read_text() == FIXTURE
+
+
+def test_update_through_a_symlink_out_of_the_repository_is_refused(
+    project: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    target = tmp_path_factory.mktemp("elsewhere") / "three.policytest.yaml"
+    target.write_text(WRONG)
+    (project.path / "three.policytest.yaml").symlink_to(target)
+    result = project.runpytest("--policytest-update")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*not updating*outside the repository root*"])
+    assert target.read_text() == WRONG
+
+
 def test_file_pattern_is_configurable(project: pytest.Pytester) -> None:
     (project.path / "three.golden.yaml").write_text(FIXTURE)
     project.makeini("[pytest]\npolicytest_files = *.golden.yaml\n")
