@@ -16,7 +16,8 @@ import io
 import os
 import stat
 import tempfile
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 from policytest.runner import FLOAT_TOLERANCE, CaseResult
@@ -76,12 +77,43 @@ def rewrite_file(path: str, by_case: Mapping[str, CaseResult], root: str | None 
     Raises :class:`UnsafeUpdate` when ``path`` resolves outside ``root`` (default: the
     repository holding ``path``).
     """
+    target = update_target(path, root)
+    with _directory_lock(os.path.dirname(target)):
+        with open(target, "rb") as handle:
+            output = _updated(handle.read(), by_case)
+        if output is None:
+            return False
+        write_atomically(target, output)
+    return True
+
+
+@contextmanager
+def _directory_lock(directory: str) -> Iterator[None]:
+    """Hold an exclusive lock on ``directory`` while one of its fixtures is updated.
+
+    Under ``pytest -n`` every worker collects every fixture and updates the failing ones:
+    the lock makes the later worker read the text the first one wrote, find nothing left
+    to change, and leave the file alone, so each fixture is written once. Where ``fcntl``
+    does not exist (Windows) updates stay atomic and the same text may be written twice.
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    descriptor = os.open(directory, os.O_RDONLY)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(descriptor)  # closing releases the lock
+
+
+def _updated(raw: bytes, by_case: Mapping[str, CaseResult]) -> bytes | None:
+    """The fixture text ``raw`` with the results applied; ``None`` when nothing changes."""
     from ruamel.yaml import YAML
     from ruamel.yaml.util import load_yaml_guess_indent
 
-    target = update_target(path, root)
-    with open(target, "rb") as handle:
-        raw = handle.read()
     text = raw.decode("utf-8")
     newline = "\r\n" if "\r\n" in text else "\n"
     text = text.replace("\r\n", "\n")  # ruamel.yaml keeps a comment's \r: CRLF came out \r\r\n
@@ -102,14 +134,13 @@ def rewrite_file(path: str, by_case: Mapping[str, CaseResult], root: str | None 
             if result is not None:
                 changed |= _apply(case, result)
     if not changed:
-        return False
+        return None
     buffer = io.StringIO()
     yaml.dump_all(documents, buffer)
     output = buffer.getvalue()
     if newline != "\n":
         output = output.replace("\n", newline)
-    write_atomically(target, output.encode("utf-8"))
-    return True
+    return output.encode("utf-8")
 
 
 def _apply(case: Any, result: CaseResult) -> bool:

@@ -57,8 +57,9 @@ class FixtureFile(pytest.File):
     runs its own case, so ``pytest -n`` spreads the scoring over the workers.
 
     With ``--policytest-update`` the failing expectations are rewritten here, at
-    collection, and the file is run again: under pytest-xdist every worker computes
-    the same new text and writes it atomically, so concurrent updates cannot clash.
+    collection, and the file is run again: under pytest-xdist every worker tries, and
+    a lock on the fixture's directory lets the first write it (atomically) and the
+    others find nothing left to change.
     """
 
     def collect(self) -> Iterator[CaseItem]:

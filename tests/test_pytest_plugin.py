@@ -109,6 +109,33 @@ def test_runs_under_xdist(project: pytest.Pytester) -> None:
     result.assert_outcomes(passed=4, failed=1)
 
 
+def test_update_under_xdist_rewrites_every_file_once(project: pytest.Pytester) -> None:
+    paths = [project.path / f"wrong{index}.policytest.yaml" for index in range(6)]
+    for path in paths:
+        path.write_text(WRONG)
+    log = project.path / "renames.log"
+    project.makeconftest(
+        f"""
+        from policytest import golden
+
+        def _log(temporary):
+            with open({str(log)!r}, "a") as stream:
+                stream.write(temporary + "\\n")
+
+        golden.BEFORE_RENAME.append(_log)
+        """
+    )
+    result = project.runpytest_subprocess(
+        "-n", "2", "-p", "no:cacheprovider", "--policytest-update"
+    )
+    result.assert_outcomes(passed=6)
+    assert len(log.read_text().splitlines()) == len(paths)  # one write per file
+    for path in paths:  # each holds one update's text, its comments kept
+        assert path.read_text() == FIXTURE
+    assert not [p.name for p in project.path.iterdir() if p.name.startswith(".policytest-")]
+    project.runpytest_subprocess("-n", "2", "-p", "no:cacheprovider").assert_outcomes(passed=6)
+
+
 def test_policytest_fixture_ranks_in_python(project: pytest.Pytester) -> None:
     project.makepyfile(
         test_api="""
