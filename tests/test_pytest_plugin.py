@@ -6,12 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from policytest import bigload
-
-# Each in-process pytester run drops the modules it imported; libyaml's extension keeps
-# the ruamel.yaml node classes it first saw, so both are imported here, once, for good.
-bigload.available()
-
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 CONFIG = (FIXTURES / "configs" / "volcano-binpack-cpu-weighted.yaml").read_text()
 FIXTURE = (FIXTURES / "volcano-three-nodes-cpu-weighted.policytest.yaml").read_text()
