@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from policytest.findings import Finding, Severity
-from policytest.limits import Limits
+from policytest.limits import Limits, NodeCounter, TooManyNodes
 from policytest.positions import IDENTITY, Position, PositionMap
 
 READ_ERROR = "PT001"
@@ -158,7 +158,7 @@ def compose_all(text: str, limits: Limits) -> list[Node]:
     _refuse_deep_flow(text, limits.max_depth)
     roots: list[Node] = []
     try:
-        for root in _composed(text, limits.max_depth):
+        for root in _composed(text, limits.max_depth, NodeCounter(limits.max_nodes)):
             if root is None or _is_empty(root):
                 continue
             if len(roots) >= limits.max_documents:
@@ -168,6 +168,13 @@ def compose_all(text: str, limits: Limits) -> list[Node]:
                     root.start_mark.column,
                 )
             roots.append(root)
+    except TooManyNodes as exc:
+        raise ParseFailure(
+            f"file has too many nodes (more than {limits.max_nodes:,} YAML nodes); not read "
+            "(raise the limit with --limit yaml-nodes=N if it really is a config)",
+            0,
+            0,
+        ) from exc
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, column = (mark.line, mark.column) if mark is not None else (0, 0)
@@ -182,18 +189,29 @@ def compose_all(text: str, limits: Limits) -> list[Node]:
     return roots
 
 
-def _composed(text: str, max_depth: int) -> Iterable[Node]:
-    """libyaml when installed (see :mod:`policytest.bigload`), else the pure composer."""
+def _composed(text: str, max_depth: int, count: NodeCounter) -> Iterable[Node]:
+    """libyaml when installed (see :mod:`policytest.bigload`), else the pure composer;
+    both call ``count`` once per node as they build it (aliases are not new nodes)."""
     from policytest import bigload
 
     if bigload.available():
-        roots = bigload.compose_all(text, max_depth)
+        roots = bigload.compose_all(text, max_depth, count)
         if roots is not None:
             return roots
+        count.left = count.limit  # libyaml gave up part-way: the pure composer starts over
     from ruamel.yaml import YAML
 
     yaml = YAML(typ="rt", pure=True)
     yaml.composer.warn_double_anchors = False  # yaml.v2 accepts a redefined anchor: the last wins
+
+    class CountingResolver(yaml.Resolver):  # type: ignore[misc,name-defined]
+        """The composer calls ``descend_resolver`` once per node it builds."""
+
+        def descend_resolver(self, parent: Node | None, index: object) -> None:
+            count()
+            super().descend_resolver(parent, index)
+
+    yaml.Resolver = CountingResolver
     composed: Iterable[Node] = yaml.compose_all(io.StringIO(text))
     return composed
 
