@@ -28,6 +28,8 @@ READ_ERROR = "PT001"
 """Rule id of every problem that stops a file from being read (see :mod:`policytest.checks`)."""
 
 STDIN = "-"
+STDIN_NAME = "<stdin>"
+"""How standard input is named in findings."""
 
 
 @dataclass(frozen=True)
@@ -81,6 +83,8 @@ class SourceFile:
     """The first bytes of the file as text (lossy), to tell whose file a broken one is."""
     text: str | None = None
     """The decoded text of a file that is text but not YAML, for scheduler-specific reads."""
+    unreadable: bool = False
+    """The file could not be opened or read at all (permission denied, dangling symlink)."""
 
 
 class ParseFailure(Exception):
@@ -102,11 +106,12 @@ def _read_bytes(path: str, limit: int) -> bytes:
 
 def read_file(path: str, limits: Limits) -> SourceFile:
     """Read and compose every document of ``path`` (``-`` is standard input)."""
-    shown = "<stdin>" if path == STDIN else path
+    shown = STDIN_NAME if path == STDIN else path
     try:
         data = _read_bytes(path, limits.max_file_bytes)
     except OSError as exc:
-        return _problem(shown, 1, 1, f"cannot read file: {exc.strerror or exc}")
+        problem = _problem(shown, 1, 1, f"cannot read file: {exc.strerror or exc}")
+        return dataclasses.replace(problem, unreadable=True)
     return read_bytes(shown, data, limits)
 
 

@@ -267,6 +267,9 @@ def test_empty_file_is_not_a_config(run_line: RunLine, tmp_path: Path) -> None:
     path.write_bytes(b"")
     result = run_line(["validate", path])
     assert result.exit_code == 0, result
+    assert result.stdout.strip() == "All clean: 0 files checked."
+    verbose = run_line(["validate", "--verbose", path])
+    assert f"skipped (not a scheduler config or fixture): {path}" in verbose.stderr + verbose.stdout
 
 
 def test_fifty_megabyte_file_is_refused_without_reading_it(
@@ -280,12 +283,25 @@ def test_fifty_megabyte_file_is_refused_without_reading_it(
     assert "larger than" in json.loads(result.stdout)["findings"][0]["message"]
 
 
-def test_unreadable_file(run_line: RunLine, tmp_path: Path) -> None:
+def test_a_named_file_that_cannot_be_read_is_an_error(run_line: RunLine, tmp_path: Path) -> None:
     link = tmp_path / "dangling.yaml"
     link.symlink_to(tmp_path / "missing-target.yaml")
     result = run_line(["validate", link])
-    assert result.exit_code == 0
-    assert "cannot read file" in result.stdout and "warning" in result.stdout
+    assert result.exit_code == 1, result
+    assert "PT001 error: cannot read file" in result.stdout
+    assert run_line(["validate", tmp_path]).exit_code == 0  # walked, not named: skipped
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a file whatever its mode")
+def test_a_named_file_without_read_permission_is_an_error(
+    run_line: RunLine, tmp_path: Path
+) -> None:
+    path = tmp_path / "secret.yaml"
+    path.write_text("a: 1\n")
+    path.chmod(0)
+    result = run_line(["validate", path])
+    assert result.exit_code == 1, result
+    assert "PT001 error: cannot read file: Permission denied" in result.stdout
 
 
 def test_stdin(run_line: RunLine, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -337,8 +337,9 @@ def test_a_gigabyte_on_stdin_is_rejected_after_reading_the_limit() -> None:
         producer.stdout.close()
         producer.kill()
         producer.wait()
-    findings = json.loads(out)["findings"]
-    assert code == 0 and "file is larger than 16,777,216 bytes" in findings[0]["message"]
+    (finding,) = json.loads(out)["findings"]
+    assert "file is larger than 16,777,216 bytes" in finding["message"]
+    assert code == 1 and finding["severity"] == "error"  # stdin was asked for: not skippable
     assert peak < MEMORY_LIMIT_MB, f"{peak:.0f} MB"
 
 
