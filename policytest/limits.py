@@ -32,7 +32,7 @@ class Limits:
     max_file_bytes: int = _limit(16 * 1024 * 1024, "file-bytes", "bytes read from one file")
     max_documents: int = _limit(10_000, "documents", "YAML documents in one file")
     max_nodes: int = _limit(
-        600_000, "yaml-nodes", "YAML nodes composed from one file, and one walk of a document visits"
+        600_000, "yaml-nodes", "YAML nodes composed from one file or visited by one walk"
     )
     max_alias_nodes: int = _limit(
         50_000, "alias-nodes", "YAML nodes one walk reaches again through aliases"

@@ -68,7 +68,8 @@ def assert_equivalent(text: str) -> None:
         pure = compose_all(text, DEFAULT_LIMITS)
     except ParseFailure:
         return
-    composed = bigload.compose_all(text, DEFAULT_LIMITS.max_depth, NodeCounter(DEFAULT_LIMITS.max_nodes))
+    counter = NodeCounter(DEFAULT_LIMITS.max_nodes)
+    composed = bigload.compose_all(text, DEFAULT_LIMITS.max_depth, counter)
     if composed is None:
         return  # libyaml refused it: the reader uses the pure composer
     fast = [root for root in composed if root is not None]
