@@ -28,7 +28,7 @@ from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from policytest.goyaml import Budget, resolve_plain, scalar_text
 from policytest.goyaml import decode as reference_decode
-from policytest.limits import Limits
+from policytest.limits import Limits, NodeCounter
 
 __all__ = ["available", "compose_all", "decode"]
 
@@ -48,17 +48,19 @@ def available() -> bool:
     return True
 
 
-def compose_all(text: str, max_depth: int) -> list[Node] | None:
+def compose_all(text: str, max_depth: int, count: NodeCounter) -> list[Node] | None:
     """Every document of ``text`` composed by libyaml, normalised to the pure composer's
     styles; ``None`` when libyaml refuses the text (the pure composer then says why, in
     its own words, or accepts what libyaml does not: the two differ at the edges), and
-    when a document nests deeper than ``max_depth``, which no scheduler config does."""
+    when a document nests deeper than ``max_depth``, which no scheduler config does.
+    ``count`` is called for every node before it is built (libyaml calls
+    ``descend_resolver`` for each one, tagged or not) and raises to stop composing."""
     from _ruamel_yaml import CParser  # type: ignore[import-not-found,unused-ignore]
 
     class _Composer(CParser):  # type: ignore[misc]
         # Resolution is done by goyaml later; keep only what it needs to know.
         def descend_resolver(self, *_: object) -> None:
-            pass
+            count()
 
         def ascend_resolver(self, *_: object) -> None:
             pass

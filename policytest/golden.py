@@ -5,6 +5,9 @@ assert (an empty ``expect`` gets a ``ranking`` or ``placements``). The file goes
 through ruamel.yaml's round trip, so comments, key order, quoting and flow style
 survive, and it is written atomically: a temporary file in the same directory,
 fsynced, then renamed over the original with its permissions and line endings.
+A fixture that is a symlink is updated through it: its target is rewritten (the link
+stays a link), and only when that target is inside the repository root, the same
+rule that keeps a fixture's ``config:`` from reading outside the repository.
 """
 
 from __future__ import annotations
@@ -13,7 +16,8 @@ import io
 import os
 import stat
 import tempfile
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 from policytest.runner import FLOAT_TOLERANCE, CaseResult
@@ -22,26 +26,94 @@ BEFORE_RENAME: list[Callable[[str], None]] = []
 """Test hook: called with the temporary file's path just before it replaces the fixture."""
 
 
-def update_expectations(results: Iterable[CaseResult]) -> list[str]:
-    """Rewrite the failing cases' expectations; return the paths written."""
+class UnsafeUpdate(Exception):
+    """A fixture whose real file (after symlinks) is outside the repository root."""
+
+
+def update_expectations(
+    results: Iterable[CaseResult], root: str | None = None
+) -> tuple[list[str], list[UnsafeUpdate]]:
+    """Rewrite the failing cases' expectations; return the paths written and the refusals.
+
+    A refused file does not stop the others: each fixture is updated on its own.
+    """
     failing: dict[str, dict[str, CaseResult]] = {}
     for result in results:
         if result.status == "failed":
             failing.setdefault(result.file, {})[result.case] = result
     written = []
+    refused = []
     for path, by_case in failing.items():
-        if rewrite_file(path, by_case):
-            written.append(path)
-    return written
+        try:
+            if rewrite_file(path, by_case, root):
+                written.append(path)
+        except UnsafeUpdate as refusal:
+            refused.append(refusal)
+    return written, refused
 
 
-def rewrite_file(path: str, by_case: Mapping[str, CaseResult]) -> bool:
-    """Apply the actual results to ``path``; ``False`` if nothing needed changing."""
+def update_target(path: str, root: str | None = None) -> str:
+    """The file an update of ``path`` writes: the symlink's target, checked against ``root``.
+
+    Renaming over the link itself would turn it into a copy and leave the real fixture
+    stale; writing through a link that leaves the repository would let a fixture from a
+    pull request overwrite any file the user can write.
+    """
+    from policytest.suite import is_inside, repository_root
+
+    real = os.path.realpath(path)
+    root = root or repository_root(path)
+    if not is_inside(real, root):
+        raise UnsafeUpdate(
+            f"not updating {path}: it resolves to {real}, outside the repository root "
+            f"({os.path.realpath(root)}); update the target there or copy it into the repository"
+        )
+    return real
+
+
+def rewrite_file(path: str, by_case: Mapping[str, CaseResult], root: str | None = None) -> bool:
+    """Apply the actual results to ``path``; ``False`` if nothing needed changing.
+
+    Raises :class:`UnsafeUpdate` when ``path`` resolves outside ``root`` (default: the
+    repository holding ``path``).
+    """
+    target = update_target(path, root)
+    with _directory_lock(os.path.dirname(target)):
+        with open(target, "rb") as handle:
+            output = _updated(handle.read(), by_case)
+        if output is None:
+            return False
+        write_atomically(target, output)
+    return True
+
+
+@contextmanager
+def _directory_lock(directory: str) -> Iterator[None]:
+    """Hold an exclusive lock on ``directory`` while one of its fixtures is updated.
+
+    Under ``pytest -n`` every worker collects every fixture and updates the failing ones:
+    the lock makes the later worker read the text the first one wrote, find nothing left
+    to change, and leave the file alone, so each fixture is written once. Where ``fcntl``
+    does not exist (Windows) updates stay atomic and the same text may be written twice.
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    descriptor = os.open(directory, os.O_RDONLY)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(descriptor)  # closing releases the lock
+
+
+def _updated(raw: bytes, by_case: Mapping[str, CaseResult]) -> bytes | None:
+    """The fixture text ``raw`` with the results applied; ``None`` when nothing changes."""
     from ruamel.yaml import YAML
     from ruamel.yaml.util import load_yaml_guess_indent
 
-    with open(path, "rb") as handle:
-        raw = handle.read()
     text = raw.decode("utf-8")
     newline = "\r\n" if "\r\n" in text else "\n"
     text = text.replace("\r\n", "\n")  # ruamel.yaml keeps a comment's \r: CRLF came out \r\r\n
@@ -62,14 +134,13 @@ def rewrite_file(path: str, by_case: Mapping[str, CaseResult]) -> bool:
             if result is not None:
                 changed |= _apply(case, result)
     if not changed:
-        return False
+        return None
     buffer = io.StringIO()
     yaml.dump_all(documents, buffer)
     output = buffer.getvalue()
     if newline != "\n":
         output = output.replace("\n", newline)
-    write_atomically(path, output.encode("utf-8"))
-    return True
+    return output.encode("utf-8")
 
 
 def _apply(case: Any, result: CaseResult) -> bool:

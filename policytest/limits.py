@@ -19,8 +19,10 @@ def _limit(default: int, name: str, summary: str) -> int:
 class Limits:
     """Upper bounds that keep hostile documents cheap to reject.
 
-    ``max_nodes`` counts nodes as a walker visits them, so an alias bomb (a small
-    document whose aliases expand exponentially) is stopped at the first walk;
+    ``max_nodes`` counts nodes as the composer builds them (a big flat file is refused
+    before its memory is spent: a node costs about 450 bytes) and as a walker visits
+    them, so an alias bomb (a small document whose aliases expand exponentially) is
+    stopped at the first walk;
     ``max_alias_nodes`` stops it far sooner by counting only the nodes a walk reaches
     again through an alias. The fixture limits bound what a fixture makes the scorers
     do: its nodes, its pods after ``count`` expansion (bound and incoming), and the
@@ -29,7 +31,9 @@ class Limits:
 
     max_file_bytes: int = _limit(16 * 1024 * 1024, "file-bytes", "bytes read from one file")
     max_documents: int = _limit(10_000, "documents", "YAML documents in one file")
-    max_nodes: int = _limit(1_000_000, "yaml-nodes", "YAML nodes one walk of a document visits")
+    max_nodes: int = _limit(
+        600_000, "yaml-nodes", "YAML nodes composed from one file or visited by one walk"
+    )
     max_alias_nodes: int = _limit(
         50_000, "alias-nodes", "YAML nodes one walk reaches again through aliases"
     )
@@ -44,6 +48,23 @@ class Limits:
         """A copy with the limits named by their short names (``pods``) changed."""
         by_name = {name: attribute for attribute, name, _ in describe()}
         return dataclasses.replace(self, **{by_name[name]: value for name, value in settings})
+
+
+class TooManyNodes(Exception):
+    """Composing stopped: the file holds more YAML nodes than ``max_nodes``."""
+
+
+class NodeCounter:
+    """Called once per node as it is composed; raises :class:`TooManyNodes` past the limit."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.left = limit
+
+    def __call__(self, *_: object) -> None:
+        self.left -= 1
+        if self.left < 0:
+            raise TooManyNodes(self.limit)
 
 
 def describe() -> Iterator[tuple[str, str, str]]:

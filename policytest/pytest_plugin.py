@@ -57,8 +57,9 @@ class FixtureFile(pytest.File):
     runs its own case, so ``pytest -n`` spreads the scoring over the workers.
 
     With ``--policytest-update`` the failing expectations are rewritten here, at
-    collection, and the file is run again: under pytest-xdist every worker computes
-    the same new text and writes it atomically, so concurrent updates cannot clash.
+    collection, and the file is run again: under pytest-xdist every worker tries, and
+    a lock on the fixture's directory lets the first write it (atomically) and the
+    others find nothing left to change.
     """
 
     def collect(self) -> Iterator[CaseItem]:
@@ -71,9 +72,12 @@ class FixtureFile(pytest.File):
             results = [case.run() for case in planned]
             failing = {r.case: r for r in results if r.status == "failed"}
             if failing:
-                from policytest.golden import rewrite_file
+                from policytest.golden import UnsafeUpdate, rewrite_file
 
-                rewrite_file(str(self.path), failing)
+                try:
+                    rewrite_file(str(self.path), failing, root)
+                except UnsafeUpdate as refusal:
+                    raise self.CollectError(str(refusal)) from None
                 results = run_file(str(self.path), CheckOptions(), root)
             planned = [PlannedCase(r.case, r.line, partial(_known, r)) for r in results]
         for case in planned:

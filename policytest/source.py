@@ -21,13 +21,15 @@ from dataclasses import dataclass, field
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from policytest.findings import Finding, Severity
-from policytest.limits import Limits
+from policytest.limits import Limits, NodeCounter, TooManyNodes
 from policytest.positions import IDENTITY, Position, PositionMap
 
 READ_ERROR = "PT001"
 """Rule id of every problem that stops a file from being read (see :mod:`policytest.checks`)."""
 
 STDIN = "-"
+STDIN_NAME = "<stdin>"
+"""How standard input is named in findings."""
 
 
 @dataclass(frozen=True)
@@ -90,6 +92,8 @@ class SourceFile:
     """The first bytes of the file as text (lossy), to tell whose file a broken one is."""
     text: str | None = None
     """The decoded text of a file that is text but not YAML, for scheduler-specific reads."""
+    unreadable: bool = False
+    """The file could not be opened or read at all (permission denied, dangling symlink)."""
 
 
 class ParseFailure(Exception):
@@ -111,11 +115,12 @@ def _read_bytes(path: str, limit: int) -> bytes:
 
 def read_file(path: str, limits: Limits) -> SourceFile:
     """Read and compose every document of ``path`` (``-`` is standard input)."""
-    shown = "<stdin>" if path == STDIN else path
+    shown = STDIN_NAME if path == STDIN else path
     try:
         data = _read_bytes(path, limits.max_file_bytes)
     except OSError as exc:
-        return _problem(shown, 1, 1, f"cannot read file: {exc.strerror or exc}")
+        problem = _problem(shown, 1, 1, f"cannot read file: {exc.strerror or exc}")
+        return dataclasses.replace(problem, unreadable=True)
     return read_bytes(shown, data, limits)
 
 
@@ -167,7 +172,7 @@ def compose_all(text: str, limits: Limits) -> list[Node]:
     _refuse_deep_flow(text, limits.max_depth)
     roots: list[Node] = []
     try:
-        for root in _composed(text, limits.max_depth):
+        for root in _composed(text, limits.max_depth, NodeCounter(limits.max_nodes)):
             if root is None or _is_empty(root):
                 continue
             if len(roots) >= limits.max_documents:
@@ -177,6 +182,13 @@ def compose_all(text: str, limits: Limits) -> list[Node]:
                     root.start_mark.column,
                 )
             roots.append(root)
+    except TooManyNodes as exc:
+        raise ParseFailure(
+            f"file has too many nodes (more than {limits.max_nodes:,} YAML nodes); not read "
+            "(raise the limit with --limit yaml-nodes=N if it really is a config)",
+            0,
+            0,
+        ) from exc
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, column = (mark.line, mark.column) if mark is not None else (0, 0)
@@ -191,18 +203,29 @@ def compose_all(text: str, limits: Limits) -> list[Node]:
     return roots
 
 
-def _composed(text: str, max_depth: int) -> Iterable[Node]:
-    """libyaml when installed (see :mod:`policytest.bigload`), else the pure composer."""
+def _composed(text: str, max_depth: int, count: NodeCounter) -> Iterable[Node]:
+    """libyaml when installed (see :mod:`policytest.bigload`), else the pure composer;
+    both call ``count`` once per node as they build it (aliases are not new nodes)."""
     from policytest import bigload
 
     if bigload.available():
-        roots = bigload.compose_all(text, max_depth)
+        roots = bigload.compose_all(text, max_depth, count)
         if roots is not None:
             return roots
+        count.left = count.limit  # libyaml gave up part-way: the pure composer starts over
     from ruamel.yaml import YAML
 
     yaml = YAML(typ="rt", pure=True)
     yaml.composer.warn_double_anchors = False  # yaml.v2 accepts a redefined anchor: the last wins
+
+    class CountingResolver(yaml.Resolver):  # type: ignore[misc,name-defined]
+        """The composer calls ``descend_resolver`` once per node it builds."""
+
+        def descend_resolver(self, parent: Node | None, index: object) -> None:
+            count()
+            super().descend_resolver(parent, index)
+
+    yaml.Resolver = CountingResolver
     composed: Iterable[Node] = yaml.compose_all(io.StringIO(text))
     return composed
 

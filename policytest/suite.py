@@ -324,8 +324,13 @@ def _resolve_inside(fixture_path: str, config_path: str, root: str) -> str | Non
     """The real path of the config, or ``None`` when it leaves ``root`` (symlinks followed)."""
     base = os.path.dirname(os.path.abspath(fixture_path))
     real = os.path.realpath(os.path.join(base, config_path))
+    return real if is_inside(real, root) else None
+
+
+def is_inside(real: str, root: str) -> bool:
+    """Whether the resolved path ``real`` is ``root`` or below it (``root`` resolved here)."""
     real_root = os.path.realpath(root)
-    return real if real == real_root or real.startswith(real_root + os.sep) else None
+    return real == real_root or real.startswith(real_root + os.sep)
 
 
 def _file_error(path: str, problems: Sequence[Finding], cases: Sequence[str] = ()) -> CaseResult:

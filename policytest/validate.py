@@ -15,7 +15,7 @@ from policytest.checks import check_document
 from policytest.findings import Finding, Severity
 from policytest.options import CheckOptions
 from policytest.recognise import expand, read_as_scheduler
-from policytest.source import READ_ERROR, STDIN, SourceFile, is_yaml_path, read_file
+from policytest.source import READ_ERROR, STDIN, STDIN_NAME, SourceFile, is_yaml_path, read_file
 
 SKIPPED_DIRECTORIES = frozenset(
     {
@@ -129,13 +129,16 @@ def _check_source(
 ) -> tuple[bool, list[Finding]]:
     """Whether the file holds anything of ours, and the findings for it.
 
-    An unreadable file is an error when its text mentions a scheduler config or a
-    fixture. Otherwise it is somebody else's file (a Helm template, JSON with
-    comments): named explicitly, it gets a warning, so a repository-wide hook reports
-    it without failing; found by walking a directory, it is skipped.
+    A file that cannot be parsed is an error when its text mentions a scheduler config
+    or a fixture, when it is standard input (asked for, and never passed by a hook), or
+    when it was named explicitly and cannot be read at all (permission denied, a
+    dangling symlink). Otherwise it is somebody else's file (a Helm template, JSON with
+    comments, a file too large): named explicitly, it gets a warning, so a
+    repository-wide hook reports it without failing; found by walking, it is skipped.
     """
     if source.problems:
-        if _LOOKS_LIKE_OURS.search(source.head) or _claimed(source):
+        asked_for = source.path == STDIN_NAME or (explicit and source.unreadable)
+        if asked_for or _LOOKS_LIKE_OURS.search(source.head) or _claimed(source):
             return True, list(source.problems)
         if not explicit:
             return False, []

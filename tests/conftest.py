@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from policytest import bigload
 from policytest.cli import main
 
 DATA = Path(__file__).parent / "data"
@@ -39,3 +40,7 @@ def run_line(capsys: pytest.CaptureFixture[str]) -> RunLine:
 
 
 pytest_plugins = ["pytester"]
+
+# Each in-process pytester run drops the modules it imported; libyaml's extension keeps
+# the ruamel.yaml node classes it first saw, so both are imported here, once, for good.
+bigload.available()

@@ -15,7 +15,7 @@ from ruamel.yaml.nodes import MappingNode, Node, ScalarNode
 
 from policytest import bigload
 from policytest.goyaml import DecodeError, decode
-from policytest.limits import DEFAULT_LIMITS
+from policytest.limits import DEFAULT_LIMITS, NodeCounter
 from policytest.source import ParseFailure, compose_all
 
 pytestmark = pytest.mark.skipif(not bigload.available(), reason="ruamel.yaml.clib not installed")
@@ -68,7 +68,8 @@ def assert_equivalent(text: str) -> None:
         pure = compose_all(text, DEFAULT_LIMITS)
     except ParseFailure:
         return
-    composed = bigload.compose_all(text, DEFAULT_LIMITS.max_depth)
+    counter = NodeCounter(DEFAULT_LIMITS.max_nodes)
+    composed = bigload.compose_all(text, DEFAULT_LIMITS.max_depth, counter)
     if composed is None:
         return  # libyaml refused it: the reader uses the pure composer
     fast = [root for root in composed if root is not None]
@@ -179,7 +180,7 @@ def test_edge_documents(text: str) -> None:
 
 
 def test_quantities_mean_what_kubernetes_sees() -> None:
-    (root,) = bigload.compose_all("cpu: 010\nmemory: 1e3\ngpu: '010'\n", 10) or []
+    (root,) = bigload.compose_all("cpu: 010\nmemory: 1e3\ngpu: '010'\n", 10, NodeCounter(100)) or []
     assert bigload.decode(root, "cpu: 010\nmemory: 1e3\ngpu: '010'\n", DEFAULT_LIMITS) == {
         "cpu": 8,
         "memory": 1000.0,

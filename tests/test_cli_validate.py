@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -88,23 +89,59 @@ def test_github_format_is_the_default_under_actions(
     assert run_line(["validate", broken]).stdout.startswith("::error ")
 
 
-def test_sarif_output_validates_against_the_official_schema(
-    run_line: RunLine, broken: Path
-) -> None:
+def _sarif(run_line: RunLine, path: str | Path) -> dict[str, Any]:
+    """``validate --format sarif`` output, checked against the official SARIF 2.1.0 schema."""
     from jsonschema import Draft7Validator
 
     schema = json.loads(
         gzip.decompress((DATA / "sarif" / "sarif-2.1.0-rtm.5.json.gz").read_bytes())
     )
-    result = run_line(["validate", "--format", "sarif", broken])
-    sarif = json.loads(result.stdout)
+    result = run_line(["validate", "--format", "sarif", path])
+    sarif: dict[str, Any] = json.loads(result.stdout)
     Draft7Validator(schema).validate(sarif)
+    return sarif
+
+
+def test_sarif_output_validates_against_the_official_schema(
+    run_line: RunLine, broken: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(broken.parent)
+    sarif = _sarif(run_line, broken.name)
     (run,) = sarif["runs"]
     (finding,) = run["results"]
     assert finding["ruleId"] == "PT002" and finding["level"] == "error"
     assert run["tool"]["driver"]["rules"][finding["ruleIndex"]]["id"] == "PT002"
-    region = finding["locations"][0]["physicalLocation"]["region"]
-    assert region == {"startLine": 6, "startColumn": 5}
+    location = finding["locations"][0]["physicalLocation"]
+    assert location["artifactLocation"] == {"uri": broken.name, "uriBaseId": "%SRCROOT%"}
+    assert location["region"] == {"startLine": 6, "startColumn": 5}
+
+
+def _artifact(sarif: dict[str, Any]) -> Any:
+    return sarif["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
+
+
+def test_sarif_relative_uris_are_percent_encoded(
+    run_line: RunLine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "my configs").mkdir()
+    (tmp_path / "my configs" / "a#1.policytest.yaml").write_text(BROKEN_FIXTURE)
+    monkeypatch.chdir(tmp_path)
+    sarif = _sarif(run_line, "./my configs/a#1.policytest.yaml")
+    assert _artifact(sarif) == {
+        "uri": "my%20configs/a%231.policytest.yaml",
+        "uriBaseId": "%SRCROOT%",
+    }
+
+
+def test_sarif_absolute_paths_are_file_uris_without_a_base(
+    run_line: RunLine, tmp_path: Path
+) -> None:
+    path = tmp_path / "my configs" / "a#1.policytest.yaml"
+    path.parent.mkdir()
+    path.write_text(BROKEN_FIXTURE)
+    sarif = _sarif(run_line, path)
+    uri = "file://" + str(tmp_path).replace(" ", "%20") + "/my%20configs/a%231.policytest.yaml"
+    assert _artifact(sarif) == {"uri": uri}
 
 
 def test_ignore_and_select(run_line: RunLine, broken: Path) -> None:
@@ -239,6 +276,9 @@ def test_empty_file_is_not_a_config(run_line: RunLine, tmp_path: Path) -> None:
     path.write_bytes(b"")
     result = run_line(["validate", path])
     assert result.exit_code == 0, result
+    assert result.stdout.strip() == "All clean: 0 files checked."
+    verbose = run_line(["validate", "--verbose", path])
+    assert f"skipped (not a scheduler config or fixture): {path}" in verbose.stderr + verbose.stdout
 
 
 def test_fifty_megabyte_file_is_refused_without_reading_it(
@@ -252,12 +292,25 @@ def test_fifty_megabyte_file_is_refused_without_reading_it(
     assert "larger than" in json.loads(result.stdout)["findings"][0]["message"]
 
 
-def test_unreadable_file(run_line: RunLine, tmp_path: Path) -> None:
+def test_a_named_file_that_cannot_be_read_is_an_error(run_line: RunLine, tmp_path: Path) -> None:
     link = tmp_path / "dangling.yaml"
     link.symlink_to(tmp_path / "missing-target.yaml")
     result = run_line(["validate", link])
-    assert result.exit_code == 0
-    assert "cannot read file" in result.stdout and "warning" in result.stdout
+    assert result.exit_code == 1, result
+    assert "PT001 error: cannot read file" in result.stdout
+    assert run_line(["validate", tmp_path]).exit_code == 0  # walked, not named: skipped
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a file whatever its mode")
+def test_a_named_file_without_read_permission_is_an_error(
+    run_line: RunLine, tmp_path: Path
+) -> None:
+    path = tmp_path / "secret.yaml"
+    path.write_text("a: 1\n")
+    path.chmod(0)
+    result = run_line(["validate", path])
+    assert result.exit_code == 1, result
+    assert "PT001 error: cannot read file: Permission denied" in result.stdout
 
 
 def test_stdin(run_line: RunLine, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -100,3 +100,62 @@ def test_killed_mid_update_leaves_the_old_or_the_new_text(tmp_path: Path) -> Non
     assert path.read_text() == FIXTURE  # killed before the rename: the old text, whole
     leftovers = [name for name in os.listdir(tmp_path) if name != path.name]
     assert all(name.startswith(".policytest-") for name in leftovers)
+
+
+def _repo_with_failing_fixture(tmp_path: Path) -> tuple[Path, Path]:
+    """A repository whose ``fixtures/f.policytest.yaml`` is a symlink to ``real/``; the
+    fixture's expected ranking is wrong."""
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "configs").mkdir()
+    (repo / "configs" / "c.yaml").write_text(
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+    )
+    (repo / "real").mkdir()
+    (repo / "fixtures").mkdir()
+    target = repo / "real" / "f.policytest.yaml"
+    target.write_text(
+        FIXTURE.replace("config: c.yaml", "config: ../configs/c.yaml")
+        .replace('{cpu: "4"}', '{cpu: "4", pods: "10"}')
+        .replace("scores: {a: 1, b: 2}", "unschedulable: []")
+    )
+    link = repo / "fixtures" / "f.policytest.yaml"
+    link.symlink_to(os.path.join("..", "real", "f.policytest.yaml"))
+    return link, target
+
+
+def _run_update(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "policytest", "run", "--update", *args],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_an_update_through_a_symlink_rewrites_its_target(tmp_path: Path) -> None:
+    link, target = _repo_with_failing_fixture(tmp_path)
+    target.chmod(0o640)
+    before = target.read_text()
+    done = _run_update(str(link))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert link.is_symlink()
+    after = target.read_text()
+    assert after != before and "# best first" in after
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640
+    assert not [name for name in os.listdir(link.parent) if name.startswith(".policytest-")]
+
+
+def test_an_update_through_a_symlink_leaving_the_repository_is_refused(tmp_path: Path) -> None:
+    link, target = _repo_with_failing_fixture(tmp_path)
+    outside = tmp_path / "outside.policytest.yaml"
+    target.rename(outside)
+    link.unlink()
+    link.symlink_to(outside)
+    before = outside.read_text()
+    done = _run_update(str(link))
+    assert done.returncode == 1
+    assert outside.read_text() == before and link.is_symlink()
+    errors = [line for line in done.stderr.splitlines() if "error" in line]
+    assert len(errors) == 1 and "outside the repository root" in errors[0], done.stderr
+    assert "Traceback" not in done.stderr

@@ -337,8 +337,9 @@ def test_a_gigabyte_on_stdin_is_rejected_after_reading_the_limit() -> None:
         producer.stdout.close()
         producer.kill()
         producer.wait()
-    findings = json.loads(out)["findings"]
-    assert code == 0 and "file is larger than 16,777,216 bytes" in findings[0]["message"]
+    (finding,) = json.loads(out)["findings"]
+    assert "file is larger than 16,777,216 bytes" in finding["message"]
+    assert code == 1 and finding["severity"] == "error"  # stdin was asked for: not skippable
     assert peak < MEMORY_LIMIT_MB, f"{peak:.0f} MB"
 
 
@@ -354,3 +355,37 @@ def test_a_count_of_a_billion_stays_small_in_a_real_process(repo: Path) -> None:
     code, out, peak = peak_mb(["run", "--format", "json", str(path)])
     assert code == 1 and "more than the limit of 300,000" in out
     assert peak < MEMORY_LIMIT_MB, f"{peak:.0f} MB"
+
+
+# --- yaml-nodes is counted while composing ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param("- a\n" * 100, id="libyaml"),
+        pytest.param("\ufeff" + "- a\n" * 100, id="pure-composer"),  # libyaml cannot take a BOM
+        pytest.param("- !x a\n" * 100, id="tagged"),
+        pytest.param("---\n- a\n" * 50, id="documents"),
+    ],
+)
+def test_composing_stops_past_yaml_nodes(text: str) -> None:
+    limits = Limits(max_nodes=50)
+    (finding,) = read_bytes("f.yaml", text.encode(), limits).problems
+    assert finding.rule == "PT001"
+    assert finding.message.startswith("file has too many nodes (more than 50 YAML nodes)")
+    assert "--limit yaml-nodes=N" in finding.message
+
+
+def test_a_file_at_yaml_nodes_is_composed() -> None:
+    source = read_bytes("f.yaml", ("- a\n" * 49).encode(), Limits(max_nodes=50))  # 1 + 49
+    assert not source.problems and len(source.documents) == 1
+
+
+def test_a_big_flat_file_is_refused_before_its_memory_is_spent(repo: Path) -> None:
+    """4 MiB of ``- a`` is a million nodes: composed whole, about 480 MB."""
+    path = write(repo, "flat.yaml", "- a\n" * (1 << 20))
+    measured = measure(["validate", "--format", "json", "--limit", "yaml-nodes=10000", str(path)])
+    (finding,) = json.loads(measured.stdout)["findings"]
+    assert "more than 10,000 YAML nodes" in finding["message"]
+    assert measured.peak_mb < 100, f"{measured.peak_mb:.0f} MB"

@@ -1,6 +1,7 @@
 """No surprises: no network, no YAML tag ever constructs anything, no eval/exec/pickle.
 
-Network: every command runs with ``socket`` connections patched to raise, in-process and
+Network: every command (``diff`` in git and file mode and ``simulate`` included) and a
+pytest run of the plugin run with ``socket`` connections patched to raise, in-process and
 in a separate interpreter whose ``sitecustomize`` blocks them before policytest is even
 imported (the schemas are bundled; nothing is fetched). Tags: fixtures and configs full of
 ``!!python/object/apply``, ``!!python/name`` and custom tags, which would create a marker
@@ -34,6 +35,24 @@ COMMANDS = [
     ["run", "--format", "json", "fixtures"],
     ["run", "--format", "junit", "fixtures"],
     ["explain", str(FIXTURE.relative_to(ROOT))],
+    ["diff", "--base", "HEAD", "--all", "fixtures"],
+    [
+        "diff",
+        "fixtures/configs/volcano-binpack-cpu-weighted.yaml",
+        "fixtures/configs/volcano-binpack-memory-weighted.yaml",
+        "--fixtures",
+        "fixtures",
+        "--format",
+        "markdown",
+    ],
+    [
+        "simulate",
+        "fixtures/volcano-gpu-two-nodes.policytest.yaml",
+        "--config",
+        "fixture",
+        "--config",
+        "fixtures/configs/volcano-binpack-gpu.yaml",
+    ],
     ["schema"],
     ["schema", "policytest-fixture"],
     ["rules"],
@@ -67,6 +86,15 @@ def test_commands_run_with_the_network_blocked_in_process(
     monkeypatch.chdir(ROOT)
     result = run_line(argv)
     assert result.exit_code == 0, result
+    assert not no_network
+
+
+def test_the_pytest_plugin_runs_with_the_network_blocked_in_process(
+    pytester: pytest.Pytester, no_network: list[str]
+) -> None:
+    result = pytester.runpytest("-p", "no:cacheprovider", str(ROOT / "fixtures"))
+    assert result.ret == 0, result.stdout.str()
+    assert result.parseoutcomes()["passed"] >= 8
     assert not no_network
 
 
@@ -114,6 +142,10 @@ def test_commands_run_with_the_network_blocked_in_a_subprocess(tmp_path: Path) -
         )
         assert done.returncode == 0, (argv, done.stderr)
         assert "NETWORK ATTEMPT" not in done.stderr, argv
+    plugin = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "fixtures"]
+    done = subprocess.run(plugin, cwd=ROOT, env=env, capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert " passed" in done.stdout and "NETWORK ATTEMPT" not in done.stderr
 
 
 # --- YAML tags construct nothing ------------------------------------------------------------

@@ -440,6 +440,24 @@ class TestRealPreCommit:
             for line in result.lines
         ), result
 
+    def test_run_hook_fails_on_a_failing_case(self, user_repo: UserRepo) -> None:
+        wrong = user_repo.path / "fixtures" / "wrong.policytest.yaml"
+        wrong.write_text(
+            PASSING_FIXTURE.replace("unschedulable: [node-small]", "unschedulable: [node-big]"),
+            encoding="utf-8",
+        )
+        try:
+            result = user_repo.pre_commit(
+                "run", "policytest-run", "--color=never", "--files", "values.yaml"
+            )
+        finally:
+            wrong.unlink()  # the repository is shared by the module's tests
+        assert result.returncode == 1, result
+        assert any(re.match(r"policytest run\.+Failed$", line) for line in result.lines), result
+        assert "- exit code: 1" in result.lines, result  # a failed case, not a crash (3)
+        assert "FAIL a 4-CPU pod fits only the big node" in result.output, result
+        assert "Traceback" not in result.output, result
+
     def test_run_hook_runs_the_fixture_suite(self, user_repo: UserRepo) -> None:
         result = user_repo.pre_commit(
             "run",

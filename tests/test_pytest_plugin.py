@@ -73,6 +73,28 @@ def test_update_rewrites_expectations_and_keeps_comments(project: pytest.Pyteste
     project.runpytest().assert_outcomes(passed=1)
 
 
+def test_update_through_a_symlink_rewrites_its_target(project: pytest.Pytester) -> None:
+    target = project.mkdir("real") / "three.policytest.yaml"
+    target.write_text(WRONG)  # its config is found from the link, where pytest found it
+    link = project.path / "three.policytest.yaml"
+    link.symlink_to(target)
+    project.runpytest("--policytest-update", link.name).assert_outcomes(passed=1)
+    assert link.is_symlink()
+    assert target.read_text() == FIXTURE
+
+
+def test_update_through_a_symlink_out_of_the_repository_is_refused(
+    project: pytest.Pytester, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    target = tmp_path_factory.mktemp("elsewhere") / "three.policytest.yaml"
+    target.write_text(WRONG)
+    (project.path / "three.policytest.yaml").symlink_to(target)
+    result = project.runpytest("--policytest-update")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*not updating*outside the repository root*"])
+    assert target.read_text() == WRONG
+
+
 def test_file_pattern_is_configurable(project: pytest.Pytester) -> None:
     (project.path / "three.golden.yaml").write_text(FIXTURE)
     project.makeini("[pytest]\npolicytest_files = *.golden.yaml\n")
@@ -85,6 +107,33 @@ def test_runs_under_xdist(project: pytest.Pytester) -> None:
     (project.path / "wrong.policytest.yaml").write_text(WRONG)
     result = project.runpytest_subprocess("-n", "2", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=4, failed=1)
+
+
+def test_update_under_xdist_rewrites_every_file_once(project: pytest.Pytester) -> None:
+    paths = [project.path / f"wrong{index}.policytest.yaml" for index in range(6)]
+    for path in paths:
+        path.write_text(WRONG)
+    log = project.path / "renames.log"
+    project.makeconftest(
+        f"""
+        from policytest import golden
+
+        def _log(temporary):
+            with open({str(log)!r}, "a") as stream:
+                stream.write(temporary + "\\n")
+
+        golden.BEFORE_RENAME.append(_log)
+        """
+    )
+    result = project.runpytest_subprocess(
+        "-n", "2", "-p", "no:cacheprovider", "--policytest-update"
+    )
+    result.assert_outcomes(passed=6)
+    assert len(log.read_text().splitlines()) == len(paths)  # one write per file
+    for path in paths:  # each holds one update's text, its comments kept
+        assert path.read_text() == FIXTURE
+    assert not [p.name for p in project.path.iterdir() if p.name.startswith(".policytest-")]
+    project.runpytest_subprocess("-n", "2", "-p", "no:cacheprovider").assert_outcomes(passed=6)
 
 
 def test_policytest_fixture_ranks_in_python(project: pytest.Pytester) -> None:

@@ -82,8 +82,11 @@ def execute(args: Any) -> int:
     if args.update:
         from policytest.golden import update_expectations
 
-        for path in update_expectations(report.results):
+        written, refused = update_expectations(report.results, args.root)
+        for path in written:
             sys.stderr.write(f"updated {path}\n")
+        for refusal in refused:
+            sys.stderr.write(f"policytest: error: {refusal}\n")
         report = run_paths(args.paths, check_options(args), args.root, progress)
     write(
         render_run(output_format, report, color=output_format == "text" and use_color(sys.stdout))

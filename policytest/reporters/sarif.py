@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import PurePath
 from typing import Any
+from urllib.parse import quote
 
 from policytest import __version__
 from policytest.findings import Severity
@@ -15,10 +16,19 @@ SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 
 
-def _uri(path: str) -> str:
+def _artifact_location(path: str) -> dict[str, str]:
+    """A SARIF ``artifactLocation`` for ``path``, as a URI (RFC 3986, percent-encoded).
+
+    A relative path is a relative reference resolved against ``%SRCROOT%`` (the checkout,
+    for code scanning); an absolute path is a ``file://`` URI of its own, since a base
+    would be ignored or, worse, prepended to it.
+    """
     if path.startswith("<"):
-        return "stdin"
-    return PurePath(path).as_posix().removeprefix("./")
+        return {"uri": "stdin", "uriBaseId": "%SRCROOT%"}
+    pure = PurePath(path)
+    if pure.is_absolute():
+        return {"uri": pure.as_uri()}
+    return {"uri": quote(pure.as_posix().removeprefix("./")), "uriBaseId": "%SRCROOT%"}
 
 
 def _rule_descriptor(rule: Rule) -> dict[str, Any]:
@@ -44,7 +54,7 @@ def as_sarif(report: ValidationReport) -> dict[str, Any]:
             "locations": [
                 {
                     "physicalLocation": {
-                        "artifactLocation": {"uri": _uri(finding.path), "uriBaseId": "%SRCROOT%"},
+                        "artifactLocation": _artifact_location(finding.path),
                         "region": {"startLine": finding.line, "startColumn": finding.column},
                     }
                 }
