@@ -30,6 +30,7 @@ from policytest.fixture import (
     merged_child,
 )
 from policytest.quantity import QuantityError, parse_quantity
+from policytest.scoring.fast import shape_key
 from policytest.source import lookup, sequence_items
 
 Path = tuple[str | int, ...]
@@ -78,10 +79,16 @@ _NODE_RESOURCE_KEYS: Final = ("allocatable", "used")
 def cluster_problems(fixture: Fixture) -> list[Finding]:
     """Problems in the cluster (nodes and their bound pods): every case inherits them."""
     findings: list[Finding] = []
+    clean: set[object] = set()  # pod shapes already checked and found clean
     for spec in fixture.nodes:
         findings.extend(_node_problems(fixture, spec))
         for entry, node in bound_pod_entries(fixture, spec):
-            findings.extend(_pod_problems(fixture, entry, node))
+            shape = shape_key(entry)
+            if shape not in clean:
+                problems = list(_pod_problems(fixture, entry, node))
+                findings.extend(problems)
+                if not problems:
+                    clean.add(shape)
     return findings
 
 

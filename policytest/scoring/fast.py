@@ -23,7 +23,7 @@ from typing import Any, Final
 from policytest.cluster import Node, Pod, node_from_dict, pods_from_dict
 from policytest.engine import ClusterState, NodeScore
 
-__all__ = ["Choice", "build_nodes", "place_all"]
+__all__ = ["Choice", "build_nodes", "place_all", "shape_key"]
 
 Choice = tuple[str | None, tuple[str, ...]]
 """Where one pod went (``None``: pending) and the nodes it tied with."""
@@ -47,7 +47,7 @@ def build_nodes(specs: Iterable[tuple[str, Mapping[str, Any]]]) -> list[Node]:
         node = node_from_dict(bare, default_requests_from_limits=True, where=name)
         pods = list(node.pods)
         for index, entry in enumerate(entries):
-            key = _frozen(entry)
+            key = shape_key(entry)
             parsed = cache.get(key)
             if parsed is None:
                 parsed = pods_from_dict(
@@ -59,12 +59,13 @@ def build_nodes(specs: Iterable[tuple[str, Mapping[str, Any]]]) -> list[Node]:
     return nodes
 
 
-def _frozen(value: object) -> object:
-    """A hashable stand-in that tells ``1``, ``1.0``, ``True`` and ``"1"`` apart."""
+def shape_key(value: object) -> object:
+    """A hashable stand-in for a decoded value that tells ``1``, ``1.0``, ``True`` and
+    ``"1"`` apart: equal keys, equal descriptions (a cluster repeats a few pod shapes)."""
     if isinstance(value, dict):
-        return (dict, tuple((key, _frozen(item)) for key, item in value.items()))
+        return (dict, tuple((key, shape_key(item)) for key, item in value.items()))
     if isinstance(value, list):
-        return (list, tuple(_frozen(item) for item in value))
+        return (list, tuple(shape_key(item) for item in value))
     return (type(value), value)
 
 
