@@ -13,6 +13,15 @@ from policytest.cli import main
 
 DATA = Path(__file__).parent / "data"
 
+# A small Volcano conf that loads cleanly (binpack with its recommended weight).
+VOLCANO_CONF = """\
+actions: "enqueue, allocate, backfill"
+tiers:
+- plugins:
+  - name: binpack
+    arguments: {binpack.weight: 10}
+"""
+
 
 @dataclass(frozen=True)
 class CliResult:

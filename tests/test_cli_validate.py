@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import DATA, RunLine
+from tests.conftest import DATA, VOLCANO_CONF, RunLine
 
 BROKEN_FIXTURE = """\
 apiVersion: policytest/v1
@@ -26,14 +26,6 @@ cases:
 - name: c
   pod: {requests: {cpu: "1"}}
   expect: {ranking: [a]}
-"""
-
-VOLCANO_CONF = """\
-actions: "enqueue, allocate, backfill"
-tiers:
-- plugins:
-  - name: binpack
-    arguments: {binpack.weight: 10}
 """
 
 

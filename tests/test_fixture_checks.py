@@ -9,15 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import RunLine
-
-VOLCANO_CONF = """\
-actions: "enqueue, allocate, backfill"
-tiers:
-- plugins:
-  - name: binpack
-    arguments: {binpack.weight: 10}
-"""
+from tests.conftest import VOLCANO_CONF, RunLine
 
 FIXTURE = """\
 apiVersion: policytest/v1
@@ -193,27 +185,29 @@ def test_validate_reports_a_missing_config(run_line: RunLine, tmp_path: Path) ->
     assert result["findings"] == findings
 
 
-def test_validate_reports_a_config_outside_the_repository(
-    run_line: RunLine, tmp_path: Path
-) -> None:
+@pytest.fixture
+def uses_outside_config(tmp_path: Path) -> Path:
+    """A fixture in ``tmp_path/repo`` (a git repository) whose config is one level up."""
     (tmp_path / "outside.yaml").write_text(VOLCANO_CONF)
     repository = tmp_path / "repo"
     (repository / ".git").mkdir(parents=True)
-    path = write(repository, FIXTURE.replace("volcano.yaml", "../outside.yaml"))
-    findings, _ = both(run_line, path)
+    return write(repository, FIXTURE.replace("volcano.yaml", "../outside.yaml"))
+
+
+def test_validate_reports_a_config_outside_the_repository(
+    run_line: RunLine, uses_outside_config: Path
+) -> None:
+    findings, _ = both(run_line, uses_outside_config)
     (finding,) = findings
     assert finding["rule"] == "PT003"
     assert "is outside the repository root" in str(finding["message"])
 
 
 def test_validate_root_option_widens_where_configs_may_live(
-    run_line: RunLine, tmp_path: Path
+    run_line: RunLine, tmp_path: Path, uses_outside_config: Path
 ) -> None:
     """``validate --root`` as ``run --root``: here the config one level up is allowed."""
-    (tmp_path / "outside.yaml").write_text(VOLCANO_CONF)
-    repository = tmp_path / "repo"
-    (repository / ".git").mkdir(parents=True)
-    path = write(repository, FIXTURE.replace("volcano.yaml", "../outside.yaml"))
-    result = run_line(["validate", "--format", "json", "--root", str(tmp_path), str(path)])
+    root = str(tmp_path)
+    result = run_line(["validate", "--format", "json", "--root", root, str(uses_outside_config)])
     assert result.exit_code == 0, result
     assert json.loads(result.stdout)["findings"] == []

@@ -136,17 +136,29 @@ def test_update_under_xdist_rewrites_every_file_once(project: pytest.Pytester) -
     project.runpytest_subprocess("-n", "2", "-p", "no:cacheprovider").assert_outcomes(passed=6)
 
 
-def test_policytest_fixture_ranks_in_python(project: pytest.Pytester) -> None:
+def test_policytest_fixture_ranks_places_and_runs_in_python(project: pytest.Pytester) -> None:
     project.makepyfile(
         test_api="""
-        def test_rank(policytest):
-            scheduler = policytest.scheduler("configs/volcano-binpack-cpu-weighted.yaml")
-            nodes = [
-                {"name": "a", "allocatable": {"cpu": "8", "memory": "16Gi", "pods": "10"},
-                 "used": {"cpu": "6"}},
-                {"name": "b", "allocatable": {"cpu": "8", "memory": "16Gi", "pods": "10"}},
-            ]
-            assert policytest.rank(scheduler, nodes, {"requests": {"cpu": "1"}}) == [["a"], ["b"]]
+        import pytest
+
+        NODES = [
+            {"name": "a", "allocatable": {"cpu": "8", "memory": "16Gi", "pods": "10"},
+             "used": {"cpu": "6"}},
+            {"name": "b", "allocatable": {"cpu": "8", "memory": "16Gi", "pods": "10"}},
+        ]
+
+        @pytest.fixture
+        def scheduler(policytest):
+            return policytest.scheduler("configs/volcano-binpack-cpu-weighted.yaml")
+
+        def test_rank(policytest, scheduler):
+            assert policytest.rank(scheduler, NODES, {"requests": {"cpu": "1"}}) == [["a"], ["b"]]
+
+        def test_place(policytest, scheduler):
+            placed = policytest.place(scheduler, NODES, [{"requests": {"cpu": "1"}, "count": 12}])
+            assert placed.placements == {"a": 2, "b": 8}
+            assert (placed.pending, placed.nodes_used) == (2, 2)
+            assert [step.node for step in placed.steps] == ["a"] * 2 + ["b"] * 8 + [None] * 2
 
         def test_run(policytest):
             (result,) = policytest.run("three.policytest.yaml")
@@ -154,23 +166,4 @@ def test_policytest_fixture_ranks_in_python(project: pytest.Pytester) -> None:
         """
     )
     (project.path / "three.policytest.yaml").write_text(FIXTURE)
-    project.runpytest("test_api.py").assert_outcomes(passed=2)
-
-
-def test_policytest_fixture_places_a_sequence_in_python(project: pytest.Pytester) -> None:
-    project.makepyfile(
-        test_place="""
-        def test_place(policytest):
-            scheduler = policytest.scheduler("configs/volcano-binpack-cpu-weighted.yaml")
-            nodes = [
-                {"name": "a", "allocatable": {"cpu": "8", "memory": "16Gi", "pods": "10"},
-                 "used": {"cpu": "6"}},
-                {"name": "b", "allocatable": {"cpu": "8", "memory": "16Gi", "pods": "10"}},
-            ]
-            placed = policytest.place(scheduler, nodes, [{"requests": {"cpu": "1"}, "count": 12}])
-            assert placed.placements == {"a": 2, "b": 8}
-            assert (placed.pending, placed.nodes_used) == (2, 2)
-            assert [step.node for step in placed.steps] == ["a"] * 2 + ["b"] * 8 + [None] * 2
-        """
-    )
-    project.runpytest("test_place.py").assert_outcomes(passed=1)
+    project.runpytest("test_api.py").assert_outcomes(passed=3)
