@@ -26,6 +26,7 @@ from policytest.goyaml import scalar_text
 from policytest.limits import Limits
 from policytest.options import CheckOptions
 from policytest.source import (
+    INVALID_YAML,
     Document,
     Embedding,
     ParseFailure,
@@ -178,7 +179,11 @@ def _embedded_document(
 
 
 def read_as_scheduler(source: SourceFile, options: CheckOptions) -> SourceFile:
-    """``source`` as Volcano reads it, when it is a Volcano conf file.
+    """``source`` as its scheduler reads it, when it is a Volcano conf or a
+    KubeSchedulerConfiguration file.
+
+    A file that says ``kind: KubeSchedulerConfiguration`` and is not YAML is
+    kube-scheduler's failure to start (KS006), not a mere unreadable file.
 
     volcano-scheduler trims the whole file (Go's ``strings.TrimSpace``) before parsing, so
     a raw conf whose first line is indented loads in Volcano while YAML tools reject it;
@@ -186,6 +191,11 @@ def read_as_scheduler(source: SourceFile, options: CheckOptions) -> SourceFile:
     unreadable file. A ``volcano-scheduler.conf`` without any YAML content (empty,
     comments only) is still read by Volcano, as an empty conf.
     """
+    syntax = [p for p in source.problems if p.message.startswith(INVALID_YAML)]
+    if syntax and _KUBE_CONFIG_KIND.search(source.head):
+        from policytest.kube.check import load_failure
+
+        return dataclasses.replace(source, problems=tuple(map(load_failure, syntax)))
     named = os.path.basename(source.path) == VOLCANO_CONF_NAME
     if source.text is None:
         if named and not source.documents and not source.problems:
@@ -209,5 +219,10 @@ def read_as_scheduler(source: SourceFile, options: CheckOptions) -> SourceFile:
 
 _VOLCANO_HINT = re.compile(r"^\s*(actions|tiers)\s*:", re.MULTILINE)
 _KUBE_TEXT = re.compile(r"KubeSchedulerConfiguration|kubescheduler\.config\.k8s\.io")
+_KUBE_CONFIG_KIND = re.compile(
+    r"""^(kind|[ \t]{0,4}"kind")\s*:\s*["']?KubeSchedulerConfiguration\b""", re.MULTILINE
+)
+"""A top-level ``kind: KubeSchedulerConfiguration`` in the head: YAML at column 0, or a
+JSON key indented as a pretty-printed top level is (not as one embedded in a ConfigMap)."""
 _KUBERNETES_OBJECT = re.compile(r'^(apiVersion|kind)\s*:|"(apiVersion|kind)"\s*:', re.MULTILINE)
 """A top-level ``kind``/``apiVersion``: a manifest or fixture, never a raw Volcano conf."""

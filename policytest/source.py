@@ -25,6 +25,8 @@ from policytest.limits import Limits, NodeCounter, TooManyNodes
 from policytest.positions import IDENTITY, Position, PositionMap
 
 READ_ERROR = "PT001"
+INVALID_YAML = "invalid YAML"
+"""How a reader finding about YAML syntax begins (as opposed to a limit or encoding)."""
 """Rule id of every problem that stops a file from being read (see :mod:`policytest.checks`)."""
 
 STDIN = "-"
@@ -192,10 +194,10 @@ def compose_all(text: str, limits: Limits) -> list[Node]:
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, column = (mark.line, mark.column) if mark is not None else (0, 0)
-        raise ParseFailure(f"invalid YAML: {_yaml_message(exc)}", line, column) from exc
+        raise ParseFailure(f"{INVALID_YAML}: {_yaml_message(exc)}", line, column) from exc
     except YAMLError as exc:  # ReaderError: a character YAML does not allow
         line, column = _reader_error_position(exc, text)
-        raise ParseFailure(f"invalid YAML: {_first_line(str(exc))}", line, column) from exc
+        raise ParseFailure(f"{INVALID_YAML}: {_first_line(str(exc))}", line, column) from exc
     except RecursionError as exc:
         raise ParseFailure(
             "document nests too deeply to be a scheduler config; not read", 0, 0

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from policytest.findings import Finding, Severity
+from policytest.limits import Limits
 from policytest.options import CheckOptions
 from policytest.validate import RuleFilter, validate_paths
 
@@ -231,3 +232,43 @@ def test_configs_in_tool_directories_and_virtualenvs_are_not_walked(
     (tmp_path / "volcano-scheduler.conf").write_text(CONF)
     report = validate_paths([str(tmp_path)], OPTIONS)
     assert report.checked == (str(tmp_path / "volcano-scheduler.conf"),)
+
+
+KUBE_BROKEN = (
+    "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+    'profiles:\n- schedulerName: "unclosed\n'
+)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param(KUBE_BROKEN, id="yaml"),
+        pytest.param(
+            '{\n  "apiVersion": "kubescheduler.config.k8s.io/v1",\n'
+            '  "kind": "KubeSchedulerConfiguration",\n  "profiles": [\n}\n',
+            id="json",
+        ),
+    ],
+)
+def test_a_yaml_error_in_a_raw_kube_config_is_ks006(tmp_path: Path, text: str) -> None:
+    """kube-scheduler cannot read its --config: its error, selectable as KS."""
+    (finding,) = validate(tmp_path, "scheduler.yaml", text, select="KS")
+    assert (finding.rule, finding.severity) == ("KS006", Severity.ERROR)
+    assert finding.message.startswith("invalid YAML") and "refuses to start" in finding.message
+
+
+def test_a_broken_file_that_only_mentions_the_kube_kind_stays_pt001(tmp_path: Path) -> None:
+    """An over-limit file is our limit, not kube-scheduler's, and a broken manifest that
+    embeds a config is not the scheduler's file."""
+    big = tmp_path / "big.yaml"
+    big.write_text(KUBE_BROKEN.replace('"unclosed', "a"))
+    tight = CheckOptions(limits=Limits(max_nodes=5))
+    (finding,) = validate_paths([str(big)], tight, RuleFilter()).findings
+    assert (finding.rule, finding.severity) == ("PT001", Severity.ERROR)
+    assert "too many nodes" in finding.message
+    embedded = (
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: s}\ndata:\n  config.yaml: |\n"
+        "    kind: KubeSchedulerConfiguration\n  broken: [\n"
+    )
+    assert [f.rule for f in validate(tmp_path, "cm.yaml", embedded)] == ["PT001"]

@@ -7,6 +7,7 @@ scores with (``None`` exactly when kube-scheduler would refuse to start);
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode
@@ -33,7 +34,18 @@ from policytest.kube.suggest import did_you_mean
 from policytest.options import NEWEST_KUBERNETES, CheckOptions
 from policytest.source import Document, ParseFailure, lookup
 
-__all__ = ["check", "check_policy", "load"]
+__all__ = ["check", "check_policy", "load", "load_failure"]
+
+
+def load_failure(problem: Finding) -> Finding:
+    """A KubeSchedulerConfiguration file that is not YAML (``problem`` is the reader's
+    finding): kube-scheduler cannot decode its ``--config`` and refuses to start."""
+    return dataclasses.replace(
+        problem,
+        rule=rules.NOT_A_CONFIG.id,
+        severity=Severity.ERROR,
+        message=f"{problem.message}; kube-scheduler cannot read its --config and refuses to start",
+    )
 
 
 def check(document: Document, options: CheckOptions) -> list[Finding]:

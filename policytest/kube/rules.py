@@ -194,7 +194,8 @@ NOT_A_CONFIG = rule(
     The file passed with ``--config`` must be one mapping with ``apiVersion`` and
     ``kind: KubeSchedulerConfiguration``. An empty file, a list, a missing ``kind`` or
     ``apiVersion`` (``Object 'Kind' is missing``), another kind (``no kind ... is
-    registered``) or a YAML syntax error in a ConfigMap value that holds the config stops
+    registered``) or a YAML syntax error (in a file that says ``kind:
+    KubeSchedulerConfiguration``, or in a ConfigMap value that holds the config) stops
     kube-scheduler at start-up.
 
     Failing::
