@@ -14,11 +14,13 @@ Two things, both reported as PT003 at the offending key or value, by ``validate`
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, Final
 
 from ruamel.yaml.nodes import Node
 
+from policytest.cluster import ClusterSpecError, pods_from_dict
 from policytest.findings import Finding
 from policytest.fixture import (
     FIXTURE_ERROR,
@@ -123,8 +125,41 @@ def _pod_problems(fixture: Fixture, entry: object, node: Node) -> Iterator[Findi
             yield _unsimulated(fixture, node, (*prefix, key), key, plugins, effect, "pod")
     yield from _volume_problems(fixture, body.get("volumes"), node, (*prefix, "volumes"))
     yield from _host_port_problems(fixture, body, node, prefix)
-    for path, value in _resource_lists(body, prefix):
-        yield from _bad_quantities(fixture, value, node, path)
+    quantities = [
+        finding
+        for path, value in _resource_lists(body, prefix)
+        for finding in _bad_quantities(fixture, value, node, path)
+    ]
+    yield from quantities or _shape_problems(fixture, entry, node)
+
+
+def _shape_problems(fixture: Fixture, entry: Mapping[str, Any], node: Node) -> Iterator[Finding]:
+    """A pod the cluster model cannot read (``requests: 5``, a string for ``containers``),
+    at the offending value: the scheduler would never see such a pod."""
+    try:
+        pods_from_dict(entry, default_requests_from_limits=True, where=_POD)
+    except ClusterSpecError as error:
+        where, _, reason = str(error).partition(": ")
+        shown = where.removeprefix(f"{_POD}.")
+        yield FIXTURE_ERROR.at(
+            fixture.document,
+            _locate(fixture, node, _parsed_path(where), key=False),
+            f"pod `{shown}`: {reason}; the API server would reject this pod",
+        )
+    except QuantityError:
+        pass  # a quantity is reported where it stands
+
+
+_POD: Final = "pod"
+_PATH_STEP: Final = re.compile(r"\.?([^.\[\]]+)|\[(\d+)\]")
+
+
+def _parsed_path(where: str) -> Path:
+    """``pod.spec.containers[0].resources`` as a path below the pod entry."""
+    steps: list[str | int] = [
+        int(index) if index else key for key, index in _PATH_STEP.findall(where)
+    ]
+    return tuple(steps[1:] if steps[:1] == [_POD] else steps)
 
 
 def _affinity_plugins(affinity: object) -> str:

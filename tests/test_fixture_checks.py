@@ -176,6 +176,38 @@ def test_a_malformed_quantity_is_pt003_at_the_quantity(
     assert result["status"] == "error" and result["findings"] == findings
 
 
+@pytest.mark.parametrize(
+    ("new", "line", "column", "shown", "reason"),
+    [
+        (
+            "- spec: {containers: [{name: x, resources: {requests: 5}}]}",
+            12,
+            59,
+            "spec.containers[0].resources.requests",
+            "expected a mapping, got int",
+        ),
+        ("- spec: {containers: main}", 12, 26, "spec.containers", "must be a list of containers"),
+        (
+            "- spec: {containers: [{name: x, restartPolicy: Always}]}",
+            12,
+            52,
+            "spec.containers[0].restartPolicy",
+            "only init containers take a restartPolicy",
+        ),
+    ],
+)
+def test_a_wrongly_shaped_bound_pod_is_pt003_at_the_value(
+    run_line: RunLine, tmp_path: Path, new: str, line: int, column: int, shown: str, reason: str
+) -> None:
+    """The full pod form takes any PodSpec field, so the schema cannot say this."""
+    text = FIXTURE.replace("    - requests: {memory: 1Gi}\n", f"    {new}\n")
+    findings, result = both(run_line, write(tmp_path, text))
+    (finding,) = findings
+    assert (finding["rule"], finding["line"], finding["column"]) == ("PT003", line, column)
+    assert str(finding["message"]).startswith(f"pod `{shown}`: {reason}")
+    assert result["status"] == "error" and result["findings"] == findings
+
+
 def test_validate_reports_a_missing_config(run_line: RunLine, tmp_path: Path) -> None:
     path = write(tmp_path, FIXTURE.replace("volcano.yaml", "missing.yaml"))
     findings, result = both(run_line, path)
