@@ -43,6 +43,8 @@ def render_case(result: CaseResult) -> str:
         ]
     if result.steps:
         lines += ["", *_sequence_lines(result)]
+    if result.findings:
+        lines.append("")
     for finding in result.findings:
         lines.append(
             f"  config: {finding.path}:{finding.line}:{finding.column}: "
