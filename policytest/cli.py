@@ -29,13 +29,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"policytest {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:
-        try:
-            module = importlib.import_module(f"policytest.commands.{name}")
-        except ModuleNotFoundError as exc:
-            if exc.name != f"policytest.commands.{name}":
-                raise
-            continue  # a command not built yet
-        module.configure(subparsers)
+        importlib.import_module(f"policytest.commands.{name}").configure(subparsers)
     return parser
 
 
