@@ -16,7 +16,7 @@ from typing import Literal
 
 from policytest.cluster import ClusterSpecError, Node, Pod, pods_from_dict
 from policytest.engine import ClusterState, NodeScore, Scheduler
-from policytest.findings import Finding, Severity
+from policytest.findings import Finding
 from policytest.fixture import Case, Expectation, Fixture, RankingSpec
 from policytest.quantity import QuantityError
 from policytest.scoring.fast import Choice, build_nodes, place_all
@@ -324,7 +324,3 @@ def format_score(value: float) -> str:
     if float(value).is_integer():
         return str(int(value))
     return f"{value:.10g}"
-
-
-def worst_severity(findings: Sequence[Finding]) -> Severity | None:
-    return max((f.severity for f in findings), key=lambda s: s.rank, default=None)

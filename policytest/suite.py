@@ -110,11 +110,6 @@ def run_file(path: str, options: CheckOptions, root: str) -> list[CaseResult]:
     return [case.run() for case in plan_file(path, options, root)]
 
 
-def run_fixture_document(document: Document, options: CheckOptions, root: str) -> list[CaseResult]:
-    """Load one fixture document and run its cases (errors become error results)."""
-    return [case.run() for case in plan_fixture_document(document, options, root)]
-
-
 @dataclass(frozen=True)
 class PlannedCase:
     """A case of a loaded fixture, run on demand: the pytest plugin collects cases
