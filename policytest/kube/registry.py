@@ -133,21 +133,6 @@ RETIRED_PLUGINS: Final[dict[str, str]] = {
     **{name: "NodeVolumeLimits" for name in sorted(REMOVED_PLUGINS)},
 }
 
-# Plugins whose ``pluginConfig[].args`` kube-scheduler decodes (strictly) into a typed
-# ``<Name>Args``; args of any other name are kept as opaque bytes and never looked at.
-ARGS_PLUGINS: Final = frozenset(
-    {
-        "DefaultPreemption",
-        "DynamicResources",
-        "InterPodAffinity",
-        "NodeAffinity",
-        FIT,
-        BALANCED,
-        "PodTopologySpread",
-        "VolumeBinding",
-    }
-)
-
 MAX_INT64: Final = (1 << 63) - 1
 
 
