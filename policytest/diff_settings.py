@@ -272,13 +272,19 @@ def kube_settings(config: KubeSchedulerConfig | None) -> tuple[Setting, ...]:
     ]
     for profile in config.profiles:
         prefix = f"profile {profile.scheduler_name}: "
+        raised = profile.raised_weights
         for name, weight in profile.score_plugins:
-            settings.append(Setting(f"{prefix}{name} weight", str(weight)))
+            written = "0" if name in raised else None
+            settings.append(Setting(f"{prefix}{name} weight", str(weight), written))
         fit = profile.fit_args
         if fit is not None and profile.scores(FIT):
             settings.append(Setting(f"{prefix}{FIT} scoringStrategy.type", fit.strategy))
             settings.append(
-                Setting(f"{prefix}{FIT} scoringStrategy.resources", _resources(fit.resources))
+                Setting(
+                    f"{prefix}{FIT} scoringStrategy.resources",
+                    _resources(fit.resources),
+                    _written_resources(FIT, fit.resources, raised),
+                )
             )
             if fit.shape:
                 shape = ", ".join(f"{utilization}% -> {score}" for utilization, score in fit.shape)
@@ -295,6 +301,16 @@ def kube_settings(config: KubeSchedulerConfig | None) -> tuple[Setting, ...]:
 
 def _resources(resources: Sequence[tuple[str, int]]) -> str:
     return ", ".join(f"{name} {weight}" for name, weight in resources) or "(none)"
+
+
+def _written_resources(
+    plugin: str, resources: Sequence[tuple[str, int]], raised: Sequence[str]
+) -> str | None:
+    """The resource list as written, when a weight 0 in it is held as 1."""
+    zero = {name for name, _ in resources if f"{plugin}/{name}" in raised}
+    if not zero:
+        return None
+    return _resources([(name, 0 if name in zero else weight) for name, weight in resources])
 
 
 __all__ = [

@@ -120,6 +120,8 @@ profiles:
       enabled:
       - name: NodeResourcesFit
         weight: 5
+      - name: NodeResourcesBalancedAllocation
+        weight: 0
   pluginConfig:
   - name: NodeResourcesFit
     args:
@@ -144,8 +146,12 @@ def test_kube_profiles_as_held(tmp_path: Path) -> None:
     assert held["profile packer: NodeResourcesFit scoringStrategy.type"].value == (
         "RequestedToCapacityRatio"
     )
-    # weight 0 is defaulted to 1
-    assert held["profile packer: NodeResourcesFit scoringStrategy.resources"].value == "cpu 1"
+    # weight 0 is held as 1; the diff shows what was written next to it
+    resources = held["profile packer: NodeResourcesFit scoringStrategy.resources"]
+    assert (resources.value, resources.written) == ("cpu 1", "cpu 0")
+    balanced = held["profile packer: NodeResourcesBalancedAllocation weight"]
+    assert (balanced.value, balanced.written) == ("1", "0")
+    assert held["profile packer: NodeResourcesFit weight"].written is None
     shape = held["profile packer: NodeResourcesFit scoringStrategy.requestedToCapacityRatio.shape"]
     assert shape.value == "0% -> 0, 100% -> 10"
     assert held["profile spreader: NodeResourcesFit scoringStrategy.type"].value == (

@@ -32,6 +32,9 @@ class Profile:
     fit_ignored_resources: tuple[str, ...] = ()
     fit_ignored_resource_groups: tuple[str, ...] = ()
     percentage_of_nodes_to_score: int | None = None
+    raised_weights: tuple[str, ...] = ()
+    """What was written with weight 0 and is held as 1: score plugins (``NodeResourcesFit``)
+    and resources of Fit and BalancedAllocation (``NodeResourcesFit/cpu``)."""
 
     def weight(self, plugin: str) -> int | None:
         """The score weight of ``plugin``, or ``None`` if it does not score."""
