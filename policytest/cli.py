@@ -8,14 +8,13 @@ turns any unexpected exception into one line on stderr and exit code 3.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import gc
 import importlib
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 from policytest import __version__
 from policytest.exitcodes import ExitCode
+from policytest.gctuning import young_collections_only
 
 COMMANDS = ("validate", "run", "explain", "diff", "simulate", "schema", "rules")
 
@@ -41,7 +40,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exit_:  # argparse: --help, --version, usage errors
         return int(exit_.code or 0)
     try:
-        with _young_collections_only():
+        with young_collections_only():
             return int(args.execute(args))
     except KeyboardInterrupt:
         print("policytest: interrupted", file=sys.stderr)
@@ -51,20 +50,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # the outermost boundary: never a traceback for the user
         print(f"policytest: internal error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return int(ExitCode.INTERNAL)
-
-
-@contextlib.contextmanager
-def _young_collections_only() -> Iterator[None]:
-    """Leave the oldest generation alone while a command runs.
-
-    A full collection walks every live object. Loading a 50,000-pod fixture builds
-    half a million YAML nodes, decoded values and scores, none of them garbage, and the
-    full collections their growth triggers took 5 of 12 seconds. Young collections
-    still reclaim short-lived cycles, and everything is freed when the process exits.
-    """
-    first, second, third = gc.get_threshold()
-    gc.set_threshold(first, second, 1_000_000)
-    try:
-        yield
-    finally:
-        gc.set_threshold(first, second, third)

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from policytest.gctuning import young_collections_only
+
 if TYPE_CHECKING:
     from policytest.runner import CaseResult, Placement
 
@@ -67,7 +69,8 @@ class FixtureFile(pytest.File):
         from policytest.suite import PlannedCase, plan_file, repository_root, run_file
 
         root = self.config.getoption("policytest_root") or repository_root(str(self.path))
-        planned = plan_file(str(self.path), CheckOptions(), root)
+        with young_collections_only():
+            planned = plan_file(str(self.path), CheckOptions(), root)
         if self.config.getoption("policytest_update"):
             results = [case.run() for case in planned]
             failing = {r.case: r for r in results if r.status == "failed"}
@@ -103,7 +106,8 @@ class CaseItem(pytest.Item):
     @cached_property
     def result(self) -> CaseResult:
         """The case's outcome, computed when the item runs (in whichever worker)."""
-        return self.run()
+        with young_collections_only():
+            return self.run()
 
     def runtest(self) -> None:
         if self.result.status != "passed":

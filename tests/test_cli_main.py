@@ -9,6 +9,7 @@ import pytest
 
 from policytest import cli
 from policytest.commands import rules
+from policytest.gctuning import OLDEST_GENERATION_THRESHOLD
 
 
 def test_commands_run_without_full_collections_and_restore_the_thresholds(
@@ -24,7 +25,7 @@ def test_commands_run_without_full_collections_and_restore_the_thresholds(
     monkeypatch.setattr(rules, "execute", execute)
     before = gc.get_threshold()
     assert cli.main(["rules"]) == 0
-    assert seen == [(before[0], before[1], 1_000_000)]
+    assert seen == [(before[0], before[1], OLDEST_GENERATION_THRESHOLD)]
     assert gc.get_threshold() == before
 
 
