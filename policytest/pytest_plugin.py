@@ -107,7 +107,11 @@ class CaseItem(pytest.Item):
     def result(self) -> CaseResult:
         """The case's outcome, computed when the item runs (in whichever worker)."""
         with young_collections_only():
-            return self.run()
+            result = self.run()
+        # drop the closure: once every case of a file has run, its YAML tree is freed
+        # (a big fixture would otherwise stay alive for the rest of the session)
+        self.run = partial(_known, result)
+        return result
 
     def runtest(self) -> None:
         if self.result.status != "passed":
