@@ -267,15 +267,28 @@ def _weighted_mean(
     weights: Sequence[int],
 ) -> int:
     """least/mostResourceScorer: sum(score x weight) / sum(weight) over resources kept."""
+    node_score, weight_sum = _weighted_sum(score, allocatable, requested, weights, True)
+    return _quo64(node_score, weight_sum) if weight_sum else 0
+
+
+def _weighted_sum(
+    score: Callable[[int, int], int],
+    allocatable: Sequence[int],
+    requested: Sequence[int],
+    weights: Sequence[int],
+    zero_counts: bool,
+) -> tuple[int, int]:
+    """sum(score x weight) and sum(weight), in int64, over the resources that count: those
+    with allocatable, and (unless ``zero_counts``) a score above 0."""
     node_score = weight_sum = 0
     for alloc, req, weight in zip(allocatable, requested, weights, strict=True):
         if alloc == 0:
             continue
-        node_score = _add64(node_score, _mul64(score(req, alloc), weight))
-        weight_sum = _add64(weight_sum, weight)
-    if weight_sum == 0:
-        return 0
-    return _quo64(node_score, weight_sum)
+        resource_score = score(req, alloc)
+        if zero_counts or resource_score > 0:
+            node_score = _add64(node_score, _mul64(resource_score, weight))
+            weight_sum = _add64(weight_sum, weight)
+    return node_score, weight_sum
 
 
 def _least_requested(requested: int, capacity: int) -> int:
@@ -299,17 +312,8 @@ def _requested_to_capacity_ratio(
     weights: Sequence[int],
 ) -> int:
     """Resources scoring 0 leave the mean; the mean is rounded with math.Round."""
-    node_score = weight_sum = 0
-    for alloc, req, weight in zip(allocatable, requested, weights, strict=True):
-        if alloc == 0:
-            continue
-        resource_score = score(req, alloc)
-        if resource_score > 0:
-            node_score = _add64(node_score, _mul64(resource_score, weight))
-            weight_sum = _add64(weight_sum, weight)
-    if weight_sum == 0:
-        return 0
-    return _go_round(float(node_score) / float(weight_sum))
+    node_score, weight_sum = _weighted_sum(score, allocatable, requested, weights, False)
+    return _go_round(float(node_score) / float(weight_sum)) if weight_sum else 0
 
 
 def _shape_score(points: Sequence[tuple[int, int]], requested: int, capacity: int) -> int:
