@@ -65,9 +65,9 @@ def check_document(document: Document, kind: Kind, options: CheckOptions) -> lis
 def check_fixture(document: Document, options: CheckOptions) -> list[Finding]:
     """What would make the fixture's cases error under ``run``: the schema, then the
     fixture's content and its ``scheduler.config`` (resolved inside the repository)."""
-    from policytest.suite import fixture_findings, repository_root
+    from policytest.suite import fixture_findings, root_for
 
-    return fixture_findings(document, options, options.root or repository_root(document.path))
+    return fixture_findings(document, options, root_for(document.path, options))
 
 
 def decoded(document: Document, options: CheckOptions) -> object:

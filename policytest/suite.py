@@ -50,6 +50,11 @@ class RunReport:
         return all(result.status == "passed" for result in self.results)
 
 
+def root_for(path: str, options: CheckOptions) -> str:
+    """Where ``path``'s configs must live: ``--root`` if given, else its git repository."""
+    return options.root or repository_root(path)
+
+
 def repository_root(start: str) -> str:
     """The nearest directory at or above ``start`` that holds ``.git`` (else ``start``).
 
@@ -90,16 +95,13 @@ Progress = Callable[[int, int, str], None]
 
 
 def run_paths(
-    paths: Sequence[str],
-    options: CheckOptions,
-    root: str | None = None,
-    progress: Progress | None = None,
+    paths: Sequence[str], options: CheckOptions, progress: Progress | None = None
 ) -> RunReport:
     """Run every case of every fixture under ``paths``."""
     files = list(discover(paths))
     results: list[CaseResult] = []
     for done, path in enumerate(files, start=1):
-        results.extend(run_file(path, options, root or repository_root(path)))
+        results.extend(run_file(path, options, root_for(path, options)))
         if progress is not None:
             progress(done, len(files), path)
     return RunReport(tuple(results))

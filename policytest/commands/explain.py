@@ -25,13 +25,12 @@ def execute(args: Any) -> int:
 
     from policytest.exitcodes import ExitCode
     from policytest.reporters.explain import render_case
-    from policytest.suite import repository_root, run_file
+    from policytest.suite import root_for, run_file
 
     if not os.path.isfile(args.fixture):
         return usage_error(f"not a file: {args.fixture}")
-    results = run_file(
-        args.fixture, check_options(args), args.root or repository_root(args.fixture)
-    )
+    options = check_options(args)
+    results = run_file(args.fixture, options, root_for(args.fixture, options))
     if args.case is not None:
         results = [result for result in results if result.case == args.case]
         if not results:

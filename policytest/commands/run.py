@@ -76,7 +76,7 @@ def execute(args: Any) -> int:
     )
     progress = progress_line(sys.stderr) if sys.stderr.isatty() else None
     try:
-        report = run_paths(args.paths, check_options(args), args.root, progress)
+        report = run_paths(args.paths, check_options(args), progress)
     except PathNotFound as missing:
         return usage_error(f"path does not exist: {missing}")
     if args.update:
@@ -87,7 +87,7 @@ def execute(args: Any) -> int:
             sys.stderr.write(f"updated {path}\n")
         for refusal in refused:
             sys.stderr.write(f"policytest: error: {refusal}\n")
-        report = run_paths(args.paths, check_options(args), args.root, progress)
+        report = run_paths(args.paths, check_options(args), progress)
     write(
         render_run(output_format, report, color=output_format == "text" and use_color(sys.stdout))
     )

@@ -43,7 +43,7 @@ def execute(args: Any) -> int:
     from policytest.exitcodes import ExitCode
     from policytest.reporters.packing import render_json, render_text
     from policytest.simulate import SimulationError, load_workloads, simulate
-    from policytest.suite import ConfigUnusable, repository_root, scheduler_from_file
+    from policytest.suite import ConfigUnusable, root_for, scheduler_from_file
 
     if not os.path.isfile(args.fixture):
         return usage_error(f"not a file: {args.fixture}")
@@ -53,7 +53,7 @@ def execute(args: Any) -> int:
     options = check_options(args)
     try:
         workloads = load_workloads(
-            args.fixture, options, args.root or repository_root(args.fixture), args.case
+            args.fixture, options, root_for(args.fixture, options), args.case
         )
         schedulers = {
             label: None if label == "fixture" else scheduler_from_file(label, args.profile, options)
