@@ -49,6 +49,7 @@ from policytest.suite import (
     FIXTURE_SUFFIXES,
     ConfigUnusable,
     discover,
+    is_inside,
     load_fixture,
     run_file,
     scheduler_from_file,
@@ -291,8 +292,7 @@ def _content(path: str) -> bytes | str:
 
 def _inside(path: str, root: str) -> bool:
     """Is ``path`` a file inside ``root``, also after following links?"""
-    real_root = os.path.realpath(root)
-    return os.path.isfile(path) and os.path.realpath(path).startswith(real_root + os.sep)
+    return os.path.isfile(path) and is_inside(os.path.realpath(path), root)
 
 
 def _relative(path: str, root: str) -> str:

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from policytest.runner import FLOAT_TOLERANCE, CaseResult
+from policytest.runner import FLOAT_TOLERANCE, CaseResult, plain_number
 
 BEFORE_RENAME: list[Callable[[str], None]] = []
 """Test hook: called with the temporary file's path just before it replaces the fixture."""
@@ -207,11 +207,7 @@ def _like(old: Any, items: list[Any], flow: bool | None = None) -> Any:
 def _set_number(mapping: Any, key: str, actual: float, tolerance: float) -> None:
     """Replace an expected number only when it is off by more than the tolerance."""
     if abs(float(mapping[key]) - actual) > tolerance:
-        mapping[key] = _number(actual)
-
-
-def _number(value: float) -> float | int:
-    return int(value) if float(value).is_integer() else value
+        mapping[key] = plain_number(actual)
 
 
 def write_atomically(path: str, data: bytes) -> None:

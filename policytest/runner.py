@@ -12,7 +12,7 @@ import math
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Literal
+from typing import Any, Literal
 
 from policytest.cluster import ClusterSpecError, Node, Pod, pods_from_dict
 from policytest.engine import ClusterState, NodeScore, Scheduler
@@ -72,6 +72,16 @@ def rank(scores: Sequence[NodeScore]) -> Ranking:
     return tuple(tuple(groups[total]) for total in sorted(groups, reverse=True))
 
 
+def expand_pods(entries: Sequence[Any], where: str) -> list[Pod]:
+    """Incoming pod entries (short or full form, ``count`` expanded) as pods, with the
+    API server's defaulting of requests from limits."""
+    return [
+        pod
+        for entry in entries
+        for pod in pods_from_dict(entry, default_requests_from_limits=True, where=where)
+    ]
+
+
 def cluster_nodes(fixture: Fixture) -> list[Node] | None:
     """The fixture's nodes, built once for all its cases; ``None`` when a node does not
     parse (each case then reports the error)."""
@@ -101,13 +111,7 @@ def run_case(
     try:
         if nodes is None:
             nodes = build_nodes((spec.name, spec.spec) for spec in fixture.nodes)
-        pods = [
-            pod
-            for entry in case.pods
-            for pod in pods_from_dict(
-                entry, default_requests_from_limits=True, where=f"case `{case.name}`"
-            )
-        ]
+        pods = expand_pods(case.pods, f"case `{case.name}`")
     except (ClusterSpecError, QuantityError) as error:
         return replace(result, status="error", message=str(error))
     state = scheduler.cluster(nodes)
@@ -123,17 +127,16 @@ def run_case(
             ranking=ranking,
         )
     sequence, first_scores = place_sequence(state, nodes, pods)
-    placements, pending, steps = sequence.placements, sequence.pending, sequence.steps
-    problems = list(_sequence_problems(case, placements, pending, steps))
+    problems = list(_sequence_problems(case, sequence))
     return replace(
         result,
         status="failed" if problems else "passed",
         message="\n".join(problems),
         nodes=tuple(first_scores),
         ranking=rank(first_scores),
-        placements=placements,
-        pending=pending,
-        steps=steps,
+        placements=sequence.placements,
+        pending=sequence.pending,
+        steps=sequence.steps,
         utilisation=state.utilisation(),
     )
 
@@ -242,26 +245,23 @@ def _ranking_problems(
             )
 
 
-def _sequence_problems(
-    case: Case, placements: Mapping[str, int], pending: int, steps: Sequence[Step]
-) -> Iterator[str]:
+def _sequence_problems(case: Case, sequence: Placement) -> Iterator[str]:
     expect = case.expect
     if expect.placements is not None:
-        got = {name: count for name, count in placements.items() if count}
+        got = {name: count for name, count in sequence.placements.items() if count}
         wanted = {name: count for name, count in expect.placements.items() if count}
         if got != wanted:
             yield f"placements: expected {_counts(wanted)}, got {_counts(got)}"
-    used = sum(1 for count in placements.values() if count)
-    if expect.nodes_used is not None and expect.nodes_used != used:
-        yield f"nodesUsed: expected {expect.nodes_used}, got {used}"
-    if expect.pending is not None and expect.pending != pending:
-        yield f"pending: expected {expect.pending}, got {pending}"
+    if expect.nodes_used is not None and expect.nodes_used != sequence.nodes_used:
+        yield f"nodesUsed: expected {expect.nodes_used}, got {sequence.nodes_used}"
+    if expect.pending is not None and expect.pending != sequence.pending:
+        yield f"pending: expected {expect.pending}, got {sequence.pending}"
     if not case.ties_allowed:
-        deciding = _deciding_ties(expect, placements, steps)
+        deciding = _deciding_ties(expect, sequence.placements, sequence.steps)
         if deciding:
             first = deciding[0]
             yield (
-                f"ties: {len(deciding)} of {len(steps)} placements were decided by a tie "
+                f"ties: {len(deciding)} of {len(sequence.steps)} placements were decided by a tie "
                 f"that this expectation depends on (first: pod {first.index + 1} went to "
                 f"{first.node}, tied with {', '.join(first.tied_with)}); the real scheduler "
                 "picks at random, so this outcome is not guaranteed (set `ties: allow` to "
@@ -317,6 +317,11 @@ def format_ranking(ranking: Sequence[Sequence[str]]) -> str:
     """``[node-a, [node-b, node-c]]``: the fixture's own notation."""
     parts = [group[0] if len(group) == 1 else f"[{', '.join(group)}]" for group in ranking]
     return f"[{', '.join(parts)}]"
+
+
+def plain_number(value: float) -> float | int:
+    """A score as JSON and YAML should show it: integral values as integers."""
+    return int(value) if float(value).is_integer() else value
 
 
 def format_score(value: float) -> str:

@@ -13,12 +13,13 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from policytest.cluster import ClusterSpecError, Node, Pod, pods_from_dict
+from policytest.cluster import ClusterSpecError, Node, Pod
 from policytest.engine import ClusterState, Scheduler
 from policytest.findings import Severity
 from policytest.options import CheckOptions
 from policytest.quantity import QuantityError
 from policytest.recognise import Kind, kind_of
+from policytest.runner import expand_pods
 from policytest.scoring.fast import MAX_KINDS, build_nodes, place_all
 from policytest.source import read_file
 from policytest.suite import load_fixture, load_scheduler
@@ -112,13 +113,7 @@ def load_workloads(
             for item in fixture.cases:
                 if case is not None and item.name != case:
                     continue
-                pods = tuple(
-                    pod
-                    for entry in item.pods
-                    for pod in pods_from_dict(
-                        entry, default_requests_from_limits=True, where=f"case `{item.name}`"
-                    )
-                )
+                pods = tuple(expand_pods(item.pods, f"case `{item.name}`"))
                 workloads.append(Workload(path, item.name, nodes, pods, scheduler))
         except (ClusterSpecError, QuantityError) as error:
             raise SimulationError(str(error)) from error

@@ -15,9 +15,8 @@ from hypothesis import strategies as st
 from policytest.cluster import Node, Pod, node_from_dict, pod_from_dict
 from policytest.engine import Scheduler
 from policytest.fixture import Expectation
-from policytest.runner import _deciding_ties, _steps
+from policytest.runner import Placement, _deciding_ties, place_sequence
 from policytest.scoring.engines import KubeScheduler, NodeOrderEntry, VolcanoScheduler
-from policytest.scoring.fast import place_all
 from policytest.scoring.kube import BalancedArgs, FitScoring
 from policytest.volcano.weights import BinpackWeights, NodeOrderWeights
 
@@ -43,18 +42,8 @@ PODS = [
 ]
 
 
-def _outcome(scheduler: Scheduler, nodes: list[Node], pods: list[Pod]) -> dict[str, Any]:
-    choices, _ = place_all(scheduler.cluster(nodes), pods)
-    placements = {node.name: 0 for node in nodes}
-    for node, _ in choices:
-        if node is not None:
-            placements[node] += 1
-    return {
-        "choices": choices,
-        "placements": placements,
-        "used": sum(1 for count in placements.values() if count),
-        "pending": sum(1 for node, _ in choices if node is None),
-    }
+def _placed(scheduler: Scheduler, nodes: list[Node], pods: list[Pod]) -> Placement:
+    return place_sequence(scheduler.cluster(nodes), nodes, pods)[0]
 
 
 @settings(max_examples=150, deadline=None)
@@ -71,12 +60,10 @@ def test_certain_outcomes_hold_in_every_node_order(
         node_from_dict({"name": f"n{i}", **shape}, default_requests_from_limits=True)
         for i, shape in enumerate(shapes)
     ]
-    actual = _outcome(scheduler, nodes, pods)
-    steps = _steps(nodes, pods, actual["choices"])
-    reordered = data.draw(st.permutations(nodes))
-    other = _outcome(scheduler, list(reordered), pods)
-    placements = actual["placements"]
-    if not _deciding_ties(Expectation(nodes_used=actual["used"]), placements, steps):
-        assert (other["used"], other["pending"]) == (actual["used"], actual["pending"])
+    actual = _placed(scheduler, nodes, pods)
+    other = _placed(scheduler, list(data.draw(st.permutations(nodes))), pods)
+    placements, steps = actual.placements, actual.steps
+    if not _deciding_ties(Expectation(nodes_used=actual.nodes_used), placements, steps):
+        assert (other.nodes_used, other.pending) == (actual.nodes_used, actual.pending)
     if not _deciding_ties(Expectation(placements=placements), placements, steps):
-        assert other["placements"] == placements
+        assert other.placements == placements

@@ -16,13 +16,12 @@ from policytest.diff_settings import Setting
 from policytest.findings import Finding
 from policytest.reporters.json_report import FindingJSON
 from policytest.reporters.json_report import as_json as findings_json
+from policytest.runner import plain_number
 from policytest.validate import ValidationReport
 
 
 def _number(value: float | None) -> float | int | None:
-    if value is None:
-        return None
-    return int(value) if float(value).is_integer() else value
+    return None if value is None else plain_number(value)
 
 
 def _pair(before: object, after: object) -> dict[str, Any]:

@@ -6,12 +6,8 @@ import json
 from typing import Any
 
 from policytest.reporters.json_report import finding_json
-from policytest.runner import CaseResult
+from policytest.runner import CaseResult, plain_number
 from policytest.suite import RunReport
-
-
-def _number(value: float) -> float | int:
-    return int(value) if float(value).is_integer() else value
 
 
 def result_json(result: CaseResult) -> dict[str, Any]:
@@ -27,8 +23,8 @@ def result_json(result: CaseResult) -> dict[str, Any]:
             {
                 "name": node.name,
                 "rank": rank_of.get(node.name),
-                "total": _number(node.total) if node.feasible else None,
-                "plugins": {name: _number(value) for name, value in node.plugins.items()},
+                "total": plain_number(node.total) if node.feasible else None,
+                "plugins": {name: plain_number(value) for name, value in node.plugins.items()},
                 "feasible": node.feasible,
                 "reason": node.reason,
             }
