@@ -15,7 +15,7 @@ from ruamel.yaml.nodes import ScalarNode
 
 from policytest.checks import UNREADABLE
 from policytest.findings import Finding
-from policytest.goyaml import NULL, Budget, DecodeError, DecodeLimit, decode, resolve_scalar
+from policytest.goyaml import NULL, Budget, DecodeError, DecodeLimit, resolve_scalar
 from policytest.options import CheckOptions
 from policytest.positions import IDENTITY, Position, PositionMap
 from policytest.source import Document, ParseFailure, compose_all, empty_root
@@ -36,7 +36,6 @@ from policytest.volcano.decode import RawConf, unmarshal
 from policytest.volcano.gotext import leading_space, trim_space
 from policytest.volcano.nodeorder_args import NODEORDER, nodeorder_findings
 
-SCHEMA = "volcano-scheduler-conf"
 _KEEP_CHOMPING = re.compile(r"[|>][1-9]?\+|[|>]\+")
 _LINE_BREAKS = ("\r\n", "\n", "\r", "\x85", "\u2028", "\u2029")
 
@@ -190,7 +189,6 @@ def load(document: Document, options: CheckOptions) -> tuple[VolcanoConf | None,
                 nodeorder_findings(view, entry, string_arguments=release.string_arguments)
             )
     findings.extend(cancellation_findings(view, conf))
-    findings.extend(_schema_findings(view, options, findings))
     accepted = not raw.problems and not drf_conflicts(conf) and _actions_found(raw, release)
     return (conf if accepted else None), sorted(set(findings))
 
@@ -219,21 +217,3 @@ def check(document: Document, options: CheckOptions) -> list[Finding]:
 
 def _actions_found(raw: RawConf, release: versions.Release) -> bool:
     return all(item.name in release.actions for item in split_actions(raw.actions))
-
-
-def _schema_findings(
-    document: Document, options: CheckOptions, found: list[Finding]
-) -> list[Finding]:
-    """The bundled schema's findings that no rule above already reported at that place."""
-    from policytest.schema import schema_findings
-
-    try:
-        value = decode(document.root, document.text, budget=Budget.of(options.limits))
-    except DecodeError:
-        return []  # yaml.v2 never decodes what the schema would trip on (unknown keys)
-    taken = {(finding.line, finding.column) for finding in found}
-    return [
-        finding
-        for finding in schema_findings(document, SCHEMA, value)
-        if (finding.line, finding.column) not in taken
-    ]
