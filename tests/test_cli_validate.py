@@ -151,6 +151,21 @@ def test_suppression_comment_on_the_offending_line(run_line: RunLine, tmp_path: 
     assert run_line(["validate", path]).exit_code == 1
 
 
+def test_suppression_in_a_conf_volcano_reads_only_after_trimming(
+    run_line: RunLine, tmp_path: Path
+) -> None:
+    """Lines count in the file as written, not in the trimmed text Volcano parses."""
+    path = tmp_path / "volcano-scheduler.conf"
+    conf = (
+        '\n\n  actions: "enqueue, allocate"\ntiers:\n- plugins:\n  - name: binpack\n'
+        "    arguments: {binpack.weight: 0}"
+    )
+    path.write_text(conf + "\n")
+    assert "VB003" in run_line(["validate", path]).stdout
+    path.write_text(conf + "  # policytest: ignore[VB003]\n")
+    assert "VB003" not in run_line(["validate", path]).stdout
+
+
 def test_directories_are_walked_and_foreign_yaml_skipped(
     run_line: RunLine, tmp_path: Path, broken: Path
 ) -> None:
