@@ -17,7 +17,7 @@ from typing import Literal
 from policytest.diff_settings import ConfigView, Setting
 from policytest.exitcodes import ExitCode
 from policytest.findings import Finding, Severity
-from policytest.runner import FLOAT_TOLERANCE, CaseResult, Ranking, Status
+from policytest.runner import FLOAT_TOLERANCE, CaseResult, Ranking, Status, close_enough
 
 Change = Literal["added", "removed", "changed", "unchanged"]
 FailOn = Literal["findings", "ranking-change", "never"]
@@ -352,7 +352,7 @@ def _ranks(result: CaseResult | None) -> dict[str, int]:
 def _same_score(before: float | None, after: float | None) -> bool:
     if before is None or after is None:
         return before is after
-    return math.isclose(before, after, rel_tol=0.0, abs_tol=FLOAT_TOLERANCE)
+    return close_enough(after, before, FLOAT_TOLERANCE)
 
 
 # --- fixtures --------------------------------------------------------------------------

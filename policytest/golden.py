@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from policytest.runner import FLOAT_TOLERANCE, CaseResult, plain_number
+from policytest.runner import FLOAT_TOLERANCE, CaseResult, close_enough, plain_number
 
 BEFORE_RENAME: list[Callable[[str], None]] = []
 """Test hook: called with the temporary file's path just before it replaces the fixture."""
@@ -164,7 +164,8 @@ def _apply(case: Any, result: CaseResult) -> bool:
         )
     if "top" in keys and result.ranking:
         expect["top"] = result.ranking[0][0]
-    tolerance = float(expect.get("tolerance") or FLOAT_TOLERANCE)
+    written = expect.get("tolerance")
+    tolerance = FLOAT_TOLERANCE if written is None else float(written)
     if "scores" in keys:
         for name in list(expect["scores"]):
             if name in actual and actual[name].feasible:
@@ -205,8 +206,8 @@ def _like(old: Any, items: list[Any], flow: bool | None = None) -> Any:
 
 
 def _set_number(mapping: Any, key: str, actual: float, tolerance: float) -> None:
-    """Replace an expected number only when it is off by more than the tolerance."""
-    if abs(float(mapping[key]) - actual) > tolerance:
+    """Replace an expected number only when the runner would find it off."""
+    if not close_enough(actual, float(mapping[key]), tolerance):
         mapping[key] = plain_number(actual)
 
 

@@ -223,7 +223,7 @@ def _ranking_problems(
         actual = by_name[name]
         if not actual.feasible:
             yield f"scores: {name} is filtered out ({actual.reason}), expected score {wanted}"
-        elif not _close(actual.total, wanted, tolerance):
+        elif not close_enough(actual.total, wanted, tolerance):
             yield f"scores: {name} expected {wanted}, got {format_score(actual.total)}"
     for name, plugins in expect.plugins.items():
         actual = by_name[name]
@@ -234,7 +234,7 @@ def _ranking_problems(
                     f"plugins: {name} has no {plugin} score "
                     f"(scored: {', '.join(actual.plugins) or 'none'})"
                 )
-            elif not _close(got, wanted, tolerance):
+            elif not close_enough(got, wanted, tolerance):
                 yield f"plugins: {name} {plugin} expected {wanted}, got {format_score(got)}"
     if expect.unschedulable is not None:
         actual_out = sorted(score.name for score in scores if not score.feasible)
@@ -305,7 +305,8 @@ def _tolerance(expect: Expectation, scheduler: Scheduler) -> float:
     return 0.0 if scheduler.integer_scores else FLOAT_TOLERANCE
 
 
-def _close(actual: float, wanted: float, tolerance: float) -> bool:
+def close_enough(actual: float, wanted: float, tolerance: float) -> bool:
+    """An expected score matches: within ``tolerance`` (absolute), or exactly equal."""
     return math.isclose(actual, wanted, rel_tol=0.0, abs_tol=tolerance) or actual == wanted
 
 

@@ -81,6 +81,21 @@ def test_nothing_to_change_leaves_the_file_alone(tmp_path: Path) -> None:
     assert path.stat().st_mtime_ns == before
 
 
+def test_scores_are_rewritten_by_the_runners_tolerance(tmp_path: Path) -> None:
+    """``tolerance: 0`` means exact, as in the runner (it was read as the 1e-9 default,
+    so a case off by less than that stayed failing after the update)."""
+    path = tmp_path / "f.policytest.yaml"
+    nearly = CaseResult(
+        "f.yaml", "one", "failed", nodes=(NodeScore("a", True, total=75.5 + 1e-12),)
+    )
+    path.write_text(FIXTURE.replace("scores: {a: 1, b: 2}", "scores: {a: 75.5}\n    tolerance: 0"))
+    assert rewrite_file(str(path), {"one": nearly})
+    assert f"scores: {{a: {75.5 + 1e-12!r}}}" in path.read_text()
+    path.write_text(FIXTURE.replace("scores: {a: 1, b: 2}", "scores: {a: 75.5}"))
+    rewrite_file(str(path), {"one": nearly})
+    assert "scores: {a: 75.5}" in path.read_text()  # within the default 1e-9: kept
+
+
 def test_killed_mid_update_leaves_the_old_or_the_new_text(tmp_path: Path) -> None:
     path = tmp_path / "f.policytest.yaml"
     path.write_text(FIXTURE)
