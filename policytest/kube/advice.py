@@ -26,7 +26,7 @@ _BASIC_RESOURCES = ("cpu", "memory", "ephemeral-storage")
 def advice(profiles: Sequence[ProfileData], frameworks: Sequence[Framework]) -> Iterator[Problem]:
     """Every warning for these profiles (``frameworks`` in the same order)."""
     for profile, framework in zip(profiles, frameworks, strict=True):
-        yield from _zero_plugin_weights(profile)
+        yield from _zero_plugin_weights(framework)
         yield from _unknown_names(profile)
         yield from _fit_not_scoring(profile, framework)
         yield from _resource_names([*profile.fit.resources, *profile.balanced.resources])
@@ -35,16 +35,14 @@ def advice(profiles: Sequence[ProfileData], frameworks: Sequence[Framework]) -> 
         yield from _shape(profile.fit)
 
 
-def _zero_plugin_weights(profile: ProfileData) -> Iterator[Problem]:
-    for key in PLUGIN_SETS:
-        for plugin in profile.custom[key].enabled:
-            if plugin.weight == 0 and "score" in PLUGINS.get(plugin.name, frozenset()):
-                yield Problem(
-                    rules.ZERO_WEIGHT,
-                    (*plugin.path, "weight"),
-                    f"score weight 0 of {plugin.name} is raised to 1: the plugin still scores; "
-                    "to switch it off, list it under score.disabled instead",
-                )
+def _zero_plugin_weights(framework: Framework) -> Iterator[Problem]:
+    for plugin in framework.raised:
+        yield Problem(
+            rules.ZERO_WEIGHT,
+            (*plugin.path, "weight"),
+            f"score weight 0 of {plugin.name} is raised to 1: the plugin still scores; "
+            "to switch it off, list it under score.disabled instead",
+        )
 
 
 def _unknown_names(profile: ProfileData) -> Iterator[Problem]:

@@ -74,6 +74,8 @@ class Framework:
     plugins: dict[str, tuple[str, ...]]
     weights: dict[str, int]
     problems: list[Problem] = field(default_factory=list)
+    raised: tuple[PluginRef, ...] = ()
+    """Score plugins whose weight was written as 0 and is held as 1 (KS040)."""
 
     @property
     def score_plugins(self) -> tuple[tuple[str, int], ...]:
@@ -143,7 +145,12 @@ def build(sets: dict[str, PluginSet], profile_path: Path) -> Framework:
                 )
             )
     weights, weight_problems = _score_weights(sets)
-    return Framework(plugins, weights, problems + weight_problems)
+    raised = tuple(
+        plugin
+        for plugin in _weight_sources(sets)
+        if plugin.weight == 0 and plugin.name in plugins["score"]
+    )
+    return Framework(plugins, weights, problems + weight_problems, raised)
 
 
 def _register(point: str, plugin_set: PluginSet, report: _Report) -> list[str]:
@@ -201,6 +208,16 @@ def _expand(
     return (*overrides, *from_multi, *rest)
 
 
+def _weight_sources(sets: dict[str, PluginSet]) -> list[PluginRef]:
+    """The entry each score plugin takes its weight from: explicit score entries first,
+    then multiPoint; the first entry of a name wins."""
+    sources: dict[str, PluginRef] = {}
+    for plugin in (*sets["score"].enabled, *sets["multiPoint"].enabled):
+        if "score" in PLUGINS.get(plugin.name, frozenset()):
+            sources.setdefault(plugin.name, plugin)
+    return list(sources.values())
+
+
 def _score_weights(sets: dict[str, PluginSet]) -> tuple[dict[str, int], list[Problem]]:
     """``getScoreWeights``: explicit score entries first, then multiPoint; 0 means 1.
 
@@ -211,9 +228,7 @@ def _score_weights(sets: dict[str, PluginSet]) -> tuple[dict[str, int], list[Pro
     problems: list[Problem] = []
     total = 0
     negatives: list[PluginRef] = []
-    for plugin in (*sets["score"].enabled, *sets["multiPoint"].enabled):
-        if "score" not in PLUGINS.get(plugin.name, frozenset()) or plugin.name in weights:
-            continue
+    for plugin in _weight_sources(sets):
         weight = plugin.weight or 1
         weights[plugin.name] = weight
         headroom = _wrap64(MAX_INT64 - total)

@@ -261,13 +261,7 @@ def _common_queue_sort(profiles: list[ProfileData]) -> Iterator[Problem]:
 def _raised_weights(profile: ProfileData, framework: Framework) -> tuple[str, ...]:
     """Score plugins and resources written with weight 0, which kube-scheduler holds as 1
     (the same entries KS040 reports), for showing what was written next to what is held."""
-    scoring = {name for name, _ in framework.score_plugins}
-    plugins = {
-        plugin.name
-        for key in ("score", "multiPoint")
-        for plugin in profile.custom[key].enabled
-        if plugin.weight == 0 and plugin.name in scoring
-    }
+    plugins = {plugin.name for plugin in framework.raised}
     resources = {
         f"{owner}/{resource.name}"
         for owner, args in ((FIT, profile.fit.resources), (BALANCED, profile.balanced.resources))

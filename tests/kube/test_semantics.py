@@ -356,3 +356,54 @@ def test_merge_keys_in_strict_yaml(body: str, errors: set[str]) -> None:
 def test_pem_data_may_span_lines() -> None:
     body = "extenders:\n- urlPrefix: x\n  tlsConfig:\n    caData: |\n      aGVs\n      bG8=\n"
     assert verdict(body) == (set(), set())
+
+
+@pytest.mark.parametrize(
+    ("plugins", "held", "raised"),
+    [
+        pytest.param(
+            "    score:\n      enabled:\n      - {name: TaintToleration, weight: 0}\n",
+            ("TaintToleration", 1),
+            ("TaintToleration",),
+            id="a score entry of 0 is raised",
+        ),
+        pytest.param(
+            "    filter:\n      enabled:\n      - {name: TaintToleration, weight: 0}\n",
+            ("TaintToleration", 3),
+            (),
+            id="a weight on a filter entry is not a score weight",
+        ),
+        pytest.param(
+            "    score:\n      enabled:\n      - {name: TaintToleration, weight: 5}\n"
+            "    multiPoint:\n      enabled:\n      - {name: TaintToleration, weight: 0}\n",
+            ("TaintToleration", 5),
+            (),
+            id="the explicit score entry wins over multiPoint",
+        ),
+        pytest.param(
+            "    score:\n      disabled:\n      - name: ImageLocality\n"
+            "    multiPoint:\n      enabled:\n      - {name: ImageLocality, weight: 0}\n",
+            None,
+            (),
+            id="a disabled plugin does not score at all",
+        ),
+    ],
+)
+def test_ks040_and_the_model_agree_on_raised_weights(
+    plugins: str, held: tuple[str, int] | None, raised: tuple[str, ...]
+) -> None:
+    """KS040 fires exactly for the weights kube-scheduler holds as 1 after a written 0."""
+    text = (
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+        "profiles:\n- schedulerName: s\n  plugins:\n" + plugins
+    )
+    (document,), _ = documents(text)
+    config, findings = load(document, DEFAULT_OPTIONS)
+    assert config is not None
+    (profile,) = config.profiles
+    if held is not None:
+        assert held in profile.score_plugins
+    else:
+        assert "ImageLocality" not in dict(profile.score_plugins)
+    assert profile.raised_weights == raised
+    assert [f.rule for f in findings if f.rule == "KS040"] == ["KS040"] * len(raised)
