@@ -48,7 +48,9 @@ from policytest.source import is_yaml_path, read_file
 from policytest.suite import (
     FIXTURE_SUFFIXES,
     ConfigUnusable,
+    checked_cases,
     discover,
+    findings_result,
     is_inside,
     load_fixture,
     run_file,
@@ -411,5 +413,10 @@ def _run_with(
                 for case in fixture.cases
             )
             continue
-        results.extend(run_case(fixture, case, scheduler) for case in fixture.cases)
+        results.extend(
+            findings_result(fixture, case, problems, problems)
+            if problems
+            else run_case(fixture, case, scheduler)
+            for case, problems in checked_cases(fixture)
+        )
     return results

@@ -22,7 +22,7 @@ from policytest.recognise import Kind, kind_of
 from policytest.runner import expand_pods
 from policytest.scoring.fast import MAX_KINDS, build_nodes, place_all
 from policytest.source import read_file
-from policytest.suite import load_fixture, load_scheduler
+from policytest.suite import checked_cases, load_fixture, load_scheduler
 
 __all__ = [
     "PackingReport",
@@ -105,6 +105,11 @@ def load_workloads(
         fixture, problems = load_fixture(document, options)
         if fixture is None:
             raise SimulationError("; ".join(f"{p.line}:{p.column}: {p.message}" for p in problems))
+        for item, problems in checked_cases(fixture):
+            if problems and case in (None, item.name):
+                raise SimulationError(
+                    "; ".join(f"{p.line}:{p.column}: {p.rule} {p.message}" for p in problems)
+                )
         scheduler, findings = load_scheduler(fixture, options, root)
         if any(finding.severity is Severity.ERROR for finding in findings):
             scheduler = None

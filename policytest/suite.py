@@ -143,25 +143,40 @@ def plan_fixture_document(
         return [_ready(_file_error(document.path, problems, _case_names(document)))]
     scheduler = cache(lambda: load_scheduler(fixture, options, root))
     nodes = cache(lambda: cluster_nodes(fixture))  # every case starts from the same nodes
-    in_cluster = cluster_problems(fixture)
 
-    def run(case: Case) -> CaseResult:
-        line = document.position(case.node).line
-        problems = [*in_cluster, *case_problems(fixture, case)]
+    def run(case: Case, problems: list[Finding]) -> CaseResult:
         if problems:
-            message = "; ".join(_describe(f) for f in problems)
-            return error_result(document.path, case.name, message, line, problems)
+            return findings_result(fixture, case, problems, problems)
         loaded, findings = scheduler()
         errors = [f for f in findings if f.severity is Severity.ERROR]
         if loaded is None or errors:
-            message = "; ".join(_describe(f) for f in errors) or "no scheduler config"
-            return error_result(document.path, case.name, message, line, findings)
+            return findings_result(fixture, case, errors, findings, "no scheduler config")
         return run_case(fixture, case, loaded, findings, nodes())
 
     return [
-        PlannedCase(case.name, document.position(case.node).line, partial(run, case))
-        for case in fixture.cases
+        PlannedCase(case.name, document.position(case.node).line, partial(run, case, problems))
+        for case, problems in checked_cases(fixture)
     ]
+
+
+def checked_cases(fixture: Fixture) -> list[tuple[Case, list[Finding]]]:
+    """Each case with what makes it an error whatever the config: problems in the
+    cluster (every case inherits them) and in its own pods (PT003)."""
+    in_cluster = cluster_problems(fixture)
+    return [(case, [*in_cluster, *case_problems(fixture, case)]) for case in fixture.cases]
+
+
+def findings_result(
+    fixture: Fixture,
+    case: Case,
+    errors: Sequence[Finding],
+    findings: Sequence[Finding],
+    otherwise: str = "",
+) -> CaseResult:
+    """A case that could not run because of ``errors`` (shown with all ``findings``)."""
+    message = "; ".join(_describe(f) for f in errors) or otherwise
+    line = fixture.document.position(case.node).line
+    return error_result(fixture.document.path, case.name, message, line, findings)
 
 
 def _ready(result: CaseResult) -> PlannedCase:

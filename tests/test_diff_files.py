@@ -46,6 +46,24 @@ def test_fixtures_that_use_the_old_file_run_with_both(run_line: RunLine, files: 
     assert "Unchanged: 1 fixture not run (they use neither old.yaml nor new.yaml)." in out
 
 
+def test_cases_run_with_the_fixture_checks_of_run(run_line: RunLine, files: Path) -> None:
+    """A pod with a feature the scorers do not simulate errors on both sides (PT003)."""
+    fixture = files / "fixtures/kube.policytest.yaml"
+    text = fixture.read_text()
+    marked = text.replace("pod: {requests:", "pod: {nodeSelector: {zone: a}, requests:", 1)
+    assert marked != text
+    fixture.write_text(marked)
+    data = json.loads(
+        run_line(
+            ["diff", "old.yaml", "new.yaml", "--fixtures", "fixtures", "--format", "json", "--all"]
+        ).stdout
+    )
+    [kube] = [f for f in data["fixtures"] if f["path"] == "fixtures/kube.policytest.yaml"]
+    first = kube["cases"][0]
+    assert (first["before"]["status"], first["after"]["status"]) == ("error", "error")
+    assert "PT003" in first["after"]["message"]
+
+
 def test_json_and_markdown(run_line: RunLine, files: Path) -> None:
     data = json.loads(
         run_line(

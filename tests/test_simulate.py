@@ -125,6 +125,17 @@ def test_errors(
     assert message in capsys.readouterr().err
 
 
+def test_a_feature_the_scorers_do_not_simulate_is_refused(
+    workload: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As in run and validate (PT003): the packing would not be the scheduler's."""
+    workload.write_text(
+        FIXTURE.replace('nvidia.com/gpu: "1"}}', 'nvidia.com/gpu: "1"}, nodeSelector: {a: b}}')
+    )
+    assert main(["simulate", str(workload)]) == 1
+    assert "PT003 pod `nodeSelector`" in capsys.readouterr().err
+
+
 class FakeTerminal(io.StringIO):
     def isatty(self) -> bool:
         return True
