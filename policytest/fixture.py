@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
@@ -148,10 +148,18 @@ def build_fixture(document: Document, value: Mapping[str, Any]) -> Fixture | Fin
     case_nodes = _paired(value["cases"], merged_child(root, "cases", text), root)
     cases = tuple(_case(spec, node) for spec, node in case_nodes)
     known = {spec.name for spec in nodes}
-    if len(known) != len(nodes):
-        duplicate = next(n for n in nodes if sum(m.name == n.name for m in nodes) > 1)
+    repeated_node = _repeated(nodes)
+    if repeated_node is not None:
         return FIXTURE_ERROR.at(
-            document, duplicate.node, f"node `{duplicate.name}` is listed twice"
+            document, repeated_node.node, f"node `{repeated_node.name}` is listed twice"
+        )
+    repeated_case = _repeated(cases)
+    if repeated_case is not None:
+        return FIXTURE_ERROR.at(
+            document,
+            repeated_case.node,
+            f"case `{repeated_case.name}` is listed twice: a case's name identifies it in "
+            "reports, pytest item ids, `diff` and `--update`; give each case its own name",
         )
     for case in cases:
         unknown = sorted(case.expect.node_names() - known)
@@ -164,6 +172,24 @@ def build_fixture(document: Document, value: Mapping[str, Any]) -> Fixture | Fin
             )
     name = str((value.get("metadata") or {}).get("name") or document.path)
     return Fixture(document, name, ref, nodes, cases)
+
+
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+_N = TypeVar("_N", bound=_Named)
+
+
+def _repeated(items: Sequence[_N]) -> _N | None:
+    """The first item whose name an earlier item already has."""
+    seen: set[str] = set()
+    for item in items:
+        if item.name in seen:
+            return item
+        seen.add(item.name)
+    return None
 
 
 def merged_child(node: Node | None, key: str, text: str, depth: int = 0) -> Node | None:

@@ -243,3 +243,28 @@ def test_validate_root_option_widens_where_configs_may_live(
     result = run_line(["validate", "--format", "json", "--root", root, str(uses_outside_config)])
     assert result.exit_code == 0, result
     assert json.loads(result.stdout)["findings"] == []
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "line", "message"),
+    [
+        ("  - name: node-b\n", "  - name: node-a\n", 9, "node `node-a` is listed twice"),
+        (
+            "  expect: {ranking: [node-a, node-b]}\n",
+            "  expect: {ranking: [node-a, node-b]}\n- name: one pod\n  pod: {requests: {}}\n"
+            "  expect: {}\n",
+            18,
+            "case `one pod` is listed twice",
+        ),
+    ],
+)
+def test_a_name_listed_twice_is_pt003_at_the_second(
+    run_line: RunLine, tmp_path: Path, old: str, new: str, line: int, message: str
+) -> None:
+    """Names identify nodes and cases (expectations, pytest ids, diff, --update)."""
+    path = write(tmp_path, FIXTURE.replace(old, new))
+    result = run_line(["validate", "--format", "json", path])
+    assert result.exit_code == 1, result
+    (finding,) = json.loads(result.stdout)["findings"]
+    assert (finding["rule"], finding["line"]) == ("PT003", line)
+    assert str(finding["message"]).startswith(message)
