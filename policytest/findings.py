@@ -17,11 +17,6 @@ class Severity(str, enum.Enum):
     WARNING = "warning"
     INFO = "info"
 
-    @property
-    def rank(self) -> int:
-        """Higher is worse; used for sorting and ``--strict``."""
-        return {"error": 2, "warning": 1, "info": 0}[self.value]
-
 
 @dataclass(frozen=True, order=True)
 class Finding:

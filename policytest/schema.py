@@ -112,10 +112,6 @@ def _rule_for(schema: Any, schema_path: Sequence[Any]) -> str | None:
             break
         if isinstance(current, dict) and RULE_KEY in current:
             found = current[RULE_KEY]
-        if step == "$ref" and isinstance(current, str):
-            current = _resolve_ref(schema, current)
-            if isinstance(current, dict) and RULE_KEY in current:
-                found = current[RULE_KEY]
     return str(found) if found else None
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Iterable
 from typing import Any, TextIO
 
 from policytest.limits import Limits, limit_names
@@ -50,6 +51,22 @@ def add_scheduler_options(parser: argparse.ArgumentParser) -> None:
             f"{name}={getattr(defaults, attribute)}" for attribute, name, _ in describe_limits()
         ),
     )
+
+
+def add_output_format(parser: argparse.ArgumentParser, formats: Iterable[str]) -> None:
+    """``--format``, one of the reporters' table (so the choices cannot drift)."""
+    parser.add_argument(
+        "--format",
+        choices=tuple(formats),
+        default=None,
+        help="output format (default: text, or github under GitHub Actions)",
+    )
+
+
+def output_format(args: Any) -> str:
+    """The format asked for, else ``github`` under GitHub Actions, else ``text``."""
+    chosen: str | None = args.format
+    return chosen or ("github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text")
 
 
 def add_fixture_options(parser: argparse.ArgumentParser) -> None:

@@ -3,20 +3,20 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Callable
 from typing import Any, TextIO
 
 from policytest.commands.common import (
     add_fixture_options,
+    add_output_format,
     check_options,
+    output_format,
     usage_error,
     use_color,
     write,
 )
-
-FORMATS = ("text", "json", "github", "junit")
+from policytest.reporters import RUN_FORMATS
 
 
 def configure(subparsers: Any) -> None:
@@ -33,12 +33,7 @@ def configure(subparsers: Any) -> None:
         metavar="PATH",
         help="fixture files or directories (default: fixtures/)",
     )
-    parser.add_argument(
-        "--format",
-        choices=FORMATS,
-        default=None,
-        help="output format (default: text, or github under GitHub Actions)",
-    )
+    add_output_format(parser, RUN_FORMATS)
     parser.add_argument(
         "--update",
         action="store_true",
@@ -71,9 +66,7 @@ def execute(args: Any) -> int:
     from policytest.suite import run_paths
     from policytest.validate import PathNotFound
 
-    output_format = args.format or (
-        "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
-    )
+    chosen = output_format(args)
     progress = progress_line(sys.stderr) if sys.stderr.isatty() else None
     try:
         report = run_paths(args.paths, check_options(args), progress)
@@ -88,7 +81,5 @@ def execute(args: Any) -> int:
         for refusal in refused:
             sys.stderr.write(f"policytest: error: {refusal}\n")
         report = run_paths(args.paths, check_options(args), progress)
-    write(
-        render_run(output_format, report, color=output_format == "text" and use_color(sys.stdout))
-    )
+    write(render_run(chosen, report, color=chosen == "text" and use_color(sys.stdout)))
     return int(ExitCode.OK if report.ok else ExitCode.FINDINGS)

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from typing import Any
 
-from policytest.commands.common import add_fixture_options, check_options, usage_error, write
-
-FORMATS = ("text", "json", "github", "sarif")
+from policytest.commands.common import (
+    add_fixture_options,
+    add_output_format,
+    check_options,
+    output_format,
+    usage_error,
+    write,
+)
+from policytest.reporters import VALIDATE_FORMATS
 
 
 def configure(subparsers: Any) -> None:
@@ -21,12 +26,7 @@ def configure(subparsers: Any) -> None:
         "that are not scheduler configs are skipped. '-' reads standard input.",
     )
     parser.add_argument("paths", nargs="+", metavar="PATH")
-    parser.add_argument(
-        "--format",
-        choices=FORMATS,
-        default=None,
-        help="output format (default: text, or github under GitHub Actions)",
-    )
+    add_output_format(parser, VALIDATE_FORMATS)
     parser.add_argument("--strict", action="store_true", help="warnings also fail (exit 1)")
     parser.add_argument(
         "--select",
@@ -62,17 +62,15 @@ def execute(args: Any) -> int:
     from policytest.reporters import render_validation
     from policytest.validate import PathNotFound, RuleFilter, validate_paths
 
-    output_format = args.format or (
-        "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"
-    )
+    chosen = output_format(args)
     try:
         report = validate_paths(
             args.paths, check_options(args), RuleFilter(args.select, args.ignore)
         )
     except PathNotFound as missing:
         return usage_error(f"path does not exist: {missing}")
-    color = output_format == "text" and _color_stdout()
-    write(render_validation(output_format, report, color=color))
+    color = chosen == "text" and _color_stdout()
+    write(render_validation(chosen, report, color=color))
     if args.verbose:
         for skipped in report.skipped:
             sys.stderr.write(f"skipped (not a scheduler config or fixture): {skipped}\n")

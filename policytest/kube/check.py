@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ruamel.yaml.nodes import MappingNode, Node, ScalarNode
+from ruamel.yaml.nodes import MappingNode, ScalarNode
 
 from policytest.findings import Finding, Severity
 from policytest.goyaml import DecodeError, decode, scalar_value
@@ -32,7 +32,7 @@ from policytest.kube.registry import (
 from policytest.kube.semantics import analyse
 from policytest.kube.suggest import did_you_mean
 from policytest.options import NEWEST_KUBERNETES, CheckOptions
-from policytest.source import Document, ParseFailure, lookup
+from policytest.source import Document, ParseFailure, child
 
 __all__ = ["check", "check_policy", "load", "load_failure"]
 
@@ -98,7 +98,7 @@ def check_policy(document: Document, options: CheckOptions) -> list[Finding]:
         f"KubeSchedulerConfiguration (pass it with --config) is:\n{translation.yaml.rstrip()}"
         f"{notes}"
     )
-    where = _value_node(document, "kind") or document.root
+    where = child(document.root, "kind") or document.root
     severity = None if removed else Severity.WARNING
     return [rules.LEGACY_POLICY.at(document, where, message, severity)]
 
@@ -111,7 +111,7 @@ def _header(document: Document, options: CheckOptions) -> tuple[list[Finding], b
     if not isinstance(root, MappingNode):
         return [], True  # decode_document reports it
     kind = _string(document, "kind")
-    kind_node = _value_node(document, "kind")
+    kind_node = child(document.root, "kind")
     if not kind:
         message = (
             "`kind` is missing: kube-scheduler fails with \"Object 'Kind' is missing\"; add "
@@ -126,7 +126,7 @@ def _header(document: Document, options: CheckOptions) -> tuple[list[Finding], b
         return [rules.NOT_A_CONFIG.at(document, kind_node or root, message)], False
     api_version = _string(document, "apiVersion")
     if api_version is None:
-        if _value_node(document, "apiVersion") is not None:
+        if child(document.root, "apiVersion") is not None:
             return [], True  # not a string: the schema reports the type
         message = (
             "`apiVersion` is missing: kube-scheduler fails with \"Object 'apiVersion' is "
@@ -151,7 +151,7 @@ def _unparsed(document: Document, failure: ParseFailure) -> Finding:
 
 
 def _api_version(document: Document, api_version: str, target: Version) -> Finding | None:
-    node = _value_node(document, "apiVersion") or document.root
+    node = child(document.root, "apiVersion") or document.root
     group, _, version = api_version.partition("/")
     fix = f"change it to `apiVersion: {CURRENT_API_VERSION}`"
     here = f"kube-scheduler {show_version(target)}"
@@ -199,14 +199,9 @@ def _target(options: CheckOptions) -> Version:
     return parse_version(options.kubernetes_version) or parse_version(NEWEST_KUBERNETES) or (1, 35)
 
 
-def _value_node(document: Document, key: str) -> Node | None:
-    pair = lookup(document.root, key)
-    return pair[1] if pair else None
-
-
 def _string(document: Document, key: str) -> str | None:
     """A top-level scalar as yaml.v2 types it, if it is a string."""
-    node = _value_node(document, key)
+    node = child(document.root, key)
     if not isinstance(node, ScalarNode):
         return None
     try:

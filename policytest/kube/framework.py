@@ -27,6 +27,7 @@ from policytest.kube.registry import (
 )
 from policytest.kube.suggest import plugin_hint
 from policytest.rules import Rule
+from policytest.scoring.kube import wrap_int64
 
 Path = tuple[str | int, ...]
 
@@ -231,7 +232,7 @@ def _score_weights(sets: dict[str, PluginSet]) -> tuple[dict[str, int], list[Pro
     for plugin in _weight_sources(sets):
         weight = plugin.weight or 1
         weights[plugin.name] = weight
-        headroom = _wrap64(MAX_INT64 - total)
+        headroom = wrap_int64(MAX_INT64 - total)
         if weight * MAX_NODE_SCORE > headroom:
             culprit = negatives[-1] if negatives else plugin
             problems.append(
@@ -280,7 +281,3 @@ def _twice(plugin: PluginRef, point: str) -> Problem:
         f'plugin "{plugin.name}" is enabled twice (already registered as '
         f'"{go_interface(point)}"): kube-scheduler refuses to start; list it once',
     )
-
-
-def _wrap64(value: int) -> int:
-    return (value + (1 << 63)) % (1 << 64) - (1 << 63)

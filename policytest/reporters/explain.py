@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 
 from policytest.engine import NodeScore
 from policytest.reporters.run_text import node_table
+from policytest.reporters.text import format_finding
 from policytest.runner import CaseResult, format_ranking, format_score
 
 BAR_WIDTH = 20
@@ -45,11 +46,7 @@ def render_case(result: CaseResult) -> str:
         lines += ["", *_sequence_lines(result)]
     if result.findings:
         lines.append("")
-    for finding in result.findings:
-        lines.append(
-            f"  config: {finding.path}:{finding.line}:{finding.column}: "
-            f"{finding.rule} {finding.severity.value}: {finding.message}"
-        )
+    lines += [f"  config: {format_finding(f, color=False)}" for f in result.findings]
     return "\n".join(lines) + "\n"
 
 

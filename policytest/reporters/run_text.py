@@ -5,15 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from policytest.engine import NodeScore
-from policytest.reporters.text import format_finding
+from policytest.reporters.text import format_finding, paint
 from policytest.runner import CaseResult, format_score
 from policytest.suite import RunReport
 
 _MARK = {"passed": ("PASS", "32"), "failed": ("FAIL", "31"), "error": ("ERROR", "31;1")}
-
-
-def _paint(text: str, code: str, color: bool) -> str:
-    return f"\033[{code}m{text}\033[0m" if color else text
 
 
 def node_table(nodes: Sequence[NodeScore]) -> list[str]:
@@ -66,7 +62,7 @@ def render(report: RunReport, *, color: bool) -> str:
             current_file = result.file
             out.append(result.file)
         mark, code = _MARK[result.status]
-        out.append(f"  {_paint(mark, code, color)} {result.case}")
+        out.append(f"  {paint(mark, code, color)} {result.case}")
         if result.status != "passed":
             out += [f"      {line}" if line else "" for line in describe_failure(result)]
         for finding in result.findings:

@@ -8,16 +8,17 @@ from policytest.validate import ValidationReport
 _COLORS = {Severity.ERROR: "31", Severity.WARNING: "33", Severity.INFO: "36"}
 
 
-def _paint(text: str, code: str, color: bool) -> str:
+def paint(text: str, code: str, color: bool) -> str:
+    """``text`` in an ANSI colour when ``color`` (terminals only)."""
     return f"\033[{code}m{text}\033[0m" if color else text
 
 
 def format_finding(finding: Finding, *, color: bool) -> str:
     """One finding on one line, the way compilers and linters print them."""
     where = f"{finding.path}:{finding.line}:{finding.column}:"
-    severity = _paint(finding.severity.value, _COLORS[finding.severity], color)
+    severity = paint(finding.severity.value, _COLORS[finding.severity], color)
     return (
-        f"{_paint(where, '1', color)} {_paint(finding.rule, '1', color)} {severity}: "
+        f"{paint(where, '1', color)} {paint(finding.rule, '1', color)} {severity}: "
         f"{finding.message}"
     )
 

@@ -170,14 +170,14 @@ UNKNOWN_KEY = rule(
         tiers:
         - plugins:
           - name: binpack
-            enabledNodeOrder: false
+            enabledNodeOrder: true
 
     Passing::
 
         tiers:
         - plugins:
           - name: binpack
-            enableNodeOrder: false
+            enableNodeOrder: true
     """,
 )
 

@@ -207,4 +207,5 @@ def test_hand_picked_hostile_inputs() -> None:
         ),
     ]
     for text in hostile:
-        assert check_all(text) is not None
+        for finding in check_all(text):  # no crash, and every finding is placed and said
+            assert finding.line >= 1 and finding.column >= 1 and finding.message, finding
