@@ -19,6 +19,15 @@ from dataclasses import dataclass, field
 from typing import Any, Final, TypeVar, overload
 
 from policytest.quantity import Quantity, QuantityError, parse_quantity
+from policytest.scoring.filters import (
+    NO_PLACEMENT,
+    PLAIN_NODE,
+    FilterSpecError,
+    NodeTraits,
+    Placement,
+    node_traits_from_dict,
+    placement_from_dict,
+)
 
 __all__ = [
     "ClusterSpecError",
@@ -122,23 +131,27 @@ class Container:
 
 @dataclass(frozen=True, slots=True)
 class Pod:
-    """What the schedulers read from a pod: containers, init containers, overhead and the
-    pod-level requests (``spec.resources.requests``; ``None`` when not set)."""
+    """What the schedulers read from a pod: containers, init containers, overhead, the
+    pod-level requests (``spec.resources.requests``; ``None`` when not set), and what the
+    node filters read (tolerations, node selector, required node affinity)."""
 
     containers: tuple[Container, ...] = ()
     init_containers: tuple[Container, ...] = ()
     overhead: ResourceList = EMPTY
     pod_level_requests: ResourceList | None = None
     name: str = ""
+    placement: Placement = NO_PLACEMENT
 
 
 @dataclass(frozen=True, slots=True)
 class Node:
-    """A node: its allocatable resources and the pods already bound to it, in order."""
+    """A node: its allocatable resources, the pods already bound to it (in order), and
+    what the node filters read (labels, taints, ``unschedulable``)."""
 
     name: str
     allocatable: ResourceList = EMPTY
     pods: tuple[Pod, ...] = field(default=())
+    traits: NodeTraits = PLAIN_NODE
 
 
 def resource_list_from_dict(data: object, where: str = "") -> ResourceList:
@@ -215,7 +228,11 @@ def pod_from_dict(data: object, *, default_requests_from_limits: bool, where: st
     overhead = resource_list_from_dict(mapping.get("overhead"), _join(where, "overhead"))
     pod_requests, pod_limits = _requirements(mapping.get("resources"), _join(where, "resources"))
     pod_level: ResourceList | None = pod_requests if pod_requests else None
-    pod = Pod(containers, init_containers, overhead, pod_level, name)
+    try:
+        placement = placement_from_dict(mapping, where or "pod")
+    except FilterSpecError as error:
+        raise ClusterSpecError(str(error)) from None
+    pod = Pod(containers, init_containers, overhead, pod_level, name, placement)
     if default_requests_from_limits and pod_limits:
         pod = Pod(
             containers,
@@ -223,12 +240,14 @@ def pod_from_dict(data: object, *, default_requests_from_limits: bool, where: st
             overhead,
             _default_pod_requests(pod, pod_requests, pod_limits),
             name,
+            placement,
         )
     return pod
 
 
 def node_from_dict(data: object, *, default_requests_from_limits: bool, where: str = "") -> Node:
-    """A node: ``{name, allocatable, pods: [...], used: {...}}``.
+    """A node: ``{name, allocatable, pods: [...], used: {...}, labels: {...},
+    taints: [...], unschedulable: bool}``.
 
     ``used`` is shorthand for one bound pod requesting exactly that, listed first.
     """
@@ -237,6 +256,12 @@ def node_from_dict(data: object, *, default_requests_from_limits: bool, where: s
     if not isinstance(name, str) or not name:
         raise ClusterSpecError(f"{_join(where, 'name')}: a node needs a non-empty name")
     allocatable = resource_list_from_dict(mapping.get("allocatable"), _join(where, "allocatable"))
+    try:
+        traits = node_traits_from_dict(
+            mapping.get("labels"), mapping.get("taints"), mapping.get("unschedulable"), where
+        )
+    except FilterSpecError as error:
+        raise ClusterSpecError(str(error)) from None
     pods: list[Pod] = []
     if mapping.get("used") is not None:
         used = resource_list_from_dict(mapping["used"], _join(where, "used"))
@@ -254,7 +279,7 @@ def node_from_dict(data: object, *, default_requests_from_limits: bool, where: s
                 where=f"{_join(where, 'pods')}[{index}]",
             )
         )
-    return Node(name, allocatable, tuple(pods))
+    return Node(name, allocatable, tuple(pods), traits)
 
 
 def _containers(

@@ -28,10 +28,12 @@ FIXTURE_ERROR = rule(
     that is missing, outside the repository, or holds no scheduler config; a profile the
     config does not have; an expectation naming a node the cluster does not have; a
     quantity Kubernetes would not accept; a scheduling feature policytest does not simulate
-    (a pod's ``nodeSelector``, ``affinity``, ``tolerations``, ``topologySpreadConstraints``,
+    (a pod's ``affinity.podAffinity`` / ``podAntiAffinity``, ``topologySpreadConstraints``,
     ``nodeName``, ``schedulingGates``, ``resourceClaims``, a persistent volume or a
-    ``hostPort``; a node's ``labels``, ``taints`` or ``unschedulable``), since the
-    scheduler would filter or score nodes by it; more nodes, pods or node scores than the input
+    ``hostPort``; node selectors, node affinity, taints, tolerations and cordoned nodes
+    are simulated), since the scheduler would filter or score nodes by it; a cluster
+    ``snapshot`` that is missing, outside the repository or not a cluster snapshot; more
+    nodes, pods or node scores than the input
     limits allow (``--limit cluster-nodes=N``, ``pods=N``, ``node-scores=N``; see
     docs/robustness.md). The case errors instead of passing.
 

@@ -3,8 +3,9 @@
 Two things, both reported as PT003 at the offending key or value, by ``validate`` and
 ``run`` alike:
 
-- scheduling features the reference scorers do not simulate (node selectors,
-  affinities, taints and tolerations, topology spread, volumes, host ports...). The
+- scheduling features the reference scorers do not simulate (pod affinity, topology
+  spread, volumes, host ports...; node selectors, node affinity, taints, tolerations
+  and cordoned nodes are simulated by the node filters). The
   real scheduler would filter or score nodes by them; ignoring them silently would
   make a case pass that the scheduler would not reproduce.
 - quantities Kubernetes would not accept: the API server rejects such a pod or node,
@@ -37,14 +38,14 @@ from policytest.source import lookup, sequence_items
 
 Path = tuple[str | int, ...]
 
-# PodSpec field -> (the plugins that read it, what the scheduler does with it).
+# PodSpec field -> (the plugins that read it, what the scheduler does with it). The node
+# filters (``nodeSelector``, ``tolerations``, required node affinity) are simulated; of
+# ``affinity`` only pod (anti-)affinity is not.
 _POD_FEATURES: Final[Mapping[str, tuple[str, str]]] = {
-    "nodeSelector": ("NodeAffinity", "filters out the nodes whose labels do not match"),
     "affinity": (
-        "NodeAffinity and InterPodAffinity",
-        "filters and scores nodes by their labels and by the pods already on them",
+        "InterPodAffinity",
+        "filters and scores nodes by the pods already on them",
     ),
-    "tolerations": ("TaintToleration", "lets the pod onto tainted nodes and scores by taints"),
     "topologySpreadConstraints": (
         "PodTopologySpread",
         "filters and scores nodes to spread matching pods across topology domains",
@@ -54,7 +55,6 @@ _POD_FEATURES: Final[Mapping[str, tuple[str, str]]] = {
     "resourceClaims": ("DynamicResources", "filters nodes by the devices the claims need"),
 }
 _AFFINITY_PLUGINS: Final = {
-    "nodeAffinity": "NodeAffinity",
     "podAffinity": "InterPodAffinity",
     "podAntiAffinity": "InterPodAffinity",
 }
@@ -63,16 +63,6 @@ _NEUTRAL_VOLUME_KEYS: Final = frozenset(
     {"name", "emptyDir", "configMap", "secret", "downwardAPI", "projected", "hostPath"}
 )
 _VOLUME_PLUGINS: Final = "VolumeBinding, VolumeRestrictions, VolumeZone and NodeVolumeLimits"
-
-# Node field -> (the plugins that read it, what the scheduler does with it).
-_NODE_FEATURES: Final[Mapping[str, tuple[str, str]]] = {
-    "labels": (
-        "NodeAffinity, InterPodAffinity and PodTopologySpread",
-        "matches them against node selectors, affinities and topology keys",
-    ),
-    "taints": ("TaintToleration", "keeps pods that do not tolerate them off this node"),
-    "unschedulable": ("NodeUnschedulable", "places no new pod on a cordoned node"),
-}
 
 _RESOURCE_LIST_KEYS: Final = frozenset({"requests", "limits", "overhead"})
 _NODE_RESOURCE_KEYS: Final = ("allocatable", "used")
@@ -104,9 +94,6 @@ def case_problems(fixture: Fixture, case: Case) -> list[Finding]:
 
 
 def _node_problems(fixture: Fixture, spec: NodeSpec) -> Iterator[Finding]:
-    for key, (plugins, effect) in _NODE_FEATURES.items():
-        if _set(spec.spec.get(key)):
-            yield _unsimulated(fixture, spec.node, (key,), key, plugins, effect, "node")
     for key in _NODE_RESOURCE_KEYS:
         yield from _bad_quantities(fixture, spec.spec.get(key), spec.node, (key,))
 
@@ -119,9 +106,14 @@ def _pod_problems(fixture: Fixture, entry: object, node: Node) -> Iterator[Findi
     if isinstance(entry.get("spec"), Mapping):
         prefix, body = ("spec",), entry["spec"]
     for key, (plugins, effect) in _POD_FEATURES.items():
-        if _set(body.get(key)):
-            if key == "affinity":
-                plugins = _affinity_plugins(body[key]) or plugins
+        value = body.get(key)
+        if key == "affinity" and isinstance(value, Mapping):
+            for part in _AFFINITY_PLUGINS:
+                if _set(value.get(part)):
+                    path = (*prefix, key, part)
+                    where = f"{key}.{part}"
+                    yield _unsimulated(fixture, node, path, where, plugins, effect, "pod")
+        elif _set(value):
             yield _unsimulated(fixture, node, (*prefix, key), key, plugins, effect, "pod")
     yield from _volume_problems(fixture, body.get("volumes"), node, (*prefix, "volumes"))
     yield from _host_port_problems(fixture, body, node, prefix)
@@ -160,14 +152,6 @@ def _parsed_path(where: str) -> Path:
         int(index) if index else key for key, index in _PATH_STEP.findall(where)
     ]
     return tuple(steps[1:] if steps[:1] == [_POD] else steps)
-
-
-def _affinity_plugins(affinity: object) -> str:
-    """The plugins an ``affinity`` really needs (node affinity, pod (anti-)affinity)."""
-    if not isinstance(affinity, Mapping):
-        return ""
-    names = sorted({_AFFINITY_PLUGINS[key] for key in affinity if key in _AFFINITY_PLUGINS})
-    return " and ".join(names)
 
 
 def _volume_problems(

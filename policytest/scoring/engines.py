@@ -28,6 +28,16 @@ from policytest.scoring.accounting import (
     volcano_node_info_with_pod,
     volcano_pod_request,
 )
+from policytest.scoring.filters import (
+    NODE_AFFINITY,
+    NODE_UNSCHEDULABLE,
+    PLAIN_NODE,
+    TAINT_TOLERATION,
+    NodeTraits,
+    PodFilter,
+    kube_filter,
+    volcano_filter,
+)
 from policytest.scoring.kube import (
     BalancedArgs,
     FitResource,
@@ -60,6 +70,34 @@ VOLCANO_NOT_MODELLED = (
 )
 FIT = "NodeResourcesFit"
 BALANCED = "NodeResourcesBalancedAllocation"
+NODE_FILTERS = (NODE_UNSCHEDULABLE, TAINT_TOLERATION, NODE_AFFINITY, FIT)
+"""The filter plugins policytest runs, when the profile runs them (in the profile's order)."""
+
+
+@dataclass(frozen=True)
+class VolcanoPredicates:
+    """Volcano's ``predicates`` node filters: on when an entry of the plugin has
+    ``enablePredicate``; the flags come from the last entry (the last registration wins)."""
+
+    node_affinity: bool = True
+    taint_toleration: bool = True
+
+
+class _NodeLabels:
+    """Each node's labels as a dict, made when a pod first needs them."""
+
+    def __init__(self, traits: Mapping[str, NodeTraits]) -> None:
+        self.traits = traits
+        self.cache: dict[str, dict[str, str]] = {}
+
+    def __call__(self, name: str) -> dict[str, str]:
+        labels = self.cache.get(name)
+        if labels is None:
+            labels = self.cache[name] = dict(self.traits[name].labels)
+        return labels
+
+
+_NO_LABELS: Mapping[str, str] = {}
 
 
 @dataclass(frozen=True)
@@ -79,6 +117,8 @@ class VolcanoScheduler:
     name: str = "volcano"
     integer_scores: bool = False
     not_modelled: tuple[str, ...] = VOLCANO_NOT_MODELLED
+    predicates: VolcanoPredicates | None = VolcanoPredicates()
+    """The ``predicates`` plugin's node filters; ``None``: the conf does not run them."""
 
     def cluster(self, nodes: Sequence[Node]) -> VolcanoCluster:
         return VolcanoCluster(
@@ -96,6 +136,13 @@ class VolcanoCluster:
     nodes: dict[str, Node]
     infos: dict[str, VolcanoNodeInfo]
     kube_infos: dict[str, KubeNodeInfo] = field(default_factory=dict)
+    label_cache: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    def _labels(self, name: str) -> Mapping[str, str]:
+        labels = self.label_cache.get(name)
+        if labels is None:
+            labels = self.label_cache[name] = dict(self.nodes[name].traits.labels)
+        return labels
 
     def _kube_info(self, name: str) -> KubeNodeInfo:
         if name not in self.kube_infos:
@@ -112,10 +159,22 @@ class VolcanoCluster:
             for entry in self.scheduler.entries
         ]
         request = volcano_pod_request(pod)
+        predicates = self.scheduler.predicates
+        node_filter = PodFilter(pod.placement) if predicates is not None else None
         results = []
         for name in self.infos if only is None else only:
             info = self.infos[name]
             reason = predicates_filter(pod, info)
+            if reason is None and node_filter is not None and predicates is not None:
+                traits = self.nodes[name].traits
+                reason = volcano_filter(
+                    node_filter,
+                    name,
+                    traits,
+                    self._labels(name) if node_filter.placement.uses_labels else _NO_LABELS,
+                    node_affinity=predicates.node_affinity,
+                    taint_toleration=predicates.taint_toleration,
+                )
             if reason is not None:
                 results.append(NodeScore(name, False, reason))
                 continue
@@ -200,9 +259,15 @@ class KubeScheduler:
     ignored_resource_groups: frozenset[str] = frozenset()
     name: str = "kube-scheduler"
     integer_scores: bool = True
+    filter_order: tuple[str, ...] = NODE_FILTERS
+    """The filter plugins policytest runs, in the profile's order (``NodeResourcesFit``
+    among them when ``fit_filter``)."""
 
     def cluster(self, nodes: Sequence[Node]) -> KubeCluster:
-        return KubeCluster(self, {node.name: kube_node_info(node) for node in nodes})
+        traits = {node.name: node.traits for node in nodes}
+        return KubeCluster(
+            self, {node.name: kube_node_info(node) for node in nodes}, traits, _NodeLabels(traits)
+        )
 
 
 @dataclass
@@ -211,6 +276,8 @@ class KubeCluster:
 
     scheduler: KubeScheduler
     infos: dict[str, KubeNodeInfo]
+    traits: Mapping[str, NodeTraits] = field(default_factory=dict)
+    labels: Callable[[str], Mapping[str, str]] = lambda name: _NO_LABELS
 
     def score(self, pod: Pod, only: Sequence[str] | None = None) -> list[NodeScore]:
         scheduler = self.scheduler
@@ -221,18 +288,26 @@ class KubeCluster:
             else None
         )
         resources = fit_resources(scheduler.fit, pod) if scheduler.fit else None
+        node_filter = PodFilter(pod.placement)
+        uses_labels = pod.placement.uses_labels
         results = []
         for name in self.infos if only is None else only:
             info = self.infos[name]
-            reason = (
-                fit_filter(
+            reason = kube_filter(
+                node_filter,
+                name,
+                self.traits[name] if self.traits else PLAIN_NODE,
+                self.labels(name) if uses_labels else _NO_LABELS,
+                scheduler.filter_order,
+                partial(
+                    fit_filter,
                     pod,
                     info,
                     ignored_resources=scheduler.ignored_resources,
                     ignored_resource_groups=scheduler.ignored_resource_groups,
                 )
                 if scheduler.fit_filter
-                else None
+                else None,
             )
             if reason is not None:
                 results.append(NodeScore(name, False, reason))
@@ -323,8 +398,45 @@ def volcano_scheduler(conf: VolcanoConf) -> VolcanoScheduler:
             entries.append(NodeOrderEntry("nodeorder", nodeorder=call.weights))
     runs_nodeorder = any(entry.plugin == "nodeorder" for entry in entries)
     return VolcanoScheduler(
-        tuple(entries), not_modelled=VOLCANO_NOT_MODELLED if runs_nodeorder else ()
+        tuple(entries),
+        not_modelled=VOLCANO_NOT_MODELLED if runs_nodeorder else (),
+        predicates=volcano_predicates(conf),
     )
+
+
+def volcano_predicates(conf: VolcanoConf) -> VolcanoPredicates | None:
+    """The ``predicates`` plugin's node filters as the conf sets them up (``None``: no
+    entry of the plugin has ``enablePredicate``). Each entry opens the plugin and
+    registers its predicate function again, so the last entry's arguments win; the flags
+    are read with ``Arguments.GetBool`` (a YAML bool, or a string Go's ParseBool takes)."""
+    entries = [e for e in conf.entries(PREDICATES) if e.registered]
+    if not any(entry.enabled("enablePredicate") for entry in entries):
+        return None
+    arguments = entries[-1].arguments or {}
+    return VolcanoPredicates(
+        node_affinity=_go_bool(arguments.get(NODE_AFFINITY_ENABLE), default=True),
+        taint_toleration=_go_bool(arguments.get(TAINT_TOLERATION_ENABLE), default=True),
+    )
+
+
+PREDICATES = "predicates"
+NODE_AFFINITY_ENABLE = "predicate.NodeAffinityEnable"
+TAINT_TOLERATION_ENABLE = "predicate.TaintTolerationEnable"
+_GO_TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})
+_GO_FALSE = frozenset({"0", "f", "F", "FALSE", "false", "False"})
+
+
+def _go_bool(value: object, *, default: bool) -> bool:
+    """``Arguments.GetBool``: a bool, or a string ``strconv.ParseBool`` accepts; else the
+    default stays."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        if value in _GO_TRUE:
+            return True
+        if value in _GO_FALSE:
+            return False
+    return default
 
 
 def kube_scheduler(config: KubeSchedulerConfig, name: str | None) -> KubeScheduler:
@@ -340,6 +452,7 @@ def kube_scheduler(config: KubeSchedulerConfig, name: str | None) -> KubeSchedul
         balanced_weight=profile.weight(BALANCED) or 0,
         not_modelled=tuple(n for n, _ in profile.score_plugins if n not in (FIT, BALANCED)),
         fit_filter=profile.filters(FIT),
+        filter_order=tuple(n for n in profile.filter_plugins if n in NODE_FILTERS),
         ignored_resources=frozenset(profile.fit_ignored_resources),
         ignored_resource_groups=frozenset(profile.fit_ignored_resource_groups),
     )
