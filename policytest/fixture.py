@@ -103,6 +103,17 @@ class Case:
     expect: Expectation
     ties_allowed: bool
     node: Node
+    from_snapshot: str | None = None
+    """``pods: {fromSnapshot: pending}``: the pods come from the cluster snapshot (and
+    ``pods`` is empty until the snapshot is read)."""
+
+
+@dataclass(frozen=True)
+class SnapshotRef:
+    """``cluster.snapshot``: a kubectl dump or compact snapshot, relative to the fixture."""
+
+    path: str
+    node: Node
 
 
 @dataclass(frozen=True)
@@ -133,6 +144,9 @@ class Fixture:
     scheduler: SchedulerRef
     nodes: tuple[NodeSpec, ...]
     cases: tuple[Case, ...]
+    snapshot: SnapshotRef | None = None
+    """Until the snapshot is read (:mod:`policytest.fixture_snapshot`), ``nodes`` holds
+    only the nodes written in the fixture."""
 
 
 def build_fixture(document: Document, value: Mapping[str, Any]) -> Fixture | Finding:
@@ -145,16 +159,15 @@ def build_fixture(document: Document, value: Mapping[str, Any]) -> Fixture | Fin
     )
     ref = SchedulerRef(scheduler.get("config"), inline, scheduler.get("profile"), scheduler_node)
     cluster_node = merged_child(root, "cluster", text) or root
-    node_nodes = _paired(value["cluster"]["nodes"], merged_child(cluster_node, "nodes", text), root)
+    written = value["cluster"].get("nodes") or []
+    node_nodes = _paired(written, merged_child(cluster_node, "nodes", text), root)
     nodes = tuple(NodeSpec(spec["name"], spec, node) for spec, node in node_nodes)
     case_nodes = _paired(value["cases"], merged_child(root, "cases", text), root)
     cases = tuple(_case(spec, node) for spec, node in case_nodes)
-    known = {spec.name for spec in nodes}
-    repeated_node = _repeated(nodes)
-    if repeated_node is not None:
-        return FIXTURE_ERROR.at(
-            document, repeated_node.node, f"node `{repeated_node.name}` is listed twice"
-        )
+    snapshot = None
+    if value["cluster"].get("snapshot") is not None:
+        snapshot_node = merged_child(cluster_node, "snapshot", text) or cluster_node
+        snapshot = SnapshotRef(value["cluster"]["snapshot"], snapshot_node)
     repeated_case = _repeated(cases)
     if repeated_case is not None:
         return FIXTURE_ERROR.at(
@@ -163,17 +176,47 @@ def build_fixture(document: Document, value: Mapping[str, Any]) -> Fixture | Fin
             f"case `{repeated_case.name}` is listed twice: a case's name identifies it in "
             "reports, pytest item ids, `diff` and `--update`; give each case its own name",
         )
-    for case in cases:
+    if snapshot is None:
+        if not nodes:
+            return FIXTURE_ERROR.at(document, cluster_node, "the cluster has no nodes")
+        if any(case.from_snapshot for case in cases):
+            case = next(case for case in cases if case.from_snapshot)
+            return FIXTURE_ERROR.at(
+                document,
+                case.node,
+                f"case `{case.name}` takes its pods from the snapshot, but the cluster "
+                "has no `snapshot`",
+            )
+    name = str((value.get("metadata") or {}).get("name") or document.path)
+    fixture = Fixture(document, name, ref, nodes, cases, snapshot)
+    if snapshot is not None:
+        return fixture  # the names are checked once the snapshot's nodes are in
+    return cluster_names_problem(fixture) or fixture
+
+
+def cluster_names_problem(fixture: Fixture) -> Finding | None:
+    """A node listed twice, or an expectation naming a node the cluster does not have."""
+    document = fixture.document
+    repeated_node = _repeated(fixture.nodes)
+    if repeated_node is not None:
+        return FIXTURE_ERROR.at(
+            document, repeated_node.node, f"node `{repeated_node.name}` is listed twice"
+        )
+    known = {spec.name for spec in fixture.nodes}
+    for case in fixture.cases:
         unknown = sorted(case.expect.node_names() - known)
         if unknown:
+            shown = sorted(known)
+            listed = ", ".join(shown[:20]) + (
+                f", ... ({len(shown)} in all)" if len(shown) > 20 else ""
+            )
             return FIXTURE_ERROR.at(
                 document,
                 case.node,
                 f"case `{case.name}` expects node `{unknown[0]}`, which is not in the cluster "
-                f"(nodes: {', '.join(sorted(known))})",
+                f"(nodes: {listed})",
             )
-    name = str((value.get("metadata") or {}).get("name") or document.path)
-    return Fixture(document, name, ref, nodes, cases)
+    return None
 
 
 class _Named(Protocol):
@@ -224,7 +267,12 @@ def _paired(values: Sequence[Any], node: Node | None, fallback: Node) -> list[tu
 
 def _case(spec: Mapping[str, Any], node: Node) -> Case:
     sequence = "pods" in spec
-    pods = tuple(spec["pods"]) if sequence else (spec["pod"],)
+    from_snapshot = None
+    if sequence and isinstance(spec["pods"], Mapping):
+        from_snapshot = str(spec["pods"]["fromSnapshot"])
+        pods: tuple[Any, ...] = ()
+    else:
+        pods = tuple(spec["pods"]) if sequence else (spec["pod"],)
     expect = spec["expect"]
     return Case(
         name=spec["name"],
@@ -243,6 +291,7 @@ def _case(spec: Mapping[str, Any], node: Node) -> Case:
         ),
         ties_allowed=spec.get("ties") == "allow",
         node=node,
+        from_snapshot=from_snapshot,
     )
 
 

@@ -195,10 +195,39 @@ def load_fixture(document: Document, options: CheckOptions) -> tuple[Fixture | N
     built = build_fixture(document, value)
     if isinstance(built, Finding):
         return None, [built]
+    if built.snapshot is not None:
+        built = _with_snapshot(built, options)
+        if isinstance(built, Finding):
+            return None, [built]
     too_big = size_problem(built, options.limits)
     if too_big is not None:
         return None, [too_big]
     return built, []
+
+
+def _with_snapshot(fixture: Fixture, options: CheckOptions) -> Fixture | Finding:
+    """The fixture with its ``cluster.snapshot`` read in; the snapshot must be inside the
+    root, as a config must."""
+    from policytest.fixture_snapshot import with_snapshot
+
+    ref = fixture.snapshot
+    assert ref is not None
+    root = root_for(fixture.document.path, options)
+    resolved = _resolve_inside(fixture.document.path, ref.path, root)
+    if resolved is None:
+        return FIXTURE_ERROR.at(
+            fixture.document,
+            ref.node,
+            f"snapshot `{ref.path}` is outside the repository root ({root}); "
+            "fixtures may only use snapshots inside the repository",
+        )
+    if not os.path.isfile(resolved):
+        return FIXTURE_ERROR.at(
+            fixture.document,
+            ref.node,
+            f"snapshot `{ref.path}` does not exist (looked for {resolved})",
+        )
+    return with_snapshot(fixture, resolved)
 
 
 def fixture_findings(document: Document, options: CheckOptions, root: str) -> list[Finding]:

@@ -59,24 +59,12 @@ UNSIMULATED = [
     # (replace, with, line, column, plugin)
     (
         '    requests: {cpu: "1"}\n',
-        '    requests: {cpu: "1"}\n    nodeSelector: {zone: a}\n',
-        17,
-        5,
-        "NodeAffinity plugin",
-    ),
-    (
-        '    requests: {cpu: "1"}\n',
-        '    requests: {cpu: "1"}\n    affinity:\n      podAntiAffinity: {}\n',
-        17,
-        5,
+        '    requests: {cpu: "1"}\n    affinity:\n      podAntiAffinity:\n'
+        "        requiredDuringSchedulingIgnoredDuringExecution:\n"
+        "        - {topologyKey: zone, labelSelector: {matchLabels: {app: web}}}\n",
+        18,
+        7,
         "InterPodAffinity plugin",
-    ),
-    (
-        '    requests: {cpu: "1"}\n',
-        '    requests: {cpu: "1"}\n    tolerations: [{key: gpu, operator: Exists}]\n',
-        17,
-        5,
-        "TaintToleration plugin",
     ),
     (
         '    requests: {cpu: "1"}\n',
@@ -92,20 +80,6 @@ UNSIMULATED = [
         15,
         9,
         "VolumeBinding",
-    ),
-    (
-        '    used: {cpu: "2"}\n',
-        '    used: {cpu: "2"}\n    labels: {zone: a}\n',
-        9,
-        5,
-        "NodeAffinity, InterPodAffinity and PodTopologySpread plugins",
-    ),
-    (
-        '    used: {cpu: "2"}\n',
-        '    used: {cpu: "2"}\n    taints: [{key: gpu}]\n',
-        9,
-        5,
-        "TaintToleration plugin",
     ),
     (
         "    - requests: {memory: 1Gi}\n",
@@ -130,6 +104,67 @@ def test_unsimulated_features_are_errors_at_their_key(
     assert "policytest does not simulate" in str(finding["message"])
     assert result["status"] == "error"
     assert result["findings"] == findings
+
+
+WITH_PREDICATES = VOLCANO_CONF + "  - name: predicates\n"
+"""Volcano filters nodes by taints, selectors and cordons only in its predicates plugin."""
+
+SIMULATED = [
+    # (replace, with): node filters are simulated, so these validate and run clean
+    ('    requests: {cpu: "1"}\n', '    requests: {cpu: "1"}\n    nodeSelector: {zone: a}\n'),
+    (
+        '    requests: {cpu: "1"}\n',
+        '    requests: {cpu: "1"}\n    tolerations: [{key: gpu, operator: Exists}]\n',
+    ),
+    (
+        '    requests: {cpu: "1"}\n',
+        '    requests: {cpu: "1"}\n    affinity:\n      nodeAffinity:\n'
+        "        requiredDuringSchedulingIgnoredDuringExecution:\n"
+        "          nodeSelectorTerms: [{matchExpressions: [{key: zone, operator: In, "
+        "values: [a]}]}]\n",
+    ),
+]
+
+
+@pytest.mark.parametrize(("old", "new"), SIMULATED)
+def test_node_filter_fields_of_a_pod_are_simulated(
+    run_line: RunLine, tmp_path: Path, old: str, new: str
+) -> None:
+    text = FIXTURE.replace(old, new).replace(
+        '    used: {cpu: "2"}\n', '    used: {cpu: "2"}\n    labels: {zone: a}\n'
+    )
+    path = write(tmp_path, text.replace("[node-a, node-b]", "[node-a]"))
+    (tmp_path / "volcano.yaml").write_text(WITH_PREDICATES)
+    assert run_line(["validate", path]).exit_code == 0
+    ran = run_line(["run", path, "--format", "json"])
+    (result,) = json.loads(ran.stdout)["results"]
+    assert ran.exit_code == 0, result
+    by_name = {node["name"]: node for node in result["nodes"]}
+    assert by_name["node-a"]["feasible"] is True
+    if "tolerations" not in new:
+        assert by_name["node-b"]["reason"] == "node(s) didn't match Pod's node affinity/selector"
+
+
+def test_a_tainted_and_a_cordoned_node_are_filtered(run_line: RunLine, tmp_path: Path) -> None:
+    text = FIXTURE.replace(
+        '    used: {cpu: "2"}\n',
+        '    used: {cpu: "2"}\n    taints: [{key: gpu, effect: NoSchedule}]\n',
+    ).replace("  - name: node-b\n", "  - name: node-b\n    unschedulable: true\n")
+    path = write(
+        tmp_path, text.replace("{ranking: [node-a, node-b]}", "{unschedulable: [node-a, node-b]}")
+    )
+    without = json.loads(run_line(["run", path, "--format", "json"]).stdout)["results"][0]
+    assert [n["feasible"] for n in without["nodes"]] == [True, True]  # no predicates plugin
+    (tmp_path / "volcano.yaml").write_text(WITH_PREDICATES)
+    assert run_line(["validate", path]).exit_code == 0
+    ran = run_line(["run", path, "--format", "json"])
+    assert ran.exit_code == 0, ran
+    (result,) = json.loads(ran.stdout)["results"]
+    reasons = {node["name"]: node["reason"] for node in result["nodes"]}
+    assert reasons == {
+        "node-a": "node(s) had untolerated taint(s)",
+        "node-b": "node(s) were unschedulable",
+    }
 
 
 def test_unknown_keys_in_the_short_pod_form_and_the_node_form(

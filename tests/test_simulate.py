@@ -130,10 +130,12 @@ def test_a_feature_the_scorers_do_not_simulate_is_refused(
 ) -> None:
     """As in run and validate (PT003): the packing would not be the scheduler's."""
     workload.write_text(
-        FIXTURE.replace('nvidia.com/gpu: "1"}}', 'nvidia.com/gpu: "1"}, nodeSelector: {a: b}}')
+        FIXTURE.replace(
+            'nvidia.com/gpu: "1"}}', 'nvidia.com/gpu: "1"}, topologySpreadConstraints: [{a: b}]}'
+        )
     )
     assert main(["simulate", str(workload)]) == 1
-    assert "PT003 pod `nodeSelector`" in capsys.readouterr().err
+    assert "PT003 pod `topologySpreadConstraints`" in capsys.readouterr().err
 
 
 class FakeTerminal(io.StringIO):
