@@ -16,7 +16,7 @@ from policytest import __version__
 from policytest.exitcodes import ExitCode
 from policytest.gctuning import young_collections_only
 
-COMMANDS = ("validate", "run", "explain", "diff", "simulate", "schema", "rules")
+COMMANDS = ("validate", "run", "explain", "diff", "simulate", "snapshot", "schema", "rules")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -173,7 +173,17 @@ def place_sequence(
 def _steps(nodes: Sequence[Node], pods: Sequence[Pod], choices: Sequence[Choice]) -> list[Step]:
     """The choices as steps, each tie marked ``identical`` or not (replaying the binds;
     pod names are left out: no scorer reads them)."""
-    allocatable = {node.name: node.allocatable for node in nodes}
+    # What tells two nodes apart for the filters and scorers: allocatable, taints and
+    # cordon; labels (and names) too when some pod of the sequence selects by them.
+    by_labels = any(pod.placement.uses_labels for pod in pods)
+    allocatable = {
+        node.name: (
+            node.allocatable,
+            node.traits if by_labels else replace(node.traits, labels=()),
+            node.name if by_labels else "",
+        )
+        for node in nodes
+    }
     bound = {node.name: Counter(replace(p, name="") for p in node.pods) for node in nodes}
     steps = []
     for index, (pod, (node, tied)) in enumerate(zip(pods, choices, strict=True)):
