@@ -20,6 +20,8 @@ EXPLAINED = [
     "volcano-gpu-two-nodes",
     "kube-requested-to-capacity-ratio",
     "volcano-gpu-sequence-binpack-weight-10",
+    "snapshot-kube-most-allocated",
+    "snapshot-volcano-binpack",
 ]
 
 
@@ -39,7 +41,7 @@ def repo(tmp_path: Path) -> Iterator[Path]:
 def test_bundled_fixtures_pass(run_line: RunLine, repo: Path) -> None:
     result = run_line(["run"])
     assert result.exit_code == 0, result
-    assert result.stdout.rstrip().endswith("Cases: 12 passed, 0 failed")
+    assert result.stdout.rstrip().endswith("Cases: 20 passed, 0 failed")
 
 
 def test_json_output(run_line: RunLine, repo: Path) -> None:
@@ -170,16 +172,19 @@ def test_explain_one_case_and_unknown_case(run_line: RunLine, repo: Path) -> Non
 
 
 def test_progress_line_on_a_terminal_for_long_runs() -> None:
-    import io
-
     from policytest.commands.run import progress_line
+    from tests.test_progress import Clock, FakeTerminal
 
-    stream = io.StringIO()
-    show = progress_line(stream)
-    show(1, 3, "a.policytest.yaml")
-    assert stream.getvalue() == ""  # short suites get no progress line
-    for done in range(1, 26):
-        show(done, 25, f"f{done}.policytest.yaml")
-    lines = stream.getvalue().split("\r")
-    assert lines[1].startswith("[1/25] f1.policytest.yaml")
-    assert lines[-1] == ""  # cleared at the end, so the report starts on a clean line
+    stream = FakeTerminal()
+    line, show = progress_line(stream)
+    clock = Clock()
+    line.clock = clock
+    line.started = clock()
+    show(1, 25, "f1.policytest.yaml")
+    assert stream.getvalue() == ""  # quick runs get no progress line
+    clock.now = 3.0
+    show(2, 25, "f2.policytest.yaml")
+    assert stream.getvalue().startswith("\rrunning fixtures [")
+    assert "2/25 files" in stream.getvalue()
+    line.close()
+    assert stream.getvalue().endswith("\r")  # cleared, so the report starts on a clean line

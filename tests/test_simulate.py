@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 from typing import Any
@@ -10,7 +9,6 @@ from typing import Any
 import pytest
 
 from policytest.cli import main
-from policytest.commands.simulate import ProgressBar
 
 MOST = """\
 apiVersion: kubescheduler.config.k8s.io/v1
@@ -136,22 +134,3 @@ def test_a_feature_the_scorers_do_not_simulate_is_refused(
     )
     assert main(["simulate", str(workload)]) == 1
     assert "PT003 pod `topologySpreadConstraints`" in capsys.readouterr().err
-
-
-class FakeTerminal(io.StringIO):
-    def isatty(self) -> bool:
-        return True
-
-
-def test_progress_bar_on_a_terminal_only() -> None:
-    terminal = FakeTerminal()
-    bar = ProgressBar(terminal, 2000, "case")
-    assert bar.shown
-    for done in range(1, 2001):
-        bar.update(done)
-    bar.close()
-    lines = terminal.getvalue().split("\r")
-    assert len(lines) == 1 + 101  # drawn once per percent (0 to 100), not once per pod
-    assert lines[-1].endswith("2,000/2,000 pods\n")
-    assert not ProgressBar(io.StringIO(), 2000, "case").shown
-    assert not ProgressBar(FakeTerminal(), 10, "case").shown

@@ -16,6 +16,7 @@ from policytest.commands.common import (
     use_color,
     write,
 )
+from policytest.commands.progress import Progress, add_quiet_option
 from policytest.reporters import RUN_FORMATS
 
 
@@ -41,23 +42,22 @@ def configure(subparsers: Any) -> None:
         "results (comments and formatting kept)",
     )
     add_fixture_options(parser)
+    add_quiet_option(parser)
     parser.set_defaults(execute=execute)
 
 
-PROGRESS_AFTER_FILES = 20
-
-
-def progress_line(stream: TextIO) -> Callable[[int, int, str], None]:
-    """A one-line ``[12/340] path`` counter on a terminal, for suites of many files."""
+def progress_line(
+    stream: TextIO, *, quiet: bool = False
+) -> tuple[Progress, Callable[[int, int, str], None]]:
+    """A one-line ``[12/340] files`` progress bar on a terminal, once a run has taken
+    more than about two seconds."""
+    progress = Progress(stream, "running fixtures", None, "files", quiet=quiet)
 
     def show(done: int, total: int, path: str) -> None:
-        if total < PROGRESS_AFTER_FILES:
-            return
-        line = f"[{done}/{total}] {path}"[:78]
-        stream.write(f"\r{line:<78}" if done < total else "\r" + " " * 78 + "\r")
-        stream.flush()
+        progress.total = total
+        progress.update(done)
 
-    return show
+    return progress, show
 
 
 def execute(args: Any) -> int:
@@ -67,11 +67,13 @@ def execute(args: Any) -> int:
     from policytest.validate import PathNotFound
 
     chosen = output_format(args)
-    progress = progress_line(sys.stderr) if sys.stderr.isatty() else None
+    line, progress = progress_line(sys.stderr, quiet=args.quiet)
     try:
         report = run_paths(args.paths, check_options(args), progress)
     except PathNotFound as missing:
         return usage_error(f"path does not exist: {missing}")
+    finally:
+        line.close()
     if args.update:
         from policytest.golden import update_expectations
 
@@ -81,5 +83,6 @@ def execute(args: Any) -> int:
         for refusal in refused:
             sys.stderr.write(f"policytest: error: {refusal}\n")
         report = run_paths(args.paths, check_options(args), progress)
+        line.close()
     write(render_run(chosen, report, color=chosen == "text" and use_color(sys.stdout)))
     return int(ExitCode.OK if report.ok else ExitCode.FINDINGS)
