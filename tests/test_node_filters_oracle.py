@@ -225,3 +225,47 @@ def test_volcano_enable_predicate_false_turns_the_filters_off(tmp_path: Path) ->
     pod = pod_from_dict(PLAIN_POD, default_requests_from_limits=True)
     (score,) = scheduler_from_file(str(path)).cluster([node]).score(pod)
     assert score.feasible
+
+
+ADDED_AFFINITY = """\
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- pluginConfig:
+  - name: NodeAffinity
+    args:
+      addedAffinity:
+        requiredDuringSchedulingIgnoredDuringExecution:
+          nodeSelectorTerms:
+          - matchExpressions: [{key: pool, operator: In, values: [batch]}]
+"""
+
+
+def test_a_profiles_added_affinity_is_enforced_on_every_pod(tmp_path: Path) -> None:
+    """NodeAffinityArgs.addedAffinity: every pod must match it too, before its own."""
+    path = tmp_path / "kube.yaml"
+    path.write_text(ADDED_AFFINITY)
+    nodes = [
+        node_from_dict(
+            {"name": name, "allocatable": {"cpu": "4", "pods": "110"}, "labels": labels},
+            default_requests_from_limits=True,
+        )
+        for name, labels in (("batch", {"pool": "batch"}), ("web", {"pool": "web"}), ("bare", {}))
+    ]
+    plain = pod_from_dict(PLAIN_POD, default_requests_from_limits=True)
+    selecting = pod_from_dict(
+        {"requests": {"cpu": "1"}, "nodeSelector": {"pool": "web"}},
+        default_requests_from_limits=True,
+    )
+    cluster = scheduler_from_file(str(path)).cluster(nodes)
+    enforced = "node(s) didn't match scheduler-enforced node affinity"
+    assert [(s.name, s.reason) for s in cluster.score(plain)] == [
+        ("batch", None),
+        ("web", enforced),
+        ("bare", enforced),
+    ]
+    assert [s.reason for s in cluster.score(selecting)] == [
+        "node(s) didn't match Pod's node affinity/selector",
+        enforced,
+        enforced,
+    ]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from policytest.scoring.filters import SelectorTerm
 from policytest.scoring.kube import BalancedArgs, FitScoring
 
 __all__ = ["BalancedArgs", "FitScoring", "KubeSchedulerConfig", "Profile"]
@@ -32,6 +33,9 @@ class Profile:
     fit_ignored_resources: tuple[str, ...] = ()
     fit_ignored_resource_groups: tuple[str, ...] = ()
     percentage_of_nodes_to_score: int | None = None
+    node_affinity_added: tuple[SelectorTerm, ...] | None = None
+    """NodeAffinity's ``addedAffinity`` required terms (``None``: none), which every
+    pod of the profile must match on top of its own."""
     raised_weights: tuple[str, ...] = ()
     """What was written with weight 0 and is held as 1: score plugins (``NodeResourcesFit``)
     and resources of Fit and BalancedAllocation (``NodeResourcesFit/cpu``)."""

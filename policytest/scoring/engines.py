@@ -34,7 +34,9 @@ from policytest.scoring.filters import (
     PLAIN_NODE,
     TAINT_TOLERATION,
     NodeTraits,
+    Placement,
     PodFilter,
+    SelectorTerm,
     kube_filter,
     volcano_filter,
 )
@@ -262,6 +264,8 @@ class KubeScheduler:
     filter_order: tuple[str, ...] = NODE_FILTERS
     """The filter plugins policytest runs, in the profile's order (``NodeResourcesFit``
     among them when ``fit_filter``)."""
+    added_affinity: tuple[SelectorTerm, ...] | None = None
+    """NodeAffinity's ``addedAffinity`` required terms, enforced on every pod."""
 
     def cluster(self, nodes: Sequence[Node]) -> KubeCluster:
         traits = {node.name: node.traits for node in nodes}
@@ -289,7 +293,12 @@ class KubeCluster:
         )
         resources = fit_resources(scheduler.fit, pod) if scheduler.fit else None
         node_filter = PodFilter(pod.placement)
-        uses_labels = pod.placement.uses_labels
+        added = (
+            None
+            if scheduler.added_affinity is None
+            else PodFilter(Placement(required_terms=scheduler.added_affinity))
+        )
+        uses_labels = pod.placement.uses_labels or added is not None
         results = []
         for name in self.infos if only is None else only:
             info = self.infos[name]
@@ -308,6 +317,7 @@ class KubeCluster:
                 )
                 if scheduler.fit_filter
                 else None,
+                added,
             )
             if reason is not None:
                 results.append(NodeScore(name, False, reason))
@@ -453,6 +463,7 @@ def kube_scheduler(config: KubeSchedulerConfig, name: str | None) -> KubeSchedul
         not_modelled=tuple(n for n, _ in profile.score_plugins if n not in (FIT, BALANCED)),
         fit_filter=profile.filters(FIT),
         filter_order=tuple(n for n in profile.filter_plugins if n in NODE_FILTERS),
+        added_affinity=profile.node_affinity_added,
         ignored_resources=frozenset(profile.fit_ignored_resources),
         ignored_resource_groups=frozenset(profile.fit_ignored_resource_groups),
     )

@@ -61,6 +61,7 @@ TAINT_REASON: Final = "node(s) had untolerated taint(s)"
 AFFINITY_REASON: Final = "node(s) didn't match Pod's node affinity/selector"
 CONFLICT_REASON: Final = "pod affinity terms conflict"
 NOT_IN_NAMES_REASON: Final = "node(s) didn't satisfy plugin(s) [NodeAffinity]"
+ENFORCED_REASON: Final = "node(s) didn't match scheduler-enforced node affinity"
 VOLCANO_CONFLICT_REASON: Final = f"plugin NodeAffinity pre-predicates failed {CONFLICT_REASON}"
 
 TAINT_NODE_UNSCHEDULABLE: Final = "node.kubernetes.io/unschedulable"
@@ -429,18 +430,20 @@ def kube_filter(
     labels: Mapping[str, str],
     order: Sequence[str],
     fit: Callable[[], str | None] | None = None,
+    added: PodFilter | None = None,
 ) -> str | None:
     """kube-scheduler's verdict from these filters, in the profile's filter ``order``
     (plugins not named there do not run; ``NodeResourcesFit`` there calls ``fit``):
     ``None`` if the node passes, else the reason of the first filter that fails.
     NodeAffinity's PreFilter rejects every node on a conflict and leaves out the nodes
-    outside its node names."""
-    affinity = NODE_AFFINITY in order and not pod.skip_affinity
+    outside its node names; ``added`` is the profile's ``addedAffinity`` (its required
+    terms), which every node must match first."""
+    affinity = NODE_AFFINITY in order and (not pod.skip_affinity or added is not None)
     if affinity and pod.conflict:
         return CONFLICT_REASON
     if affinity and pod.names is not None and name not in pod.names:
         return NOT_IN_NAMES_REASON
-    if pod.trivial and _passes_trivially(traits):
+    if pod.trivial and added is None and _passes_trivially(traits):
         return fit() if fit is not None and NODE_RESOURCES_FIT in order else None
     for plugin in order:
         if plugin == NODE_RESOURCES_FIT:
@@ -453,8 +456,11 @@ def kube_filter(
         elif plugin == TAINT_TOLERATION:
             if pod.untolerated_taint(traits) is not None:
                 return TAINT_REASON
-        elif plugin == NODE_AFFINITY and affinity and not pod.affinity_matches(name, labels):
-            return AFFINITY_REASON
+        elif plugin == NODE_AFFINITY and affinity:
+            if added is not None and not added.affinity_matches(name, labels):
+                return ENFORCED_REASON
+            if not pod.affinity_matches(name, labels):
+                return AFFINITY_REASON
     return None
 
 
