@@ -35,9 +35,10 @@ from policytest.scoring.filters import (
     TAINT_TOLERATION,
     NodeTraits,
     Placement,
-    PodFilter,
     SelectorTerm,
     kube_filter,
+    passes_trivially,
+    pod_filter,
     volcano_filter,
 )
 from policytest.scoring.kube import (
@@ -162,13 +163,19 @@ class VolcanoCluster:
         ]
         request = volcano_pod_request(pod)
         predicates = self.scheduler.predicates
-        node_filter = PodFilter(pod.placement) if predicates is not None else None
+        node_filter = pod_filter(pod.placement) if predicates is not None else None
+        trivial = node_filter is None or node_filter.trivial
         results = []
         for name in self.infos if only is None else only:
             info = self.infos[name]
             reason = predicates_filter(pod, info)
-            if reason is None and node_filter is not None and predicates is not None:
-                traits = self.nodes[name].traits
+            traits = self.nodes[name].traits
+            if (
+                reason is None
+                and node_filter is not None
+                and predicates is not None
+                and not (trivial and passes_trivially(traits))
+            ):
                 reason = volcano_filter(
                     node_filter,
                     name,
@@ -292,33 +299,48 @@ class KubeCluster:
             else None
         )
         resources = fit_resources(scheduler.fit, pod) if scheduler.fit else None
-        node_filter = PodFilter(pod.placement)
+        node_filter = pod_filter(pod.placement)
         added = (
             None
             if scheduler.added_affinity is None
-            else PodFilter(Placement(required_terms=scheduler.added_affinity))
+            else pod_filter(Placement(required_terms=scheduler.added_affinity))
         )
         uses_labels = pod.placement.uses_labels or added is not None
+        trivial = node_filter.trivial and added is None
         results = []
         for name in self.infos if only is None else only:
             info = self.infos[name]
-            reason = kube_filter(
-                node_filter,
-                name,
-                self.traits[name] if self.traits else PLAIN_NODE,
-                self.labels(name) if uses_labels else _NO_LABELS,
-                scheduler.filter_order,
-                partial(
-                    fit_filter,
-                    pod,
-                    info,
-                    ignored_resources=scheduler.ignored_resources,
-                    ignored_resource_groups=scheduler.ignored_resource_groups,
+            traits = self.traits[name] if self.traits else PLAIN_NODE
+            if trivial and passes_trivially(traits):
+                # nothing but resources can keep a plain pod off this node
+                reason = (
+                    fit_filter(
+                        pod,
+                        info,
+                        ignored_resources=scheduler.ignored_resources,
+                        ignored_resource_groups=scheduler.ignored_resource_groups,
+                    )
+                    if scheduler.fit_filter
+                    else None
                 )
-                if scheduler.fit_filter
-                else None,
-                added,
-            )
+            else:
+                reason = kube_filter(
+                    node_filter,
+                    name,
+                    traits,
+                    self.labels(name) if uses_labels else _NO_LABELS,
+                    scheduler.filter_order,
+                    partial(
+                        fit_filter,
+                        pod,
+                        info,
+                        ignored_resources=scheduler.ignored_resources,
+                        ignored_resource_groups=scheduler.ignored_resource_groups,
+                    )
+                    if scheduler.fit_filter
+                    else None,
+                    added,
+                )
             if reason is not None:
                 results.append(NodeScore(name, False, reason))
                 continue

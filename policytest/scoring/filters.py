@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Final
 
 __all__ = [
@@ -443,7 +444,7 @@ def kube_filter(
         return CONFLICT_REASON
     if affinity and pod.names is not None and name not in pod.names:
         return NOT_IN_NAMES_REASON
-    if pod.trivial and added is None and _passes_trivially(traits):
+    if pod.trivial and added is None and passes_trivially(traits):
         return fit() if fit is not None and NODE_RESOURCES_FIT in order else None
     for plugin in order:
         if plugin == NODE_RESOURCES_FIT:
@@ -480,7 +481,7 @@ def volcano_filter(
     affinity = node_affinity and not pod.skip_affinity
     if affinity and pod.conflict:
         return VOLCANO_CONFLICT_REASON
-    if pod.trivial and _passes_trivially(traits):
+    if pod.trivial and passes_trivially(traits):
         return None
     if traits.unschedulable and not pod.tolerates_unschedulable():
         return UNSCHEDULABLE_REASON
@@ -491,8 +492,16 @@ def volcano_filter(
     return None
 
 
-def _passes_trivially(traits: NodeTraits) -> bool:
+@lru_cache(maxsize=1024)
+def pod_filter(placement: Placement) -> PodFilter:
+    """The compiled filter of a placement (cached: a sequence repeats a few pod shapes)."""
+    return PodFilter(placement)
+
+
+def passes_trivially(traits: NodeTraits) -> bool:
     """A pod without tolerations, selector or affinity passes: nothing keeps it out."""
+    if traits is PLAIN_NODE or not (traits.taints or traits.unschedulable):
+        return True
     return not traits.unschedulable and all(
         taint.effect not in _FILTERING_EFFECTS for taint in traits.taints
     )
