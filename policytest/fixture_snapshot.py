@@ -30,11 +30,20 @@ _READ: dict[tuple[str, int, int], Snapshot] = {}
 _READ_MAX: Final = 4
 
 
-def with_snapshot(fixture: Fixture, resolved: str) -> Fixture | Finding:
+def with_snapshot(fixture: Fixture, resolved: str, max_bytes: int) -> Fixture | Finding:
     """``fixture`` with the snapshot at ``resolved`` (a real path, already checked to be
-    inside the root) read into its nodes and its ``fromSnapshot`` cases."""
+    inside the root) read into its nodes and its ``fromSnapshot`` cases. A snapshot
+    larger than ``max_bytes`` (``--max-file-bytes``) is refused before it is read."""
     ref = fixture.snapshot
     assert ref is not None
+    size = os.path.getsize(resolved)
+    if size > max_bytes:
+        return FIXTURE_ERROR.at(
+            fixture.document,
+            ref.node,
+            f"snapshot `{ref.path}` is {size:,} bytes, more than the limit of {max_bytes:,}; "
+            "not read (reduce it with `policytest snapshot`, or raise --max-file-bytes)",
+        )
     try:
         snapshot = _read(resolved)
     except SnapshotError as error:

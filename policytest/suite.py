@@ -227,7 +227,7 @@ def _with_snapshot(fixture: Fixture, options: CheckOptions) -> Fixture | Finding
             ref.node,
             f"snapshot `{ref.path}` does not exist (looked for {resolved})",
         )
-    return with_snapshot(fixture, resolved)
+    return with_snapshot(fixture, resolved, options.limits.max_file_bytes)
 
 
 def fixture_findings(document: Document, options: CheckOptions, root: str) -> list[Finding]:

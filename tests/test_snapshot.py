@@ -284,6 +284,15 @@ def test_a_snapshot_that_cannot_be_used_is_pt003(
     assert ran.exit_code == 1 and message in ran.stdout
 
 
+def test_a_snapshot_over_the_file_limit_is_refused_unread(run_line: RunLine, repo: Path) -> None:
+    path = repo / "f.policytest.yaml"
+    path.write_text(FIXTURE.replace("SNAPSHOT", "fixtures/snapshots/cluster.json"))
+    result = run_line(["run", str(path), "--max-file-bytes", "1000"])
+    assert result.exit_code == 1
+    assert "more than the limit of 1,000; not read" in result.stdout
+    assert "not read" not in run_line(["run", str(path)]).stdout
+
+
 def test_pending_pods_with_unsimulated_features_make_the_case_an_error(
     run_line: RunLine, repo: Path
 ) -> None:
