@@ -342,3 +342,83 @@ def test_nodes_beside_a_snapshot_must_not_repeat_its_names(run_line: RunLine, re
     )
     result = run_line(["run", str(path)])
     assert result.exit_code == 1 and "node `cp-1` is listed twice" in result.stdout
+
+
+RICH_PODS = [
+    {  # a sidecar, a regular init container, overhead and limits-only memory
+        "spec": {
+            "nodeName": "n",
+            "initContainers": [
+                {"name": "setup", "resources": {"requests": {"cpu": "3", "memory": "1Gi"}}},
+                {
+                    "name": "proxy",
+                    "restartPolicy": "Always",
+                    "resources": {"requests": {"cpu": "200m", "memory": "64Mi"}},
+                },
+            ],
+            "containers": [
+                {"name": "a", "resources": {"requests": {"cpu": "1"}, "limits": {"cpu": "2"}}},
+                {"name": "b", "resources": {}},
+            ],
+            "overhead": {"cpu": "250m", "memory": "160Mi"},
+        },
+        "status": {"phase": "Running"},
+    },
+    {  # pod-level resources (KEP-2837)
+        "spec": {
+            "nodeName": "n",
+            "resources": {"requests": {"cpu": "2", "memory": "2Gi"}, "limits": {"cpu": "4"}},
+            "containers": [{"name": "a"}, {"name": "b", "resources": {"requests": {"cpu": "1"}}}],
+        },
+        "status": {"phase": "Running"},
+    },
+    {"spec": {"nodeName": "n", "containers": [{"name": "a"}]}, "status": {"phase": "Unknown"}},
+]
+
+
+def test_a_bound_pod_keeps_exactly_what_the_schedulers_count(cluster: dict[str, Any]) -> None:
+    """Every bound pod of the dump, and pods with sidecars, overhead and pod-level
+    resources, request the same through the compact file as written in full."""
+    from policytest.scoring.accounting import (
+        kube_pod_non_zero_requests,
+        kube_pod_requests,
+        volcano_pod_request,
+    )
+
+    node = {
+        "kind": "Node",
+        "metadata": {"name": "n"},
+        "status": {"allocatable": {"cpu": "64", "pods": "110"}},
+    }
+    rich = [
+        {"kind": "Pod", "metadata": {"name": f"p{i}"}, **pod} for i, pod in enumerate(RICH_PODS)
+    ]
+    for items in (cluster["items"], [node, *rich]):
+        bound = [
+            item
+            for item in items
+            if item["kind"] == "Pod"
+            and item["spec"].get("nodeName")
+            and item["status"]["phase"] not in ("Succeeded", "Failed")
+        ]
+        snapshot = read(kubectl_json({"kind": "List", "items": items}))
+        compact = [
+            pod
+            for spec in snapshot.nodes
+            for entry in spec.get("pods", [])
+            for pod in [pod_from_dict(entry, default_requests_from_limits=True)]
+            * entry.get("count", 1)
+        ]
+        written = [pod_from_dict(item, default_requests_from_limits=True) for item in bound]
+
+        def totals(pods: list[Any]) -> list[tuple[Any, ...]]:
+            return sorted(
+                (
+                    tuple(sorted(kube_pod_requests(pod).items())),
+                    tuple(sorted(kube_pod_non_zero_requests(pod).items())),
+                    tuple(sorted(volcano_pod_request(pod).items())),
+                )
+                for pod in pods
+            )
+
+        assert totals(compact) == totals(written)
