@@ -6,16 +6,6 @@ from typing import Any
 
 import pytest
 
-from policytest.cluster import (
-    MAX_POD_COUNT,
-    ClusterSpecError,
-    Node,
-    Pod,
-    node_from_dict,
-    pod_from_dict,
-    pods_from_dict,
-)
-from policytest.quantity import QuantityError
 from policytest.scoring.accounting import (
     DEFAULT_MEMORY_REQUEST,
     is_extended_resource_name,
@@ -28,6 +18,16 @@ from policytest.scoring.accounting import (
     volcano_node_info_with_pod,
     volcano_pod_request,
 )
+from policytest.scoring.cluster import (
+    MAX_POD_COUNT,
+    ClusterSpecError,
+    Node,
+    Pod,
+    node_from_dict,
+    pod_from_dict,
+    pods_from_dict,
+)
+from policytest.scoring.quantity import QuantityError
 
 MI = 1024**2
 GI = 1024**3

@@ -14,10 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode
 
-from policytest import bigload
-from policytest.goyaml import DecodeError, decode
-from policytest.limits import DEFAULT_LIMITS, NodeCounter
-from policytest.source import ParseFailure, compose_all
+from policytest.core.limits import DEFAULT_LIMITS, NodeCounter
+from policytest.read import bigload
+from policytest.read.goyaml import DecodeError, decode
+from policytest.read.source import ParseFailure, compose_all
 
 pytestmark = pytest.mark.skipif(not bigload.available(), reason="ruamel.yaml.clib not installed")
 

@@ -9,7 +9,7 @@ import pytest
 
 from policytest import cli
 from policytest.commands import rules
-from policytest.gctuning import OLDEST_GENERATION_THRESHOLD
+from policytest.core.gctuning import OLDEST_GENERATION_THRESHOLD
 
 
 def test_commands_run_without_full_collections_and_restore_the_thresholds(

@@ -334,7 +334,7 @@ def test_internal_error_is_one_line_and_exit_3(
     def explode(*args: object, **kwargs: object) -> None:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr("policytest.validate.validate_paths", explode)
+    monkeypatch.setattr("policytest.check.validate.validate_paths", explode)
     result = run_line(["validate", broken])
     assert result.exit_code == 3
     assert result.stderr == "policytest: internal error: RuntimeError: boom\n"

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from policytest.options import CheckOptions
+from policytest.core.options import CheckOptions
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 CONFIG_NAME = "volcano-binpack-cpu-weighted.yaml"
@@ -36,7 +36,7 @@ FILES = {  # name: (line ending, mode)
 BOOT = textwrap.dedent(
     """
     import os, signal, sys
-    from policytest import golden
+    from policytest.fixtures import golden
     kill_at = int(sys.argv[1])
     renames = []
     def hook(temporary):
@@ -125,8 +125,8 @@ def test_killed_update_leaves_every_fixture_old_or_new(
 def test_crlf_comment_lines_stay_crlf(tmp_path: Path) -> None:
     """Regression: ruamel.yaml kept the ``\\r`` of comment lines, so a CRLF fixture's
     comments came out ``\\r\\r\\n`` after an update."""
-    from policytest.golden import rewrite_file
-    from policytest.suite import run_file
+    from policytest.fixtures.golden import rewrite_file
+    from policytest.fixtures.suite import run_file
 
     project = make_project(tmp_path)
     path = str(project / "b.policytest.yaml")

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 
-from policytest.diff_model import DiffReport, FixtureDiff, compare_fixture
-from policytest.engine import NodeScore
+from policytest.diff.model import DiffReport, FixtureDiff, compare_fixture
+from policytest.fixtures.runner import CaseResult, rank
 from policytest.reporters import DIFF_FORMATS, render_diff
-from policytest.reporters.diff_markdown import COMMENT_LIMIT, MARKER, render
-from policytest.runner import CaseResult, rank
+from policytest.reporters.diff.markdown import COMMENT_LIMIT, MARKER, render
+from policytest.scoring.protocol import NodeScore
 
 
 def result(case: str, scores: dict[str, float], file: str = "f.policytest.yaml") -> CaseResult:
@@ -96,7 +96,7 @@ def test_node_rows_are_capped() -> None:
 
 def test_registry_and_command_agree() -> None:
     from policytest.commands.diff import FAIL_ON as CLI_FAIL_ON
-    from policytest.diff_model import FAIL_ON
+    from policytest.diff.model import FAIL_ON
 
     assert CLI_FAIL_ON == FAIL_ON
     report = DiffReport("a", "b")

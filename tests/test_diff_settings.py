@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from policytest.diff_model import compare_findings, compare_settings, compare_views
-from policytest.diff_settings import ConfigView, Setting, config_views
-from policytest.findings import Finding, Severity
-from policytest.options import CheckOptions
+from policytest.core.findings import Finding, Severity
+from policytest.core.options import CheckOptions
+from policytest.diff.model import compare_findings, compare_settings, compare_views
+from policytest.diff.settings import ConfigView, Setting, config_views
 
 
 def settings(tmp_path: Path, text: str) -> dict[str, Setting]:

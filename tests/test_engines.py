@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from policytest.cluster import node_from_dict, pod_from_dict
-from policytest.engine import LazyDetails, ResourceDetail
-from policytest.runner import rank
-from policytest.scoring.engines import KubeScheduler, NodeOrderEntry, VolcanoScheduler
+from policytest.fixtures.runner import rank
+from policytest.scoring.cluster import node_from_dict, pod_from_dict
 from policytest.scoring.kube import BalancedArgs, FitScoring
-from policytest.volcano.weights import BinpackWeights, NodeOrderWeights
+from policytest.scoring.protocol import LazyDetails, ResourceDetail
+from policytest.scoring.schedulers import KubeScheduler, NodeOrderEntry, VolcanoScheduler
+from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
 
 THREE_NODES = [
     {

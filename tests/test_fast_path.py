@@ -18,11 +18,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from policytest.cluster import ClusterSpecError, Node, Pod, node_from_dict, pod_from_dict
-from policytest.engine import NodeScore, Scheduler
-from policytest.quantity import QuantityError
-from policytest.runner import rank
-from policytest.scoring.engines import KubeScheduler, NodeOrderEntry, VolcanoScheduler
+from policytest.fixtures.runner import rank
+from policytest.scoring.cluster import ClusterSpecError, Node, Pod, node_from_dict, pod_from_dict
 from policytest.scoring.fast import Choice, build_nodes, place_all
 from policytest.scoring.kube import (
     BalancedArgs,
@@ -30,7 +27,10 @@ from policytest.scoring.kube import (
     balanced_args_from_dict,
     fit_args_from_dict,
 )
-from policytest.volcano.weights import BinpackWeights, NodeOrderWeights
+from policytest.scoring.protocol import NodeScore, Scheduler
+from policytest.scoring.quantity import QuantityError
+from policytest.scoring.schedulers import KubeScheduler, NodeOrderEntry, VolcanoScheduler
+from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
 
 ORACLE = Path(__file__).parent / "data" / "oracle"
 

@@ -18,11 +18,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
-from policytest.fastschema import certainly_valid
-from policytest.goyaml import DecodeError, decode
-from policytest.limits import DEFAULT_LIMITS
-from policytest.schema import schema_text
-from policytest.source import ParseFailure, compose_all
+from policytest.core.limits import DEFAULT_LIMITS
+from policytest.read.fastschema import certainly_valid
+from policytest.read.goyaml import DecodeError, decode
+from policytest.read.schema import schema_text
+from policytest.read.source import ParseFailure, compose_all
 
 DATA = Path(__file__).parent / "data"
 FIXTURES = Path(__file__).parent.parent / "fixtures"

@@ -9,9 +9,9 @@ import sys
 import textwrap
 from pathlib import Path
 
-from policytest.engine import NodeScore
-from policytest.golden import rewrite_file
-from policytest.runner import CaseResult
+from policytest.fixtures.golden import rewrite_file
+from policytest.fixtures.runner import CaseResult
+from policytest.scoring.protocol import NodeScore
 
 FIXTURE = """\
 # What this fixture shows (this comment must survive).
@@ -101,9 +101,9 @@ def test_killed_mid_update_leaves_the_old_or_the_new_text(tmp_path: Path) -> Non
     path.write_text(FIXTURE)
     script = textwrap.dedent(f"""
         import os
-        from policytest import golden
-        from policytest.engine import NodeScore
-        from policytest.runner import CaseResult
+        from policytest.fixtures import golden
+        from policytest.scoring.protocol import NodeScore
+        from policytest.fixtures.runner import CaseResult
         golden.BEFORE_RENAME.append(lambda temporary: os._exit(9))
         result = CaseResult("f", "one", "failed",
                             nodes=(NodeScore("a", True, total=3), NodeScore("b", True, total=1)),

@@ -18,7 +18,6 @@ from typing import Any
 
 import pytest
 
-from policytest.cluster import Pod, node_from_dict, pod_from_dict
 from policytest.scoring.accounting import (
     CPU,
     EPHEMERAL_STORAGE,
@@ -29,6 +28,7 @@ from policytest.scoring.accounting import (
     kube_pod_non_zero_requests,
     kube_pod_requests,
 )
+from policytest.scoring.cluster import Pod, node_from_dict, pod_from_dict
 from policytest.scoring.kube import (
     BalancedArgs,
     FitScoring,

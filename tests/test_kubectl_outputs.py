@@ -2,7 +2,7 @@
 
 The files under ``tests/data/kubectl/`` were produced by kubectl itself (the README there has
 the commands). Expected positions are computed here by searching the outer file's text, never
-through :mod:`policytest.positions`, so a wrong mapping cannot agree with itself.
+through :mod:`policytest.read.positions`, so a wrong mapping cannot agree with itself.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from policytest.limits import Limits
-from policytest.positions import Position
-from policytest.recognise import Kind, expand
-from policytest.source import Document, read_file
+from policytest.core.limits import Limits
+from policytest.read.positions import Position
+from policytest.read.recognise import Kind, expand
+from policytest.read.source import Document, read_file
 
 DATA = Path(__file__).parent / "data" / "kubectl"
 LIMITS = Limits()

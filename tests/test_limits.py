@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from policytest.goyaml import Budget, DecodeLimit, decode
-from policytest.limits import DEFAULT_LIMITS, Limits, describe, limit_names
-from policytest.options import CheckOptions
-from policytest.source import read_bytes
-from policytest.suite import run_file
+from policytest.core.limits import DEFAULT_LIMITS, Limits, describe, limit_names
+from policytest.core.options import CheckOptions
+from policytest.fixtures.suite import run_file
+from policytest.read.goyaml import Budget, DecodeLimit, decode
+from policytest.read.source import read_bytes
 from tests.conftest import RunLine
 
 ROOT = Path(__file__).parent.parent

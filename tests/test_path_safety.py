@@ -25,8 +25,8 @@ from typing import Any
 
 import pytest
 
-from policytest.options import CheckOptions
-from policytest.suite import repository_root, run_file
+from policytest.core.options import CheckOptions
+from policytest.fixtures.suite import repository_root, run_file
 from tests.conftest import RunLine
 
 SECRET = "s3cr3t-token-7f1c9b"

@@ -9,8 +9,6 @@ import pytest
 # pytester's in-process runs drop the modules first imported inside them; imported here,
 # the YAML node classes stay the same objects across runs (else a lone run of this file
 # composes with one run's classes and checks with the next one's).
-import policytest.scoring.engines
-import policytest.suite  # noqa: F401
 
 FIXTURES = Path(__file__).parent.parent / "fixtures"
 CONFIG = (FIXTURES / "configs" / "volcano-binpack-cpu-weighted.yaml").read_text()
@@ -53,7 +51,7 @@ def test_failure_shows_expected_and_actual_without_a_traceback(project: pytest.P
         ]
     )
     assert "Traceback" not in result.stdout.str()
-    assert "policytest/runner.py" not in result.stdout.str()
+    assert "policytest/fixtures/runner.py" not in result.stdout.str()
 
 
 def test_broken_config_reference_is_an_error_case(project: pytest.Pytester) -> None:
@@ -116,8 +114,7 @@ def test_update_under_xdist_rewrites_every_file_once(project: pytest.Pytester) -
     log = project.path / "renames.log"
     project.makeconftest(
         f"""
-        from policytest import golden
-
+        from policytest.fixtures import golden
         def _log(temporary):
             with open({str(log)!r}, "a") as stream:
                 stream.write(temporary + "\\n")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from policytest.quantity import Quantity, QuantityError, parse_quantity
+from policytest.scoring.quantity import Quantity, QuantityError, parse_quantity
 
 INT64_MAX = (1 << 63) - 1
 

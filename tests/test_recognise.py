@@ -7,9 +7,9 @@ import json
 import pytest
 from ruamel.yaml.nodes import Node
 
-from policytest.limits import Limits
-from policytest.recognise import Kind, expand
-from policytest.source import Document, child, read_bytes, sequence_items
+from policytest.core.limits import Limits
+from policytest.read.recognise import Kind, expand
+from policytest.read.source import Document, child, read_bytes, sequence_items
 
 LIMITS = Limits()
 
@@ -151,8 +151,8 @@ def test_configmap_with_two_configs_yields_both_with_their_keys() -> None:
 
 
 def test_raw_conf_with_an_indented_first_line_is_read_as_volcano_reads_it() -> None:
-    from policytest.options import DEFAULT_OPTIONS
-    from policytest.recognise import read_as_scheduler
+    from policytest.core.options import DEFAULT_OPTIONS
+    from policytest.read.recognise import read_as_scheduler
 
     text = '  actions: "enqueue, allocate"\ntiers:\n- plugins:\n  - name: binpack\n'
     source = read_bytes("volcano-scheduler.conf", text.encode(), LIMITS)

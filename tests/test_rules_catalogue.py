@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from policytest.rules import RULE_MODULES, all_rules, catalogue_markdown
+from policytest.core.rules import RULE_MODULES, all_rules, catalogue_markdown
 from tests.conftest import RunLine
 
 DOCS = Path(__file__).parent.parent / "docs" / "rules.md"

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ElementTree
 
-from policytest.engine import NodeScore
-from policytest.findings import Finding, Severity
+from policytest.core.findings import Finding, Severity
+from policytest.fixtures.runner import CaseResult, Step
+from policytest.fixtures.suite import RunReport
 from policytest.reporters import RUN_FORMATS, render_run
-from policytest.runner import CaseResult, Step
-from policytest.suite import RunReport
+from policytest.scoring.protocol import NodeScore
 
 NODES = (
     NodeScore("node-a", True, total=79.16666666666666, plugins={"binpack": 79.16666666666666}),

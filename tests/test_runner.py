@@ -7,13 +7,13 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from policytest.cluster import Node, Pod
-from policytest.engine import NodeScore
-from policytest.fixture import Fixture
-from policytest.options import DEFAULT_OPTIONS
-from policytest.runner import CaseResult, rank, run_case
-from policytest.source import read_bytes
-from policytest.suite import load_fixture
+from policytest.core.options import DEFAULT_OPTIONS
+from policytest.fixtures.model import Fixture
+from policytest.fixtures.runner import CaseResult, rank, run_case
+from policytest.fixtures.suite import load_fixture
+from policytest.read.source import read_bytes
+from policytest.scoring.cluster import Node, Pod
+from policytest.scoring.protocol import NodeScore
 
 
 @dataclass

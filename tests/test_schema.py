@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from policytest.checks import decoded
-from policytest.findings import Finding
-from policytest.options import DEFAULT_OPTIONS
-from policytest.schema import schema_findings, schema_names, schema_text
-from policytest.source import read_bytes
+from policytest.check.dispatch import decoded
+from policytest.core.findings import Finding
+from policytest.core.options import DEFAULT_OPTIONS
+from policytest.read.schema import schema_findings, schema_names, schema_text
+from policytest.read.source import read_bytes
 
 FIXTURE = """\
 apiVersion: policytest/v1

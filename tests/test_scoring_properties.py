@@ -11,13 +11,13 @@ from dataclasses import dataclass
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from policytest.cluster import Node, Pod, node_from_dict, pod_from_dict
 from policytest.scoring.accounting import (
     kube_node_info,
     kube_node_info_with_pod,
     volcano_node_info,
     volcano_node_info_with_pod,
 )
+from policytest.scoring.cluster import Node, Pod, node_from_dict, pod_from_dict
 from policytest.scoring.kube import (
     STRATEGIES,
     BalancedArgs,
@@ -32,7 +32,7 @@ from policytest.scoring.volcano import (
     nodeorder_scores,
     predicates_filter,
 )
-from policytest.volcano.weights import BinpackWeights, NodeOrderWeights
+from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
 
 GPU = "nvidia.com/gpu"
 MI = 1024**2

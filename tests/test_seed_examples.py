@@ -6,11 +6,11 @@ from typing import Any
 
 import pytest
 
-from policytest.cluster import Pod, node_from_dict, pod_from_dict
 from policytest.scoring.accounting import kube_node_info, volcano_node_info
+from policytest.scoring.cluster import Pod, node_from_dict, pod_from_dict
 from policytest.scoring.kube import FitScoring, fit_score
 from policytest.scoring.volcano import binpack_score
-from policytest.volcano.weights import BinpackWeights
+from policytest.scoring.weights import BinpackWeights
 
 
 def task(requests: dict[str, str]) -> Pod:

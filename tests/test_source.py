@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from policytest.limits import Limits
-from policytest.source import READ_ERROR, child, read_bytes, read_file, scalar
+from policytest.core.limits import Limits
+from policytest.read.source import READ_ERROR, child, read_bytes, read_file, scalar
 
 LIMITS = Limits()
 

@@ -12,13 +12,13 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from policytest.cluster import Node, Pod, node_from_dict, pod_from_dict
-from policytest.engine import Scheduler
-from policytest.fixture import Expectation
-from policytest.runner import Placement, _deciding_ties, place_sequence
-from policytest.scoring.engines import KubeScheduler, NodeOrderEntry, VolcanoScheduler
+from policytest.fixtures.model import Expectation
+from policytest.fixtures.runner import Placement, _deciding_ties, place_sequence
+from policytest.scoring.cluster import Node, Pod, node_from_dict, pod_from_dict
 from policytest.scoring.kube import BalancedArgs, FitScoring
-from policytest.volcano.weights import BinpackWeights, NodeOrderWeights
+from policytest.scoring.protocol import Scheduler
+from policytest.scoring.schedulers import KubeScheduler, NodeOrderEntry, VolcanoScheduler
+from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
 
 SCHEDULERS: list[Scheduler] = [
     KubeScheduler(FitScoring("MostAllocated", (("cpu", 1), ("memory", 1))), 1, BalancedArgs(), 1),

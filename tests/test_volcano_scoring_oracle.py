@@ -22,16 +22,16 @@ from typing import Any
 
 import pytest
 
-from policytest.cluster import Pod, node_from_dict, pod_from_dict
-from policytest.quantity import QuantityError
 from policytest.scoring.accounting import kube_node_info, volcano_node_info, volcano_pod_request
+from policytest.scoring.cluster import Pod, node_from_dict, pod_from_dict
+from policytest.scoring.quantity import QuantityError
 from policytest.scoring.volcano import (
     POD_NUMBER_EXCEEDED,
     binpack_score,
     nodeorder_scores,
     predicates_filter,
 )
-from policytest.volcano.weights import BinpackWeights, NodeOrderWeights
+from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
 
 DATA = Path(__file__).parent / "data" / "oracle" / "volcano_binpack_score_cases.jsonl.gz"
 CHUNK = 100

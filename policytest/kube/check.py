@@ -12,8 +12,9 @@ from typing import Any
 
 from ruamel.yaml.nodes import MappingNode, ScalarNode
 
-from policytest.findings import Finding, Severity
-from policytest.goyaml import DecodeError, decode, scalar_value
+from policytest.core.findings import Finding, Severity
+from policytest.core.options import NEWEST_KUBERNETES, CheckOptions
+from policytest.core.suggest import did_you_mean
 from policytest.kube import rules
 from policytest.kube.decode import at_path, decode_document
 from policytest.kube.model import KubeSchedulerConfig
@@ -30,9 +31,8 @@ from policytest.kube.registry import (
     show_version,
 )
 from policytest.kube.semantics import analyse
-from policytest.kube.suggest import did_you_mean
-from policytest.options import NEWEST_KUBERNETES, CheckOptions
-from policytest.source import Document, ParseFailure, child
+from policytest.read.goyaml import DecodeError, decode, scalar_value
+from policytest.read.source import Document, ParseFailure, child
 
 __all__ = ["check", "check_policy", "load", "load_failure"]
 

@@ -17,13 +17,13 @@ from typing import Any
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from policytest.findings import Finding, Severity
-from policytest.goyaml import DecodeError, Uint64, decode, is_merge_key, scalar_value
+from policytest.core.findings import Finding, Severity
+from policytest.core.limits import Limits
+from policytest.core.options import CheckOptions
 from policytest.kube import rules
-from policytest.limits import Limits
-from policytest.options import CheckOptions
-from policytest.schema import locate, schema_findings
-from policytest.source import Document
+from policytest.read.goyaml import DecodeError, Uint64, decode, is_merge_key, scalar_value
+from policytest.read.schema import locate, schema_findings
+from policytest.read.source import Document
 
 SCHEMA_NAME = "kubescheduler-config-v1"
 Path = tuple[str | int, ...]

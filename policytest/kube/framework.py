@@ -13,7 +13,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from policytest.findings import Severity
+from policytest.core.findings import Severity
+from policytest.core.rules import Rule
+from policytest.core.suggest import plugin_hint
 from policytest.kube import rules
 from policytest.kube.registry import (
     DEFAULT_MULTI_POINT,
@@ -25,8 +27,6 @@ from policytest.kube.registry import (
     REMOVED_PLUGINS,
     go_interface,
 )
-from policytest.kube.suggest import plugin_hint
-from policytest.rules import Rule
 from policytest.scoring.kube import wrap_int64
 
 Path = tuple[str | int, ...]

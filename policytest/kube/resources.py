@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
+from policytest.core.suggest import did_you_mean
 from policytest.kube import rules
 from policytest.kube.framework import Path, Problem
 from policytest.kube.names import qualified_name_errors
 from policytest.kube.registry import DEFAULT_RESOURCES, MAX_CUSTOM_PRIORITY_SCORE
-from policytest.kube.suggest import did_you_mean
 from policytest.kube.values import integer, items, mapping, repeats, text
 from policytest.scoring.kube import STRATEGIES, BalancedArgs, FitScoring
 

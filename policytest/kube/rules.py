@@ -9,8 +9,8 @@ refuses to start with; each ``doc`` says what the scheduler does and how to fix 
 
 from __future__ import annotations
 
-from policytest.findings import Severity
-from policytest.rules import rule
+from policytest.core.findings import Severity
+from policytest.core.rules import rule
 
 API_VERSION = rule(
     "KS001",

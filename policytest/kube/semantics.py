@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from policytest.findings import Severity
+from policytest.core.findings import Severity
 from policytest.kube import rules
 from policytest.kube.advice import advice
 from policytest.kube.framework import (

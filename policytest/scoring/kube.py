@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any, Final, Literal
 
-from policytest.cluster import Pod
 from policytest.scoring.accounting import (
     CPU,
     EPHEMERAL_STORAGE,
@@ -30,6 +29,7 @@ from policytest.scoring.accounting import (
     kube_pod_non_zero_requests,
     kube_pod_requests,
 )
+from policytest.scoring.cluster import Pod
 
 __all__ = [
     "MAX_NODE_SCORE",

@@ -25,7 +25,6 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
-from policytest.cluster import Pod
 from policytest.scoring.accounting import (
     CPU,
     MEMORY,
@@ -33,6 +32,7 @@ from policytest.scoring.accounting import (
     VolcanoNodeInfo,
     volcano_pod_request,
 )
+from policytest.scoring.cluster import Pod
 from policytest.scoring.kube import (
     BalancedArgs,
     FitScoring,
@@ -40,7 +40,7 @@ from policytest.scoring.kube import (
     fit_scorer,
     wrap_int64,
 )
-from policytest.volcano.weights import BinpackWeights, NodeOrderWeights
+from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
 
 __all__ = [
     "BALANCED_RESOURCE_ARGS",

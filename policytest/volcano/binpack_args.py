@@ -17,15 +17,15 @@ from typing import TYPE_CHECKING, Any
 
 from ruamel.yaml.nodes import Node, ScalarNode
 
-from policytest.findings import Finding, Severity
-from policytest.goyaml import Uint64
+from policytest.core.findings import Finding, Severity
+from policytest.read.goyaml import Uint64
+from policytest.scoring.weights import BinpackWeights
 from policytest.volcano import rules
 from policytest.volcano.arguments import IntRead, describe, get_int, surprising_int
 from policytest.volcano.gotext import trim_space
-from policytest.volcano.weights import BinpackWeights
 
 if TYPE_CHECKING:
-    from policytest.source import Document
+    from policytest.read.source import Document
     from policytest.volcano.conf import PluginEntry
 
 BINPACK = "binpack"

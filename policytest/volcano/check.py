@@ -13,12 +13,12 @@ import re
 
 from ruamel.yaml.nodes import ScalarNode
 
-from policytest.checks import UNREADABLE
-from policytest.findings import Finding
-from policytest.goyaml import NULL, Budget, DecodeError, DecodeLimit, resolve_scalar
-from policytest.options import CheckOptions
-from policytest.positions import IDENTITY, Position, PositionMap
-from policytest.source import Document, ParseFailure, compose_all, empty_root
+from policytest.check.dispatch import UNREADABLE
+from policytest.core.findings import Finding
+from policytest.core.options import CheckOptions
+from policytest.read.goyaml import NULL, Budget, DecodeError, DecodeLimit, resolve_scalar
+from policytest.read.positions import IDENTITY, Position, PositionMap
+from policytest.read.source import Document, ParseFailure, compose_all, empty_root
 from policytest.volcano import rules, versions
 from policytest.volcano.binpack_args import BINPACK, binpack_findings
 from policytest.volcano.conf import VolcanoConf, build, drf_conflicts, split_actions

@@ -19,12 +19,12 @@ from typing import Any
 
 from ruamel.yaml.nodes import Node
 
+from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
 from policytest.volcano.binpack_args import BINPACK, binpack_weights
 from policytest.volcano.decode import FLAGS, UNSET_FLAGS, RawConf, RawMap, RawPlugin
 from policytest.volcano.gotext import trim_space
 from policytest.volcano.nodeorder_args import NODEORDER, nodeorder_weights
 from policytest.volcano.versions import Release
-from policytest.volcano.weights import BinpackWeights, NodeOrderWeights
 
 Weights = BinpackWeights | NodeOrderWeights
 

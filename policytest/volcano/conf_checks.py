@@ -11,17 +11,17 @@ from collections.abc import Iterator, Sequence
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode
 
-from policytest.findings import Finding, Severity
-from policytest.positions import Position
-from policytest.rules import Rule
-from policytest.source import Document
+from policytest.core.findings import Finding, Severity
+from policytest.core.rules import Rule
+from policytest.read.positions import Position
+from policytest.read.source import Document
+from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
 from policytest.volcano import rules, versions
 from policytest.volcano.binpack_args import BINPACK
 from policytest.volcano.conf import VolcanoConf, drf_conflicts, split_actions
 from policytest.volcano.decode import FLAGS, PLUGIN_KEYS, RawConf, TypeProblem, UnknownKey
 from policytest.volcano.nodeorder_args import NODEORDER
 from policytest.volcano.versions import Release
-from policytest.volcano.weights import BinpackWeights, NodeOrderWeights
 
 EXAMPLE_ACTIONS = '"enqueue, allocate, backfill"'
 PLUGIN_ALIASES = {"numaaware": "numa-aware", "tasktopology": "task-topology"}

@@ -17,7 +17,7 @@ from typing import Any
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from policytest.goyaml import (
+from policytest.read.goyaml import (
     BINARY,
     NULL,
     Budget,

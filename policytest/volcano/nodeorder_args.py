@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 from ruamel.yaml.nodes import ScalarNode
 
-from policytest.findings import Finding, Severity
+from policytest.core.findings import Finding, Severity
+from policytest.scoring.weights import NodeOrderWeights
 from policytest.volcano import rules
 from policytest.volcano.arguments import get_int, surprising_int
-from policytest.volcano.weights import NodeOrderWeights
 
 if TYPE_CHECKING:
-    from policytest.source import Document
+    from policytest.read.source import Document
     from policytest.volcano.conf import PluginEntry
 
 NODEORDER = "nodeorder"

@@ -8,8 +8,8 @@ warning where it is legal but almost certainly unintended, info for advice.
 
 from __future__ import annotations
 
-from policytest.findings import Severity
-from policytest.rules import rule
+from policytest.core.findings import Severity
+from policytest.core.rules import rule
 
 LOAD_FAILURE = rule(
     "VC001",

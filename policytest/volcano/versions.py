@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from policytest.options import NEWEST_VOLCANO
+from policytest.core.options import NEWEST_VOLCANO
 
 Version = tuple[int, int]
 

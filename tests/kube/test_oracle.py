@@ -14,13 +14,13 @@ from typing import Any
 
 import pytest
 
-from policytest.checks import check_document
+from policytest.check.dispatch import check_document
+from policytest.core.limits import DEFAULT_LIMITS
+from policytest.core.options import DEFAULT_OPTIONS
 from policytest.kube.check import load
 from policytest.kube.model import Profile
-from policytest.limits import DEFAULT_LIMITS
-from policytest.options import DEFAULT_OPTIONS
-from policytest.recognise import expand, read_as_scheduler
-from policytest.source import Document, read_bytes
+from policytest.read.recognise import expand, read_as_scheduler
+from policytest.read.source import Document, read_bytes
 from tests.kube.helpers import (
     Span,
     documents,

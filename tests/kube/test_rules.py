@@ -7,9 +7,9 @@ import textwrap
 
 import pytest
 
-from policytest.findings import Severity
+from policytest.core.findings import Severity
+from policytest.core.rules import Rule
 from policytest.kube import rules
-from policytest.rules import Rule
 from tests.kube.helpers import errors, findings_for, rule_ids
 
 KS_RULES = [
