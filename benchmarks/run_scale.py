@@ -30,11 +30,11 @@ from workloads import (
 def ranking_seconds(fixture: str, repeats: int) -> list[float]:
     """Score + rank of one pod with the cluster loaded (in this process)."""
     from policytest.core.options import CheckOptions
+    from policytest.fixtures.load import load_fixture, load_scheduler
     from policytest.fixtures.runner import rank
-    from policytest.fixtures.suite import load_fixture, load_scheduler
     from policytest.read.source import read_file
-    from policytest.scoring.cluster import pod_from_dict
     from policytest.scoring.fast import build_nodes
+    from policytest.scoring.specs import pod_from_dict
 
     options = CheckOptions()
     document = read_file(fixture, options.limits).documents[0]

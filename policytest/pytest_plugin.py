@@ -66,7 +66,8 @@ class FixtureFile(pytest.File):
 
     def collect(self) -> Iterator[CaseItem]:
         from policytest.core.options import CheckOptions
-        from policytest.fixtures.suite import PlannedCase, plan_file, repository_root, run_file
+        from policytest.fixtures.load import repository_root
+        from policytest.fixtures.suite import PlannedCase, plan_file, run_file
 
         root = self.config.getoption("policytest_root") or repository_root(str(self.path))
         with young_collections_only():
@@ -149,13 +150,14 @@ class PolicytestAPI:
     def run(self, path: str | Path) -> list[CaseResult]:
         """Run every case of a fixture file."""
         from policytest.core.options import CheckOptions
-        from policytest.fixtures.suite import repository_root, run_file
+        from policytest.fixtures.load import repository_root
+        from policytest.fixtures.suite import run_file
 
         return run_file(str(path), CheckOptions(), repository_root(str(path)))
 
     def scheduler(self, config: str | Path, profile: str | None = None) -> Any:
         """An executable scheduler from a config file (raw or inside a ConfigMap)."""
-        from policytest.fixtures.suite import scheduler_from_file
+        from policytest.fixtures.load import scheduler_from_file
 
         return scheduler_from_file(str(config), profile)
 
@@ -164,7 +166,7 @@ class PolicytestAPI:
     ) -> list[list[str]]:
         """Rank ``nodes`` (fixture node form) for ``pod``: best first, ties grouped."""
         from policytest.fixtures.runner import rank
-        from policytest.scoring.cluster import node_from_dict, pod_from_dict
+        from policytest.scoring.specs import node_from_dict, pod_from_dict
 
         state = scheduler.cluster(
             [node_from_dict(n, default_requests_from_limits=True) for n in nodes]
@@ -179,8 +181,8 @@ class PolicytestAPI:
         places a case's ``pods``: ``.placements`` (pods per node), ``.pending``,
         ``.nodes_used`` and ``.steps`` (where each pod went, and the nodes it tied with)."""
         from policytest.fixtures.runner import place_sequence
-        from policytest.scoring.cluster import pods_from_dict
         from policytest.scoring.fast import build_nodes
+        from policytest.scoring.specs import pods_from_dict
 
         built = build_nodes((str(spec.get("name", "")), spec) for spec in nodes)
         incoming = [

@@ -37,7 +37,7 @@ from typing import Union
 from hypothesis import strategies as st
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from policytest.check.validate import validate_paths
+from policytest import validate_paths
 from policytest.cli import main
 from policytest.core.findings import Finding
 from policytest.core.limits import Limits

@@ -18,16 +18,15 @@ from policytest.scoring.accounting import (
     volcano_node_info_with_pod,
     volcano_pod_request,
 )
-from policytest.scoring.cluster import (
+from policytest.scoring.cluster import Node, Pod
+from policytest.scoring.quantity import QuantityError
+from policytest.scoring.specs import (
     MAX_POD_COUNT,
     ClusterSpecError,
-    Node,
-    Pod,
     node_from_dict,
     pod_from_dict,
     pods_from_dict,
 )
-from policytest.scoring.quantity import QuantityError
 
 MI = 1024**2
 GI = 1024**3

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from policytest.fixtures.runner import rank
-from policytest.scoring.cluster import node_from_dict, pod_from_dict
 from policytest.scoring.kube import BalancedArgs, FitScoring
 from policytest.scoring.protocol import LazyDetails, ResourceDetail
 from policytest.scoring.schedulers import KubeScheduler, NodeOrderEntry, VolcanoScheduler
+from policytest.scoring.specs import node_from_dict, pod_from_dict
 from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
 
 THREE_NODES = [

@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from policytest.fixtures.runner import rank
-from policytest.scoring.cluster import ClusterSpecError, Node, Pod, node_from_dict, pod_from_dict
+from policytest.scoring.cluster import Node, Pod
 from policytest.scoring.fast import Choice, build_nodes, place_all
 from policytest.scoring.kube import (
     BalancedArgs,
@@ -30,6 +30,7 @@ from policytest.scoring.kube import (
 from policytest.scoring.protocol import NodeScore, Scheduler
 from policytest.scoring.quantity import QuantityError
 from policytest.scoring.schedulers import KubeScheduler, NodeOrderEntry, VolcanoScheduler
+from policytest.scoring.specs import ClusterSpecError, node_from_dict, pod_from_dict
 from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
 
 ORACLE = Path(__file__).parent / "data" / "oracle"

@@ -28,7 +28,7 @@ from policytest.scoring.accounting import (
     kube_pod_non_zero_requests,
     kube_pod_requests,
 )
-from policytest.scoring.cluster import Pod, node_from_dict, pod_from_dict
+from policytest.scoring.cluster import Pod
 from policytest.scoring.kube import (
     BalancedArgs,
     FitScoring,
@@ -39,6 +39,7 @@ from policytest.scoring.kube import (
     fit_filter,
     fit_score,
 )
+from policytest.scoring.specs import node_from_dict, pod_from_dict
 
 DATA = Path(__file__).parent / "data" / "oracle" / "kube_score_cases.jsonl.gz"
 CHUNK = 100

@@ -26,7 +26,8 @@ from typing import Any
 import pytest
 
 from policytest.core.options import CheckOptions
-from policytest.fixtures.suite import repository_root, run_file
+from policytest.fixtures.load import repository_root
+from policytest.fixtures.suite import run_file
 from tests.conftest import RunLine
 
 SECRET = "s3cr3t-token-7f1c9b"

@@ -151,8 +151,8 @@ def test_configmap_with_two_configs_yields_both_with_their_keys() -> None:
 
 
 def test_raw_conf_with_an_indented_first_line_is_read_as_volcano_reads_it() -> None:
+    from policytest.check.configs import read_as_scheduler
     from policytest.core.options import DEFAULT_OPTIONS
-    from policytest.read.recognise import read_as_scheduler
 
     text = '  actions: "enqueue, allocate"\ntiers:\n- plugins:\n  - name: binpack\n'
     source = read_bytes("volcano-scheduler.conf", text.encode(), LIMITS)

@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 import pytest
 
 from policytest.core.options import DEFAULT_OPTIONS
+from policytest.fixtures.load import load_fixture
 from policytest.fixtures.model import Fixture
 from policytest.fixtures.runner import CaseResult, rank, run_case
-from policytest.fixtures.suite import load_fixture
 from policytest.read.source import read_bytes
 from policytest.scoring.cluster import Node, Pod
 from policytest.scoring.protocol import NodeScore

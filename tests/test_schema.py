@@ -6,11 +6,10 @@ import json
 
 import pytest
 
-from policytest.check.dispatch import decoded
 from policytest.core.findings import Finding
 from policytest.core.options import DEFAULT_OPTIONS
 from policytest.read.schema import schema_findings, schema_names, schema_text
-from policytest.read.source import read_bytes
+from policytest.read.source import decoded, read_bytes
 
 FIXTURE = """\
 apiVersion: policytest/v1
@@ -32,7 +31,7 @@ cases:
 
 def findings_for(text: str) -> list[Finding]:
     (document,) = read_bytes("f.yaml", text.encode(), DEFAULT_OPTIONS.limits).documents
-    value = decoded(document, DEFAULT_OPTIONS)
+    value = decoded(document, DEFAULT_OPTIONS.limits)
     return (
         [value]
         if isinstance(value, Finding)

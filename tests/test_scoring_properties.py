@@ -17,7 +17,7 @@ from policytest.scoring.accounting import (
     volcano_node_info,
     volcano_node_info_with_pod,
 )
-from policytest.scoring.cluster import Node, Pod, node_from_dict, pod_from_dict
+from policytest.scoring.cluster import Node, Pod
 from policytest.scoring.kube import (
     STRATEGIES,
     BalancedArgs,
@@ -27,6 +27,7 @@ from policytest.scoring.kube import (
     fit_resources,
     fit_score,
 )
+from policytest.scoring.specs import node_from_dict, pod_from_dict
 from policytest.scoring.volcano import (
     binpack_score,
     nodeorder_scores,

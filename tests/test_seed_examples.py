@@ -7,8 +7,9 @@ from typing import Any
 import pytest
 
 from policytest.scoring.accounting import kube_node_info, volcano_node_info
-from policytest.scoring.cluster import Pod, node_from_dict, pod_from_dict
+from policytest.scoring.cluster import Pod
 from policytest.scoring.kube import FitScoring, fit_score
+from policytest.scoring.specs import node_from_dict, pod_from_dict
 from policytest.scoring.volcano import binpack_score
 from policytest.scoring.weights import BinpackWeights
 

@@ -14,10 +14,11 @@ from hypothesis import strategies as st
 
 from policytest.fixtures.model import Expectation
 from policytest.fixtures.runner import Placement, _deciding_ties, place_sequence
-from policytest.scoring.cluster import Node, Pod, node_from_dict, pod_from_dict
+from policytest.scoring.cluster import Node, Pod
 from policytest.scoring.kube import BalancedArgs, FitScoring
 from policytest.scoring.protocol import Scheduler
 from policytest.scoring.schedulers import KubeScheduler, NodeOrderEntry, VolcanoScheduler
+from policytest.scoring.specs import node_from_dict, pod_from_dict
 from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
 
 SCHEDULERS: list[Scheduler] = [

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from policytest.check.validate import RuleFilter, validate_paths
+from policytest import validate_paths
 from policytest.core.findings import Finding, Severity
 from policytest.core.limits import Limits
-from policytest.core.options import CheckOptions
+from policytest.core.options import CheckOptions, RuleFilter
 
 OPTIONS = CheckOptions()
 CONF = 'actions: "enqueue, allocate"\ntiers:\n- plugins:\n  - name: binpack\n'

@@ -23,8 +23,9 @@ from typing import Any
 import pytest
 
 from policytest.scoring.accounting import kube_node_info, volcano_node_info, volcano_pod_request
-from policytest.scoring.cluster import Pod, node_from_dict, pod_from_dict
+from policytest.scoring.cluster import Pod
 from policytest.scoring.quantity import QuantityError
+from policytest.scoring.specs import node_from_dict, pod_from_dict
 from policytest.scoring.volcano import (
     POD_NUMBER_EXCEEDED,
     binpack_score,

@@ -6,66 +6,30 @@ report and never prints.
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
-from policytest.check.dispatch import check_document
+from policytest.check import suppress
+from policytest.check.configs import check_config, read_as_scheduler
 from policytest.core.findings import Finding, Severity
-from policytest.core.options import CheckOptions
-from policytest.read.recognise import expand, read_as_scheduler
+from policytest.core.options import EVERY_RULE, CheckOptions, RuleFilter
+from policytest.read.recognise import Kind, expand
 from policytest.read.source import (
     READ_ERROR,
-    STDIN,
     STDIN_NAME,
+    Document,
     SourceFile,
     is_yaml_path,
     read_file,
 )
-
-SKIPPED_DIRECTORIES = frozenset(
-    {
-        ".git",
-        ".hg",
-        ".svn",
-        ".venv",
-        "venv",
-        "env",
-        ".tox",
-        ".nox",
-        "node_modules",
-        "__pycache__",
-        ".mypy_cache",
-        ".pytest_cache",
-        ".ruff_cache",
-        "site-packages",
-    }
-)
+from policytest.read.walk import walk
 
 _LOOKS_LIKE_OURS = re.compile(
     r"KubeSchedulerConfiguration|kubescheduler\.config\.k8s\.io|policytest/v1|PolicyTest|"
     r"volcano-scheduler|^\s*(actions|tiers)\s*:",
     re.MULTILINE,
 )
-_SUPPRESSION = re.compile(r"#\s*policytest:\s*ignore(?:\[([A-Za-z0-9_,\s]*)\])?")
-
-
-class PathNotFound(Exception):
-    """A path named on the command line does not exist (a usage error)."""
-
-
-@dataclass(frozen=True)
-class RuleFilter:
-    """``--select`` / ``--ignore``: rule ids or prefixes (``VB``, ``VB00``, ``VB004``)."""
-
-    select: tuple[str, ...] = ()
-    ignore: tuple[str, ...] = ()
-
-    def allows(self, rule_id: str) -> bool:
-        if self.select and not rule_id.startswith(self.select):
-            return False
-        return not rule_id.startswith(self.ignore) if self.ignore else True
 
 
 @dataclass(frozen=True)
@@ -80,59 +44,39 @@ class ValidationReport:
         return sum(1 for finding in self.findings if finding.severity is severity)
 
 
-def iter_files(paths: Sequence[str]) -> Iterator[tuple[str, bool]]:
-    """Files to read, each with whether the user named it explicitly; sorted walks."""
-    for path in paths:
-        if path == STDIN:
-            yield path, True
-        elif os.path.isdir(path):
-            yield from ((found, False) for found in _walk(path))
-        elif os.path.exists(path) or os.path.islink(path):
-            yield path, True
-        else:
-            raise PathNotFound(path)
-
-
-def _walk(top: str) -> Iterator[str]:
-    for directory, subdirectories, files in os.walk(top):
-        subdirectories[:] = sorted(
-            name for name in subdirectories if not _skipped(os.path.join(directory, name))
-        )
-        for name in sorted(files):
-            if is_yaml_path(name):
-                yield os.path.join(directory, name)
-
-
-def _skipped(directory: str) -> bool:
-    """Tool and dependency directories; a virtualenv under any name has ``pyvenv.cfg``."""
-    name = os.path.basename(directory)
-    if name in SKIPPED_DIRECTORIES or name.endswith(".egg-info"):
-        return True
-    return os.path.isfile(os.path.join(directory, "pyvenv.cfg"))
+Checker = Callable[[Document, CheckOptions], list[Finding]]
+"""The findings of one recognised document."""
 
 
 def validate_paths(
     paths: Sequence[str],
     options: CheckOptions,
-    rules: RuleFilter = RuleFilter(),
+    rules: RuleFilter = EVERY_RULE,
+    *,
+    check_fixture: Checker,
 ) -> ValidationReport:
-    """Validate every scheduler config and fixture under ``paths``."""
+    """Validate every scheduler config and fixture under ``paths``.
+
+    Fixtures are checked by ``check_fixture``, which loads their configs through this
+    stage (:mod:`policytest.fixtures` sits above it); :func:`policytest.validate_paths`
+    passes the fixtures' checker.
+    """
     findings: list[Finding] = []
     checked: list[str] = []
     skipped: list[str] = []
-    for path, explicit in iter_files(paths):
+    for path, explicit in walk(paths, is_yaml_path):
         source = read_as_scheduler(read_file(path, options.limits), options)
-        ours, file_findings = _check_source(source, options, explicit)
+        ours, file_findings = _check_source(source, options, explicit, check_fixture)
         if not ours:
             skipped.append(source.path)
             continue
         checked.append(source.path)
-        findings.extend(_filtered(file_findings, source, rules))
+        findings.extend(suppress.kept(file_findings, source, rules))
     return ValidationReport(tuple(sorted(findings)), tuple(checked), tuple(skipped))
 
 
 def _check_source(
-    source: SourceFile, options: CheckOptions, explicit: bool
+    source: SourceFile, options: CheckOptions, explicit: bool, check_fixture: Checker
 ) -> tuple[bool, list[Finding]]:
     """Whether the file holds anything of ours, and the findings for it.
 
@@ -163,35 +107,13 @@ def _check_source(
     for document in source.documents:
         for embedded, kind in expand(document, options.limits):
             ours = True
-            findings.extend(check_document(embedded, kind, options))
+            if kind is Kind.FIXTURE:
+                findings.extend(check_fixture(embedded, options))
+            else:
+                findings.extend(check_config(embedded, kind, options))
     return ours, findings
 
 
 def _claimed(source: SourceFile) -> bool:
     """A scheduler's own reading already rejected it (VC001 for a Volcano conf file)."""
     return any(problem.rule != READ_ERROR for problem in source.problems)
-
-
-def _filtered(findings: Iterable[Finding], source: SourceFile, rules: RuleFilter) -> list[Finding]:
-    """Apply ``--select``/``--ignore`` and ``# policytest: ignore[RULE]`` comments."""
-    # the file as written: a Volcano conf read after trimming has a trimmed document text
-    text = source.text if source.text is not None else "".join(d.text for d in source.documents[:1])
-    lines = text.splitlines()
-    kept = []
-    for finding in findings:
-        if not rules.allows(finding.rule):
-            continue
-        if 0 < finding.line <= len(lines) and _suppressed(lines[finding.line - 1], finding.rule):
-            continue
-        kept.append(finding)
-    return kept
-
-
-def _suppressed(line: str, rule_id: str) -> bool:
-    match = _SUPPRESSION.search(line)
-    if match is None:
-        return False
-    listed = match.group(1)
-    if listed is None:
-        return True
-    return rule_id in {item.strip() for item in listed.split(",")}

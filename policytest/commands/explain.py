@@ -24,7 +24,8 @@ def execute(args: Any) -> int:
     import os
 
     from policytest.core.exitcodes import ExitCode
-    from policytest.fixtures.suite import root_for, run_file
+    from policytest.fixtures.load import root_for
+    from policytest.fixtures.suite import run_file
     from policytest.reporters.run.explain import render_case
 
     if not os.path.isfile(args.fixture):

@@ -61,7 +61,7 @@ def progress_line(stream: TextIO) -> Callable[[int, int, str], None]:
 
 
 def execute(args: Any) -> int:
-    from policytest.check.validate import PathNotFound
+    from policytest.core.errors import PathNotFound
     from policytest.core.exitcodes import ExitCode
     from policytest.fixtures.suite import run_paths
     from policytest.reporters import render_run

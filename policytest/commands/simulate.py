@@ -41,8 +41,8 @@ def execute(args: Any) -> int:
     import os
 
     from policytest.core.exitcodes import ExitCode
+    from policytest.fixtures.load import ConfigUnusable, root_for, scheduler_from_file
     from policytest.fixtures.simulate import SimulationError, load_workloads, simulate
-    from policytest.fixtures.suite import ConfigUnusable, root_for, scheduler_from_file
     from policytest.reporters.run.packing import render_json, render_text
 
     if not os.path.isfile(args.fixture):

@@ -57,9 +57,11 @@ def _rule_list(text: str) -> tuple[str, ...]:
 
 
 def execute(args: Any) -> int:
-    from policytest.check.validate import PathNotFound, RuleFilter, validate_paths
+    from policytest.api import validate_paths
+    from policytest.core.errors import PathNotFound
     from policytest.core.exitcodes import ExitCode
     from policytest.core.findings import Severity
+    from policytest.core.options import RuleFilter
     from policytest.reporters import render_validation
 
     chosen = output_format(args)

@@ -23,3 +23,20 @@ class CheckOptions:
 
 
 DEFAULT_OPTIONS = CheckOptions(limits=DEFAULT_LIMITS)
+
+
+@dataclass(frozen=True)
+class RuleFilter:
+    """``--select`` / ``--ignore``: rule ids or prefixes (``VB``, ``VB00``, ``VB004``)."""
+
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+
+    def allows(self, rule_id: str) -> bool:
+        if self.select and not rule_id.startswith(self.select):
+            return False
+        return not rule_id.startswith(self.ignore) if self.ignore else True
+
+
+EVERY_RULE = RuleFilter()
+"""No ``--select`` / ``--ignore``: every rule applies."""

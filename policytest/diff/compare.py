@@ -22,7 +22,8 @@ import tempfile
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from policytest.check.validate import SKIPPED_DIRECTORIES, PathNotFound, validate_paths
+from policytest.check.validate import validate_paths
+from policytest.core.errors import PathNotFound
 from policytest.core.options import CheckOptions
 from policytest.diff.git import (
     CommitSide,
@@ -42,21 +43,25 @@ from policytest.diff.model import (
     compare_views,
 )
 from policytest.diff.settings import UNREADABLE, ConfigView, config_views
+from policytest.fixtures.load import (
+    ConfigUnusable,
+    check_fixture,
+    is_inside,
+    load_fixture,
+    scheduler_from_file,
+)
 from policytest.fixtures.model import Fixture
 from policytest.fixtures.runner import CaseResult, error_result, run_case
 from policytest.fixtures.suite import (
     FIXTURE_SUFFIXES,
-    ConfigUnusable,
     checked_cases,
     discover,
     findings_result,
-    is_inside,
-    load_fixture,
     run_file,
-    scheduler_from_file,
 )
 from policytest.read.recognise import Kind, kind_of
 from policytest.read.source import is_yaml_path, read_file
+from policytest.read.walk import SKIPPED_DIRECTORIES
 
 __all__ = ["DiffError", "PathNotFound", "diff_files", "diff_revisions"]
 
@@ -268,7 +273,9 @@ class _Comparison:
         files = [side.path(path) for path in paths if _inside(side.path(path), side.root)]
         if not files:
             return []
-        report = validate_paths(files, replace(self.options, root=side.root))
+        report = validate_paths(
+            files, replace(self.options, root=side.root), check_fixture=check_fixture
+        )
         located = []
         for finding in report.findings:
             relative = _relative(finding.path, side.root)
@@ -370,8 +377,8 @@ def diff_files(
     label = f"{old} -> {new}"
     users = tuple(fixture.path for fixture in runs)
     introduced, resolved = compare_findings(
-        [(label, f) for f in validate_paths([old], options).findings],
-        [(label, f) for f in validate_paths([new], options).findings],
+        [(label, f) for f in validate_paths([old], options, check_fixture=check_fixture).findings],
+        [(label, f) for f in validate_paths([new], options, check_fixture=check_fixture).findings],
     )
     return DiffReport(
         old,
@@ -397,7 +404,7 @@ def _run_with(
     path: str, fixtures: Sequence[Fixture], config: str, options: CheckOptions
 ) -> list[CaseResult]:
     """Every case of the fixtures in one file, scored with the scheduler in ``config``."""
-    from policytest.scoring.schedulers import UnknownProfile
+    from policytest.kube.scheduler import UnknownProfile
 
     if not fixtures:
         return [error_result(path, "(fixture)", "not a valid fixture; see `policytest validate`")]

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from ruamel.yaml.nodes import ScalarNode
 
 from policytest.core.options import CheckOptions
-from policytest.fixtures.suite import load_fixture
+from policytest.fixtures.load import load_fixture
 from policytest.read.recognise import Kind, expand
 from policytest.read.source import Document, child, read_file
 from policytest.scoring.weights import BinpackWeights
@@ -28,7 +28,8 @@ from policytest.volcano.nodeorder_args import NODEORDER
 
 if TYPE_CHECKING:
     from policytest.kube.model import KubeSchedulerConfig
-    from policytest.volcano.conf import PluginEntry, VolcanoConf
+    from policytest.volcano.conf import VolcanoConf
+    from policytest.volcano.entry import PluginEntry
 
 VOLCANO = "Volcano"
 KUBE = "kube-scheduler"

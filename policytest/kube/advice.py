@@ -7,18 +7,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from itertools import pairwise
-from typing import TYPE_CHECKING
 
 from policytest.core.suggest import did_you_mean, plugin_hint
 from policytest.kube import rules
 from policytest.kube.framework import Framework, Problem, needed_plugins
+from policytest.kube.profiles import ProfileData
 from policytest.kube.registry import FIT, PLUGIN_SETS, PLUGINS, REMOVED_PLUGINS
 from policytest.kube.resources import FitArgs, Resource, ShapePoint
 from policytest.kube.values import repeats
 from policytest.scoring.accounting import is_scalar_resource_name
-
-if TYPE_CHECKING:
-    from policytest.kube.semantics import ProfileData
 
 _BASIC_RESOURCES = ("cpu", "memory", "ephemeral-storage")
 

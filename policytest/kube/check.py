@@ -34,7 +34,7 @@ from policytest.kube.semantics import analyse
 from policytest.read.goyaml import DecodeError, decode, scalar_value
 from policytest.read.source import Document, ParseFailure, child
 
-__all__ = ["check", "check_policy", "load", "load_failure"]
+__all__ = ["check", "check_policy", "load", "load_failure", "load_policy"]
 
 
 def load_failure(problem: Finding) -> Finding:
@@ -75,6 +75,11 @@ def load(
     if any(finding.severity is Severity.ERROR for finding in findings):
         config = None
     return config, _sorted(findings)
+
+
+def load_policy(document: Document, options: CheckOptions) -> tuple[None, list[Finding]]:
+    """The legacy Policy API never runs (there is nothing to score): only findings."""
+    return None, check_policy(document, options)
 
 
 def check_policy(document: Document, options: CheckOptions) -> list[Finding]:

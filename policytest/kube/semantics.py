@@ -28,6 +28,7 @@ from policytest.kube.framework import (
 )
 from policytest.kube.model import KubeSchedulerConfig, Profile
 from policytest.kube.other_args import VALIDATORS
+from policytest.kube.profiles import PluginConfigEntry, ProfileData
 from policytest.kube.registry import (
     BALANCED,
     DEFAULT_SCHEDULER_NAME,
@@ -39,8 +40,6 @@ from policytest.kube.registry import (
 from policytest.kube.resources import (
     DEFAULT_BALANCED,
     DEFAULT_FIT,
-    BalancedArgsData,
-    FitArgs,
     balanced_problems,
     fit_problems,
     read_balanced_args,
@@ -50,36 +49,6 @@ from policytest.kube.settings import percentage_problem, settings_problems
 from policytest.kube.values import integer, items, mapping, repeats, text
 
 _REFUSES = "kube-scheduler refuses to start"
-
-
-@dataclass(frozen=True)
-class PluginConfigEntry:
-    """One ``pluginConfig`` item: the plugin name, its args as written, its path."""
-
-    name: str
-    args: Any
-    path: Path
-
-    @property
-    def args_path(self) -> Path:
-        return (*self.path, "args")
-
-
-@dataclass(frozen=True)
-class ProfileData:
-    """A profile after v1 defaulting, with the paths of what the user wrote."""
-
-    path: Path
-    name: str
-    written: dict[str, Any]
-    custom: dict[str, PluginSet]
-    sets: dict[str, PluginSet]
-    plugin_config: tuple[PluginConfigEntry, ...]
-    fit: FitArgs
-    balanced: BalancedArgsData
-
-    def configured(self, plugin: str) -> PluginConfigEntry | None:
-        return next((e for e in self.plugin_config if e.name == plugin), None)
 
 
 @dataclass(frozen=True)

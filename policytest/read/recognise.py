@@ -9,6 +9,8 @@ Shape decides, with one exception: a file or ConfigMap key named
 ``volcano-scheduler.conf`` is what Volcano mounts and reads whatever its shape (empty,
 a list, a fragment), and a ConfigMap value that is evidently a scheduler config but not
 YAML is still that scheduler's config: both are checked so the rejection is reported.
+How each scheduler reads its own file (trimming, load failures) is
+:func:`policytest.check.configs.read_as_scheduler`.
 """
 
 from __future__ import annotations
@@ -22,15 +24,12 @@ import re
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode
 
 from policytest.core.limits import Limits
-from policytest.core.options import CheckOptions
 from policytest.read import positions
 from policytest.read.goyaml import scalar_text
 from policytest.read.source import (
-    INVALID_YAML,
     Document,
     Embedding,
     ParseFailure,
-    SourceFile,
     child,
     compose_all,
     empty_root,
@@ -148,7 +147,7 @@ def _embedded_kind(embedded: Document, key: str) -> Kind | None:
     if embedded.unparsed is not None:
         if _KUBE_TEXT.search(embedded.text):
             return Kind.KUBE_SCHEDULER
-        volcano = key.endswith(".conf") or _VOLCANO_HINT.search(embedded.text)
+        volcano = key.endswith(".conf") or VOLCANO_HINT.search(embedded.text)
         return Kind.VOLCANO if volcano else None
     recognised = kind_of(embedded.root)
     if recognised in _SCHEDULER_KINDS:
@@ -178,51 +177,5 @@ def _embedded_document(
     return outer.embedded(roots[0], text, mapping, embedding)
 
 
-def read_as_scheduler(source: SourceFile, options: CheckOptions) -> SourceFile:
-    """``source`` as its scheduler reads it, when it is a Volcano conf or a
-    KubeSchedulerConfiguration file.
-
-    A file that says ``kind: KubeSchedulerConfiguration`` and is not YAML is
-    kube-scheduler's failure to start (KS006), not a mere unreadable file.
-
-    volcano-scheduler trims the whole file (Go's ``strings.TrimSpace``) before parsing, so
-    a raw conf whose first line is indented loads in Volcano while YAML tools reject it;
-    one that does not parse even then is Volcano's load failure (VC001), not a mere
-    unreadable file. A ``volcano-scheduler.conf`` without any YAML content (empty,
-    comments only) is still read by Volcano, as an empty conf.
-    """
-    syntax = [p for p in source.problems if p.message.startswith(INVALID_YAML)]
-    if syntax and _KUBE_CONFIG_KIND.search(source.head):
-        from policytest.kube.check import load_failure
-
-        return dataclasses.replace(source, problems=tuple(map(load_failure, syntax)))
-    named = os.path.basename(source.path) == VOLCANO_CONF_NAME
-    if source.text is None:
-        if named and not source.documents and not source.problems:
-            return dataclasses.replace(
-                source, documents=(Document(source.path, 0, empty_root(), source.head),)
-            )
-        return source
-    if not (named or _VOLCANO_HINT.search(source.head)):
-        return source
-    from policytest.volcano.check import as_scheduler_reads
-
-    read = as_scheduler_reads(source.path, source.text, options)
-    if isinstance(read, Document):
-        if named or kind_of(read.root) is Kind.VOLCANO:
-            return dataclasses.replace(source, documents=(read,), problems=())
-        return source
-    if named or not _KUBERNETES_OBJECT.search(source.head):
-        return dataclasses.replace(source, problems=(read,))
-    return source
-
-
-_VOLCANO_HINT = re.compile(r"^\s*(actions|tiers)\s*:", re.MULTILINE)
+VOLCANO_HINT = re.compile(r"^\s*(actions|tiers)\s*:", re.MULTILINE)
 _KUBE_TEXT = re.compile(r"KubeSchedulerConfiguration|kubescheduler\.config\.k8s\.io")
-_KUBE_CONFIG_KIND = re.compile(
-    r"""^(kind|[ \t]{0,4}"kind")\s*:\s*["']?KubeSchedulerConfiguration\b""", re.MULTILINE
-)
-"""A top-level ``kind: KubeSchedulerConfiguration`` in the head: YAML at column 0, or a
-JSON key indented as a pretty-printed top level is (not as one embedded in a ConfigMap)."""
-_KUBERNETES_OBJECT = re.compile(r'^(apiVersion|kind)\s*:|"(apiVersion|kind)"\s*:', re.MULTILINE)
-"""A top-level ``kind``/``apiVersion``: a manifest or fixture, never a raw Volcano conf."""

@@ -22,10 +22,37 @@ from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from policytest.core.findings import Finding, Severity
 from policytest.core.limits import Limits, NodeCounter, TooManyNodes
+from policytest.core.rules import rule
 from policytest.read.positions import IDENTITY, Position, PositionMap
 
-READ_ERROR = "PT001"
-"""Rule id of every problem that stops a file from being read (declared below)."""
+UNREADABLE = rule(
+    "PT001",
+    Severity.ERROR,
+    "file cannot be read as YAML or JSON",
+    """
+    The file is not valid YAML or JSON (a syntax error, a binary file, a non-UTF-8
+    encoding, or beyond the size, depth, alias or document-count limits). Neither
+    scheduler can load it; fix the syntax at the reported line and column.
+
+    Failing::
+
+        actions: "enqueue, allocate"
+        tiers:
+        - plugins:
+          - name: binpack
+           arguments: {binpack.weight: 10}
+
+    Passing::
+
+        actions: "enqueue, allocate"
+        tiers:
+        - plugins:
+          - name: binpack
+            arguments: {binpack.weight: 10}
+    """,
+)
+READ_ERROR = UNREADABLE.id
+"""Rule id of every problem that stops a file from being read."""
 INVALID_YAML = "invalid YAML"
 """How a reader finding about YAML syntax begins (as opposed to a limit or encoding)."""
 
@@ -300,7 +327,7 @@ def _reader_error_position(exc: Exception, text: str) -> tuple[int, int]:
 
 
 def _problem(path: str, line: int, column: int, message: str) -> SourceFile:
-    finding = Finding(path, line, column, READ_ERROR, Severity.ERROR, message)
+    finding = UNREADABLE.finding(path, line, column, message)
     return SourceFile(path, (), (finding,))
 
 
@@ -341,3 +368,14 @@ def sequence_items(node: Node | None) -> tuple[Node, ...]:
 def is_yaml_path(path: str) -> bool:
     """Does the name look like a YAML/JSON/conf file worth reading during a walk?"""
     return os.path.splitext(path)[1].lower() in {".yaml", ".yml", ".json", ".conf"}
+
+
+def decoded(document: Document, limits: Limits) -> object:
+    """The document decoded with yaml.v2 typing, or the PT001 finding that says why not."""
+    from policytest.read.bigload import decode
+    from policytest.read.goyaml import DecodeError
+
+    try:
+        return decode(document.root, document.text, limits)
+    except DecodeError as error:
+        return UNREADABLE.at(document, error.node, str(error))

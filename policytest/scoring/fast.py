@@ -20,8 +20,9 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
-from policytest.scoring.cluster import Node, Pod, node_from_dict, pods_from_dict
+from policytest.scoring.cluster import Node, Pod
 from policytest.scoring.protocol import ClusterState, NodeScore
+from policytest.scoring.specs import node_from_dict, pods_from_dict
 
 __all__ = ["Choice", "build_nodes", "place_all", "shape_key"]
 

@@ -12,11 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
-from policytest.core.findings import Finding
-from policytest.core.options import CheckOptions
-from policytest.read.recognise import Kind
 from policytest.scoring.accounting import (
     KubeNodeInfo,
     VolcanoNodeInfo,
@@ -37,7 +34,7 @@ from policytest.scoring.kube import (
     fit_resources,
     fit_scorer,
 )
-from policytest.scoring.protocol import LazyDetails, NodeScore, ResourceDetail, Scheduler
+from policytest.scoring.protocol import LazyDetails, NodeScore, ResourceDetail
 from policytest.scoring.volcano import (
     NodeOrderScores,
     binpack_scorer,
@@ -45,11 +42,6 @@ from policytest.scoring.volcano import (
     predicates_filter,
 )
 from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
-
-if TYPE_CHECKING:
-    from policytest.kube.model import KubeSchedulerConfig
-    from policytest.read.source import Document
-    from policytest.volcano.conf import VolcanoConf
 
 VOLCANO_NOT_MODELLED = (
     "nodeorder.nodeaffinity",
@@ -286,60 +278,3 @@ def _fit_details(
             for name, requested, allocatable, weight, score in resources(info)
         )
     }
-
-
-class UnknownProfile(LookupError):
-    """The fixture names a kube-scheduler profile the config does not have."""
-
-    def __init__(self, name: str, available: Sequence[str]) -> None:
-        super().__init__(
-            f"no profile with schedulerName `{name}` "
-            f"(the config has: {', '.join(available) or 'none'})"
-        )
-
-
-def build_scheduler(
-    document: Document, kind: Kind, profile: str | None, options: CheckOptions
-) -> tuple[Scheduler | None, list[Finding]]:
-    """Load a recognised config and make it executable; ``None`` when it would not load."""
-    if kind is Kind.VOLCANO:
-        from policytest.volcano.check import load as load_volcano
-
-        conf, findings = load_volcano(document, options)
-        return (None if conf is None else volcano_scheduler(conf)), findings
-    from policytest.kube.check import load as load_kube
-
-    config, findings = load_kube(document, options)
-    return (None if config is None else kube_scheduler(config, profile)), findings
-
-
-def volcano_scheduler(conf: VolcanoConf) -> VolcanoScheduler:
-    """Every node-order call Volcano makes, with the weights each call uses."""
-    entries = []
-    for call in conf.node_order_calls:
-        if isinstance(call.weights, BinpackWeights):
-            entries.append(NodeOrderEntry("binpack", binpack=call.weights))
-        elif isinstance(call.weights, NodeOrderWeights):
-            entries.append(NodeOrderEntry("nodeorder", nodeorder=call.weights))
-    runs_nodeorder = any(entry.plugin == "nodeorder" for entry in entries)
-    return VolcanoScheduler(
-        tuple(entries), not_modelled=VOLCANO_NOT_MODELLED if runs_nodeorder else ()
-    )
-
-
-def kube_scheduler(config: KubeSchedulerConfig, name: str | None) -> KubeScheduler:
-    """The profile called ``name`` (default: the first) as an executable scheduler."""
-    profiles = {profile.scheduler_name: profile for profile in config.profiles}
-    if name is not None and name not in profiles:
-        raise UnknownProfile(name, list(profiles))
-    profile = profiles[name] if name is not None else config.profiles[0]
-    return KubeScheduler(
-        fit=profile.fit_args if profile.scores(FIT) else None,
-        fit_weight=profile.weight(FIT) or 0,
-        balanced=profile.balanced_args if profile.scores(BALANCED) else None,
-        balanced_weight=profile.weight(BALANCED) or 0,
-        not_modelled=tuple(n for n, _ in profile.score_plugins if n not in (FIT, BALANCED)),
-        fit_filter=profile.filters(FIT),
-        ignored_resources=frozenset(profile.fit_ignored_resources),
-        ignored_resource_groups=frozenset(profile.fit_ignored_resource_groups),
-    )

@@ -26,7 +26,7 @@ from policytest.volcano.gotext import trim_space
 
 if TYPE_CHECKING:
     from policytest.read.source import Document
-    from policytest.volcano.conf import PluginEntry
+    from policytest.volcano.entry import PluginEntry
 
 BINPACK = "binpack"
 WEIGHT = "binpack.weight"

@@ -13,12 +13,11 @@ import re
 
 from ruamel.yaml.nodes import ScalarNode
 
-from policytest.check.dispatch import UNREADABLE
 from policytest.core.findings import Finding
 from policytest.core.options import CheckOptions
 from policytest.read.goyaml import NULL, Budget, DecodeError, DecodeLimit, resolve_scalar
 from policytest.read.positions import IDENTITY, Position, PositionMap
-from policytest.read.source import Document, ParseFailure, compose_all, empty_root
+from policytest.read.source import UNREADABLE, Document, ParseFailure, compose_all, empty_root
 from policytest.volcano import rules, versions
 from policytest.volcano.binpack_args import BINPACK, binpack_findings
 from policytest.volcano.conf import VolcanoConf, build, drf_conflicts, split_actions

@@ -21,7 +21,7 @@ from policytest.volcano.arguments import get_int, surprising_int
 
 if TYPE_CHECKING:
     from policytest.read.source import Document
-    from policytest.volcano.conf import PluginEntry
+    from policytest.volcano.entry import PluginEntry
 
 NODEORDER = "nodeorder"
 KEYS = {f"{field.name}.weight": field.name for field in fields(NodeOrderWeights)}

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from policytest.check.validate import validate_paths
+from policytest import validate_paths
 from policytest.core.options import CheckOptions
 from tests.volcano.helpers import DATA
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from policytest.check.validate import validate_paths
+from policytest import validate_paths
 from policytest.core.findings import Severity
 from tests.volcano.helpers import OPTIONS
 from tests.volcano.test_oracle import CASES, REJECTING_RULES

@@ -10,7 +10,8 @@ from urllib.parse import quote
 from policytest import __version__
 from policytest.check.validate import ValidationReport
 from policytest.core.findings import Severity
-from policytest.core.rules import Rule, all_rules
+from policytest.core.rules import Rule
+from policytest.reporters.catalogue import all_rules
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
