@@ -21,7 +21,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from policytest.core.version import __version__
 
 if TYPE_CHECKING:
     from policytest.api import diff_files as diff_files

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from policytest.core.errors import PolicytestError
 from policytest.core.gctuning import young_collections_only
 
 if TYPE_CHECKING:
@@ -92,7 +93,7 @@ def _known(result: CaseResult) -> CaseResult:
     return result
 
 
-class CaseFailure(Exception):
+class CaseFailure(PolicytestError):
     """Raised by a failing case; rendered by :meth:`CaseItem.repr_failure`."""
 
 

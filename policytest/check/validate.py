@@ -16,7 +16,7 @@ from policytest.core.findings import Finding, Severity
 from policytest.core.options import EVERY_RULE, CheckOptions, RuleFilter
 from policytest.read.recognise import Kind, expand
 from policytest.read.source import (
-    READ_ERROR,
+    PT001_UNREADABLE,
     STDIN_NAME,
     Document,
     SourceFile,
@@ -116,4 +116,4 @@ def _check_source(
 
 def _claimed(source: SourceFile) -> bool:
     """A scheduler's own reading already rejected it (VC001 for a Volcano conf file)."""
-    return any(problem.rule != READ_ERROR for problem in source.problems)
+    return any(problem.rule != PT001_UNREADABLE.id for problem in source.problems)

@@ -10,6 +10,8 @@ import dataclasses
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+from policytest.core.errors import PolicytestError
+
 
 def _limit(default: int, name: str, summary: str) -> int:
     return field(default=default, metadata={"name": name, "summary": summary})
@@ -50,7 +52,7 @@ class Limits:
         return dataclasses.replace(self, **{by_name[name]: value for name, value in settings})
 
 
-class TooManyNodes(Exception):
+class TooManyNodes(PolicytestError):
     """Composing stopped: the file holds more YAML nodes than ``max_nodes``."""
 
 

@@ -25,6 +25,7 @@ from dataclasses import replace
 from policytest.check.validate import validate_paths
 from policytest.core.errors import PathNotFound
 from policytest.core.options import CheckOptions
+from policytest.diff.effective import UNREADABLE, ConfigView, config_views
 from policytest.diff.git import (
     CommitSide,
     DiffError,
@@ -42,7 +43,6 @@ from policytest.diff.model import (
     compare_fixture,
     compare_views,
 )
-from policytest.diff.settings import UNREADABLE, ConfigView, config_views
 from policytest.fixtures.load import (
     ConfigUnusable,
     check_fixture,

@@ -18,13 +18,15 @@ import subprocess
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from policytest.core.errors import PolicytestError
+
 GIT_TIMEOUT_SECONDS = 300
 DEFAULT_BRANCHES = ("origin/HEAD", "main", "master")
 _SYMLINK_MODE = "120000"
 _MAX_LINK_HOPS = 8
 
 
-class DiffError(Exception):
+class DiffError(PolicytestError):
     """``policytest diff`` cannot compare what it was asked to (a usage error, exit 2)."""
 
 
@@ -113,7 +115,7 @@ class Repository:
         return frozenset(paths)
 
 
-class GitFailed(Exception):
+class GitFailed(PolicytestError):
     """A git command exited non-zero; the message is its first line of stderr."""
 
 

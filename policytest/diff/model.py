@@ -16,7 +16,7 @@ from typing import Literal
 
 from policytest.core.exitcodes import ExitCode
 from policytest.core.findings import Finding, Severity
-from policytest.diff.settings import ConfigView, Setting
+from policytest.diff.effective import ConfigView, Setting
 from policytest.fixtures.runner import FLOAT_TOLERANCE, CaseResult, Ranking, Status, close_enough
 
 Change = Literal["added", "removed", "changed", "unchanged"]

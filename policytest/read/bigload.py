@@ -26,6 +26,7 @@ from typing import Any, Final
 from ruamel.yaml.error import StreamMark, YAMLError
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from policytest.core.errors import PolicytestError
 from policytest.core.limits import Limits, NodeCounter
 from policytest.read.goyaml import Budget, resolve_plain, scalar_text
 from policytest.read.goyaml import decode as reference_decode
@@ -131,7 +132,7 @@ def _next_token(mark: Any, text: str) -> StreamMark:
     return StreamMark(mark.name, index, line, column)
 
 
-class _Fallback(Exception):
+class _Fallback(PolicytestError):
     """Something only the reference decoder handles (tags, merges, odd keys)."""
 
 

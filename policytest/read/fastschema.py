@@ -15,6 +15,8 @@ import re
 from collections.abc import Callable, Mapping, Sized
 from typing import Any, Final, cast
 
+from policytest.core.errors import PolicytestError
+
 __all__ = ["certainly_valid"]
 
 # Keywords that never affect validity (annotations, and our own rule tags).
@@ -38,7 +40,7 @@ _ANNOTATIONS: Final = frozenset(
 )
 
 
-class _Undecided(Exception):
+class _Undecided(PolicytestError):
     """The subset cannot decide this exactly; jsonschema must."""
 
 

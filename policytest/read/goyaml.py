@@ -26,6 +26,7 @@ from typing import Any
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from policytest.core.errors import PolicytestError
 from policytest.core.limits import DEFAULT_LIMITS, Limits
 
 _TAG = "tag:yaml.org,2002:"
@@ -70,7 +71,7 @@ class Uint64(int):
     """An integer yaml.v2 could only hold as ``uint64`` (beyond int64): not a Go ``int``."""
 
 
-class DecodeError(ValueError):
+class DecodeError(PolicytestError, ValueError):
     """yaml.v2 refuses the document (e.g. ``!!int abc``); carries the offending node."""
 
     def __init__(self, message: str, node: Node) -> None:

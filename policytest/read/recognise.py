@@ -16,7 +16,6 @@ How each scheduler reads its own file (trimming, load failures) is
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import enum
 import os
 import re
@@ -24,6 +23,7 @@ import re
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode
 
 from policytest.core.limits import Limits
+from policytest.core.suggest import closest
 from policytest.read import positions
 from policytest.read.goyaml import scalar_text
 from policytest.read.source import (
@@ -82,10 +82,7 @@ def _meant_as_kube_config(kind: str | None) -> bool:
     its other kinds (``NodeResourcesFitArgs``...) are plugin arguments, not configs."""
     if not kind:
         return True
-    return bool(difflib.get_close_matches(kind.lower(), [_KUBE_KIND], n=1, cutoff=0.8))
-
-
-_KUBE_KIND = Kind.KUBE_SCHEDULER.value.lower()
+    return closest(kind, [Kind.KUBE_SCHEDULER.value], cutoff=0.8) is not None
 
 
 def expand(document: Document, limits: Limits) -> list[tuple[Document, Kind]]:

@@ -8,7 +8,6 @@ at the offending key (unknown keys) or value (wrong type, out of range).
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from collections.abc import Iterator, Sequence
@@ -20,6 +19,7 @@ from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from policytest.core.findings import Finding, Severity
 from policytest.core.rules import get_rule, rule
+from policytest.core.suggest import did_you_mean
 from policytest.read.fastschema import certainly_valid
 from policytest.read.goyaml import DecodeError, scalar_value
 from policytest.read.source import Document
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 RULE_KEY = "x-policytest-rule"
 
-SCHEMA_VIOLATION = rule(
+PT002_SCHEMA_VIOLATION = rule(
     "PT002",
     Severity.ERROR,
     "document does not match its schema",
@@ -93,7 +93,7 @@ def schema_findings(document: Document, schema_name: str, value: Any) -> list[Fi
     validator = _validator(schema_name)
     findings: list[Finding] = []
     for error in validator.iter_errors(value):
-        rule_id = _rule_for(validator.schema, error.schema_path) or SCHEMA_VIOLATION.id
+        rule_id = _rule_for(validator.schema, error.schema_path) or PT002_SCHEMA_VIOLATION.id
         findings.extend(_findings_for(document, rule_id, error))
     return sorted(set(findings))
 
@@ -124,14 +124,14 @@ def _resolve_ref(root: Any, ref: str) -> Any:
 
 
 def _findings_for(document: Document, rule_id: str, error: ValidationError) -> Iterator[Finding]:
-    declared = get_rule(rule_id) or SCHEMA_VIOLATION
+    declared = get_rule(rule_id) or PT002_SCHEMA_VIOLATION
     where = _describe(error.absolute_path)
     key_node, value_node = locate(document, error.absolute_path)
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
         allowed = sorted(error.schema.get("properties", {}))
         for extra in _extra_keys(error):
             extra_key, _ = locate(document, [*error.absolute_path, extra])
-            message = f"unknown key `{extra}`{_in(where)}{_did_you_mean(str(extra), allowed)}"
+            message = f"unknown key `{extra}`{_in(where)}{did_you_mean(str(extra), allowed)}"
             yield declared.at(document, extra_key or value_node or document.root, message)
         return
     message = f"{_expectation(error)}{_in(where) if where else ''}"
@@ -146,13 +146,6 @@ def _extra_keys(error: ValidationError) -> list[Any]:
         for key in error.instance
         if key not in properties and not any(re.search(p, str(key)) for p in patterns)
     ]
-
-
-def _did_you_mean(name: str, choices: Sequence[str]) -> str:
-    close = difflib.get_close_matches(name, choices, n=1, cutoff=0.6)
-    if not close:
-        close = [c for c in choices if c.lower() == name.lower()]
-    return f"; did you mean `{close[0]}`?" if close else ""
 
 
 def _in(where: str) -> str:
@@ -193,7 +186,7 @@ def _expectation(error: ValidationError) -> str:
     if kind in ("enum", "const"):
         options = expected if kind == "enum" else [expected]
         shown = ", ".join(json.dumps(o) for o in options)
-        hint = _did_you_mean(str(error.instance), [str(o) for o in options])
+        hint = did_you_mean(str(error.instance), [str(o) for o in options])
         return f"`{key}` must be one of {shown}, not {got}{hint}"
     bounds = {
         "minimum": "at least",

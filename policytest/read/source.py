@@ -20,12 +20,13 @@ from dataclasses import dataclass, field
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from policytest.core.errors import PolicytestError
 from policytest.core.findings import Finding, Severity
 from policytest.core.limits import Limits, NodeCounter, TooManyNodes
 from policytest.core.rules import rule
 from policytest.read.positions import IDENTITY, Position, PositionMap
 
-UNREADABLE = rule(
+PT001_UNREADABLE = rule(
     "PT001",
     Severity.ERROR,
     "file cannot be read as YAML or JSON",
@@ -51,8 +52,6 @@ UNREADABLE = rule(
             arguments: {binpack.weight: 10}
     """,
 )
-READ_ERROR = UNREADABLE.id
-"""Rule id of every problem that stops a file from being read."""
 INVALID_YAML = "invalid YAML"
 """How a reader finding about YAML syntax begins (as opposed to a limit or encoding)."""
 
@@ -125,7 +124,7 @@ class SourceFile:
     """The file could not be opened or read at all (permission denied, dangling symlink)."""
 
 
-class ParseFailure(Exception):
+class ParseFailure(PolicytestError):
     """A text that is not YAML; carries the 0-based mark of the problem."""
 
     def __init__(self, message: str, line: int, column: int) -> None:
@@ -327,7 +326,7 @@ def _reader_error_position(exc: Exception, text: str) -> tuple[int, int]:
 
 
 def _problem(path: str, line: int, column: int, message: str) -> SourceFile:
-    finding = UNREADABLE.finding(path, line, column, message)
+    finding = PT001_UNREADABLE.finding(path, line, column, message)
     return SourceFile(path, (), (finding,))
 
 
@@ -378,4 +377,4 @@ def decoded(document: Document, limits: Limits) -> object:
     try:
         return decode(document.root, document.text, limits)
     except DecodeError as error:
-        return UNREADABLE.at(document, error.node, str(error))
+        return PT001_UNREADABLE.at(document, error.node, str(error))

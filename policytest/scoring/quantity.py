@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final
 
+from policytest.core.errors import PolicytestError
+
 __all__ = ["Quantity", "QuantityError", "parse_quantity"]
 
 _FORMAT_WRONG: Final = (
@@ -64,7 +66,7 @@ _NANO: Final = 10**9
 _HUGE_EXPONENT: Final = 40
 
 
-class QuantityError(ValueError):
+class QuantityError(PolicytestError, ValueError):
     """A string that Kubernetes would not accept as a resource quantity."""
 
     def __init__(self, text: str, reason: str, where: str = "") -> None:

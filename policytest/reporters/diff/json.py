@@ -13,8 +13,8 @@ from typing import Any
 
 from policytest.check.validate import ValidationReport
 from policytest.core.findings import Finding
+from policytest.diff.effective import Setting
 from policytest.diff.model import CaseDiff, CaseSide, ConfigDiff, DiffReport, FixtureDiff
-from policytest.diff.settings import Setting
 from policytest.fixtures.runner import plain_number
 from policytest.reporters.json_report import FindingJSON
 from policytest.reporters.json_report import as_json as findings_json

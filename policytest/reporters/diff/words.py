@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from policytest.diff.effective import Setting
 from policytest.diff.model import CaseDiff, CaseSide, DiffReport, FixtureDiff
-from policytest.diff.settings import Setting
 from policytest.fixtures.runner import format_ranking, format_score
 
 ABSENT = "(absent)"

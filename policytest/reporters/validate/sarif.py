@@ -7,10 +7,10 @@ from pathlib import PurePath
 from typing import Any
 from urllib.parse import quote
 
-from policytest import __version__
 from policytest.check.validate import ValidationReport
 from policytest.core.findings import Severity
 from policytest.core.rules import Rule
+from policytest.core.version import __version__
 from policytest.reporters.catalogue import all_rules
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"

@@ -24,8 +24,8 @@ from policytest.read.goyaml import DecodeError, decode
 from policytest.read.schema import schema_text
 from policytest.read.source import ParseFailure, compose_all
 
-DATA = Path(__file__).parent / "data"
-FIXTURES = Path(__file__).parent.parent / "fixtures"
+DATA = Path(__file__).parent.parent / "data"
+FIXTURES = Path(__file__).parent.parent.parent / "fixtures"
 
 
 def _decoded(text: str) -> list[Any]:

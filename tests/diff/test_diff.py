@@ -24,7 +24,7 @@ import pytest
 from policytest.cli import main
 from tests.conftest import RunLine
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 BUNDLED = ROOT / "fixtures"
 ENV = {
     **os.environ,

@@ -8,8 +8,8 @@ import pytest
 
 from policytest.core.findings import Finding, Severity
 from policytest.core.options import CheckOptions
+from policytest.diff.effective import ConfigView, Setting, config_views
 from policytest.diff.model import compare_findings, compare_settings, compare_views
-from policytest.diff.settings import ConfigView, Setting, config_views
 
 
 def settings(tmp_path: Path, text: str) -> dict[str, Setting]:

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import RunLine
-from tests.test_diff import BUNDLED, LEAST, MOST, bundled_fixture, write
+from tests.diff.test_diff import BUNDLED, LEAST, MOST, bundled_fixture, write
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from policytest.core.limits import Limits
-from policytest.read.source import READ_ERROR, child, read_bytes, read_file, scalar
+from policytest.read.source import PT001_UNREADABLE, child, read_bytes, read_file, scalar
 
 LIMITS = Limits()
 
@@ -16,7 +16,7 @@ def only_problem(data: bytes, limits: Limits = LIMITS) -> tuple[int, int, str]:
     source = read_bytes("f.yaml", data, limits)
     assert not source.documents
     (problem,) = source.problems
-    assert problem.rule == READ_ERROR
+    assert problem.rule == PT001_UNREADABLE.id
     return problem.line, problem.column, problem.message
 
 

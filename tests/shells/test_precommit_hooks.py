@@ -34,9 +34,9 @@ try:
 except ImportError:  # Windows: no sharing between xdist workers
     fcntl = None  # type: ignore[assignment]
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 HOOKS_FILE = ROOT / ".pre-commit-hooks.yaml"
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parent.parent / "data"
 
 FINDING_LINE = re.compile(
     r"^(?P<path>[^:\s][^:]*):(?P<line>\d+):(?P<column>\d+): "

@@ -12,7 +12,7 @@ import pytest
 
 from tests.conftest import DATA, RunLine
 
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).parent.parent.parent
 FIXTURES = ROOT / "fixtures"
 EXPLAINED = [
     "volcano-three-nodes-cpu-weighted",

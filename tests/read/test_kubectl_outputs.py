@@ -17,7 +17,7 @@ from policytest.read.positions import Position
 from policytest.read.recognise import Kind, expand
 from policytest.read.source import Document, read_file
 
-DATA = Path(__file__).parent / "data" / "kubectl"
+DATA = Path(__file__).parent.parent / "data" / "kubectl"
 LIMITS = Limits()
 
 VOLCANO_KEY = "volcano-scheduler.conf"

@@ -34,7 +34,7 @@ from policytest.scoring.volcano import (
 )
 from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
 
-DATA = Path(__file__).parent / "data" / "oracle" / "volcano_binpack_score_cases.jsonl.gz"
+DATA = Path(__file__).parent.parent / "data" / "oracle" / "volcano_binpack_score_cases.jsonl.gz"
 CHUNK = 100
 
 with gzip.open(DATA, "rt", encoding="utf-8") as _lines:

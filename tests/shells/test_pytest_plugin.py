@@ -10,7 +10,7 @@ import pytest
 # the YAML node classes stay the same objects across runs (else a lone run of this file
 # composes with one run's classes and checks with the next one's).
 
-FIXTURES = Path(__file__).parent.parent / "fixtures"
+FIXTURES = Path(__file__).parent.parent.parent / "fixtures"
 CONFIG = (FIXTURES / "configs" / "volcano-binpack-cpu-weighted.yaml").read_text()
 FIXTURE = (FIXTURES / "volcano-three-nodes-cpu-weighted.policytest.yaml").read_text()
 WRONG = FIXTURE.replace("ranking: [node-a, node-c, node-b]", "ranking: [node-b, node-a, node-c]")
@@ -114,12 +114,15 @@ def test_update_under_xdist_rewrites_every_file_once(project: pytest.Pytester) -
     log = project.path / "renames.log"
     project.makeconftest(
         f"""
-        from policytest.fixtures import golden
-        def _log(temporary):
-            with open({str(log)!r}, "a") as stream:
-                stream.write(temporary + "\\n")
+        import os
+        _replace = os.replace
+        def _log(temporary, target):
+            if target.endswith(".policytest.yaml"):
+                with open({str(log)!r}, "a") as stream:
+                    stream.write(temporary + "\\n")
+            _replace(temporary, target)
 
-        golden.BEFORE_RENAME.append(_log)
+        os.replace = _log
         """
     )
     result = project.runpytest_subprocess(

@@ -8,7 +8,7 @@ from pathlib import Path
 from policytest.reporters.catalogue import RULE_MODULES, all_rules, catalogue_markdown
 from tests.conftest import RunLine
 
-DOCS = Path(__file__).parent.parent / "docs" / "rules.md"
+DOCS = Path(__file__).parent.parent.parent / "docs" / "rules.md"
 
 
 def test_every_rule_is_documented_with_examples() -> None:
@@ -19,7 +19,7 @@ def test_every_rule_is_documented_with_examples() -> None:
 
 
 def test_every_module_that_declares_rules_is_in_the_catalogue() -> None:
-    package = Path(__file__).parent.parent / "policytest"
+    package = Path(__file__).parent.parent.parent / "policytest"
     declaring = {
         ".".join(path.relative_to(package.parent).with_suffix("").parts)
         for path in package.rglob("*.py")

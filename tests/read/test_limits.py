@@ -24,7 +24,7 @@ from policytest.read.goyaml import Budget, DecodeLimit, decode
 from policytest.read.source import read_bytes
 from tests.conftest import RunLine
 
-ROOT = Path(__file__).parent.parent
+ROOT = Path(__file__).parent.parent.parent
 MEMORY_LIMIT_MB = 200
 
 
@@ -388,4 +388,5 @@ def test_a_big_flat_file_is_refused_before_its_memory_is_spent(repo: Path) -> No
     measured = measure(["validate", "--format", "json", "--limit", "yaml-nodes=10000", str(path)])
     (finding,) = json.loads(measured.stdout)["findings"]
     assert "more than 10,000 YAML nodes" in finding["message"]
-    assert measured.peak_mb < 100, f"{measured.peak_mb:.0f} MB"
+    # ~100 MB is the interpreter, the 4 MiB text and 10,000 nodes; composed whole, ~480 MB
+    assert measured.peak_mb < 150, f"{measured.peak_mb:.0f} MB"

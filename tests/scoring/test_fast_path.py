@@ -24,16 +24,15 @@ from policytest.scoring.fast import Choice, build_nodes, place_all
 from policytest.scoring.kube import (
     BalancedArgs,
     FitScoring,
-    balanced_args_from_dict,
-    fit_args_from_dict,
 )
 from policytest.scoring.protocol import NodeScore, Scheduler
 from policytest.scoring.quantity import QuantityError
 from policytest.scoring.schedulers import KubeScheduler, NodeOrderEntry, VolcanoScheduler
 from policytest.scoring.specs import ClusterSpecError, node_from_dict, pod_from_dict
 from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
+from tests.kube_args import balanced_args_from_dict, fit_args_from_dict
 
-ORACLE = Path(__file__).parent / "data" / "oracle"
+ORACLE = Path(__file__).parent.parent / "data" / "oracle"
 
 SCHEDULERS: dict[str, Scheduler] = {
     "kube-most-balanced": KubeScheduler(

@@ -34,14 +34,13 @@ from policytest.scoring.kube import (
     FitScoring,
     balanced_allocation_score,
     balanced_allocation_skips,
-    balanced_args_from_dict,
-    fit_args_from_dict,
     fit_filter,
     fit_score,
 )
 from policytest.scoring.specs import node_from_dict, pod_from_dict
+from tests.kube_args import balanced_args_from_dict, fit_args_from_dict
 
-DATA = Path(__file__).parent / "data" / "oracle" / "kube_score_cases.jsonl.gz"
+DATA = Path(__file__).parent.parent / "data" / "oracle" / "kube_score_cases.jsonl.gz"
 CHUNK = 100
 
 with gzip.open(DATA, "rt", encoding="utf-8") as _lines:

@@ -25,7 +25,7 @@ def percentage_problem(value: Any, path: Path) -> Iterator[Problem]:
     number = integer(value)
     if number is not None and not 0 <= number <= 100:
         yield Problem(
-            rules.PERCENTAGE,
+            rules.KS027_PERCENTAGE,
             path,
             f"percentageOfNodesToScore {number} is outside "
             f"0..100: {_REFUSES}; use 0 for the adaptive default",
@@ -37,7 +37,7 @@ def settings_problems(config: dict[str, Any]) -> Iterator[Problem]:
     parallelism = integer(config.get("parallelism"))
     if parallelism is not None and parallelism <= 0:
         yield Problem(
-            rules.SETTINGS,
+            rules.KS028_SETTINGS,
             ("parallelism",),
             f"parallelism {parallelism} must be above 0: {_REFUSES}; remove it for the default 16",
         )
@@ -50,14 +50,14 @@ def settings_problems(config: dict[str, Any]) -> Iterator[Problem]:
     effective_max = 10 if maximum is None else maximum
     if effective_initial <= 0:
         yield Problem(
-            rules.SETTINGS,
+            rules.KS028_SETTINGS,
             ("podInitialBackoffSeconds",),
             f"podInitialBackoffSeconds {effective_initial} must be above 0: {_REFUSES}",
         )
     if effective_max < effective_initial:
         where = "podMaxBackoffSeconds" if maximum is not None else "podInitialBackoffSeconds"
         yield Problem(
-            rules.SETTINGS,
+            rules.KS028_SETTINGS,
             (where,),
             f"podMaxBackoffSeconds ({effective_max}"
             f"{', the default' if maximum is None else ''}) is below "
@@ -67,7 +67,7 @@ def settings_problems(config: dict[str, Any]) -> Iterator[Problem]:
     burst = integer(mapping(config.get("clientConnection")).get("burst"))
     if burst is not None and burst < 0:
         yield Problem(
-            rules.SETTINGS,
+            rules.KS028_SETTINGS,
             ("clientConnection", "burst"),
             f"clientConnection.burst {burst} is negative: {_REFUSES}",
         )
@@ -82,7 +82,7 @@ def _leader_election(election: dict[str, Any]) -> Iterator[Problem]:
     lock = text(election.get("resourceLock")) or "leases"
     if lock != "leases":
         yield Problem(
-            rules.SETTINGS,
+            rules.KS028_SETTINGS,
             (*base, "resourceLock"),
             f'resourceLock "{lock}" is not "leases": {_REFUSES}; use leases (or remove the field)',
         )
@@ -92,12 +92,14 @@ def _leader_election(election: dict[str, Any]) -> Iterator[Problem]:
         seconds[key] = parsed if parsed != 0 else default * 1_000_000_000
         if seconds[key] <= 0:
             yield Problem(
-                rules.SETTINGS, (*base, key), f"leaderElection.{key} must be above zero: {_REFUSES}"
+                rules.KS028_SETTINGS,
+                (*base, key),
+                f"leaderElection.{key} must be above zero: {_REFUSES}",
             )
     if seconds["leaseDuration"] <= seconds["renewDeadline"]:
         where = "leaseDuration" if "leaseDuration" in election else "renewDeadline"
         yield Problem(
-            rules.SETTINGS,
+            rules.KS028_SETTINGS,
             (*base, where),
             "leaderElection.leaseDuration must be "
             f"greater than renewDeadline (defaults 15s and 10s): {_REFUSES}",
@@ -113,7 +115,7 @@ def _extenders(extenders: list[Any]) -> Iterator[Problem]:
         weight = integer(extender.get("weight")) or 0
         if text(extender.get("prioritizeVerb")) and weight <= 0:
             yield Problem(
-                rules.EXTENDERS,
+                rules.KS029_EXTENDERS,
                 (*path, "weight"),
                 f"an extender with a "
                 f"prioritizeVerb needs a positive weight (not {weight}): {_REFUSES}",
@@ -131,11 +133,11 @@ def _extenders(extenders: list[Any]) -> Iterator[Problem]:
             managed.add(name)
             for reason in reasons:
                 yield Problem(
-                    rules.EXTENDERS, where, f"managed resource `{name}` {reason}: {_REFUSES}"
+                    rules.KS029_EXTENDERS, where, f"managed resource `{name}` {reason}: {_REFUSES}"
                 )
     if binders > 1:
         yield Problem(
-            rules.EXTENDERS,
+            rules.KS029_EXTENDERS,
             ("extenders",),
             f"{binders} extenders implement bind, only one may: {_REFUSES}",
             key=True,

@@ -21,7 +21,7 @@ from policytest.read.source import ParseFailure, compose_all
 
 pytestmark = pytest.mark.skipif(not bigload.available(), reason="ruamel.yaml.clib not installed")
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parent.parent / "data"
 
 
 def _same(a: Any, b: Any) -> bool:
