@@ -49,8 +49,8 @@ def execute(args: Any) -> int:
     import os
 
     from policytest.commands.progress import Progress, megabytes
-    from policytest.exitcodes import ExitCode
-    from policytest.snapshot import SnapshotError, anonymize, compact_json, read_snapshot
+    from policytest.core.exitcodes import ExitCode
+    from policytest.scoring.snapshot import SnapshotError, anonymize, compact_json, read_snapshot
 
     if args.input != "-" and not os.path.isfile(args.input):
         return usage_error(f"not a file: {args.input}")

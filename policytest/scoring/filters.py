@@ -30,6 +30,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Final
 
+from policytest.core.errors import PolicytestError
+
 __all__ = [
     "AFFINITY_REASON",
     "CONFLICT_REASON",
@@ -82,7 +84,7 @@ _DNS1123_SUBDOMAIN: Final = re.compile(
 )
 
 
-class FilterSpecError(ValueError):
+class FilterSpecError(PolicytestError, ValueError):
     """A taint, toleration, label or selector of the wrong shape (the API server's
     strict decoding would reject the object)."""
 

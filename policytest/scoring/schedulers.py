@@ -1,0 +1,387 @@
+"""Executable schedulers: the scorers wired as the real schedulers wire them.
+
+:class:`VolcanoScheduler` runs every registered node-order function (binpack and
+nodeorder entries, in tier and plugin order, duplicates counted once per entry) and
+sums them as the session does. :class:`KubeScheduler` filters with NodeResourcesFit
+and sums each modelled score plugin's score times its profile weight. Plugins that
+are neutral for fixture clusters are listed as not modelled, never silently dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from functools import partial
+from typing import Literal
+
+from policytest.scoring.accounting import (
+    KubeNodeInfo,
+    VolcanoNodeInfo,
+    kube_node_info,
+    kube_node_info_with_pod,
+    volcano_node_info,
+    volcano_node_info_with_pod,
+    volcano_pod_request,
+)
+from policytest.scoring.cluster import Node, Pod
+from policytest.scoring.filters import (
+    NODE_AFFINITY,
+    NODE_UNSCHEDULABLE,
+    PLAIN_NODE,
+    TAINT_TOLERATION,
+    NodeTraits,
+    Placement,
+    SelectorTerm,
+    kube_filter,
+    passes_trivially,
+    pod_filter,
+    volcano_filter,
+)
+from policytest.scoring.kube import (
+    BalancedArgs,
+    FitResource,
+    FitScoring,
+    balanced_allocation_scorer,
+    balanced_allocation_skips,
+    fit_filter,
+    fit_resources,
+    fit_scorer,
+)
+from policytest.scoring.protocol import LazyDetails, NodeScore, ResourceDetail
+from policytest.scoring.volcano import (
+    NodeOrderScores,
+    binpack_scorer,
+    nodeorder_scorer,
+    predicates_filter,
+)
+from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
+
+VOLCANO_NOT_MODELLED = (
+    "nodeorder.nodeaffinity",
+    "nodeorder.podaffinity",
+    "nodeorder.tainttoleration",
+    "nodeorder.imagelocality",
+    "nodeorder.podtopologyspread",
+)
+FIT = "NodeResourcesFit"
+BALANCED = "NodeResourcesBalancedAllocation"
+NODE_FILTERS = (NODE_UNSCHEDULABLE, TAINT_TOLERATION, NODE_AFFINITY, FIT)
+"""The filter plugins policytest runs, when the profile runs them (in the profile's order)."""
+
+
+@dataclass(frozen=True)
+class VolcanoPredicates:
+    """Volcano's ``predicates`` node filters: on when an entry of the plugin has
+    ``enablePredicate``; the flags come from the last entry (the last registration wins)."""
+
+    node_affinity: bool = True
+    taint_toleration: bool = True
+
+
+class _NodeLabels:
+    """Each node's labels as a dict, made when a pod first needs them."""
+
+    def __init__(self, traits: Mapping[str, NodeTraits]) -> None:
+        self.traits = traits
+        self.cache: dict[str, dict[str, str]] = {}
+
+    def __call__(self, name: str) -> dict[str, str]:
+        labels = self.cache.get(name)
+        if labels is None:
+            labels = self.cache[name] = dict(self.traits[name].labels)
+        return labels
+
+
+_NO_LABELS: Mapping[str, str] = {}
+
+
+@dataclass(frozen=True)
+class NodeOrderEntry:
+    """One registered node-order function: a binpack or nodeorder plugin entry."""
+
+    plugin: Literal["binpack", "nodeorder"]
+    binpack: BinpackWeights | None = None
+    nodeorder: NodeOrderWeights | None = None
+
+
+@dataclass(frozen=True)
+class VolcanoScheduler:
+    """Volcano's allocate scoring: predicates fit check, then every node-order function."""
+
+    entries: tuple[NodeOrderEntry, ...]
+    name: str = "volcano"
+    integer_scores: bool = False
+    not_modelled: tuple[str, ...] = VOLCANO_NOT_MODELLED
+    predicates: VolcanoPredicates | None = VolcanoPredicates()
+    """The ``predicates`` plugin's node filters; ``None``: the conf does not run them."""
+
+    def cluster(self, nodes: Sequence[Node]) -> VolcanoCluster:
+        return VolcanoCluster(
+            self,
+            {node.name: node for node in nodes},
+            {node.name: volcano_node_info(node) for node in nodes},
+        )
+
+
+@dataclass
+class VolcanoCluster:
+    """Nodes being filled by Volcano: Volcano units for binpack, the kube view for nodeorder."""
+
+    scheduler: VolcanoScheduler
+    nodes: dict[str, Node]
+    infos: dict[str, VolcanoNodeInfo]
+    kube_infos: dict[str, KubeNodeInfo] = field(default_factory=dict)
+    label_cache: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    def _labels(self, name: str) -> Mapping[str, str]:
+        labels = self.label_cache.get(name)
+        if labels is None:
+            labels = self.label_cache[name] = dict(self.nodes[name].traits.labels)
+        return labels
+
+    def _kube_info(self, name: str) -> KubeNodeInfo:
+        if name not in self.kube_infos:
+            self.kube_infos[name] = kube_node_info(self.nodes[name])
+        return self.kube_infos[name]
+
+    def score(self, pod: Pod, only: Sequence[str] | None = None) -> list[NodeScore]:
+        scorers = [
+            (
+                entry,
+                binpack_scorer(entry.binpack, pod) if entry.binpack else None,
+                nodeorder_scorer(entry.nodeorder, pod) if entry.nodeorder else None,
+            )
+            for entry in self.scheduler.entries
+        ]
+        request = volcano_pod_request(pod)
+        predicates = self.scheduler.predicates
+        node_filter = pod_filter(pod.placement) if predicates is not None else None
+        trivial = node_filter is None or node_filter.trivial
+        results = []
+        for name in self.infos if only is None else only:
+            info = self.infos[name]
+            reason = predicates_filter(pod, info)
+            traits = self.nodes[name].traits
+            if (
+                reason is None
+                and node_filter is not None
+                and predicates is not None
+                and not (trivial and passes_trivially(traits))
+            ):
+                reason = volcano_filter(
+                    node_filter,
+                    name,
+                    traits,
+                    self._labels(name) if node_filter.placement.uses_labels else _NO_LABELS,
+                    node_affinity=predicates.node_affinity,
+                    taint_toleration=predicates.taint_toleration,
+                )
+            if reason is not None:
+                results.append(NodeScore(name, False, reason))
+                continue
+            total = 0.0
+            plugins: dict[str, float] = {}
+            parts: dict[str, dict[str, float]] = {}
+            for entry, binpack, nodeorder in scorers:
+                if binpack is not None:
+                    value = binpack(info)
+                else:
+                    assert nodeorder is not None and entry.nodeorder is not None
+                    scores = nodeorder(self._kube_info(name))
+                    value = scores.total
+                    _add_parts(parts.setdefault(entry.plugin, {}), scores, entry.nodeorder)
+                total += value
+                plugins[entry.plugin] = plugins.get(entry.plugin, 0.0) + value
+            results.append(
+                NodeScore(
+                    name,
+                    True,
+                    None,
+                    total,
+                    plugins,
+                    LazyDetails(partial(self._binpack_details, info, request)),
+                    parts,
+                )
+            )
+        return results
+
+    def _binpack_details(
+        self, info: VolcanoNodeInfo, request: Mapping[str, float]
+    ) -> Mapping[str, tuple[ResourceDetail, ...]]:
+        weights = next((e.binpack for e in reversed(self.scheduler.entries) if e.binpack), None)
+        if weights is None:
+            return {"binpack": ()}
+        return {
+            "binpack": tuple(
+                ResourceDetail(
+                    name,
+                    int(request[name] + info.used.get(name, 0.0)),
+                    int(info.allocatable.get(name, 0.0)),
+                    weight,
+                    name not in ("memory", "pods"),
+                    weight * (request[name] + info.used.get(name, 0.0)) / info.allocatable[name]
+                    if info.allocatable.get(name)
+                    else 0.0,
+                )
+                for name, weight in weights.resources.items()
+                if request.get(name, 0.0) > 0
+            )
+        }
+
+    def bind(self, node_name: str, pod: Pod) -> None:
+        self.infos[node_name] = volcano_node_info_with_pod(self.infos[node_name], pod)
+        node = self.nodes[node_name]
+        self.nodes[node_name] = replace(node, pods=(*node.pods, pod))
+        if node_name in self.kube_infos:  # integer sums: adding one pod equals recounting
+            self.kube_infos[node_name] = kube_node_info_with_pod(self.kube_infos[node_name], pod)
+
+    def utilisation(self) -> Mapping[str, Mapping[str, tuple[int, int]]]:
+        return {
+            name: {
+                resource: (int(info.used.get(resource, 0.0)), int(capacity))
+                for resource, capacity in info.allocatable.items()
+                if resource != "pods"
+            }
+            for name, info in self.infos.items()
+        }
+
+
+@dataclass(frozen=True)
+class KubeScheduler:
+    """One kube-scheduler profile's resource scoring (weights already defaulted)."""
+
+    fit: FitScoring | None
+    fit_weight: int
+    balanced: BalancedArgs | None
+    balanced_weight: int
+    not_modelled: tuple[str, ...] = ()
+    fit_filter: bool = True
+    ignored_resources: frozenset[str] = frozenset()
+    ignored_resource_groups: frozenset[str] = frozenset()
+    name: str = "kube-scheduler"
+    integer_scores: bool = True
+    filter_order: tuple[str, ...] = NODE_FILTERS
+    """The filter plugins policytest runs, in the profile's order (``NodeResourcesFit``
+    among them when ``fit_filter``)."""
+    added_affinity: tuple[SelectorTerm, ...] | None = None
+    """NodeAffinity's ``addedAffinity`` required terms, enforced on every pod."""
+
+    def cluster(self, nodes: Sequence[Node]) -> KubeCluster:
+        traits = {node.name: node.traits for node in nodes}
+        return KubeCluster(
+            self, {node.name: kube_node_info(node) for node in nodes}, traits, _NodeLabels(traits)
+        )
+
+
+@dataclass
+class KubeCluster:
+    """Nodes being filled by kube-scheduler."""
+
+    scheduler: KubeScheduler
+    infos: dict[str, KubeNodeInfo]
+    traits: Mapping[str, NodeTraits] = field(default_factory=dict)
+    labels: Callable[[str], Mapping[str, str]] = lambda name: _NO_LABELS
+
+    def score(self, pod: Pod, only: Sequence[str] | None = None) -> list[NodeScore]:
+        scheduler = self.scheduler
+        fit = fit_scorer(scheduler.fit, pod) if scheduler.fit else None
+        balanced = (
+            balanced_allocation_scorer(scheduler.balanced, pod)
+            if scheduler.balanced and not balanced_allocation_skips(scheduler.balanced, pod)
+            else None
+        )
+        resources = fit_resources(scheduler.fit, pod) if scheduler.fit else None
+        node_filter = pod_filter(pod.placement)
+        added = (
+            None
+            if scheduler.added_affinity is None
+            else pod_filter(Placement(required_terms=scheduler.added_affinity))
+        )
+        uses_labels = pod.placement.uses_labels or added is not None
+        trivial = node_filter.trivial and added is None
+        results = []
+        for name in self.infos if only is None else only:
+            info = self.infos[name]
+            traits = self.traits[name] if self.traits else PLAIN_NODE
+            if trivial and passes_trivially(traits):
+                # nothing but resources can keep a plain pod off this node
+                reason = (
+                    fit_filter(
+                        pod,
+                        info,
+                        ignored_resources=scheduler.ignored_resources,
+                        ignored_resource_groups=scheduler.ignored_resource_groups,
+                    )
+                    if scheduler.fit_filter
+                    else None
+                )
+            else:
+                reason = kube_filter(
+                    node_filter,
+                    name,
+                    traits,
+                    self.labels(name) if uses_labels else _NO_LABELS,
+                    scheduler.filter_order,
+                    partial(
+                        fit_filter,
+                        pod,
+                        info,
+                        ignored_resources=scheduler.ignored_resources,
+                        ignored_resource_groups=scheduler.ignored_resource_groups,
+                    )
+                    if scheduler.fit_filter
+                    else None,
+                    added,
+                )
+            if reason is not None:
+                results.append(NodeScore(name, False, reason))
+                continue
+            plugins: dict[str, float] = {}
+            if fit is not None:
+                plugins[FIT] = fit(info) * scheduler.fit_weight
+            if balanced is not None:
+                plugins[BALANCED] = balanced(info) * scheduler.balanced_weight
+            details = LazyDetails(partial(_fit_details, resources, info)) if resources else {}
+            results.append(NodeScore(name, True, None, sum(plugins.values()), plugins, details))
+        return results
+
+    def bind(self, node_name: str, pod: Pod) -> None:
+        self.infos[node_name] = kube_node_info_with_pod(self.infos[node_name], pod)
+
+    def utilisation(self) -> Mapping[str, Mapping[str, tuple[int, int]]]:
+        return {
+            name: {
+                resource: (info.requested.get(resource, 0), capacity)
+                for resource, capacity in info.allocatable.items()
+                if capacity
+            }
+            for name, info in self.infos.items()
+        }
+
+
+def _add_parts(parts: dict[str, float], scores: NodeOrderScores, weights: NodeOrderWeights) -> None:
+    """nodeorder's weighted scores, those with a weight, into ``parts`` (summed over
+    duplicated entries)."""
+    for part in ("leastrequested", "mostrequested", "balancedresource"):
+        if getattr(weights, part):
+            parts[part] = parts.get(part, 0.0) + getattr(scores, part)
+
+
+def _fit_details(
+    resources: Callable[[KubeNodeInfo], list[FitResource]], info: KubeNodeInfo
+) -> Mapping[str, tuple[ResourceDetail, ...]]:
+    """Each resource's share: its own score times its weight (Fit averages these over
+    the weights of the resources that count)."""
+    return {
+        FIT: tuple(
+            ResourceDetail(
+                name,
+                requested,
+                allocatable,
+                weight,
+                name == "cpu",
+                None if score is None else score * weight,
+            )
+            for name, requested, allocatable, weight, score in resources(info)
+        )
+    }

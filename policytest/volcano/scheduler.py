@@ -1,0 +1,63 @@
+"""A loaded Volcano conf as an executable scheduler (the scorers wired as the session does)."""
+
+from __future__ import annotations
+
+from policytest.scoring.schedulers import (
+    VOLCANO_NOT_MODELLED,
+    NodeOrderEntry,
+    VolcanoPredicates,
+    VolcanoScheduler,
+)
+from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
+from policytest.volcano.conf import VolcanoConf
+
+
+def volcano_scheduler(conf: VolcanoConf) -> VolcanoScheduler:
+    """Every node-order call Volcano makes, with the weights each call uses."""
+    entries = []
+    for call in conf.node_order_calls:
+        if isinstance(call.weights, BinpackWeights):
+            entries.append(NodeOrderEntry("binpack", binpack=call.weights))
+        elif isinstance(call.weights, NodeOrderWeights):
+            entries.append(NodeOrderEntry("nodeorder", nodeorder=call.weights))
+    runs_nodeorder = any(entry.plugin == "nodeorder" for entry in entries)
+    return VolcanoScheduler(
+        tuple(entries),
+        not_modelled=VOLCANO_NOT_MODELLED if runs_nodeorder else (),
+        predicates=volcano_predicates(conf),
+    )
+
+
+def volcano_predicates(conf: VolcanoConf) -> VolcanoPredicates | None:
+    """The ``predicates`` plugin's node filters as the conf sets them up (``None``: no
+    entry of the plugin has ``enablePredicate``). Each entry opens the plugin and
+    registers its predicate function again, so the last entry's arguments win; the flags
+    are read with ``Arguments.GetBool`` (a YAML bool, or a string Go's ParseBool takes)."""
+    entries = [e for e in conf.entries(PREDICATES) if e.registered]
+    if not any(entry.enabled("enablePredicate") for entry in entries):
+        return None
+    arguments = entries[-1].arguments or {}
+    return VolcanoPredicates(
+        node_affinity=_go_bool(arguments.get(NODE_AFFINITY_ENABLE), default=True),
+        taint_toleration=_go_bool(arguments.get(TAINT_TOLERATION_ENABLE), default=True),
+    )
+
+
+PREDICATES = "predicates"
+NODE_AFFINITY_ENABLE = "predicate.NodeAffinityEnable"
+TAINT_TOLERATION_ENABLE = "predicate.TaintTolerationEnable"
+_GO_TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})
+_GO_FALSE = frozenset({"0", "f", "F", "FALSE", "false", "False"})
+
+
+def _go_bool(value: object, *, default: bool) -> bool:
+    """``Arguments.GetBool``: a bool, or a string ``strconv.ParseBool`` accepts; else the
+    default stays."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        if value in _GO_TRUE:
+            return True
+        if value in _GO_FALSE:
+            return False
+    return default
