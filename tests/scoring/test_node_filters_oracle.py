@@ -20,7 +20,6 @@ import pytest
 
 from policytest.fixtures.load import scheduler_from_file
 from policytest.scoring.cluster import Node, Pod
-from policytest.scoring.specs import node_from_dict, pod_from_dict
 from policytest.scoring.schedulers import (
     NODE_FILTERS,
     KubeScheduler,
@@ -28,6 +27,7 @@ from policytest.scoring.schedulers import (
     VolcanoScheduler,
 )
 from policytest.scoring.snapshot import _node as snapshot_node
+from policytest.scoring.specs import node_from_dict, pod_from_dict
 
 DATA = Path(__file__).parent.parent / "data" / "oracle" / "filter_cases.jsonl.gz"
 

@@ -172,9 +172,8 @@ def test_explain_one_case_and_unknown_case(run_line: RunLine, repo: Path) -> Non
 
 
 def test_progress_line_on_a_terminal_for_long_runs() -> None:
-    from tests.shells.test_progress import Clock, FakeTerminal
-
     from policytest.commands.run import progress_line
+    from tests.shells.test_progress import Clock, FakeTerminal
 
     stream = FakeTerminal()
     line, show = progress_line(stream)
