@@ -48,16 +48,25 @@ def configure(subparsers: Any) -> None:
 
 def progress_line(
     stream: TextIO, *, quiet: bool = False
-) -> tuple[Progress, Callable[[int, int, str], None]]:
-    """A one-line ``[12/340] files`` progress bar on a terminal, once a run has taken
-    more than about two seconds."""
+) -> tuple[Progress, Callable[[int, int, str], None] | None, Callable[[str, int], None] | None]:
+    """A one-line progress line on a terminal once a run has taken more than about two
+    seconds: files done (a bar), and the pods a long sequence has placed so far."""
     progress = Progress(stream, "running fixtures", None, "files", quiet=quiet)
+    done_files = [0]
 
     def show(done: int, total: int, path: str) -> None:
+        done_files[0] = done
         progress.total = total
+        progress.unit = "files"
         progress.update(done)
 
-    return progress, show
+    def placed(path: str, pods: int) -> None:
+        progress.unit = f"files; {path}: {pods:,} pods placed"
+        progress.update(done_files[0])
+
+    if not progress.enabled:
+        return progress, None, None  # nothing will be drawn: no work per pod
+    return progress, show, placed
 
 
 def execute(args: Any) -> int:
@@ -67,9 +76,9 @@ def execute(args: Any) -> int:
     from policytest.reporters import render_run
 
     chosen = output_format(args)
-    line, progress = progress_line(sys.stderr, quiet=args.quiet)
+    line, progress, placed = progress_line(sys.stderr, quiet=args.quiet)
     try:
-        report = run_paths(args.paths, check_options(args), progress)
+        report = run_paths(args.paths, check_options(args), progress, placed)
     except PathNotFound as missing:
         return usage_error(f"path does not exist: {missing}")
     finally:
@@ -82,7 +91,7 @@ def execute(args: Any) -> int:
             sys.stderr.write(f"updated {path}\n")
         for refusal in refused:
             sys.stderr.write(f"policytest: error: {refusal}\n")
-        report = run_paths(args.paths, check_options(args), progress)
+        report = run_paths(args.paths, check_options(args), progress, placed)
         line.close()
     write(render_run(chosen, report, color=chosen == "text" and use_color(sys.stdout)))
     return int(ExitCode.OK if report.ok else ExitCode.FINDINGS)

@@ -172,11 +172,14 @@ def test_explain_one_case_and_unknown_case(run_line: RunLine, repo: Path) -> Non
 
 
 def test_progress_line_on_a_terminal_for_long_runs() -> None:
+    import io
+
     from policytest.commands.run import progress_line
     from tests.shells.test_progress import Clock, FakeTerminal
 
     stream = FakeTerminal()
-    line, show = progress_line(stream)
+    line, show, placed = progress_line(stream)
+    assert show is not None and placed is not None
     clock = Clock()
     line.clock = clock
     line.started = clock()
@@ -186,5 +189,9 @@ def test_progress_line_on_a_terminal_for_long_runs() -> None:
     show(2, 25, "f2.policytest.yaml")
     assert stream.getvalue().startswith("\rrunning fixtures [")
     assert "2/25 files" in stream.getvalue()
+    clock.now = 4.0
+    placed("big.policytest.yaml", 5000)
+    assert stream.getvalue().endswith("2/25 files; big.policytest.yaml: 5,000 pods placed")
+    assert progress_line(io.StringIO())[1:] == (None, None)  # not a terminal: no callbacks
     line.close()
     assert stream.getvalue().endswith("\r")  # cleared, so the report starts on a clean line
