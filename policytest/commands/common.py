@@ -6,30 +6,41 @@ import argparse
 import os
 import sys
 from collections.abc import Iterable
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from policytest.limits import Limits, limit_names
 from policytest.limits import describe as describe_limits
 from policytest.options import NEWEST_KUBERNETES, NEWEST_VOLCANO, CheckOptions
 
+if TYPE_CHECKING:
+    from policytest.project_settings import ProjectSettings
+
 
 def add_scheduler_options(parser: argparse.ArgumentParser) -> None:
-    """``--volcano-version``, ``--kubernetes-version`` and the input limits."""
+    """``--settings``, ``--volcano-version``, ``--kubernetes-version`` and the input limits."""
     group = parser.add_argument_group("scheduler versions and limits")
+    group.add_argument(
+        "--settings",
+        default=None,
+        metavar="FILE",
+        help="the project settings file (default: the nearest .policytest.yaml in the "
+        "working directory or above it); flags override it",
+    )
     group.add_argument(
         "--volcano-version",
         type=_release,
-        default=NEWEST_VOLCANO,
+        default=None,
         metavar="X.Y",
-        help=f"judge Volcano confs as this release would (default {NEWEST_VOLCANO})",
+        help=f"judge Volcano confs as this release would (default: the settings file's "
+        f"volcanoVersion, else {NEWEST_VOLCANO})",
     )
     group.add_argument(
         "--kubernetes-version",
         type=_release,
-        default=NEWEST_KUBERNETES,
+        default=None,
         metavar="X.Y",
-        help="judge KubeSchedulerConfiguration as this release would "
-        f"(default {NEWEST_KUBERNETES})",
+        help="judge KubeSchedulerConfiguration as this release would (default: the "
+        f"settings file's kubernetesVersion, else {NEWEST_KUBERNETES})",
     )
     group.add_argument(
         "--max-file-bytes",
@@ -112,17 +123,49 @@ def _limit_setting(text: str) -> tuple[str, int]:
     return name, _positive(value.strip().replace("_", ""))
 
 
+def apply_settings(args: Any) -> None:
+    """Fill in what the command line left unsaid from the project settings file
+    (``--settings FILE``, else the nearest ``.policytest.yaml``): the releases, and
+    ``select``/``ignore`` for commands that filter rules. Flags win over the file.
+    Raises :class:`~policytest.project_settings.SettingsError` (a usage error)."""
+    from policytest.project_settings import project_settings
+
+    settings = project_settings(args.settings)
+    args.project_settings = settings
+    if args.volcano_version is None:
+        args.volcano_version = settings.volcano_version or NEWEST_VOLCANO
+    if args.kubernetes_version is None:
+        args.kubernetes_version = settings.kubernetes_version or NEWEST_KUBERNETES
+    for key in ("select", "ignore"):
+        if hasattr(args, key) and getattr(args, key) is None:
+            setattr(args, key, getattr(settings, key) or ())
+
+
 def check_options(args: Any) -> CheckOptions:
-    """The frozen check options the parsed arguments describe."""
+    """The frozen check options the parsed arguments (and the settings file) describe."""
+    if not hasattr(args, "project_settings"):
+        apply_settings(args)
     settings = list(args.limit)
     if args.max_file_bytes is not None:
         settings.insert(0, ("file-bytes", args.max_file_bytes))
-    return CheckOptions(
+    options = CheckOptions(
         volcano_version=args.volcano_version,
         kubernetes_version=args.kubernetes_version,
         limits=Limits().overridden(settings),
         root=getattr(args, "root", None),
     )
+    project: ProjectSettings = args.project_settings
+    return project.check_options(options)
+
+
+def rule_list(text: str) -> tuple[str, ...]:
+    """``--select``/``--ignore``: comma-separated rule ids or prefixes, each one known."""
+    from policytest.project_settings import checked_rule_list
+
+    try:
+        return checked_rule_list(text.split(","))
+    except ValueError as unknown:
+        raise argparse.ArgumentTypeError(str(unknown)) from None
 
 
 def use_color(stream: TextIO) -> bool:

@@ -15,6 +15,7 @@ from ruamel.yaml.nodes import MappingNode, ScalarNode
 from policytest.findings import Finding, Severity
 from policytest.goyaml import DecodeError, decode, scalar_value
 from policytest.kube import rules
+from policytest.kube.builds import options_registry
 from policytest.kube.decode import at_path, decode_document
 from policytest.kube.model import KubeSchedulerConfig
 from policytest.kube.policy import translate
@@ -66,7 +67,7 @@ def load(
     findings.extend(decoded.findings)
     config = None
     if decoded.usable:
-        analysis = analyse(decoded.value, api_version)
+        analysis = analyse(decoded.value, api_version, options_registry(options))
         config = analysis.config
         findings.extend(
             p.rule.at(document, at_path(document, p.path, key=p.key), p.message, p.severity)

@@ -15,6 +15,7 @@ from typing import Any
 from policytest.findings import Severity
 from policytest.kube import rules
 from policytest.kube.advice import advice
+from policytest.kube.builds import IN_TREE, Registry
 from policytest.kube.framework import (
     Framework,
     Path,
@@ -27,7 +28,7 @@ from policytest.kube.framework import (
     needed_plugins,
 )
 from policytest.kube.model import KubeSchedulerConfig, Profile
-from policytest.kube.other_args import VALIDATORS
+from policytest.kube.other_args import MISKEYED_ARGS, VALIDATORS, miskeyed_args
 from policytest.kube.registry import (
     BALANCED,
     DEFAULT_SCHEDULER_NAME,
@@ -90,18 +91,19 @@ class Analysis:
     config: KubeSchedulerConfig | None
 
 
-def analyse(config: dict[str, Any], api_version: str) -> Analysis:
-    """Default, validate and build ``config`` (a decoded, well-typed JSON object)."""
+def analyse(config: dict[str, Any], api_version: str, registry: Registry = IN_TREE) -> Analysis:
+    """Default, validate and build ``config`` (a decoded, well-typed JSON object) for the
+    scheduler build whose plugins ``registry`` holds."""
     profiles = read_profiles(config)
     problems = [*settings_problems(config), *_validate_profiles(profiles)]
     frameworks = []
     for profile in profiles:
         if FIT in needed_plugins(profile.sets):
             problems.extend(fit_problems(profile.fit))
-        framework = build(profile.sets, profile.path)
+        framework = build(profile.sets, profile.path, registry)
         problems.extend(framework.problems)
         frameworks.append(framework)
-    problems.extend(advice(profiles, frameworks))
+    problems.extend(advice(profiles, frameworks, registry))
     failed = any((p.severity or p.rule.severity) is Severity.ERROR for p in problems)
     model = None if failed else _model(config, api_version, profiles, frameworks)
     return Analysis(tuple(problems), model)
@@ -206,6 +208,8 @@ def _validate_profile(profile: ProfileData) -> Iterator[Problem]:
             yield _removed(entry.name, (*entry.path, "name"))
         elif entry.name == BALANCED:
             yield from balanced_problems(read_balanced_args(entry.args, entry.args_path))
+        elif entry.name in MISKEYED_ARGS:
+            yield miskeyed_args(entry.name, entry.args, entry.path)
         elif entry.name in VALIDATORS:
             yield from VALIDATORS[entry.name](mapping(entry.args), entry.args_path)
 

@@ -12,6 +12,7 @@ from collections.abc import Iterator, Sequence
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode
 
 from policytest.findings import Finding, Severity
+from policytest.kube.suggest import plausible
 from policytest.positions import Position
 from policytest.rules import Rule
 from policytest.source import Document
@@ -41,7 +42,7 @@ def closest(name: str, choices: Sequence[str]) -> str | None:
     if not close:
         close = difflib.get_close_matches(name.lower(), [c.lower() for c in choices], n=1)
         close = [c for c in choices if close and c.lower() == close[0]]
-    return close[0] if close else None
+    return close[0] if close and plausible(name, close[0]) else None
 
 
 def at_offset(rule: Rule, document: Document, node: Node, offset: int, message: str) -> Finding:
@@ -220,7 +221,12 @@ def _plugin_problem(name: str, release: Release) -> str:
     if missing is not None:
         return missing
     suggestion = PLUGIN_ALIASES.get(name) or closest(name, sorted(release.plugins))
-    hint = f"; did you mean `{suggestion}`?" if suggestion else ""
+    hint = (
+        f"; did you mean `{suggestion}`?"
+        if suggestion
+        else "; if your scheduler loads it from --plugins-dir, list it under "
+        "`volcano.plugins` in the project settings file .policytest.yaml"
+    )
     return f"unknown plugin `{name}`: {skipped}{hint}"
 
 
