@@ -89,21 +89,42 @@ def _meant_as_kube_config(kind: str | None) -> bool:
 _KUBE_KIND = Kind.KUBE_SCHEDULER.value.lower()
 
 
-def expand(document: Document, limits: Limits) -> list[tuple[Document, Kind]]:
-    """The documents to check inside ``document``: itself, List items, ConfigMap data."""
+def expand(
+    document: Document, limits: Limits, notes: list[str] | None = None
+) -> list[tuple[Document, Kind]]:
+    """The documents to check inside ``document``: itself, List items, ConfigMap data.
+
+    A document shaped like a Volcano conf that is another scheduler's (a look-alike, see
+    :mod:`policytest.volcano.lookalike`) is skipped; why is appended to ``notes``.
+    """
     root = document.root
     kind = scalar(child(root, "kind"))
     if kind == "List":
         found: list[tuple[Document, Kind]] = []
         for item in sequence_items(child(root, "items"))[: limits.max_documents]:
-            found.extend(expand(document.item(item), limits))
+            found.extend(expand(document.item(item), limits, notes))
         return found
     if kind == "ConfigMap":
-        return _configmap_documents(document, limits)
+        return _configmap_documents(document, limits, notes)
     recognised = kind_of(root)
-    if recognised is Kind.OTHER and _is_volcano_file(document):
+    if _is_volcano_file(document) and recognised in (Kind.OTHER, Kind.VOLCANO):
         return [(document, Kind.VOLCANO)]
+    if recognised is Kind.VOLCANO and _skipped_lookalike(document, "", notes):
+        return []
     return [] if recognised is Kind.OTHER else [(document, recognised)]
+
+
+def _skipped_lookalike(document: Document, key: str, notes: list[str] | None) -> bool:
+    """Is this document (recognised by shape) another scheduler's config? Noted if so."""
+    from policytest.volcano.lookalike import lookalike
+
+    reason = lookalike(document.root)
+    if reason is None:
+        return False
+    if notes is not None:
+        where = f"ConfigMap key `{key}`: " if key else ""
+        notes.append(f"{where}{reason}")
+    return True
 
 
 def _is_volcano_file(document: Document) -> bool:
@@ -118,7 +139,9 @@ def _is_volcano_file(document: Document) -> bool:
 _SCHEDULER_KINDS = (Kind.VOLCANO, Kind.KUBE_SCHEDULER, Kind.KUBE_POLICY)
 
 
-def _configmap_documents(document: Document, limits: Limits) -> list[tuple[Document, Kind]]:
+def _configmap_documents(
+    document: Document, limits: Limits, notes: list[str] | None = None
+) -> list[tuple[Document, Kind]]:
     name = scalar(child(child(document.root, "metadata") or document.root, "name")) or ""
     found: list[tuple[Document, Kind]] = []
     data = child(document.root, "data")
@@ -132,6 +155,9 @@ def _configmap_documents(document: Document, limits: Limits) -> list[tuple[Docum
             continue
         embedded = _embedded_document(document, value_node, Embedding(name, key), limits)
         embedded_kind = _embedded_kind(embedded, key)
+        if embedded_kind is Kind.VOLCANO and key != VOLCANO_CONF_NAME:
+            if embedded.unparsed is None and _skipped_lookalike(embedded, key, notes):
+                continue
         if embedded_kind is not None:
             found.append((embedded, embedded_kind))
     return found
@@ -148,7 +174,9 @@ def _embedded_kind(embedded: Document, key: str) -> Kind | None:
     if embedded.unparsed is not None:
         if _KUBE_TEXT.search(embedded.text):
             return Kind.KUBE_SCHEDULER
-        volcano = key.endswith(".conf") or _VOLCANO_HINT.search(embedded.text)
+        # a `*.conf` key is any program's (Fluent Bit, supervisord): only Volcano's own
+        # key or a text with Volcano's top-level keys is a Volcano conf that fails to load
+        volcano = key == VOLCANO_CONF_NAME or _VOLCANO_HINT.search(embedded.text)
         return Kind.VOLCANO if volcano else None
     recognised = kind_of(embedded.root)
     if recognised in _SCHEDULER_KINDS:

@@ -68,6 +68,8 @@ class ValidationReport:
     findings: tuple[Finding, ...]
     checked: tuple[str, ...]
     skipped: tuple[str, ...] = field(default=())
+    notes: tuple[tuple[str, str], ...] = field(default=())
+    """(path, why): documents skipped as another scheduler's config (a look-alike)."""
 
     def count(self, severity: Severity) -> int:
         return sum(1 for finding in self.findings if finding.severity is severity)
@@ -113,19 +115,24 @@ def validate_paths(
     findings: list[Finding] = []
     checked: list[str] = []
     skipped: list[str] = []
+    notes: list[tuple[str, str]] = []
     for path, explicit in iter_files(paths):
         source = read_as_scheduler(read_file(path, options.limits), options)
-        ours, file_findings = _check_source(source, options, explicit)
+        file_notes: list[str] = []
+        ours, file_findings = _check_source(source, options, explicit, file_notes)
+        notes.extend((source.path, note) for note in file_notes)
         if not ours:
             skipped.append(source.path)
             continue
         checked.append(source.path)
         findings.extend(_filtered(file_findings, source, rules))
-    return ValidationReport(tuple(sorted(findings)), tuple(checked), tuple(skipped))
+    return ValidationReport(
+        tuple(sorted(findings)), tuple(checked), tuple(skipped), tuple(notes)
+    )
 
 
 def _check_source(
-    source: SourceFile, options: CheckOptions, explicit: bool
+    source: SourceFile, options: CheckOptions, explicit: bool, notes: list[str] | None = None
 ) -> tuple[bool, list[Finding]]:
     """Whether the file holds anything of ours, and the findings for it.
 
@@ -154,7 +161,7 @@ def _check_source(
     findings: list[Finding] = []
     ours = False
     for document in source.documents:
-        for embedded, kind in expand(document, options.limits):
+        for embedded, kind in expand(document, options.limits, notes):
             ours = True
             findings.extend(check_document(embedded, kind, options))
     return ours, findings

@@ -1,5 +1,6 @@
 """``did you mean``: the closest known name for a misspelt one (difflib, then case),
-and the v1 replacement of plugins from older API versions.
+and the v1 replacement of plugins from older API versions. Light to import: the Volcano
+checks use it too.
 
 A suggestion is offered only when it is plausible as a slip of the keyboard: at most
 about one edit in four characters apart (ignoring case), so ``Coscheduling`` (an
@@ -10,8 +11,6 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterable
-
-from policytest.kube.registry import PLUGINS, RETIRED_PLUGINS
 
 
 def edit_distance(left: str, right: str) -> int:
@@ -48,9 +47,12 @@ def did_you_mean(name: str, choices: Iterable[str]) -> str:
     return f"; did you mean `{close[0]}`?" if close else ""
 
 
-def plugin_hint(name: str, known: Iterable[str] = PLUGINS) -> str:
-    """What to use instead of a plugin name kube-scheduler does not know."""
+def plugin_hint(name: str, known: Iterable[str] | None = None) -> str:
+    """What to use instead of a plugin name kube-scheduler does not know (``known``:
+    the build's plugins, default the in-tree ones)."""
+    from policytest.kube.registry import PLUGINS, RETIRED_PLUGINS
+
     replacement = RETIRED_PLUGINS.get(name)
     if replacement is not None:
         return f"; {name} no longer exists in v1: use {replacement}"
-    return did_you_mean(name, known)
+    return did_you_mean(name, PLUGINS if known is None else known)
