@@ -155,9 +155,9 @@ def _configmap_documents(
             continue
         embedded = _embedded_document(document, value_node, Embedding(name, key), limits)
         embedded_kind = _embedded_kind(embedded, key)
-        if embedded_kind is Kind.VOLCANO and key != VOLCANO_CONF_NAME:
-            if embedded.unparsed is None and _skipped_lookalike(embedded, key, notes):
-                continue
+        shaped = embedded_kind is Kind.VOLCANO and key != VOLCANO_CONF_NAME
+        if shaped and embedded.unparsed is None and _skipped_lookalike(embedded, key, notes):
+            continue
         if embedded_kind is not None:
             found.append((embedded, embedded_kind))
     return found

@@ -126,9 +126,7 @@ def validate_paths(
             continue
         checked.append(source.path)
         findings.extend(_filtered(file_findings, source, rules))
-    return ValidationReport(
-        tuple(sorted(findings)), tuple(checked), tuple(skipped), tuple(notes)
-    )
+    return ValidationReport(tuple(sorted(findings)), tuple(checked), tuple(skipped), tuple(notes))
 
 
 def _check_source(
