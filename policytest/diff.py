@@ -47,6 +47,7 @@ from policytest.runner import CaseResult, error_result, run_case
 from policytest.source import is_yaml_path, read_file
 from policytest.suite import (
     FIXTURE_SUFFIXES,
+    SETTINGS_NAMES,
     ConfigUnusable,
     checked_cases,
     discover,
@@ -111,7 +112,7 @@ def _within(path: str, scope: Iterable[str]) -> bool:
 
 
 def _is_fixture(path: str) -> bool:
-    return path.endswith(FIXTURE_SUFFIXES)
+    return path.endswith(FIXTURE_SUFFIXES) and path.rsplit("/", 1)[-1] not in SETTINGS_NAMES
 
 
 def _walked(path: str) -> bool:

@@ -71,6 +71,18 @@ class ProjectSettings:
 NO_SETTINGS = ProjectSettings()
 
 
+def options_from(settings: ProjectSettings, base: CheckOptions | None = None) -> CheckOptions:
+    """``base`` (default: the defaults) with everything the settings file says: its
+    releases and its scheduler builds. For callers without command-line flags (the
+    pytest plugin); the CLI fills the flags' fields instead, so flags win."""
+    options = base or CheckOptions()
+    if settings.volcano_version is not None:
+        options = replace(options, volcano_version=settings.volcano_version)
+    if settings.kubernetes_version is not None:
+        options = replace(options, kubernetes_version=settings.kubernetes_version)
+    return settings.check_options(options)
+
+
 def is_settings_name(name: str) -> bool:
     """``.policytest.yaml``: the settings file, which is not a fixture."""
     return os.path.basename(name) in SETTINGS_NAMES

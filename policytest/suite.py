@@ -33,6 +33,8 @@ from policytest.source import Document, child, read_file, scalar, sequence_items
 from policytest.validate import SKIPPED_DIRECTORIES, PathNotFound
 
 FIXTURE_SUFFIXES = (".policytest.yaml", ".policytest.yml")
+SETTINGS_NAMES = (".policytest.yaml", ".policytest.yml")
+"""The project settings file: named like a fixture, but not one."""
 SCHEDULER_KINDS = (Kind.VOLCANO, Kind.KUBE_SCHEDULER)
 
 
@@ -82,7 +84,7 @@ def discover(paths: Sequence[str]) -> Iterator[str]:
                     d for d in subdirectories if d not in SKIPPED_DIRECTORIES
                 )
                 for name in sorted(files):
-                    if name.endswith(FIXTURE_SUFFIXES):
+                    if name.endswith(FIXTURE_SUFFIXES) and name not in SETTINGS_NAMES:
                         yield os.path.join(directory, name)
         elif os.path.exists(path):
             yield path

@@ -137,7 +137,8 @@ def build(
     undeclared = any(p.name in registry.open for p in sets["multiPoint"].enabled)
     for point, verb in (("queueSort", "exactly one queue sort"), ("bind", "a bind")):
         count = len(plugins[point])
-        broken = any(not registry.knows(p.name) for p in sets[point].enabled)  # reported
+        written = (*sets[point].enabled, *sets["multiPoint"].enabled)
+        broken = any(not registry.knows(p.name) for p in written)  # KS020 reported it
         if broken or undeclared:
             continue
         if (point == "queueSort" and count != 1) or (point == "bind" and count == 0):

@@ -104,7 +104,11 @@ UNKNOWN_PLUGIN = rule(
     use the plugin's registered name, not its Go package (``numa-aware``, not
     ``numaaware``; ``task-topology``, not ``tasktopology``). Some plugins exist only in
     some releases (``nodegroup`` from 1.9, ``reservation`` before 1.6). The message
-    suggests the closest real name.
+    suggests the closest real name, when one is close enough to be a slip.
+
+    Custom plugins that your scheduler loads with ``--plugins-dir`` (the custom-plugin
+    guide's ``magic``, a fork's ``topology910``) are known once listed under
+    ``volcano.plugins`` in the project settings file ``.policytest.yaml``.
 
     Failing::
 
