@@ -51,6 +51,11 @@ class ProjectSettings:
     kube_distribution: str | None = None
     kube_plugins: tuple[CustomPlugin, ...] = ()
     volcano_plugins: tuple[str, ...] = ()
+    lines: tuple[tuple[str, int], ...] = ()
+    """(top-level key, line) for the keys written, to name them in later errors."""
+
+    def line_of(self, key: str) -> int:
+        return dict(self.lines).get(key, 0)
 
     def check_options(self, options: CheckOptions) -> CheckOptions:
         """``options`` with this file's scheduler builds (versions come through the
@@ -186,6 +191,7 @@ def load_settings(path: str, limits: Limits = DEFAULT_LIMITS) -> ProjectSettings
     )
     return ProjectSettings(
         path=path,
+        lines=tuple((str(key), line_of(str(key))) for key in value),
         kubernetes_version=value.get("kubernetesVersion"),
         volcano_version=value.get("volcanoVersion"),
         select=rules.get("select"),

@@ -19,16 +19,18 @@ import pytest
 from policytest.gctuning import young_collections_only
 
 if TYPE_CHECKING:
+    from policytest.options import CheckOptions
+    from policytest.project_settings import ProjectSettings
     from policytest.runner import CaseResult, Placement
 
 DEFAULT_PATTERNS = ["*.policytest.yaml", "*.policytest.yml"]
 SETTINGS_NAMES = (".policytest.yaml", ".policytest.yml")
 """The project settings file (see :mod:`policytest.project_settings`), never a fixture."""
 
-if TYPE_CHECKING:
-    from policytest.options import CheckOptions
-
-_OPTIONS = pytest.StashKey["CheckOptions"]()
+_OPTIONS: pytest.StashKey[CheckOptions] = pytest.StashKey()
+SETTINGS: pytest.StashKey[ProjectSettings] = pytest.StashKey()
+"""The project settings of the session (``config.stash[SETTINGS]``, once configured):
+its ``select``/``ignore`` are the rules filter for the plugin's findings."""
 
 
 def check_options(config: pytest.Config) -> CheckOptions:
@@ -41,10 +43,15 @@ def check_options(config: pytest.Config) -> CheckOptions:
         ini = config.getini("policytest_settings")
         if explicit is None and ini:
             explicit = str(config.rootpath / ini)
+        from policytest.commands.common import checked_versions
+
         try:
-            settings = project_settings(explicit, str(config.invocation_params.dir))
+            settings = checked_versions(
+                project_settings(explicit, str(config.invocation_params.dir))
+            )
         except SettingsError as error:
             raise pytest.UsageError(f"policytest: {error}") from None
+        config.stash[SETTINGS] = settings
         config.stash[_OPTIONS] = options_from(settings)
     return config.stash[_OPTIONS]
 

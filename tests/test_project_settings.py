@@ -270,3 +270,30 @@ def test_readme_settings_examples_load(tmp_path: Path) -> None:
         path = tmp_path / ".policytest.yaml"
         path.write_text(example)
         load_settings(str(path))  # raises on any problem
+
+
+def test_settings_versions_are_checked_as_the_flags_are(
+    run_line: RunLine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whatever checks --kubernetes-version (a supported range, say) checks the file too."""
+    import argparse
+
+    from policytest.commands import common
+
+    def supported(text: str) -> str:
+        if text not in ("1.34", "1.35"):
+            raise argparse.ArgumentTypeError(f"unsupported release {text}")
+        return text
+
+    monkeypatch.setitem(common.VERSION_TYPES, "kubernetes_version", supported)
+    settings = tmp_path / "settings.yaml"
+    settings.write_text('ignore: [VB012]\nkubernetesVersion: "1.20"\n')
+    conf = tmp_path / "volcano-scheduler.conf"
+    conf.write_text(VOLCANO_GANG)
+    result = run_line(["validate", "--settings", settings, conf])
+    assert result.exit_code == 2, result
+    assert f"settings file {settings}:2: key `kubernetesVersion`: unsupported release 1.20" in (
+        result.stderr
+    )
+    result = run_line(["validate", "--kubernetes-version", "1.20", conf])
+    assert result.exit_code == 2 and "unsupported release 1.20" in result.stderr

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, TextIO
 
 from policytest.limits import Limits, limit_names
@@ -28,7 +28,7 @@ def add_scheduler_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--volcano-version",
-        type=_release,
+        type=lambda text: VERSION_TYPES["volcano_version"](text),
         default=None,
         metavar="X.Y",
         help=f"judge Volcano confs as this release would (default: the settings file's "
@@ -36,7 +36,7 @@ def add_scheduler_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--kubernetes-version",
-        type=_release,
+        type=lambda text: VERSION_TYPES["kubernetes_version"](text),
         default=None,
         metavar="X.Y",
         help="judge KubeSchedulerConfiguration as this release would (default: the "
@@ -102,6 +102,14 @@ def _release(text: str) -> str:
     return text
 
 
+VERSION_TYPES: dict[str, Callable[[str], str]] = {
+    "kubernetes_version": _release,
+    "volcano_version": _release,
+}
+"""How ``--kubernetes-version`` / ``--volcano-version`` check a release; the settings
+file's ``kubernetesVersion`` / ``volcanoVersion`` go through the same functions."""
+
+
 def _positive(text: str) -> int:
     try:
         value = int(text)
@@ -130,15 +138,36 @@ def apply_settings(args: Any) -> None:
     Raises :class:`~policytest.project_settings.SettingsError` (a usage error)."""
     from policytest.project_settings import project_settings
 
-    settings = project_settings(args.settings)
+    settings = checked_versions(project_settings(args.settings))
     args.project_settings = settings
     if args.volcano_version is None:
         args.volcano_version = settings.volcano_version or NEWEST_VOLCANO
     if args.kubernetes_version is None:
         args.kubernetes_version = settings.kubernetes_version or NEWEST_KUBERNETES
     for key in ("select", "ignore"):
-        if hasattr(args, key) and getattr(args, key) is None:
+        if hasattr(args, key) and not getattr(args, key):  # not given on the command line
             setattr(args, key, getattr(settings, key) or ())
+
+
+def checked_versions(settings: ProjectSettings) -> ProjectSettings:
+    """The settings file's releases, checked as the flags check theirs (the same type
+    functions, :data:`VERSION_TYPES`); a refused one is a usage error naming the key."""
+    from policytest.project_settings import SettingsError
+
+    for key, dest in (
+        ("kubernetesVersion", "kubernetes_version"),
+        ("volcanoVersion", "volcano_version"),
+    ):
+        value = getattr(settings, dest)
+        if value is None:
+            continue
+        try:
+            VERSION_TYPES[dest](value)
+        except argparse.ArgumentTypeError as refused:
+            raise SettingsError(
+                settings.path or "", settings.line_of(key), key, str(refused)
+            ) from None
+    return settings
 
 
 def check_options(args: Any) -> CheckOptions:
