@@ -52,6 +52,45 @@ _SCHEDULER_PLUGINS: Final[dict[str, tuple[frozenset[str], str | None]]] = {
     "QOSSort": (frozenset({_Q}), None),
 }
 
+_TRIMARAN = ("metricProvider", "watcherAddress")  # TrimaranSpec, inlined
+ARGS_FIELDS: Final[dict[str, frozenset[str]]] = {
+    kind: frozenset({"apiVersion", "kind", *fields})
+    for kind, fields in {
+        "CoschedulingArgs": (
+            "permitWaitingTimeSeconds",
+            "podGroupBackoffSeconds",
+            "podGroupRejectPercentage",
+        ),
+        "NodeResourcesAllocatableArgs": ("resources", "mode"),
+        "TargetLoadPackingArgs": (
+            *_TRIMARAN,
+            "defaultRequests",
+            "defaultRequestsMultiplier",
+            "targetUtilization",
+        ),
+        "LoadVariationRiskBalancingArgs": (
+            *_TRIMARAN,
+            "safeVarianceMargin",
+            "safeVarianceSensitivity",
+        ),
+        "LowRiskOverCommitmentArgs": (*_TRIMARAN, "smoothingWindowSize", "riskLimitWeights"),
+        "NodeResourceTopologyMatchArgs": (
+            "scoringStrategy",
+            "cacheResyncPeriodSeconds",
+            "discardReservedNodes",
+            "cache",
+        ),
+        "PreemptionTolerationArgs": ("minCandidateNodesPercentage", "minCandidateNodesAbsolute"),
+        "TopologicalSortArgs": ("namespaces",),
+        "NetworkOverheadArgs": ("namespaces", "weightsName", "networkTopologyName"),
+        "SySchedArgs": ("defaultProfileNamespace", "defaultProfileName"),
+    }.items()
+}
+"""The top-level JSON fields of scheduler-plugins v0.34.7's args kinds (``apis/config/v1``).
+kube-scheduler decodes a registered args kind strictly, so any other field stops it.
+``PeaksArgs`` is left out: its struct tags are malformed upstream, so which names it
+accepts is not what the source seems to say."""
+
 DISTRIBUTIONS: Final[dict[str, tuple[str, dict[str, tuple[frozenset[str], str | None]]]]] = {
     SCHEDULER_PLUGINS: (f"scheduler-plugins {SCHEDULER_PLUGINS_RELEASE}", _SCHEDULER_PLUGINS),
 }

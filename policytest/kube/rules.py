@@ -82,6 +82,11 @@ UNKNOWN_FIELD = rule(
     not something it ignores. Field names are case-sensitive. Remove the field or
     correct its name (the message suggests the closest one).
 
+    The same holds for the args of out-of-tree plugins whose args kind the scheduler
+    build registers: with ``kubeScheduler.distribution: scheduler-plugins`` in the
+    project settings, the top-level fields of its args kinds (``CoschedulingArgs``,
+    ``TargetLoadPackingArgs``, ...) are checked too.
+
     Failing::
 
         apiVersion: kubescheduler.config.k8s.io/v1

@@ -8,14 +8,14 @@ of every stage is collected; the model exists only when there is no error.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from policytest.findings import Severity
 from policytest.kube import rules
 from policytest.kube.advice import advice
-from policytest.kube.builds import IN_TREE, Registry
+from policytest.kube.builds import ARGS_FIELDS, IN_TREE, Registry
 from policytest.kube.framework import (
     Framework,
     Path,
@@ -48,6 +48,7 @@ from policytest.kube.resources import (
     read_fit_args,
 )
 from policytest.kube.settings import percentage_problem, settings_problems
+from policytest.kube.suggest import did_you_mean
 from policytest.kube.values import integer, items, mapping, repeats, text
 
 _REFUSES = "kube-scheduler refuses to start"
@@ -95,7 +96,7 @@ def analyse(config: dict[str, Any], api_version: str, registry: Registry = IN_TR
     """Default, validate and build ``config`` (a decoded, well-typed JSON object) for the
     scheduler build whose plugins ``registry`` holds."""
     profiles = read_profiles(config)
-    problems = [*settings_problems(config), *_validate_profiles(profiles)]
+    problems = [*settings_problems(config), *_validate_profiles(profiles, registry)]
     frameworks = []
     for profile in profiles:
         if FIT in needed_plugins(profile.sets):
@@ -167,10 +168,12 @@ def _plugin_set(value: Any, path: Path) -> PluginSet:
     return PluginSet(refs("enabled"), refs("disabled"))
 
 
-def _validate_profiles(profiles: list[ProfileData]) -> Iterator[Problem]:
-    """The profile part of ``ValidateKubeSchedulerConfiguration``."""
+def _validate_profiles(profiles: list[ProfileData], registry: Registry) -> Iterator[Problem]:
+    """The profile part of ``ValidateKubeSchedulerConfiguration``, and the strict
+    decoding of out-of-tree args kinds the scheduler build registers."""
     for profile in profiles:
         yield from _validate_profile(profile)
+        yield from out_of_tree_args(profile.plugin_config, registry)
     for profile, _ in repeats(profiles, lambda p: p.name):
         yield Problem(
             rules.SCHEDULER_NAME,
@@ -212,6 +215,31 @@ def _validate_profile(profile: ProfileData) -> Iterator[Problem]:
             yield miskeyed_args(entry.name, entry.args, entry.path)
         elif entry.name in VALIDATORS:
             yield from VALIDATORS[entry.name](mapping(entry.args), entry.args_path)
+
+
+def out_of_tree_args(entries: Iterable[PluginConfigEntry], registry: Registry) -> Iterator[Problem]:
+    """KS003 for a field that a known out-of-tree args kind does not have (top level):
+    the build's scheme decodes these args strictly, so kube-scheduler refuses to start.
+    The fields are those of scheduler-plugins' ``apis/config/v1`` (see ``ARGS_FIELDS``)."""
+    for entry in entries:
+        plugin = registry.custom.get(entry.name)
+        if (
+            plugin is None
+            or plugin.args_kind not in ARGS_FIELDS
+            or not isinstance(entry.args, dict)
+        ):
+            continue
+        fields = ARGS_FIELDS[plugin.args_kind]
+        for key in entry.args:
+            if key not in fields:
+                yield Problem(
+                    rules.UNKNOWN_FIELD,
+                    (*entry.args_path, key),
+                    f'unknown field "{key}" in {plugin.args_kind} ({plugin.origin}): '
+                    "the build decodes its plugins' args strictly and kube-scheduler "
+                    f"refuses to start{did_you_mean(key, fields - {'apiVersion', 'kind'})}",
+                    key=True,
+                )
 
 
 def _removed(name: str, path: Path) -> Problem:

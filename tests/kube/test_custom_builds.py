@@ -203,3 +203,28 @@ def test_scheduler_plugins_table_is_what_v0_34_7_registers() -> None:
 )
 def test_suggestions_only_when_plausible(name: str, hint: str) -> None:
     assert plugin_hint(name) == hint
+
+
+def test_args_of_a_distribution_plugin_are_decoded_strictly(
+    run_line: RunLine, tmp_path: Path
+) -> None:
+    """scheduler-plugins registers CoschedulingArgs: a misspelt field stops the build."""
+    settings = _settings(tmp_path, SCHEDULER_PLUGINS_SETTINGS)
+    config = tmp_path / "typo.yaml"
+    text = (BUILDS / "coscheduling-configmap.yaml").read_text()
+    config.write_text(text.replace("permitWaitingTimeSeconds: 10", "permitWaitingTimeSecond: 10"))
+    result = run_line(["validate", "--settings", settings, config])
+    assert result.exit_code == 1, result
+    assert (
+        'KS003 error: unknown field "permitWaitingTimeSecond" in CoschedulingArgs '
+        "(scheduler-plugins v0.34.7)" in result.stdout
+    )
+    assert "did you mean `permitWaitingTimeSeconds`?" in result.stdout
+
+
+def test_args_of_a_declared_plugin_are_unchecked(run_line: RunLine, tmp_path: Path) -> None:
+    settings = _settings(tmp_path, IN_HOUSE_SETTINGS)
+    config = tmp_path / "in-house.yaml"
+    text = (BUILDS / "in-house-plugin.yaml").read_text()
+    config.write_text(text.replace("localityWeight: 10", "anyFieldAtAll: {nested: true}"))
+    assert run_line(["validate", "--settings", settings, config]).exit_code == 0
