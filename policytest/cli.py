@@ -12,9 +12,9 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from policytest import __version__
-from policytest.exitcodes import ExitCode
-from policytest.gctuning import young_collections_only
+from policytest.core.exitcodes import ExitCode
+from policytest.core.gctuning import young_collections_only
+from policytest.core.version import __version__
 
 COMMANDS = ("validate", "run", "explain", "diff", "simulate", "schema", "rules")
 
@@ -41,7 +41,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(exit_.code or 0)
     if hasattr(args, "settings"):  # the commands that read the project settings file
         from policytest.commands.common import apply_settings, usage_error
-        from policytest.project_settings import SettingsError
+        from policytest.read.project_settings import SettingsError
 
         try:
             apply_settings(args)

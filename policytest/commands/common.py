@@ -8,12 +8,12 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, TextIO
 
-from policytest.limits import Limits, limit_names
-from policytest.limits import describe as describe_limits
-from policytest.options import NEWEST_KUBERNETES, NEWEST_VOLCANO, CheckOptions
+from policytest.core.limits import Limits, limit_names
+from policytest.core.limits import describe as describe_limits
+from policytest.core.options import NEWEST_KUBERNETES, NEWEST_VOLCANO, CheckOptions
 
 if TYPE_CHECKING:
-    from policytest.project_settings import ProjectSettings
+    from policytest.read.project_settings import ProjectSettings
 
 
 def add_scheduler_options(parser: argparse.ArgumentParser) -> None:
@@ -135,8 +135,8 @@ def apply_settings(args: Any) -> None:
     """Fill in what the command line left unsaid from the project settings file
     (``--settings FILE``, else the nearest ``.policytest.yaml``): the releases, and
     ``select``/``ignore`` for commands that filter rules. Flags win over the file.
-    Raises :class:`~policytest.project_settings.SettingsError` (a usage error)."""
-    from policytest.project_settings import project_settings
+    Raises :class:`~policytest.read.project_settings.SettingsError` (a usage error)."""
+    from policytest.read.project_settings import project_settings
 
     settings = checked_versions(project_settings(args.settings))
     args.project_settings = settings
@@ -150,9 +150,13 @@ def apply_settings(args: Any) -> None:
 
 
 def checked_versions(settings: ProjectSettings) -> ProjectSettings:
-    """The settings file's releases, checked as the flags check theirs (the same type
-    functions, :data:`VERSION_TYPES`); a refused one is a usage error naming the key."""
-    from policytest.project_settings import SettingsError
+    """The settings file checked for meaning, as the flags check theirs: its releases
+    through the flags' own type functions (:data:`VERSION_TYPES`), its ``select`` and
+    ``ignore`` against the rule catalogue. A refusal is a usage error naming the key."""
+    from policytest.read.project_settings import SettingsError
+
+    def refuse(key: str, message: str) -> SettingsError:
+        return SettingsError(settings.path or "", settings.line_of(key), key, message)
 
     for key, dest in (
         ("kubernetesVersion", "kubernetes_version"),
@@ -164,10 +168,33 @@ def checked_versions(settings: ProjectSettings) -> ProjectSettings:
         try:
             VERSION_TYPES[dest](value)
         except argparse.ArgumentTypeError as refused:
-            raise SettingsError(
-                settings.path or "", settings.line_of(key), key, str(refused)
-            ) from None
+            raise refuse(key, str(refused)) from None
+    for key in ("select", "ignore"):
+        for index, item in enumerate(getattr(settings, key) or ()):
+            if unknown_rule(item):
+                raise refuse(f"{key}[{index}]", unknown_rule_message(item))
     return settings
+
+
+def known_rule_ids() -> frozenset[str]:
+    """Every rule id of the catalogue (imports the modules that declare rules)."""
+    from policytest.reporters.catalogue import all_rules
+
+    return frozenset(rule.id for rule in all_rules())
+
+
+def unknown_rule(token: str) -> bool:
+    """A ``--select``/``--ignore`` item that is neither a rule id nor a prefix of one."""
+    return not any(rule_id.startswith(token) for rule_id in known_rule_ids())
+
+
+def unknown_rule_message(token: str) -> str:
+    from policytest.core.suggest import did_you_mean
+
+    return (
+        f"no such rule: {token!r} (not a rule id or a prefix of one; `policytest rules` "
+        f"lists them){did_you_mean(token, known_rule_ids())}"
+    )
 
 
 def check_options(args: Any) -> CheckOptions:
@@ -189,12 +216,11 @@ def check_options(args: Any) -> CheckOptions:
 
 def rule_list(text: str) -> tuple[str, ...]:
     """``--select``/``--ignore``: comma-separated rule ids or prefixes, each one known."""
-    from policytest.project_settings import checked_rule_list
-
-    try:
-        return checked_rule_list(text.split(","))
-    except ValueError as unknown:
-        raise argparse.ArgumentTypeError(str(unknown)) from None
+    listed = tuple(item.strip().upper() for item in text.split(",") if item.strip())
+    for item in listed:
+        if unknown_rule(item):
+            raise argparse.ArgumentTypeError(unknown_rule_message(item))
+    return listed
 
 
 def use_color(stream: TextIO) -> bool:
@@ -213,7 +239,7 @@ def write(text: str, stream: TextIO | None = None) -> None:
 
 def usage_error(message: str) -> int:
     """One line on stderr; exit code 2."""
-    from policytest.exitcodes import ExitCode
+    from policytest.core.exitcodes import ExitCode
 
     sys.stderr.write(f"policytest: error: {message}\n")
     return int(ExitCode.USAGE)

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Final
 
+from policytest.core.options import CheckOptions, CustomPlugin
 from policytest.kube.registry import EXTENSION_POINTS, PLUGINS
-from policytest.options import CheckOptions, CustomPlugin
 
 SCHEDULER_PLUGINS: Final = "scheduler-plugins"
 SCHEDULER_PLUGINS_RELEASE: Final = "v0.34.7"
@@ -162,5 +162,8 @@ def registry_for(plugins: Iterable[CustomPlugin]) -> Registry:
 
 
 def options_registry(options: CheckOptions) -> Registry:
-    """The registry of the build ``options`` describe."""
-    return registry_for(options.kube_plugins)
+    """The registry of the build ``options`` describe: its distribution's plugins, then
+    the plugins declared one by one."""
+    distribution = options.kube_distribution
+    known = distribution_plugins(distribution) if distribution in DISTRIBUTIONS else ()
+    return registry_for((*known, *options.kube_plugins))

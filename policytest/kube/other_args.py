@@ -26,7 +26,7 @@ Validator = Callable[[dict[str, Any], Path], Iterator[Problem]]
 
 
 def _problem(path: Path, message: str) -> Problem:
-    return Problem(rules.PLUGIN_ARGS, path, f"{message}; kube-scheduler refuses to start")
+    return Problem(rules.KS030_PLUGIN_ARGS, path, f"{message}; kube-scheduler refuses to start")
 
 
 def _range(
@@ -173,7 +173,7 @@ def miskeyed_args(name: str, args: Any, path: Path) -> Problem:
     where = "".join(f"[{step}]" if isinstance(step, int) else f".{step}" for step in path)
     shown = "null" if args is None else "runtime.Unknown{...}"
     return Problem(
-        rules.PLUGIN_ARGS,
+        rules.KS030_PLUGIN_ARGS,
         (*path, "name"),
         f'pluginConfig name "{name}" is the args kind, not the plugin: kube-scheduler '
         f"validates an entry of this name as {MISKEYED_ARGS[name]}'s args, finds no args of "

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from ruamel.yaml.nodes import MappingNode, Node
 
-from policytest.source import child, scalar, sequence_items
+from policytest.core.suggest import plausible
+from policytest.read.source import child, scalar, sequence_items
 from policytest.volcano.gotext import trim_space
 from policytest.volcano.versions import ACTIONS, PLUGINS
 
@@ -53,8 +54,6 @@ def _action_names(actions: str) -> list[str]:
 
 def _foreign_action(name: str) -> bool:
     """Not Volcano's and not a slip for one of Volcano's actions."""
-    from policytest.kube.suggest import plausible
-
     if name in ACTIONS or name.lower() in ACTIONS:
         return False
     if any(separator in name for separator in _SEPARATORS):

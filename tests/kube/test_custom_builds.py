@@ -14,8 +14,7 @@ from pathlib import Path
 import pytest
 
 from policytest.kube.builds import DISTRIBUTIONS, SCHEDULER_PLUGINS, distribution_plugins
-from policytest.kube.registry import EXTENSION_POINTS, PLUGINS
-from policytest.kube.suggest import plugin_hint
+from policytest.kube.registry import EXTENSION_POINTS, PLUGINS, plugin_hint
 from tests.conftest import DATA, RunLine
 
 BUILDS = DATA / "realrepos" / "custom-builds"

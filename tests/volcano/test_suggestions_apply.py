@@ -14,10 +14,10 @@ import re
 
 import pytest
 
-from policytest.findings import Finding, Severity
+from policytest.core.findings import Finding, Severity
+from policytest.scoring.weights import BinpackWeights
 from policytest.volcano.binpack_args import RESOURCES, declared_resources
 from policytest.volcano.check import load
-from policytest.volcano.weights import BinpackWeights
 from tests.volcano.helpers import OPTIONS, documents
 
 MISTAKES: dict[str, list[str]] = {

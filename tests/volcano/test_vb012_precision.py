@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from policytest.findings import Finding
+from policytest.core.findings import Finding
 from tests.conftest import RunLine
 from tests.volcano.conftest import Check
 

@@ -1,0 +1,65 @@
+"""Options that change what the checks conclude (not how findings are shown)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from policytest.core.limits import DEFAULT_LIMITS, Limits
+
+NEWEST_VOLCANO = "1.16"
+NEWEST_KUBERNETES = "1.35"
+
+
+@dataclass(frozen=True)
+class CustomPlugin:
+    """An out-of-tree kube-scheduler plugin compiled into the user's scheduler build
+    (from the project settings: a known distribution's, or one the user declared)."""
+
+    name: str
+    extension_points: frozenset[str] | None = None
+    """The extension points it implements (``None``: not stated, so accepted anywhere)."""
+    args_kind: str | None = "unchecked"
+    """Its pluginConfig args: ``"unchecked"`` (accepted as written), the name of its
+    args type (a distribution's, accepted), or ``None`` (it takes no args: they are
+    ignored)."""
+    origin: str = "the project settings"
+    """Where policytest learnt of it, for messages (``scheduler-plugins v0.34.7``)."""
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    """Which scheduler releases to judge a config against, the input limits, and the root
+    that fixtures' configs must stay inside."""
+
+    volcano_version: str = NEWEST_VOLCANO
+    kubernetes_version: str = NEWEST_KUBERNETES
+    limits: Limits = field(default_factory=Limits)
+    root: str | None = None
+    """Where fixtures' configs must live (``None``: each fixture's git repository root)."""
+    kube_distribution: str | None = None
+    """A known kube-scheduler build (``scheduler-plugins``) whose out-of-tree plugins the
+    kube-scheduler checks know (project settings ``kubeScheduler.distribution``)."""
+    kube_plugins: tuple[CustomPlugin, ...] = ()
+    """Out-of-tree plugins of the kube-scheduler build (project settings ``kubeScheduler``)."""
+    volcano_plugins: tuple[str, ...] = ()
+    """Custom Volcano plugins loaded with ``--plugins-dir`` (project settings ``volcano``)."""
+
+
+DEFAULT_OPTIONS = CheckOptions(limits=DEFAULT_LIMITS)
+
+
+@dataclass(frozen=True)
+class RuleFilter:
+    """``--select`` / ``--ignore``: rule ids or prefixes (``VB``, ``VB00``, ``VB004``)."""
+
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+
+    def allows(self, rule_id: str) -> bool:
+        if self.select and not rule_id.startswith(self.select):
+            return False
+        return not rule_id.startswith(self.ignore) if self.ignore else True
+
+
+EVERY_RULE = RuleFilter()
+"""No ``--select`` / ``--ignore``: every rule applies."""
