@@ -191,9 +191,10 @@ def pod_from_dict(data: object, *, default_requests_from_limits: bool, where: st
     if isinstance(metadata, Mapping):
         if isinstance(metadata.get("name"), str):
             name = metadata["name"]
-        annotations = _annotations(
-            metadata.get("annotations"), _join(where, "metadata.annotations")
-        ) or annotations
+        annotations = (
+            _annotations(metadata.get("annotations"), _join(where, "metadata.annotations"))
+            or annotations
+        )
     if "spec" in mapping:
         where = _join(where, "spec")
         mapping = _mapping(mapping["spec"], where)
@@ -245,7 +246,7 @@ def _annotations(data: object, where: str) -> tuple[tuple[str, str], ...]:
         if not isinstance(key, str) or not isinstance(value, str):
             raise ClusterSpecError(
                 f"{_join(where, str(key))}: annotation names and values must be strings "
-                '(quote the value, e.g. \'{"nvidia.com/gpu": 1}\')'
+                "(quote the value, e.g. '{\"nvidia.com/gpu\": 1}')"
             )
     return tuple(sorted(mapping.items()))
 

@@ -308,6 +308,7 @@ def volcano_pod_request(pod: Pod, overhead_first: bool = False) -> Mapping[str, 
     ``overhead_first``: Volcano before 1.15 added the overhead to the containers before
     taking the max with the init containers (see :mod:`policytest.volcano.plugin_releases`).
     """
+
     def own(container: Container) -> dict[str, float]:
         return _volcano_resource(container.requests)
 

@@ -30,7 +30,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
-from policytest.cluster import Pod
 from policytest.scoring.accounting import CPU, MEMORY, VolcanoNodeInfo
 from policytest.scoring.kube import wrap_int64
 from policytest.volcano.rsf_args import (
@@ -144,9 +143,9 @@ class RsfScore:
     resources: tuple[RsfResource, ...] = ()
 
 
-def _resource_score(kind: str, requested: float, used: float, capacity: float, weight: int) -> (
-    tuple[float, bool]
-):
+def _resource_score(
+    kind: str, requested: float, used: float, capacity: float, weight: int
+) -> tuple[float, bool]:
     """``mostRequestedScore`` / ``leastRequestedScore``: (score, overflowed)."""
     if kind not in (MOST, LEAST) or weight == 0 or capacity == 0:
         return 0.0, False

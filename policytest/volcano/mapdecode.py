@@ -251,11 +251,7 @@ class _Decoder:
             key: Any = go_field.name if go_field.name in value else None
             if key is None:
                 key = next(
-                    (
-                        k
-                        for k in value
-                        if isinstance(k, str) and k.lower() == go_field.name.lower()
-                    ),
+                    (k for k in value if isinstance(k, str) and k.lower() == go_field.name.lower()),
                     None,
                 )
             if key is None:
