@@ -74,6 +74,7 @@ RULE_MODULES = (
     "policytest.schema",
     "policytest.fixture",
     "policytest.volcano.rules",
+    "policytest.volcano.plugin_rules",
     "policytest.kube.rules",
 )
 """Every module that declares rules (a test keeps this list complete)."""
