@@ -241,8 +241,9 @@ class _DeviceShare(_Entry):
             yield rules.DEVICESHARE_SCORING.at(
                 self.document,
                 self.value_node(POLICY),
-                f"`{POLICY}: {policy}` does nothing without a positive `{WEIGHT}` "
-                "(default 0: no device scoring at all); add "
+                f"`{POLICY}: {policy}` only orders the devices within a node: without a "
+                f"positive `{WEIGHT}` (default 0) nodes are not scored by their devices at "
+                f"all, so the policy does not pack or spread pods across nodes; add "
                 f"`{WEIGHT}: 10`",
             )
         if weight > 0 and POLICY not in self.arguments:

@@ -94,7 +94,9 @@ class _Check:
                 continue
             value = self.arguments[key]
             if key == WEIGHT_KEY:
-                yield from self.weight(value, decoded.value, value_node)
+                yield from self.weight(
+                    value, decoded.value, key_node if value is None else value_node
+                )
             elif key == RESOURCES_KEY:
                 yield from self.resources(value, key_node, value_node)
             elif key == SRA_KEY:

@@ -38,10 +38,8 @@ from tests.volcano.helpers import documents
 DATA = Path(__file__).parent.parent / "data"
 UPSTREAM = json.loads((DATA / "volcano" / "rsf_upstream_tests.json").read_text())
 EPS = UPSTREAM["eps"]
-ORACLE = [
-    json.loads(line)
-    for line in gzip.open(DATA / "oracle" / "volcano_rsf_cases.jsonl.gz", "rt", encoding="utf-8")
-]
+with gzip.open(DATA / "oracle" / "volcano_rsf_cases.jsonl.gz", "rt", encoding="utf-8") as _f:
+    ORACLE = [json.loads(line) for line in _f]
 RELEASES = {"v1.13.3": "1.13", "v1.14.4": "1.14", "v1.15.1": "1.15", "v1.16.0-alpha.1": "1.16"}
 
 
