@@ -24,6 +24,7 @@ from policytest.source import Document, child, read_file
 from policytest.suite import load_fixture
 from policytest.volcano.binpack_args import BINPACK
 from policytest.volcano.nodeorder_args import NODEORDER
+from policytest.volcano.rsf_args import RSF, ResourceStrategyFitArgs
 from policytest.volcano.weights import BinpackWeights
 
 if TYPE_CHECKING:
@@ -151,7 +152,57 @@ def volcano_settings(conf: VolcanoConf | None) -> tuple[Setting, ...]:
         settings.append(Setting(f"tier {number} plugins", ", ".join(names) or "(none)"))
     settings.extend(_binpack_settings(conf))
     settings.extend(_nodeorder_settings(conf))
+    if conf.entries(RSF):
+        settings.extend(_rsf_settings(conf))
     return tuple(settings)
+
+
+def _rsf_settings(conf: VolcanoConf) -> Iterator[Setting]:
+    """resource-strategy-fit as ``New`` leaves it (only for confs that list it)."""
+    calls = conf.calls(RSF)
+    registered = [e for e in conf.entries(RSF) if e.registered]
+    fatal = next(
+        (
+            e.weights.fatal
+            for e in registered
+            if isinstance(e.weights, ResourceStrategyFitArgs) and e.weights.fatal
+        ),
+        None,
+    )
+    if fatal is not None:
+        yield Setting(RSF, f"stops the scheduler: {fatal}")
+        return
+    if not calls:
+        reason = (
+            f"not a plugin of Volcano {conf.release}"
+            if not registered
+            else "no score registered (weights 0) or enableNodeOrder is false"
+        )
+        yield Setting(RSF, f"off: {reason}")
+    else:
+        yield Setting(RSF, _on(len(calls)))
+    source = calls[0].source if calls else registered[0] if registered else None
+    if source is None or not isinstance(source.weights, ResourceStrategyFitArgs):
+        return
+    args = source.weights
+    yield _weight(source, "resourceStrategyFitWeight", args.weight)
+    for name, strategy in args.resources.items():
+        yield Setting(f"resources.{name}", f"{strategy.type}, weight {strategy.weight}")
+    sra = args.sra
+    yield Setting(
+        "sra",
+        f"weight {sra.weight}: " + ", ".join(f"{k} {v}" for k, v in sra.resources.items())
+        if sra.weight > 0
+        else "off",
+    )
+    if args.proportional is not None:
+        yield Setting(
+            "proportional",
+            ", ".join(
+                f"{k} (cpu {v.cpu:g}, memory {v.memory:g})" for k, v in args.proportional.items()
+            )
+            or "(no resources)",
+        )
 
 
 def _binpack_settings(conf: VolcanoConf) -> Iterator[Setting]:
