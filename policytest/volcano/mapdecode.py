@@ -97,6 +97,9 @@ class Ignored:
     name: str
     fields: tuple[str, ...]
     shadowed_by: str | None = None
+    random: bool = False
+    """Neither key is the field's exact name: which one Volcano reads follows Go's map
+    order (the first case-insensitive match in a random iteration)."""
 
 
 @dataclass
@@ -274,7 +277,8 @@ class _Decoder:
                 None,
             )
             where = f"{path}.{key}" if path else str(key)
-            self.result.ignored.append(Ignored(where, key_node, str(key), names, shadow))
+            random = shadow is not None and shadow not in names
+            self.result.ignored.append(Ignored(where, key_node, str(key), names, shadow, random))
         return result
 
 

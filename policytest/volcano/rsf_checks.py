@@ -141,6 +141,12 @@ class _Check:
                     f"`{ignored.path}` is ignored: `{ignored.shadowed_by}` sets the same "
                     "field (names are matched ignoring case); keep one"
                 )
+                if ignored.random:
+                    message = (
+                        f"`{ignored.path}` and `{ignored.shadowed_by}` set the same field "
+                        "(names are matched ignoring case) and neither is spelt like it: "
+                        "which one Volcano reads changes at random (Go map order); keep one"
+                    )
             else:
                 fields = ", ".join(f[0].lower() + f[1:] for f in ignored.fields)
                 message = (

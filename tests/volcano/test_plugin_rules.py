@@ -164,6 +164,7 @@ CASES = [
     Case("VR008", rsf("ResourceStrategyFitWeight: 10"), 7, 7, "case-sensitive"),
     Case("VR008", rsf("resources:", "  cpu: {typ: MostAllocated}"), 8, 15, "did you mean `type`"),
     Case("VR008", rsf("sra:", "  weight: 1", "  Weight: 2"), 8, 9, "sets the same field"),
+    Case("VR008", rsf("sra:", "  WEIGHT: 1", "  weight: 2"), 9, 9, "changes at random"),
     Case("VR009", rsf("resources:", "  '*': {type: MostAllocated}"), 7, 7, "every node"),
     Case("VR010", rsf("resources:", "  p*: {type: MostAllocated, weight: 1}"), 8, 9, "`pods`"),
     Case("VR011", rsf("sra:", "  enable: true", "  weight: 1"), 7, 7, "without `resources`"),

@@ -120,6 +120,23 @@ def test_session_node_order(case: dict[str, Any]) -> None:
             assert abs(got - case["expected"][task][name]) <= EPS, (task, name, got)
 
 
+@pytest.mark.parametrize("case", UPSTREAM["TestAllocate"], ids=lambda c: c["name"])
+def test_allocate_binds_the_best_scored_node(case: dict[str, Any]) -> None:
+    args = rsf_args(case["arguments"])
+    pod = pod_from_dict({"requests": case["pod"]}, default_requests_from_limits=False)
+    scorer = rsf_scorer(args, volcano_pod_request(pod), {})
+    scores = {}
+    for name, allocatable in case["nodes"].items():
+        bound = tuple(
+            pod_from_dict({"requests": r}, default_requests_from_limits=False)
+            for r in case["bound"].get(name, [])
+        )
+        scores[name] = scorer(
+            volcano_node_info(Node(name, resource_list_from_dict(allocatable), bound))
+        ).total
+    assert max(scores, key=lambda name: scores[name]) == case["bind"], scores
+
+
 def test_arguments_sra_and_proportional() -> None:
     case = UPSTREAM["TestArguments"]
     args = rsf_args(case["arguments"])
