@@ -210,3 +210,20 @@ def test_the_readme_documents_the_comparison() -> None:
         f"fixtures/configs/{BINPACK_CONFIG.name}"
     )
     assert command in readme
+
+
+def test_device_scoring_is_listed_as_not_modelled(run_line: RunLine, tmp_path: Path) -> None:
+    conf = CONF.replace(
+        "  - name: resource-strategy-fit\n",
+        "  - name: deviceshare\n    arguments:\n      deviceshare.VGPUEnable: true\n"
+        "      deviceshare.SchedulePolicy: binpack\n      deviceshare.ScheduleWeight: 10\n"
+        "  - name: resource-strategy-fit\n",
+    )
+    (tmp_path / "volcano-scheduler.conf").write_text(conf)
+    fixture = tmp_path / "a.policytest.yaml"
+    fixture.write_text(FIXTURE.replace("POD", json.dumps(SHORT)))
+    result = run_line(["explain", fixture])
+    assert result.stdout.rstrip().endswith(
+        "Not modelled (neutral for this cluster: no taints, "
+        "affinities, topology constraints, images or volumes):\n    deviceshare"
+    )

@@ -390,10 +390,30 @@ def volcano_scheduler(conf: VolcanoConf) -> VolcanoScheduler:
     runs_nodeorder = any(entry.plugin == "nodeorder" for entry in entries)
     return VolcanoScheduler(
         tuple(entries),
-        not_modelled=VOLCANO_NOT_MODELLED if runs_nodeorder else (),
+        not_modelled=(VOLCANO_NOT_MODELLED if runs_nodeorder else ()) + _device_scores(conf),
         overhead_first=overhead_first(effective(conf.release)),
         proportional=conf.proportional,
     )
+
+
+def _device_scores(conf: VolcanoConf) -> tuple[str, ...]:
+    """Node scores from devices and HyperNodes, which fixture clusters do not describe:
+    deviceshare with a positive ``deviceshare.ScheduleWeight`` and network-topology-aware
+    (every node scores alike without vGPU devices or HyperNodes)."""
+    from policytest.volcano.arguments import get_int
+    from policytest.volcano.plugin_checks import DEVICESHARE, TOPOLOGY, WEIGHT
+
+    names: list[str] = []
+    for entry in conf.plugins:
+        if not entry.registered or not entry.enabled("enableNodeOrder") or entry.name in names:
+            continue
+        if entry.name == DEVICESHARE:
+            weight = get_int(entry.arguments, WEIGHT, string_arguments=False).value
+            if weight is not None and weight > 0:
+                names.append(DEVICESHARE)
+        elif entry.name == TOPOLOGY:
+            names.append(TOPOLOGY)
+    return tuple(names)
 
 
 def kube_scheduler(config: KubeSchedulerConfig, name: str | None) -> KubeScheduler:
