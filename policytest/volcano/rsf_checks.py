@@ -103,7 +103,24 @@ class _Check:
                 yield from self.sra(value, decoded.value, key_node, value_node)
             else:
                 yield from self.proportional(value, decoded.value, key_node, value_node)
+        yield from self.defaults()
         yield from self.flags()
+
+    def defaults(self) -> Iterator[Finding]:
+        """VR009 (advice): no ``resources`` at all scores cpu and memory LeastAllocated."""
+        if RESOURCES_KEY in self.arguments or self.args.fatal is not None:
+            return
+        if self.args.weight <= 0:
+            return
+        yield rules.RSF_RESOURCES_DEFAULTED.at(
+            self.document,
+            self.entry.anchor,
+            "resource-strategy-fit without `resources` scores cpu and memory LeastAllocated "
+            f"with weight 1: it spreads pods, by up to {100 * self.args.weight} points per "
+            "node; list the resources to score (e.g. `nvidia.com/gpu: {type: MostAllocated, "
+            f"weight: 1}}`), or set `{WEIGHT_KEY}: 0` to keep only sra",
+            Severity.INFO,
+        )
 
     # --- decoding ------------------------------------------------------------------------
 

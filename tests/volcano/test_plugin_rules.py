@@ -100,7 +100,9 @@ def test_failing_example_fires_at_the_offending_value(declared: Rule, check_text
 
 @pytest.mark.parametrize("declared", RULES, ids=lambda r: r.id)
 def test_passing_example_is_clean(declared: Rule, check_text: Check) -> None:
-    assert check_text(conf(example(declared.doc, "Passing"))) == []
+    found = check_text(conf(example(declared.doc, "Passing")))
+    assert of_rule(found, declared.id) == []
+    assert [f for f in found if f.severity is not Severity.INFO] == []
 
 
 @dataclass(frozen=True)
@@ -166,6 +168,22 @@ CASES = [
     Case("VR008", rsf("sra:", "  weight: 1", "  Weight: 2"), 8, 9, "sets the same field"),
     Case("VR008", rsf("sra:", "  WEIGHT: 1", "  weight: 2"), 9, 9, "changes at random"),
     Case("VR009", rsf("resources:", "  '*': {type: MostAllocated}"), 7, 7, "every node"),
+    Case(
+        "VR009",
+        rsf("resourceStrategyFitWeight: 5"),
+        5,
+        11,
+        "by up to 500 points",
+        severity=Severity.INFO,
+    ),
+    Case(
+        "VR009",
+        conf("- name: resource-strategy-fit"),
+        5,
+        11,
+        "LeastAllocated",
+        severity=Severity.INFO,
+    ),
     Case("VR010", rsf("resources:", "  p*: {type: MostAllocated, weight: 1}"), 8, 9, "`pods`"),
     Case("VR011", rsf("sra:", "  enable: true", "  weight: 1"), 7, 7, "without `resources`"),
     Case(
