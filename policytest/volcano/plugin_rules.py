@@ -234,11 +234,14 @@ RSF_UNKNOWN_KEY = rule(
 RSF_RESOURCES_DEFAULTED = rule(
     "VR009",
     Severity.WARNING,
-    "resources empty, or only dropped patterns: not what was written",
+    "resources empty, missing or only dropped patterns: cpu and memory spread, or nothing",
     """
     An empty or null ``resources`` is replaced by cpu and memory, LeastAllocated, weight
     1: the plugin spreads pods. A ``resources`` map whose every entry is dropped (see
-    VR007) stays empty: every node scores 0. List the resources to score.
+    VR007) stays empty: every node scores 0. List the resources to score. An entry
+    without ``resources`` at all (only ``sra`` or ``proportional`` settings, as in
+    upstream's examples) gets the same cpu and memory spreading, with the plugin weight
+    10: reported as advice (info).
 
     Failing::
 
