@@ -339,3 +339,100 @@ def test_most_allocated_grows_and_least_allocated_falls_with_use(
     assert score(MOST, low) <= score(MOST, high)
     assert score(LEAST, low) >= score(LEAST, high)
     assert math.isclose(score(MOST, low) + score(LEAST, low), 1000.0, rel_tol=1e-12)
+
+
+# --- robustness --------------------------------------------------------------------------------
+
+_scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from(["MostAllocated", "LeastAllocated", "nvidia.com/*", "*", "", "10", "cpu"]),
+)
+_values = st.recursive(
+    _scalars,
+    lambda inner: (
+        st.lists(inner, max_size=3)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "cpu",
+                    "nvidia.com/gpu",
+                    "type",
+                    "weight",
+                    "Weight",
+                    "enable",
+                    "resources",
+                    "resourceWeight",
+                    "resourceProportion",
+                    "nvidia.com/gpu.cpu",
+                    "x*y",
+                ]
+            ),
+            inner,
+            max_size=4,
+        )
+    ),
+    max_leaves=12,
+)
+_arguments = st.dictionaries(
+    st.sampled_from(
+        [
+            "resourceStrategyFitWeight",
+            "resources",
+            "sra",
+            "proportional",
+            "weight",
+            "deviceshare.VGPUEnable",
+            "deviceshare.ScheduleWeight",
+            "deviceshare.SchedulePolicy",
+            "hypernode.binpack.cpu",
+            "hypernode.binpack.resources",
+            "hypernode.binpack.normal-pod.fading",
+        ]
+    ),
+    _values,
+    max_size=4,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    arguments=_arguments,
+    plugin=st.sampled_from(["resource-strategy-fit", "deviceshare", "network-topology-aware"]),
+)
+def test_any_arguments_give_findings_never_an_exception(
+    arguments: dict[str, Any], plugin: str
+) -> None:
+    body = textwrap.indent(json.dumps(arguments), " " * 6)
+    text = f'actions: "allocate"\ntiers:\n- plugins:\n  - name: {plugin}\n    arguments:\n{body}\n'
+    (document,) = documents(text)
+    conf, findings = load(document, CheckOptions())
+    if plugin == "resource-strategy-fit" and conf is not None:
+        (entry,) = conf.entries(plugin)
+        assert isinstance(entry.weights, ResourceStrategyFitArgs)
+        assert (entry.weights.fatal is not None) == any(f.rule == "VR001" for f in findings)
+    for finding in findings:
+        assert finding.line >= 4 and finding.message
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    weight=st.integers(min_value=1, max_value=100),
+    names=st.lists(st.sampled_from(["a.com/x", "b.com/y", "c.com/z"]), min_size=1, max_size=4),
+    has=st.sets(st.sampled_from(["a.com/x", "b.com/y", "c.com/z"])),
+)
+def test_sra_score_is_between_0_and_100_times_its_weight(
+    weight: int, names: list[str], has: set[str]
+) -> None:
+    args = rsf_args(
+        {
+            "resourceStrategyFitWeight": 0,
+            "sra": {"enable": True, "weight": weight, "resources": ",".join(names)},
+        }
+    )
+    node = info({"cpu": 8000, **{name: 1000.0 for name in has}}, {})
+    score = rsf_scorer(args, {"cpu": 1000.0}, {})(node).total
+    assert -1e-9 <= score <= 100.0 * weight + 1e-9
+    assert (score == 100.0 * weight) is (not has & set(names))
