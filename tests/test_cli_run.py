@@ -20,6 +20,7 @@ EXPLAINED = [
     "volcano-gpu-two-nodes",
     "kube-requested-to-capacity-ratio",
     "volcano-gpu-sequence-binpack-weight-10",
+    "volcano-gpu-rsf-most-allocated",
 ]
 
 
