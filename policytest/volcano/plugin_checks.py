@@ -100,6 +100,39 @@ def plugin_argument_findings(
             yield from _DeviceShare(document, entry, release).findings()
         elif entry.name == TOPOLOGY:
             yield from _HyperNode(document, entry, release).findings()
+    yield from cancellation_findings(document, conf)
+
+
+def cancellation_findings(document: Document, conf: VolcanoConf) -> Iterator[Finding]:
+    """VR015: nodeorder's leastrequested as heavy as resource-strategy-fit's packing."""
+    from policytest.volcano.weights import NodeOrderWeights
+
+    calls = conf.calls(RSF)
+    packing = sum(
+        c.weights.weight
+        for c in calls
+        if isinstance(c.weights, ResourceStrategyFitArgs)
+        and any(s.type == "MostAllocated" for s in c.weights.resources.values())
+    )
+    spreading = sum(
+        c.weights.leastrequested
+        for c in conf.calls("nodeorder")
+        if isinstance(c.weights, NodeOrderWeights)
+    )
+    if packing <= 0 or spreading <= 0 or spreading < packing:
+        return
+    source = calls[-1].source
+    node = source.argument_nodes.get("resourceStrategyFitWeight", (None, source.anchor))[1]
+    assert node is not None
+    yield rules.RSF_CANCELLED.at(
+        document,
+        node,
+        f"resourceStrategyFitWeight is {packing} and nodeorder's leastrequested.weight is "
+        f"{spreading}: Volcano adds both scores (up to {100 * packing} and {100 * spreading} "
+        "points), and leastrequested prefers the emptiest nodes, so it cancels (or outweighs) "
+        "the MostAllocated packing; use `resourceStrategyFitWeight: 10` (the default) or "
+        "`leastrequested.weight: 0` on nodeorder",
+    )
 
 
 def deviceshare_fatal(arguments: Mapping[str, Any] | None, release: Release) -> str | None:

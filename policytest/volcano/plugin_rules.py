@@ -585,3 +585,38 @@ HYPERNODE_UNKNOWN_KEY = rule(
             hypernode.binpack.cpu: 2
     """,
 )
+
+RSF_CANCELLED = rule(
+    "VR015",
+    Severity.WARNING,
+    "nodeorder's leastrequested outweighs resource-strategy-fit's packing",
+    """
+    Volcano adds every plugin's node score. resource-strategy-fit scores up to
+    ``100 x resourceStrategyFitWeight``, nodeorder's ``leastrequested`` (which prefers
+    the emptiest nodes) up to ``100 x leastrequested.weight``; with the spreading weight as
+    large as the packing weight, MostAllocated packing is cancelled or reversed. Keep the
+    default ``resourceStrategyFitWeight: 10``, or set ``leastrequested.weight: 0``.
+
+    Failing::
+
+        - name: nodeorder
+        - name: resource-strategy-fit
+          arguments:
+            resourceStrategyFitWeight: 1
+            resources:
+              nvidia.com/gpu:
+                type: MostAllocated
+                weight: 1
+
+    Passing::
+
+        - name: nodeorder
+        - name: resource-strategy-fit
+          arguments:
+            resourceStrategyFitWeight: 10
+            resources:
+              nvidia.com/gpu:
+                type: MostAllocated
+                weight: 1
+    """,
+)

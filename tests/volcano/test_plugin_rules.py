@@ -73,6 +73,7 @@ DOC_POSITIONS = {
     "VR012": (11, 31),
     "VR013": (6, 22),
     "VR014": (8, 9),
+    "VR015": (8, 34),
     "VD001": (8, 36),
     "VD002": (7, 31),
     "VD003": (8, 35),
@@ -217,6 +218,17 @@ CASES = [
         6,
         22,
         "filter never runs",
+    ),
+    Case(
+        "VR015",
+        conf(
+            "- name: nodeorder\n  arguments: {leastrequested.weight: 20}\n"
+            "- name: resource-strategy-fit\n  arguments:\n"
+            "    resources: {cpu: {type: MostAllocated, weight: 1}}"
+        ),
+        7,
+        11,
+        "is 10 and nodeorder's leastrequested.weight is 20",
     ),
     Case("VR014", rsf("sra: {enable: true, weight: 1, resources: nvidia/gpu}"), 7, 49, "GPU"),
     # deviceshare
