@@ -111,7 +111,15 @@ def _view(document: Document, kind: Kind, label: str, options: CheckOptions) -> 
     if kind is Kind.VOLCANO:
         from policytest.volcano.check import load as load_volcano
 
-        conf, _ = load_volcano(document, options)
+        conf, findings = load_volcano(document, options)
+        fatal = [f for f in findings if f.rule in ("VR001", "VD001")]
+        if conf is None and fatal:
+            where = ", ".join(f"line {f.line}" for f in fatal)
+            status = (
+                "loads, but a plugin's arguments make the scheduler exit at its first "
+                f"scheduling cycle (crash-loop; {where})"
+            )
+            return ConfigView(label, VOLCANO, (Setting(STATUS, status),))
         return ConfigView(label, VOLCANO, volcano_settings(conf))
     from policytest.kube.check import load as load_kube
 

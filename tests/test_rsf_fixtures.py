@@ -227,3 +227,16 @@ def test_device_scoring_is_listed_as_not_modelled(run_line: RunLine, tmp_path: P
         "Not modelled (neutral for this cluster: no taints, "
         "affinities, topology constraints, images or volumes):\n    deviceshare"
     )
+
+
+def test_diff_says_a_fatal_config_crash_loops(run_line: RunLine, tmp_path: Path) -> None:
+    (tmp_path / "old.conf").write_text(CONF)
+    (tmp_path / "new.conf").write_text(CONF + '      resourceStrategyFitWeight: "10"\n')
+    (tmp_path / "fixtures").mkdir()
+    result = run_line(
+        ["diff", tmp_path / "old.conf", tmp_path / "new.conf", "--fixtures", tmp_path / "fixtures"]
+    )
+    assert result.exit_code == 1  # an error finding introduced
+    assert "make the scheduler exit at its first scheduling cycle (crash-loop; line 9)" in (
+        result.stdout
+    )
