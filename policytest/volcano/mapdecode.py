@@ -3,7 +3,7 @@
 Volcano's newer plugins read their arguments with ``framework.Get[T](args, key)``, which
 runs ``github.com/mitchellh/mapstructure`` (v1.5, default config: no weak typing) and
 calls ``klog.Fatalf`` when decoding fails, so the scheduler exits. What that decoder
-accepts, decided here from the value yaml.v2 produced (see :mod:`policytest.goyaml`):
+accepts, decided here from the value yaml.v2 produced (see :mod:`policytest.read.goyaml`):
 
 - into an ``int``: any integer (one beyond int64, a ``uint64`` to yaml.v2, wraps) and any
   float (truncated toward zero: ``1.5`` -> 1, ``-0.7`` -> 0); a bool or a string is fatal;
@@ -27,7 +27,7 @@ from typing import Any
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode
 
-from policytest.goyaml import DecodeError, Uint64, go_type, is_merge_key, scalar_value
+from policytest.read.goyaml import DecodeError, Uint64, go_type, is_merge_key, scalar_value
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1

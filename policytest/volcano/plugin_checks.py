@@ -16,21 +16,22 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from policytest.findings import Finding, Severity
-from policytest.goyaml import Uint64
-from policytest.kube.suggest import did_you_mean
+from policytest.core.findings import Finding, Severity
+from policytest.core.suggest import did_you_mean
+from policytest.read.goyaml import Uint64
+from policytest.scoring.rsf import RSF, ResourceStrategyFitArgs
 from policytest.volcano import plugin_rules as rules
 from policytest.volcano.arguments import describe, get_int
 from policytest.volcano.gotext import trim_space
 from policytest.volcano.plugin_releases import getbool_parses_strings, hypernode_binpack
-from policytest.volcano.rsf_args import RSF, ResourceStrategyFitArgs
 from policytest.volcano.rsf_checks import rsf_findings
 
 if TYPE_CHECKING:
     from ruamel.yaml.nodes import Node
 
-    from policytest.source import Document
-    from policytest.volcano.conf import PluginEntry, VolcanoConf
+    from policytest.read.source import Document
+    from policytest.volcano.conf import VolcanoConf
+    from policytest.volcano.entry import PluginEntry
     from policytest.volcano.versions import Release
 
 DEVICESHARE = "deviceshare"
@@ -105,7 +106,7 @@ def plugin_argument_findings(
 
 def cancellation_findings(document: Document, conf: VolcanoConf) -> Iterator[Finding]:
     """VR015: nodeorder's leastrequested as heavy as resource-strategy-fit's packing."""
-    from policytest.volcano.weights import NodeOrderWeights
+    from policytest.scoring.weights import NodeOrderWeights
 
     calls = conf.calls(RSF)
     packing = sum(
@@ -124,7 +125,7 @@ def cancellation_findings(document: Document, conf: VolcanoConf) -> Iterator[Fin
     source = calls[-1].source
     node = source.argument_nodes.get("resourceStrategyFitWeight", (None, source.anchor))[1]
     assert node is not None
-    yield rules.RSF_CANCELLED.at(
+    yield rules.VR015_RSF_CANCELLED.at(
         document,
         node,
         f"resourceStrategyFitWeight is {packing} and nodeorder's leastrequested.weight is "
@@ -210,12 +211,12 @@ class _DeviceShare(_Entry):
                 message += f" (names are case-sensitive): write `{exact}`"
             else:
                 message += did_you_mean(key, known) or did_you_mean("deviceshare." + key, known)
-        return rules.DEVICESHARE_UNKNOWN_KEY.at(self.document, self.key_node(key), message)
+        return rules.VD004_DEVICESHARE_UNKNOWN_KEY.at(self.document, self.key_node(key), message)
 
     def flag(self, key: str) -> Iterator[Finding]:
         read = get_bool(self.arguments, key, parse_strings=self.parse_strings)
         if read.ignored is not None:
-            yield rules.DEVICESHARE_NOT_BOOL.at(
+            yield rules.VD002_DEVICESHARE_NOT_BOOL.at(
                 self.document,
                 self.value_node(key),
                 f"`{key}`: {read.ignored}; Volcano {self.release.name} ignores it (only a "
@@ -227,7 +228,7 @@ class _DeviceShare(_Entry):
         if message is None:
             return
         second = VGPU if "vgpu" in message else NUMBER
-        yield rules.DEVICESHARE_FATAL.at(
+        yield rules.VD001_DEVICESHARE_FATAL.at(
             self.document,
             self.value_node(second),
             f'deviceshare calls klog.Fatal("{message}"): the scheduler exits at its first '
@@ -241,21 +242,21 @@ class _DeviceShare(_Entry):
         policy_value = self.arguments.get(POLICY)
         policy = policy_value if isinstance(policy_value, str) else None
         if weight_read.ignored is not None:
-            yield rules.DEVICESHARE_SCORING.at(
+            yield rules.VD003_DEVICESHARE_SCORING.at(
                 self.document,
                 self.value_node(WEIGHT),
                 f"`{WEIGHT}`: {weight_read.ignored}; Volcano ignores it and keeps 0, so "
                 "devices are not scored; write a plain integer such as 10",
             )
         elif WEIGHT in self.arguments and weight <= 0:
-            yield rules.DEVICESHARE_SCORING.at(
+            yield rules.VD003_DEVICESHARE_SCORING.at(
                 self.document,
                 self.value_node(WEIGHT),
                 f"`{WEIGHT}: {weight}` is not positive: deviceshare scores no device; "
                 "use a positive weight such as 10",
             )
         if POLICY in self.arguments and policy is None:
-            yield rules.DEVICESHARE_SCORING.at(
+            yield rules.VD003_DEVICESHARE_SCORING.at(
                 self.document,
                 self.value_node(POLICY),
                 f"`{POLICY}` must be a string, but it is {describe(policy_value)}; "
@@ -264,14 +265,14 @@ class _DeviceShare(_Entry):
         elif policy is not None and policy not in POLICIES:
             exact = next((p for p in POLICIES if p == trim_space(policy).lower()), None)
             hint = f"; write `{exact}`" if exact else did_you_mean(policy, POLICIES)
-            yield rules.DEVICESHARE_SCORING.at(
+            yield rules.VD003_DEVICESHARE_SCORING.at(
                 self.document,
                 self.value_node(POLICY),
                 f"`{POLICY}: {policy}` is neither binpack nor spread (case-sensitive): "
                 f"devices get no packing or spreading preference{hint}",
             )
         elif policy is not None and weight <= 0 and weight_read.ignored is None:
-            yield rules.DEVICESHARE_SCORING.at(
+            yield rules.VD003_DEVICESHARE_SCORING.at(
                 self.document,
                 self.value_node(POLICY),
                 f"`{POLICY}: {policy}` only orders the devices within a node: without a "
@@ -280,7 +281,7 @@ class _DeviceShare(_Entry):
                 f"`{WEIGHT}: 10`",
             )
         if weight > 0 and POLICY not in self.arguments:
-            yield rules.DEVICESHARE_SCORING.at(
+            yield rules.VD003_DEVICESHARE_SCORING.at(
                 self.document,
                 self.value_node(WEIGHT),
                 f"`{WEIGHT}: {weight}` without `{POLICY}`: devices are scored with no "
@@ -298,7 +299,7 @@ class _HyperNode(_Entry):
                     yield from self.integer(key)
                 continue
             if not supported:
-                yield rules.HYPERNODE_UNKNOWN_KEY.at(
+                yield rules.VT003_HYPERNODE_UNKNOWN_KEY.at(
                     self.document,
                     self.key_node(key),
                     f"`{key}` is not read by Volcano {self.release.name}: HyperNode "
@@ -315,7 +316,7 @@ class _HyperNode(_Entry):
             elif key == HN_FADING:
                 yield from self.fading()
             else:
-                yield rules.HYPERNODE_UNKNOWN_KEY.at(
+                yield rules.VT003_HYPERNODE_UNKNOWN_KEY.at(
                     self.document,
                     self.key_node(key),
                     f"`{key}` is not a HyperNode bin-packing argument; Volcano ignores it"
@@ -331,14 +332,14 @@ class _HyperNode(_Entry):
     def integer(self, key: str) -> Iterator[Finding]:
         read = get_int(self.arguments, key, string_arguments=False)
         if read.ignored is not None:
-            yield rules.HYPERNODE_VALUE.at(
+            yield rules.VT001_HYPERNODE_VALUE.at(
                 self.document,
                 self.value_node(key),
                 f"`{key}`: {read.ignored}; Volcano ignores it (only a log line) and keeps "
                 "1; write a plain integer",
             )
         elif read.value is not None and read.value < 0:
-            yield rules.HYPERNODE_VALUE.at(
+            yield rules.VT001_HYPERNODE_VALUE.at(
                 self.document,
                 self.value_node(key),
                 f"`{key}: {read.value}` is negative: Volcano silently uses 1 instead; use 0 "
@@ -348,7 +349,7 @@ class _HyperNode(_Entry):
     def resources(self, declared: tuple[str, ...] | None) -> Iterator[Finding]:
         node = self.value_node(HN_RESOURCES)
         if declared is None:
-            yield rules.HYPERNODE_RESOURCES.at(
+            yield rules.VT002_HYPERNODE_RESOURCES.at(
                 self.document,
                 node,
                 f"`{HN_RESOURCES}` must be one comma-separated string, but it is "
@@ -358,7 +359,7 @@ class _HyperNode(_Entry):
             return
         for name in declared:
             if name in ("cpu", "memory"):
-                yield rules.HYPERNODE_RESOURCES.at(
+                yield rules.VT002_HYPERNODE_RESOURCES.at(
                     self.document,
                     node,
                     f"`{name}` in `{HN_RESOURCES}` adds nothing: {name} always counts with "
@@ -377,14 +378,14 @@ class _HyperNode(_Entry):
             if name in ("cpu", "memory")
             else f"`{name}` is not declared in `{HN_RESOURCES}`"
         )
-        yield rules.HYPERNODE_RESOURCES.at(
+        yield rules.VT002_HYPERNODE_RESOURCES.at(
             self.document, self.key_node(key), f"`{key}` is ignored: {why}"
         )
 
     def enable(self) -> Iterator[Finding]:
         read = get_bool(self.arguments, HN_ENABLE, parse_strings=self.parse_strings)
         if read.ignored is not None:
-            yield rules.HYPERNODE_VALUE.at(
+            yield rules.VT001_HYPERNODE_VALUE.at(
                 self.document,
                 self.value_node(HN_ENABLE),
                 f"`{HN_ENABLE}`: {read.ignored}; Volcano {self.release.name} ignores it and "
@@ -395,14 +396,14 @@ class _HyperNode(_Entry):
         value = self.arguments[HN_FADING]
         number = isinstance(value, (int, float)) and not isinstance(value, (bool, Uint64))
         if not number:
-            yield rules.HYPERNODE_VALUE.at(
+            yield rules.VT001_HYPERNODE_VALUE.at(
                 self.document,
                 self.value_node(HN_FADING),
                 f"`{HN_FADING}`: {describe(value)}; GetFloat64 ignores it and Volcano "
                 "keeps 0.8; write a number such as 0.8",
             )
         elif value < 0:
-            yield rules.HYPERNODE_VALUE.at(
+            yield rules.VT001_HYPERNODE_VALUE.at(
                 self.document,
                 self.value_node(HN_FADING),
                 f"`{HN_FADING}: {value}` is negative: Volcano silently uses 0.8 instead; "

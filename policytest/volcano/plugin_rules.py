@@ -9,12 +9,12 @@ entry of a tier's ``plugins:`` list.
 
 from __future__ import annotations
 
-from policytest.findings import Severity
-from policytest.rules import rule
+from policytest.core.findings import Severity
+from policytest.core.rules import rule
 
 # --- resource-strategy-fit --------------------------------------------------------------
 
-RSF_FATAL = rule(
+VR001_RSF_FATAL = rule(
     "VR001",
     Severity.ERROR,
     "a resource-strategy-fit argument of the wrong type stops the scheduler",
@@ -43,7 +43,7 @@ RSF_FATAL = rule(
     """,
 )
 
-RSF_NUMBER = rule(
+VR002_RSF_NUMBER = rule(
     "VR002",
     Severity.WARNING,
     "a resource-strategy-fit number Volcano reads as another integer",
@@ -72,7 +72,7 @@ RSF_NUMBER = rule(
     """,
 )
 
-RSF_WEIGHT_DEFAULTED = rule(
+VR003_RSF_WEIGHT_DEFAULTED = rule(
     "VR003",
     Severity.WARNING,
     "a negative resourceStrategyFitWeight: Volcano uses 10",
@@ -95,7 +95,7 @@ RSF_WEIGHT_DEFAULTED = rule(
     """,
 )
 
-RSF_WEIGHT_OFF = rule(
+VR004_RSF_WEIGHT_OFF = rule(
     "VR004",
     Severity.WARNING,
     "resourceStrategyFitWeight 0 or empty: the strategy score is left out",
@@ -119,7 +119,7 @@ RSF_WEIGHT_OFF = rule(
     """,
 )
 
-RSF_RESOURCE_WEIGHT = rule(
+VR005_RSF_RESOURCE_WEIGHT = rule(
     "VR005",
     Severity.WARNING,
     "a resource weight <= 0 or null: Volcano uses 1",
@@ -148,7 +148,7 @@ RSF_RESOURCE_WEIGHT = rule(
     """,
 )
 
-RSF_TYPE = rule(
+VR006_RSF_TYPE = rule(
     "VR006",
     Severity.WARNING,
     "an unknown scoring type: Volcano uses LeastAllocated",
@@ -177,7 +177,7 @@ RSF_TYPE = rule(
     """,
 )
 
-RSF_PATTERN = rule(
+VR007_RSF_PATTERN = rule(
     "VR007",
     Severity.WARNING,
     "an unsupported wildcard: the resources entry is dropped",
@@ -206,7 +206,7 @@ RSF_PATTERN = rule(
     """,
 )
 
-RSF_UNKNOWN_KEY = rule(
+VR008_RSF_UNKNOWN_KEY = rule(
     "VR008",
     Severity.WARNING,
     "a key resource-strategy-fit does not read: ignored",
@@ -231,7 +231,7 @@ RSF_UNKNOWN_KEY = rule(
     """,
 )
 
-RSF_RESOURCES_DEFAULTED = rule(
+VR009_RSF_RESOURCES_DEFAULTED = rule(
     "VR009",
     Severity.WARNING,
     "resources empty, missing or only dropped patterns: cpu and memory spread, or nothing",
@@ -260,7 +260,7 @@ RSF_RESOURCES_DEFAULTED = rule(
     """,
 )
 
-RSF_PRECEDENCE = rule(
+VR010_RSF_PRECEDENCE = rule(
     "VR010",
     Severity.INFO,
     "which resources entry scores a resource is not obvious",
@@ -293,7 +293,7 @@ RSF_PRECEDENCE = rule(
     """,
 )
 
-RSF_SRA = rule(
+VR011_RSF_SRA = rule(
     "VR011",
     Severity.WARNING,
     "an sra setting that does nothing or is corrected",
@@ -323,7 +323,7 @@ RSF_SRA = rule(
     """,
 )
 
-RSF_PROPORTIONAL = rule(
+VR012_RSF_PROPORTIONAL = rule(
     "VR012",
     Severity.WARNING,
     "a proportional setting that does nothing or is corrected",
@@ -355,7 +355,7 @@ RSF_PROPORTIONAL = rule(
     """,
 )
 
-RSF_SWITCHED_OFF = rule(
+VR013_RSF_SWITCHED_OFF = rule(
     "VR013",
     Severity.WARNING,
     "resource-strategy-fit with its function switched off by a flag",
@@ -379,7 +379,7 @@ RSF_SWITCHED_OFF = rule(
     """,
 )
 
-RSF_RESOURCE_NAME = rule(
+VR014_RSF_RESOURCE_NAME = rule(
     "VR014",
     Severity.WARNING,
     "a resource name no node reports",
@@ -409,7 +409,7 @@ RSF_RESOURCE_NAME = rule(
 
 # --- deviceshare --------------------------------------------------------------------------
 
-DEVICESHARE_FATAL = rule(
+VD001_DEVICESHARE_FATAL = rule(
     "VD001",
     Severity.ERROR,
     "deviceshare flags that cannot be combined stop the scheduler",
@@ -434,7 +434,7 @@ DEVICESHARE_FATAL = rule(
     """,
 )
 
-DEVICESHARE_NOT_BOOL = rule(
+VD002_DEVICESHARE_NOT_BOOL = rule(
     "VD002",
     Severity.WARNING,
     "a deviceshare flag that is not a boolean: ignored",
@@ -458,7 +458,7 @@ DEVICESHARE_NOT_BOOL = rule(
     """,
 )
 
-DEVICESHARE_SCORING = rule(
+VD003_DEVICESHARE_SCORING = rule(
     "VD003",
     Severity.WARNING,
     "deviceshare device scoring that does not happen",
@@ -487,7 +487,7 @@ DEVICESHARE_SCORING = rule(
     """,
 )
 
-DEVICESHARE_UNKNOWN_KEY = rule(
+VD004_DEVICESHARE_UNKNOWN_KEY = rule(
     "VD004",
     Severity.WARNING,
     "a key deviceshare does not read: ignored",
@@ -514,7 +514,7 @@ DEVICESHARE_UNKNOWN_KEY = rule(
 
 # --- network-topology-aware HyperNode bin-packing -------------------------------------------
 
-HYPERNODE_VALUE = rule(
+VT001_HYPERNODE_VALUE = rule(
     "VT001",
     Severity.WARNING,
     "a HyperNode bin-packing argument Volcano ignores or corrects",
@@ -539,7 +539,7 @@ HYPERNODE_VALUE = rule(
     """,
 )
 
-HYPERNODE_RESOURCES = rule(
+VT002_HYPERNODE_RESOURCES = rule(
     "VT002",
     Severity.WARNING,
     "HyperNode bin-packing resources that are not scored as written",
@@ -564,7 +564,7 @@ HYPERNODE_RESOURCES = rule(
     """,
 )
 
-HYPERNODE_UNKNOWN_KEY = rule(
+VT003_HYPERNODE_UNKNOWN_KEY = rule(
     "VT003",
     Severity.WARNING,
     "a HyperNode bin-packing key this Volcano release does not read",
@@ -586,7 +586,7 @@ HYPERNODE_UNKNOWN_KEY = rule(
     """,
 )
 
-RSF_CANCELLED = rule(
+VR015_RSF_CANCELLED = rule(
     "VR015",
     Severity.WARNING,
     "nodeorder's leastrequested outweighs resource-strategy-fit's packing",

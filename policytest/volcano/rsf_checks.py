@@ -12,29 +12,27 @@ from typing import TYPE_CHECKING, Any
 
 from ruamel.yaml.nodes import Node
 
-from policytest.findings import Finding, Severity
-from policytest.goyaml import Uint64
-from policytest.kube.suggest import did_you_mean
+from policytest.core.findings import Finding, Severity
+from policytest.core.suggest import did_you_mean
+from policytest.read.goyaml import Uint64
+from policytest.scoring.rsf import LEAST, TYPES, ResourceStrategyFitArgs
 from policytest.volcano import plugin_rules as rules
 from policytest.volcano.binpack_args import resource_name_problem
 from policytest.volcano.gotext import trim_space
 from policytest.volcano.mapdecode import Decoded, children, describe, go_int, wrap
 from policytest.volcano.rsf_args import (
     KEYS,
-    LEAST,
     RESOURCES_KEY,
     SRA_KEY,
-    TYPES,
     WEIGHT_KEY,
-    ResourceStrategyFitArgs,
     decode_key,
     rsf_args,
     valid_pattern,
 )
 
 if TYPE_CHECKING:
-    from policytest.source import Document
-    from policytest.volcano.conf import PluginEntry
+    from policytest.read.source import Document
+    from policytest.volcano.entry import PluginEntry
 
 SPECIAL = ("cpu", "memory", "pods", "ephemeral-storage")
 
@@ -112,7 +110,7 @@ class _Check:
             return
         if self.args.weight <= 0:
             return
-        yield rules.RSF_RESOURCES_DEFAULTED.at(
+        yield rules.VR009_RSF_RESOURCES_DEFAULTED.at(
             self.document,
             self.entry.anchor,
             "resource-strategy-fit without `resources` scores cpu and memory LeastAllocated "
@@ -133,11 +131,11 @@ class _Check:
             message += f"; the plugin weight is `{WEIGHT_KEY}`"
         else:
             message += did_you_mean(key, KEYS) or f" (it reads {', '.join(KEYS)})"
-        return rules.RSF_UNKNOWN_KEY.at(self.document, node, message)
+        return rules.VR008_RSF_UNKNOWN_KEY.at(self.document, node, message)
 
     def decoding(self, key: str, decoded: Decoded) -> Iterator[Finding]:
         for refusal in decoded.refusals:
-            yield rules.RSF_FATAL.at(
+            yield rules.VR001_RSF_FATAL.at(
                 self.document,
                 self.at(refusal.node),
                 f"`{refusal.path}` must be {refusal.expected}, but it is {refusal.got}: "
@@ -146,7 +144,7 @@ class _Check:
                 f"write {refusal.expected}",
             )
         for coercion in decoded.coercions:
-            yield rules.RSF_NUMBER.at(
+            yield rules.VR002_RSF_NUMBER.at(
                 self.document,
                 self.at(coercion.node),
                 f"`{coercion.path}: {coercion.written}` is {coercion.why}: Volcano reads "
@@ -171,13 +169,13 @@ class _Check:
                     f"(the fields are {fields})"
                     + did_you_mean(ignored.name, [f[0].lower() + f[1:] for f in ignored.fields])
                 )
-            yield rules.RSF_UNKNOWN_KEY.at(self.document, self.at(ignored.node), message)
+            yield rules.VR008_RSF_UNKNOWN_KEY.at(self.document, self.at(ignored.node), message)
 
     # --- resourceStrategyFitWeight -------------------------------------------------------------
 
     def weight(self, raw: Any, value: int, node: Node) -> Iterator[Finding]:
         if raw is None:
-            yield rules.RSF_WEIGHT_OFF.at(
+            yield rules.VR004_RSF_WEIGHT_OFF.at(
                 self.document,
                 self.at(node),
                 f"`{WEIGHT_KEY}` has no value: null decodes to 0 (not the default 10), so "
@@ -185,14 +183,14 @@ class _Check:
                 f"`{WEIGHT_KEY}: 10` or remove the key",
             )
         elif value == 0:
-            yield rules.RSF_WEIGHT_OFF.at(
+            yield rules.VR004_RSF_WEIGHT_OFF.at(
                 self.document,
                 self.at(node),
                 f"`{WEIGHT_KEY}: 0` leaves the strategy score out{self._unregistered()}; "
                 "use a positive weight (default 10) to score the resources",
             )
         elif value < 0:
-            yield rules.RSF_WEIGHT_DEFAULTED.at(
+            yield rules.VR003_RSF_WEIGHT_DEFAULTED.at(
                 self.document,
                 self.at(node),
                 f"`{WEIGHT_KEY}` is negative ({value}): Volcano silently uses 10 instead; "
@@ -212,7 +210,7 @@ class _Check:
     def resources(self, raw: Any, key_node: Node, node: Node) -> Iterator[Finding]:
         if not raw:
             shown = "null" if raw is None else "empty"
-            yield rules.RSF_RESOURCES_DEFAULTED.at(
+            yield rules.VR009_RSF_RESOURCES_DEFAULTED.at(
                 self.document,
                 self.at(node),
                 f"`{RESOURCES_KEY}` is {shown}: Volcano uses its default, cpu and memory "
@@ -231,7 +229,7 @@ class _Check:
             valid.append(label)
             yield from self.entry_of(label, item, key_node_of, value_node)
         if not valid:
-            yield rules.RSF_RESOURCES_DEFAULTED.at(
+            yield rules.VR009_RSF_RESOURCES_DEFAULTED.at(
                 self.document,
                 self.at(key_node),
                 f"every entry of `{RESOURCES_KEY}` is dropped (see VR007), and an emptied "
@@ -247,7 +245,7 @@ class _Check:
         else:
             why = "only one `*`, at the end, is supported"
             fix = f"write a prefix pattern such as `{name.split('*', 1)[0] or 'nvidia.com/'}*`"
-        return rules.RSF_PATTERN.at(
+        return rules.VR007_RSF_PATTERN.at(
             self.document,
             node,
             f"`{name}`: {why}; Volcano drops this entry (a log line), so the resources it "
@@ -258,9 +256,9 @@ class _Check:
         if "*" not in name:
             problem = resource_name_problem(name)
             if problem is not None:
-                yield rules.RSF_RESOURCE_NAME.at(self.document, key_node, problem)
+                yield rules.VR014_RSF_RESOURCE_NAME.at(self.document, key_node, problem)
         if item is None:
-            yield rules.RSF_TYPE.at(
+            yield rules.VR006_RSF_TYPE.at(
                 self.document,
                 key_node,
                 f"`{name}` has no settings (null): Volcano scores it LeastAllocated with "
@@ -269,7 +267,7 @@ class _Check:
             return
         type_field = field_of(item, node, "Type", self.text)
         if type_field is None:
-            yield rules.RSF_TYPE.at(
+            yield rules.VR006_RSF_TYPE.at(
                 self.document,
                 key_node,
                 f"`{name}` has no `type`: Volcano uses {LEAST} (spreading); write "
@@ -279,7 +277,7 @@ class _Check:
             yield from self.type_value(name, item[type_field[0]], type_field[2])
         weight_field = field_of(item, node, "Weight", self.text)
         if weight_field is None:
-            yield rules.RSF_RESOURCE_WEIGHT.at(
+            yield rules.VR005_RSF_RESOURCE_WEIGHT.at(
                 self.document,
                 key_node,
                 f"`{name}` has no `weight`: Volcano uses 1; write it to make it explicit",
@@ -290,7 +288,7 @@ class _Check:
         weight = self.args.resources.get(name)
         if decoded_int(raw_weight) <= 0:
             shown = "null" if raw_weight is None else str(raw_weight)
-            yield rules.RSF_RESOURCE_WEIGHT.at(
+            yield rules.VR005_RSF_RESOURCE_WEIGHT.at(
                 self.document,
                 self.at(weight_field[2]),
                 f"`{name}` weight {shown} is not positive: Volcano silently uses "
@@ -310,7 +308,7 @@ class _Check:
                 if exact
                 else did_you_mean(value, TYPES)
             )
-        yield rules.RSF_TYPE.at(
+        yield rules.VR006_RSF_TYPE.at(
             self.document,
             self.at(node),
             f"`{name}` type {shown} is neither MostAllocated nor LeastAllocated: Volcano "
@@ -327,7 +325,7 @@ class _Check:
             matching = [w for w in wildcards if name.startswith(w[:-1])]
             if matching:
                 shadowed = ", ".join(f"`{w}`" for w in matching)
-                yield rules.RSF_PRECEDENCE.at(
+                yield rules.VR010_RSF_PRECEDENCE.at(
                     self.document,
                     entries[name][0],
                     f"`{name}` is scored by this entry, not by {shadowed}: an exact name "
@@ -337,7 +335,7 @@ class _Check:
             prefix = wildcard[:-1]
             longer = [w for w in wildcards if w != wildcard and w[:-1].startswith(prefix)]
             if longer:
-                yield rules.RSF_PRECEDENCE.at(
+                yield rules.VR010_RSF_PRECEDENCE.at(
                     self.document,
                     entries[wildcard][0],
                     f"`{wildcard}` does not score what {', '.join(f'`{w}`' for w in longer)} "
@@ -345,7 +343,7 @@ class _Check:
                 )
             caught = [s for s in SPECIAL if s.startswith(prefix) and s not in names]
             if caught:
-                yield rules.RSF_PRECEDENCE.at(
+                yield rules.VR010_RSF_PRECEDENCE.at(
                     self.document,
                     entries[wildcard][0],
                     f"`{wildcard}` also matches {', '.join(f'`{s}`' for s in caught)}, "
@@ -365,7 +363,7 @@ class _Check:
             others = [k for k in raw if enable is None or k != enable[0]]
             if others:
                 where = enable[2] if enable is not None else key_node
-                yield rules.RSF_SRA.at(
+                yield rules.VR011_RSF_SRA.at(
                     self.document,
                     self.at(where),
                     "sra is off (`enable` is not true), so its settings do nothing; "
@@ -374,7 +372,7 @@ class _Check:
             return
         weight_field = field_of(raw, node, "Weight", self.text)
         if value["Weight"] <= 0:
-            yield rules.RSF_SRA.at(
+            yield rules.VR011_RSF_SRA.at(
                 self.document,
                 self.at(weight_field[2] if weight_field else key_node),
                 f"sra is enabled but its weight is {value['Weight']}"
@@ -386,14 +384,14 @@ class _Check:
         listed = [item for item in listed if item]
         where = self.at(resources_field[2] if resources_field else key_node)
         if not listed:
-            yield rules.RSF_SRA.at(
+            yield rules.VR011_RSF_SRA.at(
                 self.document,
                 where,
                 "sra is enabled without `resources`: its score is 0 on every node; list "
                 'the scarce resources, e.g. `resources: "nvidia.com/gpu"`',
             )
         for name in sorted({n for n in listed if listed.count(n) > 1}):
-            yield rules.RSF_SRA.at(
+            yield rules.VR011_RSF_SRA.at(
                 self.document,
                 where,
                 f"`{name}` is listed {listed.count(name)} times in `sra.resources`: each "
@@ -403,7 +401,7 @@ class _Check:
         for name in listed:
             problem = resource_name_problem(name)
             if problem is not None:
-                yield rules.RSF_RESOURCE_NAME.at(self.document, where, problem)
+                yield rules.VR014_RSF_RESOURCE_NAME.at(self.document, where, problem)
         yield from self.sra_weights(raw, node, listed, value)
 
     def sra_weights(
@@ -416,14 +414,14 @@ class _Check:
         for name, weight in (value["ResourceWeight"] or {}).items():
             key_node, value_node = entries.get(name, (weights_field[1], weights_field[2]))
             if name not in listed:
-                yield rules.RSF_SRA.at(
+                yield rules.VR011_RSF_SRA.at(
                     self.document,
                     self.at(key_node),
                     f"`resourceWeight.{name}` is ignored: `{name}` is not listed in "
                     "`sra.resources`; add it there",
                 )
             elif weight < 0:
-                yield rules.RSF_SRA.at(
+                yield rules.VR011_RSF_SRA.at(
                     self.document,
                     self.at(value_node),
                     f"`resourceWeight.{name}` is negative ({weight}): Volcano silently uses "
@@ -440,7 +438,7 @@ class _Check:
         enable = field_of(raw, node, "Enable", self.text)
         if not value["Enable"]:
             if any(enable is None or k != enable[0] for k in raw):
-                yield rules.RSF_PROPORTIONAL.at(
+                yield rules.VR012_RSF_PROPORTIONAL.at(
                     self.document,
                     self.at(enable[2] if enable is not None else key_node),
                     "the proportional filter is off (`enable` is not true), so its settings "
@@ -451,7 +449,7 @@ class _Check:
         listed = [item for item in listed if item]
         if not listed:
             resources_field = field_of(raw, node, "Resources", self.text)
-            yield rules.RSF_PROPORTIONAL.at(
+            yield rules.VR012_RSF_PROPORTIONAL.at(
                 self.document,
                 self.at(resources_field[2] if resources_field else key_node),
                 "the proportional filter is enabled without `resources`: it checks "
@@ -465,7 +463,7 @@ class _Check:
         for name, rate in (value["ResourceProportion"] or {}).items():
             key_node_of, value_node = entries.get(name, (rates_field[1], rates_field[2]))
             if name not in wanted:
-                yield rules.RSF_PROPORTIONAL.at(
+                yield rules.VR012_RSF_PROPORTIONAL.at(
                     self.document,
                     self.at(key_node_of),
                     f"`resourceProportion.{name}` is ignored: Volcano reads only "
@@ -473,7 +471,7 @@ class _Check:
                     "`proportional.resources`" + did_you_mean(name, sorted(wanted)),
                 )
             elif rate < 0:
-                yield rules.RSF_PROPORTIONAL.at(
+                yield rules.VR012_RSF_PROPORTIONAL.at(
                     self.document,
                     self.at(value_node),
                     f"`resourceProportion.{name}` is negative ({describe(rate)}): Volcano "
@@ -501,4 +499,4 @@ class _Check:
         for name, (applies, message) in messages.items():
             flag = self.entry.flag_nodes.get(name)
             if flag is not None and applies and not self.entry.enabled(name):
-                yield rules.RSF_SWITCHED_OFF.at(self.document, flag, message)
+                yield rules.VR013_RSF_SWITCHED_OFF.at(self.document, flag, message)

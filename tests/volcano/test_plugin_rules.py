@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from policytest.findings import Finding, Severity
-from policytest.rules import Rule, get_rule
+from policytest.core.findings import Finding, Severity
+from policytest.core.rules import Rule, get_rule
 from policytest.volcano import plugin_rules
 from tests.volcano.helpers import Check
 

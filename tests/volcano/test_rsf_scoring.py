@@ -19,20 +19,24 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from policytest.cluster import Node, Pod, pod_from_dict, resource_list_from_dict
-from policytest.options import CheckOptions
+from policytest.core.options import CheckOptions
 from policytest.scoring.accounting import VolcanoNodeInfo, volcano_node_info, volcano_pod_request
-from policytest.scoring.rsf import _resource_score, pod_strategy, proportional_filter, rsf_scorer
-from policytest.scoring.volcano import predicates_filter
-from policytest.volcano.check import load
-from policytest.volcano.rsf_args import (
+from policytest.scoring.cluster import Node, Pod
+from policytest.scoring.rsf import (
     LEAST,
     MOST,
     ResourceStrategyFitArgs,
     Strategy,
+    _resource_score,
     find_strategy,
-    rsf_args,
+    pod_strategy,
+    proportional_filter,
+    rsf_scorer,
 )
+from policytest.scoring.specs import pod_from_dict, resource_list_from_dict
+from policytest.scoring.volcano import predicates_filter
+from policytest.volcano.check import load
+from policytest.volcano.rsf_args import rsf_args
 from tests.volcano.helpers import documents
 
 DATA = Path(__file__).parent.parent / "data"
