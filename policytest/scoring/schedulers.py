@@ -145,6 +145,16 @@ class VolcanoCluster:
     infos: dict[str, VolcanoNodeInfo]
     kube_infos: dict[str, KubeNodeInfo] = field(default_factory=dict)
     label_cache: dict[str, dict[str, str]] = field(default_factory=dict)
+    guarded: frozenset[str] | None = None
+
+    def _guarded(self) -> frozenset[str]:
+        """The nodes a pod without tolerations, selector or affinity may not pass (taints
+        and cordons do not change while a cluster fills)."""
+        if self.guarded is None:
+            self.guarded = frozenset(
+                name for name, node in self.nodes.items() if not passes_trivially(node.traits)
+            )
+        return self.guarded
 
     def _labels(self, name: str) -> Mapping[str, str]:
         labels = self.label_cache.get(name)
@@ -173,24 +183,24 @@ class VolcanoCluster:
         proportional = self.scheduler.proportional
         predicates = self.scheduler.predicates
         node_filter = pod_filter(pod.placement) if predicates is not None else None
-        trivial = node_filter is None or node_filter.trivial
+        # a plain pod can only be kept off the nodes with a filtering taint or a cordon
+        filtered = None if node_filter is None or not node_filter.trivial else self._guarded()
         results = []
         for name in self.infos if only is None else only:
             info = self.infos[name]
             reason = predicates_filter(pod, info, first)
             if reason is None and proportional is not None:
                 reason = proportional_filter(proportional, request, info)
-            traits = self.nodes[name].traits
             if (
                 reason is None
                 and node_filter is not None
                 and predicates is not None
-                and not (trivial and passes_trivially(traits))
+                and (filtered is None or name in filtered)
             ):
                 reason = volcano_filter(
                     node_filter,
                     name,
-                    traits,
+                    self.nodes[name].traits,
                     self._labels(name) if node_filter.placement.uses_labels else _NO_LABELS,
                     node_affinity=predicates.node_affinity,
                     taint_toleration=predicates.taint_toleration,
