@@ -225,7 +225,7 @@ class _Comparison:
         """The config files (repo-relative) the fixture at ``path`` names on ``side``."""
         side.materialise([path])
         refs = []
-        for fixture in _fixtures(side.path(path), self.options):
+        for fixture in _fixtures(side.path(path), replace(self.options, root=side.root)):
             config = fixture.scheduler.config_path
             if config is None or os.path.isabs(config):
                 continue
@@ -259,7 +259,7 @@ class _Comparison:
         if not side.has(path):
             return None
         side.materialise([path])
-        return config_views(side.path(path), self.options)
+        return config_views(side.path(path), replace(self.options, root=side.root))
 
     def _findings(self, side: Side, candidates: Sequence[str]) -> list[Located]:
         paths = [path for path in candidates if side.has(path) and self.differs(path)]
@@ -324,7 +324,7 @@ def _scrub(text: str, side: Side) -> str:
 
 
 def _fixtures(path: str, options: CheckOptions) -> list[Fixture]:
-    source = read_file(path, options.limits)
+    source = read_file(path, options.limits, options.root)
     fixtures = []
     for document in source.documents:
         if kind_of(document.root) is Kind.FIXTURE:

@@ -63,7 +63,7 @@ class ConfigView:
 def config_views(path: str, options: CheckOptions) -> tuple[ConfigView, ...]:
     """Every scheduler config in the file at ``path``: plain, in ConfigMaps or Lists,
     or inline in a fixture. An unreadable file gives one ``unreadable`` view."""
-    source = read_file(path, options.limits)
+    source = read_file(path, options.limits, options.root)
     if source.problems:
         problem = source.problems[0]
         return (

@@ -27,7 +27,8 @@ BEFORE_RENAME: list[Callable[[str], None]] = []
 
 
 class UnsafeUpdate(Exception):
-    """A fixture whose real file (after symlinks) is outside the repository root."""
+    """A fixture that is not updated: its real file (after symlinks) is outside the
+    repository root, it is read-only, or it cannot be read or written."""
 
 
 def update_expectations(
@@ -75,15 +76,28 @@ def rewrite_file(path: str, by_case: Mapping[str, CaseResult], root: str | None 
     """Apply the actual results to ``path``; ``False`` if nothing needed changing.
 
     Raises :class:`UnsafeUpdate` when ``path`` resolves outside ``root`` (default: the
-    repository holding ``path``).
+    repository holding ``path``), when the file is read-only (its mode says so: the
+    update would replace it through its directory otherwise), or when it cannot be
+    read or written (the reason, in one line).
     """
     target = update_target(path, root)
-    with _directory_lock(os.path.dirname(target)):
-        with open(target, "rb") as handle:
-            output = _updated(handle.read(), by_case)
-        if output is None:
-            return False
-        write_atomically(target, output)
+    try:
+        with _directory_lock(os.path.dirname(target)):
+            with open(target, "rb") as handle:
+                mode = os.fstat(handle.fileno()).st_mode
+                output = _updated(handle.read(), by_case)
+            if output is None:
+                return False
+            if not mode & stat.S_IWUSR or not os.access(target, os.W_OK):
+                raise UnsafeUpdate(
+                    f"not updating {path}: it is read-only (mode {stat.S_IMODE(mode):04o}); "
+                    "make it writable to accept the actual results"
+                )
+            write_atomically(target, output)
+    except OSError as error:
+        raise UnsafeUpdate(
+            f"cannot update {path}: {error.strerror or type(error).__name__}"
+        ) from error
     return True
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
@@ -24,6 +24,18 @@ from policytest.scoring.fast import Choice, build_nodes, place_all
 Status = Literal["passed", "failed", "error"]
 Ranking = tuple[tuple[str, ...], ...]
 FLOAT_TOLERANCE = 1e-9
+MESSAGE_LINE_BREAK = "\n"
+"""What separates the lines of a :attr:`CaseResult.message`; no line holds one of its own."""
+_LINE_BREAKS = str.maketrans(
+    {c: f"\\x{ord(c):02x}" for c in "\x0b\x0c\x1c\x1d\x1e\x85"}
+    | {"\r": "\\r", "\n": "\\n", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+)
+
+
+def message_lines(lines: Iterable[str]) -> str:
+    """A message of one or more lines: a line break inside a line (a name from the input
+    that holds one) is written as an escape, so reporters can rely on the line structure."""
+    return MESSAGE_LINE_BREAK.join(line.translate(_LINE_BREAKS) for line in lines)
 
 
 @dataclass(frozen=True)
@@ -113,7 +125,7 @@ def run_case(
             nodes = build_nodes((spec.name, spec.spec) for spec in fixture.nodes)
         pods = expand_pods(case.pods, f"case `{case.name}`")
     except (ClusterSpecError, QuantityError) as error:
-        return replace(result, status="error", message=str(error))
+        return replace(result, status="error", message=message_lines([str(error)]))
     state = scheduler.cluster(nodes)
     if not case.sequence:
         scores = state.score(pods[0])
@@ -122,7 +134,7 @@ def run_case(
         return replace(
             result,
             status="failed" if problems else "passed",
-            message="\n".join(problems),
+            message=message_lines(problems),
             nodes=tuple(scores),
             ranking=ranking,
         )
@@ -131,7 +143,7 @@ def run_case(
     return replace(
         result,
         status="failed" if problems else "passed",
-        message="\n".join(problems),
+        message=message_lines(problems),
         nodes=tuple(first_scores),
         ranking=rank(first_scores),
         placements=sequence.placements,
@@ -193,7 +205,9 @@ def error_result(
     fixture_path: str, case: str, message: str, line: int = 1, findings: Sequence[Finding] = ()
 ) -> CaseResult:
     """A case that could not run (bad config, missing file, invalid fixture)."""
-    return CaseResult(fixture_path, case, "error", message, line=line, findings=tuple(findings))
+    return CaseResult(
+        fixture_path, case, "error", message_lines([message]), line=line, findings=tuple(findings)
+    )
 
 
 def _ranking_problems(

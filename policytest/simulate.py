@@ -95,7 +95,7 @@ def load_workloads(
     path: str, options: CheckOptions, root: str, case: str | None = None
 ) -> list[Workload]:
     """Every case of the fixture at ``path`` (only ``case`` when given) as a workload."""
-    source = read_file(path, options.limits)
+    source = read_file(path, options.limits, root)
     if source.problems:
         raise SimulationError("; ".join(problem.message for problem in source.problems))
     workloads = []

@@ -26,6 +26,8 @@ from policytest.fixture import (
 )
 from policytest.fixture_checks import case_problems, cluster_problems
 from policytest.options import CheckOptions
+from policytest.paths import is_inside as is_inside  # the one path rule lives there
+from policytest.paths import repository_root as repository_root
 from policytest.recognise import Kind, expand, kind_of, read_as_scheduler
 from policytest.runner import CaseResult, cluster_nodes, error_result, run_case
 from policytest.schema import schema_findings
@@ -53,24 +55,6 @@ class RunReport:
 def root_for(path: str, options: CheckOptions) -> str:
     """Where ``path``'s configs must live: ``--root`` if given, else its git repository."""
     return options.root or repository_root(path)
-
-
-def repository_root(start: str) -> str:
-    """The nearest directory at or above ``start`` that holds ``.git`` (else ``start``).
-
-    The search climbs the path as written, not its target: a symlinked ``fixtures/``
-    that points outside the repository still belongs to the repository it sits in, so
-    its configs must come from there. The root is returned with symlinks resolved.
-    """
-    current = os.path.abspath(start if os.path.isdir(start) else os.path.dirname(start) or ".")
-    probe = current
-    while True:
-        if os.path.exists(os.path.join(probe, ".git")):
-            return os.path.realpath(probe)
-        parent = os.path.dirname(probe)
-        if parent == probe:
-            return os.path.realpath(current)
-        probe = parent
 
 
 def discover(paths: Sequence[str]) -> Iterator[str]:
@@ -124,7 +108,7 @@ class PlannedCase:
 
 def plan_file(path: str, options: CheckOptions, root: str) -> list[PlannedCase]:
     """The cases of one fixture file, loaded and checked but not run."""
-    source = read_file(path, options.limits)
+    source = read_file(path, options.limits, root)
     if source.problems:
         return [_ready(_file_error(path, source.problems))]
     planned: list[PlannedCase] = []
@@ -245,7 +229,7 @@ def load_scheduler(
                 f"config `{ref.config_path}` does not exist (looked for {resolved})",
             )
         ]
-    source = read_as_scheduler(read_file(_shown(resolved), options.limits), options)
+    source = read_as_scheduler(read_file(_shown(resolved), options.limits, root), options)
     if source.problems:
         return None, list(source.problems)
     for config_document in source.documents:
@@ -270,7 +254,7 @@ def scheduler_from_file(
     refuse the config or the file holds none.
     """
     options = options or CheckOptions()
-    source = read_as_scheduler(read_file(path, options.limits), options)
+    source = read_as_scheduler(read_file(path, options.limits, options.root), options)
     for document in source.documents:
         for embedded, kind in expand(document, options.limits):
             if kind in SCHEDULER_KINDS:
@@ -337,12 +321,6 @@ def _resolve_inside(fixture_path: str, config_path: str, root: str) -> str | Non
     base = os.path.dirname(os.path.abspath(fixture_path))
     real = os.path.realpath(os.path.join(base, config_path))
     return real if is_inside(real, root) else None
-
-
-def is_inside(real: str, root: str) -> bool:
-    """Whether the resolved path ``real`` is ``root`` or below it (``root`` resolved here)."""
-    real_root = os.path.realpath(root)
-    return real == real_root or real.startswith(real_root + os.sep)
 
 
 def _file_error(path: str, problems: Sequence[Finding], cases: Sequence[str] = ()) -> CaseResult:

@@ -114,7 +114,7 @@ def validate_paths(
     checked: list[str] = []
     skipped: list[str] = []
     for path, explicit in iter_files(paths):
-        source = read_as_scheduler(read_file(path, options.limits), options)
+        source = read_as_scheduler(read_file(path, options.limits, options.root), options)
         ours, file_findings = _check_source(source, options, explicit)
         if not ours:
             skipped.append(source.path)
@@ -137,7 +137,11 @@ def _check_source(
     repository-wide hook reports it without failing; found by walking, it is skipped.
     """
     if source.problems:
-        asked_for = source.path == STDIN_NAME or (explicit and source.unreadable)
+        asked_for = (
+            source.refused
+            or source.path == STDIN_NAME
+            or (explicit and source.unreadable)
+        )
         if asked_for or _LOOKS_LIKE_OURS.search(source.head) or _claimed(source):
             return True, list(source.problems)
         if not explicit:

@@ -140,8 +140,9 @@ def write(text: str, stream: TextIO | None = None) -> None:
 
 
 def usage_error(message: str) -> int:
-    """One line on stderr; exit code 2."""
+    """One line on stderr (quoted: it names what the user gave); exit code 2."""
     from policytest.exitcodes import ExitCode
+    from policytest.reporters.quoting import text
 
-    sys.stderr.write(f"policytest: error: {message}\n")
+    sys.stderr.write(f"policytest: error: {text(message)}\n")
     return int(ExitCode.USAGE)

@@ -63,6 +63,7 @@ def progress_line(stream: TextIO) -> Callable[[int, int, str], None]:
 def execute(args: Any) -> int:
     from policytest.exitcodes import ExitCode
     from policytest.reporters import render_run
+    from policytest.reporters.quoting import text
     from policytest.suite import run_paths
     from policytest.validate import PathNotFound
 
@@ -77,9 +78,9 @@ def execute(args: Any) -> int:
 
         written, refused = update_expectations(report.results, args.root)
         for path in written:
-            sys.stderr.write(f"updated {path}\n")
+            sys.stderr.write(f"updated {text(path)}\n")
         for refusal in refused:
-            sys.stderr.write(f"policytest: error: {refusal}\n")
+            sys.stderr.write(f"policytest: error: {text(refusal)}\n")
         report = run_paths(args.paths, check_options(args), progress)
     write(render_run(chosen, report, color=chosen == "text" and use_color(sys.stdout)))
     return int(ExitCode.OK if report.ok else ExitCode.FINDINGS)

@@ -42,6 +42,7 @@ def execute(args: Any) -> int:
 
     from policytest.exitcodes import ExitCode
     from policytest.reporters.packing import render_json, render_text
+    from policytest.reporters.quoting import text
     from policytest.simulate import SimulationError, load_workloads, simulate
     from policytest.suite import ConfigUnusable, root_for, scheduler_from_file
 
@@ -60,16 +61,18 @@ def execute(args: Any) -> int:
             for label in args.config or ["fixture"]
         }
     except (SimulationError, ConfigUnusable) as error:
-        sys.stderr.write(f"policytest: {args.fixture}: {error}\n")
+        sys.stderr.write(f"policytest: {text(args.fixture)}: {text(error)}\n")
         return int(ExitCode.FINDINGS)
     reports = []
     for workload in workloads:
         for label, scheduler in schedulers.items():
             chosen = scheduler or workload.scheduler
             if chosen is None:
-                sys.stderr.write(f"policytest: {args.fixture}: its config would not load\n")
+                sys.stderr.write(f"policytest: {text(args.fixture)}: its config would not load\n")
                 return int(ExitCode.FINDINGS)
-            bar = ProgressBar(sys.stderr, len(workload.pods), f"{workload.case} [{label}]")
+            bar = ProgressBar(
+                sys.stderr, len(workload.pods), f"{text(workload.case)} [{text(label)}]"
+            )
             reports.append(simulate(chosen, workload, label, bar.update if bar.shown else None))
             bar.close()
     write((render_json if args.format == "json" else render_text)(reports))

@@ -60,6 +60,7 @@ def execute(args: Any) -> int:
     from policytest.exitcodes import ExitCode
     from policytest.findings import Severity
     from policytest.reporters import render_validation
+    from policytest.reporters.quoting import text
     from policytest.validate import PathNotFound, RuleFilter, validate_paths
 
     chosen = output_format(args)
@@ -73,7 +74,7 @@ def execute(args: Any) -> int:
     write(render_validation(chosen, report, color=color))
     if args.verbose:
         for skipped in report.skipped:
-            sys.stderr.write(f"skipped (not a scheduler config or fixture): {skipped}\n")
+            sys.stderr.write(f"skipped (not a scheduler config or fixture): {text(skipped)}\n")
     failing = report.count(Severity.ERROR) + (report.count(Severity.WARNING) if args.strict else 0)
     return int(ExitCode.FINDINGS if failing else ExitCode.OK)
 

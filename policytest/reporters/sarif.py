@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import PurePath
 from typing import Any
 from urllib.parse import quote
 
 from policytest import __version__
 from policytest.findings import Severity
+from policytest.reporters import quoting
 from policytest.rules import Rule, all_rules
 from policytest.validate import ValidationReport
 
@@ -21,14 +23,16 @@ def _artifact_location(path: str) -> dict[str, str]:
 
     A relative path is a relative reference resolved against ``%SRCROOT%`` (the checkout,
     for code scanning); an absolute path is a ``file://`` URI of its own, since a base
-    would be ignored or, worse, prepended to it.
+    would be ignored or, worse, prepended to it. A name that is not UTF-8 keeps its
+    bytes, percent-encoded.
     """
     if path.startswith("<"):
         return {"uri": "stdin", "uriBaseId": "%SRCROOT%"}
     pure = PurePath(path)
     if pure.is_absolute():
         return {"uri": pure.as_uri()}
-    return {"uri": quote(pure.as_posix().removeprefix("./")), "uriBaseId": "%SRCROOT%"}
+    relative = os.fsencode(pure.as_posix().removeprefix("./"))
+    return {"uri": quote(relative), "uriBaseId": "%SRCROOT%"}
 
 
 def _rule_descriptor(rule: Rule) -> dict[str, Any]:
@@ -50,7 +54,7 @@ def as_sarif(report: ValidationReport) -> dict[str, Any]:
         result: dict[str, Any] = {
             "ruleId": finding.rule,
             "level": _LEVEL[finding.severity],
-            "message": {"text": finding.message},
+            "message": {"text": quoting.sarif(finding.message)},
             "locations": [
                 {
                     "physicalLocation": {
