@@ -52,6 +52,7 @@ _CHECKERS: dict[Kind, tuple[str, str]] = {
     Kind.KUBE_SCHEDULER: ("policytest.kube.check", "check"),
     Kind.KUBE_POLICY: ("policytest.kube.check", "check_policy"),
     Kind.FIXTURE: ("policytest.checks", "check_fixture"),
+    Kind.CONFIGMAP_VALUE: ("policytest.configmap", "check"),
 }
 
 

@@ -42,6 +42,7 @@ from policytest.diff_model import (
 from policytest.diff_settings import UNREADABLE, ConfigView, config_views
 from policytest.fixture import Fixture
 from policytest.options import CheckOptions
+from policytest.paths import Refused, resolve
 from policytest.recognise import Kind, kind_of
 from policytest.runner import CaseResult, error_result, run_case
 from policytest.source import is_yaml_path, read_file
@@ -389,7 +390,10 @@ def _uses(path: str, fixture: Fixture, config_file: str) -> bool:
     config = fixture.scheduler.config_path
     if config is None:
         return False
-    named = os.path.realpath(os.path.join(os.path.dirname(path), config))
+    try:
+        named = resolve(os.path.join(os.path.dirname(path), config))
+    except Refused:  # not a file name: it names no config
+        return False
     return named == os.path.realpath(config_file)
 
 

@@ -89,6 +89,14 @@ def _views(
         embedding = document.embedding
         where = f"ConfigMap {embedding.configmap}, key {embedding.key}" if embedding else ""
         yield _view(document, kind, ", ".join(part for part in (prefix, where) if part), options)
+    elif kind is Kind.CONFIGMAP_VALUE and document.unparsed is not None:
+        from policytest.configmap import scheduler_of
+
+        embedding = document.embedding
+        where = f"ConfigMap {embedding.configmap}, key {embedding.key}" if embedding else ""
+        label = ", ".join(part for part in (prefix, where) if part)
+        status = f"rejected: {document.unparsed.message}"
+        yield ConfigView(label, scheduler_of(document), (Setting(STATUS, status),))
     elif kind is Kind.FIXTURE:
         inline = _inline_config(document, options)
         if inline is not None:

@@ -43,6 +43,14 @@ def repository_root(start: str) -> str:
         probe = parent
 
 
+def resolve(path: str) -> str:
+    """``path`` with every symlink resolved; :class:`Refused` for a name that no file
+    can have (it holds a NUL byte), which the operating system would reject outright."""
+    if "\0" in path:
+        raise Refused("the name holds a NUL byte, which no file name can")
+    return os.path.realpath(path)
+
+
 def is_inside(real: str, root: str) -> bool:
     """Whether the resolved path ``real`` is ``root`` or below it (``root`` resolved here)."""
     real_root = os.path.realpath(root)
@@ -66,11 +74,10 @@ def read_regular(path: str, size: int, root: str | None = None) -> bytes:
     """At most ``size`` bytes of the regular file at ``path``, which must resolve inside
     ``root`` (default: the repository holding ``path``).
 
-    Raises :class:`Refused` for a path outside the root or a file that is not regular,
-    ``OSError`` when it cannot be opened or read, ``ValueError`` for a name that holds a
-    NUL byte.
+    Raises :class:`Refused` for a path outside the root, a file that is not regular or
+    a name that holds a NUL byte, ``OSError`` when it cannot be opened or read.
     """
-    real = os.path.realpath(path)
+    real = resolve(path)
     boundary = root if root is not None else repository_root(path)
     if not is_inside(real, boundary):
         raise Refused(

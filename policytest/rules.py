@@ -73,6 +73,7 @@ RULE_MODULES = (
     "policytest.checks",
     "policytest.schema",
     "policytest.fixture",
+    "policytest.configmap",
     "policytest.volcano.rules",
     "policytest.kube.rules",
 )

@@ -135,9 +135,6 @@ def read_file(path: str, limits: Limits, root: str | None = None) -> SourceFile:
     except OSError as exc:
         problem = _problem(shown, 1, 1, f"cannot read file: {exc.strerror or exc}")
         return dataclasses.replace(problem, unreadable=True)
-    except ValueError:  # a NUL byte in the name: no file can have it
-        problem = _problem(shown, 1, 1, "cannot read file: its name holds a NUL byte")
-        return dataclasses.replace(problem, unreadable=True, refused=True)
     return read_bytes(shown, data, limits)
 
 

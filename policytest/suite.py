@@ -25,7 +25,9 @@ from policytest.fixture import (
     size_problem,
 )
 from policytest.fixture_checks import case_problems, cluster_problems
+from policytest.listing import listed
 from policytest.options import CheckOptions
+from policytest.paths import Refused, resolve
 from policytest.paths import is_inside as is_inside  # the one path rule lives there
 from policytest.paths import repository_root as repository_root
 from policytest.recognise import Kind, expand, kind_of, read_as_scheduler
@@ -210,8 +212,13 @@ def load_scheduler(
         kind = Kind.VOLCANO if volcano is ref.config_node else Kind.KUBE_SCHEDULER
         return _scheduler_for_fixture(fixture, config, kind, options)
     assert ref.config_path is not None  # the schema requires one of the three
-    resolved = _resolve_inside(document.path, ref.config_path, root)
     key_node = child(ref.node, "config") or ref.node
+    try:
+        resolved = _resolve_inside(document.path, ref.config_path, root)
+    except Refused as refusal:
+        return None, [
+            FIXTURE_ERROR.at(document, key_node, f"config `{ref.config_path}`: {refusal}")
+        ]
     if resolved is None:
         return None, [
             FIXTURE_ERROR.at(
@@ -317,16 +324,17 @@ def _shown(path: str) -> str:
 
 
 def _resolve_inside(fixture_path: str, config_path: str, root: str) -> str | None:
-    """The real path of the config, or ``None`` when it leaves ``root`` (symlinks followed)."""
+    """The real path of the config, or ``None`` when it leaves ``root`` (symlinks followed);
+    :class:`Refused` for a name no file can have."""
     base = os.path.dirname(os.path.abspath(fixture_path))
-    real = os.path.realpath(os.path.join(base, config_path))
+    real = resolve(os.path.join(base, config_path))
     return real if is_inside(real, root) else None
 
 
 def _file_error(path: str, problems: Sequence[Finding], cases: Sequence[str] = ()) -> CaseResult:
     message = "; ".join(_describe(p) for p in problems) or "not a fixture"
     line = problems[0].line if problems else 1
-    return error_result(path, ", ".join(cases) or "(fixture)", message, line, problems)
+    return error_result(path, listed(cases) or "(fixture)", message, line, problems)
 
 
 def _case_names(document: Document) -> list[str]:

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Iterable
 from typing import Any, TextIO
 
-from policytest.limits import Limits, limit_names
+from policytest.limits import Limits, limit_names, maximum
 from policytest.limits import describe as describe_limits
 from policytest.options import NEWEST_KUBERNETES, NEWEST_VOLCANO, CheckOptions
 
@@ -33,7 +33,7 @@ def add_scheduler_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--max-file-bytes",
-        type=_positive,
+        type=_file_bytes,
         default=None,
         metavar="N",
         help=f"refuse files larger than N bytes (default {Limits().max_file_bytes}; "
@@ -109,7 +109,21 @@ def _limit_setting(text: str) -> tuple[str, int]:
         raise argparse.ArgumentTypeError(
             f"expected NAME=N with NAME one of {', '.join(limit_names())}: {text!r}"
         )
-    return name, _positive(value.strip().replace("_", ""))
+    return name, _at_most(_positive(value.strip().replace("_", "")), name)
+
+
+def _at_most(value: int, name: str) -> int:
+    """``value``, unless it is above what the limit ``name`` can safely be (a usage error)."""
+    largest = maximum(name)
+    if value > largest:
+        raise argparse.ArgumentTypeError(
+            f"{name}={value} is more than policytest can safely allow (at most {largest:,})"
+        )
+    return value
+
+
+def _file_bytes(text: str) -> int:
+    return _at_most(_positive(text), "file-bytes")
 
 
 def check_options(args: Any) -> CheckOptions:

@@ -12,6 +12,7 @@ from collections.abc import Iterator, Sequence
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode
 
 from policytest.findings import Finding, Severity
+from policytest.listing import listed
 from policytest.positions import Position
 from policytest.rules import Rule
 from policytest.source import Document
@@ -226,8 +227,8 @@ def _plugin_problem(name: str, release: Release) -> str:
 
 def _duplicate_message(document: Document, conf: VolcanoConf, name: str) -> str:
     entries = conf.entries(name)
-    lines = ", ".join(str(line_of(e.anchor, document)) for e in entries)
-    head = f"plugin `{name}` is listed {len(entries)} times (lines {lines})"
+    lines = listed(line_of(e.anchor, document) for e in entries)
+    head = f"plugin `{name}` is listed {len(entries):,} times (lines {lines})"
     calls = conf.calls(name)
     if name in (BINPACK, NODEORDER):
         if not calls:
