@@ -137,11 +137,7 @@ def _check_source(
     repository-wide hook reports it without failing; found by walking, it is skipped.
     """
     if source.problems:
-        asked_for = (
-            source.refused
-            or source.path == STDIN_NAME
-            or (explicit and source.unreadable)
-        )
+        asked_for = source.refused or source.path == STDIN_NAME or (explicit and source.unreadable)
         if asked_for or _LOOKS_LIKE_OURS.search(source.head) or _claimed(source):
             return True, list(source.problems)
         if not explicit:

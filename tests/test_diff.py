@@ -312,8 +312,10 @@ class TestFormats:
     def test_markdown_when_nothing_changed_is_short(self, run_line: RunLine, in_repo: Path) -> None:
         md = run_line(["diff", "--base", "HEAD", "--format", "markdown"]).stdout
         assert "<details" not in md and "|" not in md
-        assert html.unescape(md).splitlines()[-1].endswith(
-            "no change in scheduling: 3 fixtures not run (nothing they use changed)."
+        assert (
+            html.unescape(md)
+            .splitlines()[-1]
+            .endswith("no change in scheduling: 3 fixtures not run (nothing they use changed).")
         )
 
     def test_json(self, feature_diff: dict[str, str]) -> None:
