@@ -8,9 +8,9 @@ import sys
 from collections.abc import Iterable
 from typing import Any, TextIO
 
-from policytest.limits import Limits, limit_names, maximum
-from policytest.limits import describe as describe_limits
-from policytest.options import NEWEST_KUBERNETES, NEWEST_VOLCANO, CheckOptions
+from policytest.core.limits import Limits, limit_names, maximum
+from policytest.core.limits import describe as describe_limits
+from policytest.core.options import NEWEST_KUBERNETES, NEWEST_VOLCANO, CheckOptions
 
 
 def add_scheduler_options(parser: argparse.ArgumentParser) -> None:
@@ -155,7 +155,7 @@ def write(text: str, stream: TextIO | None = None) -> None:
 
 def usage_error(message: str) -> int:
     """One line on stderr (quoted: it names what the user gave); exit code 2."""
-    from policytest.exitcodes import ExitCode
+    from policytest.core.exitcodes import ExitCode
     from policytest.reporters.quoting import text
 
     sys.stderr.write(f"policytest: error: {text(message)}\n")

@@ -57,11 +57,13 @@ def _rule_list(text: str) -> tuple[str, ...]:
 
 
 def execute(args: Any) -> int:
-    from policytest.exitcodes import ExitCode
-    from policytest.findings import Severity
+    from policytest.api import validate_paths
+    from policytest.core.errors import PathNotFound
+    from policytest.core.exitcodes import ExitCode
+    from policytest.core.findings import Severity
+    from policytest.core.options import RuleFilter
     from policytest.reporters import render_validation
     from policytest.reporters.quoting import text
-    from policytest.validate import PathNotFound, RuleFilter, validate_paths
 
     chosen = output_format(args)
     try:

@@ -34,7 +34,6 @@ TEXT_LIMIT = 2_000
 """Characters of one value a text report shows before cutting it."""
 
 _NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-_WORKFLOW_COMMAND_STARTS = ("::", "##[")
 _WORD_JOINER = "\u2060"
 
 
@@ -69,13 +68,15 @@ def text(value: object, limit: int = TEXT_LIMIT) -> str:
     """``value`` for a terminal or a CI log: one line, printable characters only.
 
     Control and format characters (ESC, line breaks, ``U+2028``, bidirectional overrides,
-    bytes that were not UTF-8) are shown as escapes; a value that would begin a GitHub
-    Actions workflow command (``::`` or ``##[``, after spaces) has its first character
-    escaped, so no line of the output can become one. Long values are cut, with a marker.
+    bytes that were not UTF-8) are shown as escapes; a value that could begin a GitHub
+    Actions workflow command (``::`` or ``##[``, after spaces, also with the ``:`` a report
+    writes after it) has its first character escaped, so no line of the output can become
+    one. Long values are cut, with a marker.
     """
     shown = _escape_controls(cut(str(value), limit))
     stripped = shown.lstrip()  # GitHub's runner trims any whitespace before a command
-    if stripped.startswith(_WORKFLOW_COMMAND_STARTS):
+    # a leading `:` too, since a report may write `:` right after a value (`NAME: ...`)
+    if stripped.startswith((":", "##")):
         at = len(shown) - len(stripped)
         shown = f"{shown[:at]}\\x{ord(stripped[0]):02x}{stripped[1:]}"
     return shown

@@ -1,0 +1,42 @@
+"""Options that change what the checks conclude (not how findings are shown)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from policytest.core.limits import DEFAULT_LIMITS, Limits
+
+NEWEST_VOLCANO = "1.16"
+NEWEST_KUBERNETES = "1.35"
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    """Which scheduler releases to judge a config against, the input limits, and the root
+    that fixtures' configs must stay inside."""
+
+    volcano_version: str = NEWEST_VOLCANO
+    kubernetes_version: str = NEWEST_KUBERNETES
+    limits: Limits = field(default_factory=Limits)
+    root: str | None = None
+    """Where fixtures' configs must live (``None``: each fixture's git repository root)."""
+
+
+DEFAULT_OPTIONS = CheckOptions(limits=DEFAULT_LIMITS)
+
+
+@dataclass(frozen=True)
+class RuleFilter:
+    """``--select`` / ``--ignore``: rule ids or prefixes (``VB``, ``VB00``, ``VB004``)."""
+
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+
+    def allows(self, rule_id: str) -> bool:
+        if self.select and not rule_id.startswith(self.select):
+            return False
+        return not rule_id.startswith(self.ignore) if self.ignore else True
+
+
+EVERY_RULE = RuleFilter()
+"""No ``--select`` / ``--ignore``: every rule applies."""
