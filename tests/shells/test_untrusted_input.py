@@ -403,3 +403,13 @@ def test_pytest_update_of_a_read_only_fixture_is_a_clean_failure(
     result.stdout.fnmatch_lines(["*not updating*read-only (mode 0444)*"])
     assert "Traceback" not in result.stdout.str()
     assert path.read_text() == WRONG.replace("../configs/", "configs/")
+
+
+def test_a_fixture_using_a_conf_without_its_pipe_errors_with_the_reason(
+    run_line: RunLine, repo: Path
+) -> None:
+    (repo / "configs" / "volcano.yaml").write_text(CONFIGMAP.replace("conf: |", "conf:"))
+    result = run_line(["run", "--format", "json", "fixtures"])
+    assert result.exit_code == 1
+    (case,) = json.loads(result.stdout)["results"]
+    assert case["status"] == "error" and "PT004" in case["message"]
