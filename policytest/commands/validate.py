@@ -11,6 +11,7 @@ from policytest.commands.common import (
     add_output_format,
     check_options,
     output_format,
+    rule_list,
     usage_error,
     write,
 )
@@ -30,17 +31,18 @@ def configure(subparsers: Any) -> None:
     parser.add_argument("--strict", action="store_true", help="warnings also fail (exit 1)")
     parser.add_argument(
         "--select",
-        type=_rule_list,
-        default=(),
+        type=rule_list,
+        default=None,
         metavar="RULES",
-        help="only these rules or prefixes, comma-separated (e.g. VB,KS001)",
+        help="only these rules or prefixes, comma-separated (e.g. VB,KS001); "
+        "default: the settings file's select",
     )
     parser.add_argument(
         "--ignore",
-        type=_rule_list,
-        default=(),
+        type=rule_list,
+        default=None,
         metavar="RULES",
-        help="skip these rules or prefixes, comma-separated",
+        help="skip these rules or prefixes, comma-separated; default: the settings file's ignore",
     )
     parser.add_argument(
         "-v",
@@ -50,10 +52,6 @@ def configure(subparsers: Any) -> None:
     )
     add_fixture_options(parser)
     parser.set_defaults(execute=execute)
-
-
-def _rule_list(text: str) -> tuple[str, ...]:
-    return tuple(item.strip().upper() for item in text.split(",") if item.strip())
 
 
 def execute(args: Any) -> int:
@@ -66,17 +64,21 @@ def execute(args: Any) -> int:
     from policytest.reporters.quoting import text
 
     chosen = output_format(args)
+    options = check_options(args)
     try:
-        report = validate_paths(
-            args.paths, check_options(args), RuleFilter(args.select, args.ignore)
-        )
+        report = validate_paths(args.paths, options, RuleFilter(args.select, args.ignore))
     except PathNotFound as missing:
         return usage_error(f"path does not exist: {missing}")
     color = chosen == "text" and _color_stdout()
     write(render_validation(chosen, report, color=color))
     if args.verbose:
+        noted = dict(report.notes)
         for skipped in report.skipped:
-            sys.stderr.write(f"skipped (not a scheduler config or fixture): {text(skipped)}\n")
+            why = noted.get(skipped, "not a scheduler config or fixture")
+            sys.stderr.write(f"skipped ({text(why)}): {text(skipped)}\n")
+        for path, note in report.notes:
+            if path not in report.skipped:
+                sys.stderr.write(f"skipped a document ({text(note)}): {text(path)}\n")
     failing = report.count(Severity.ERROR) + (report.count(Severity.WARNING) if args.strict else 0)
     return int(ExitCode.FINDINGS if failing else ExitCode.OK)
 
