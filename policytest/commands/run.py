@@ -53,7 +53,9 @@ def progress_line(stream: TextIO) -> Callable[[int, int, str], None]:
     def show(done: int, total: int, path: str) -> None:
         if total < PROGRESS_AFTER_FILES:
             return
-        line = f"[{done}/{total}] {path}"[:78]
+        from policytest.reporters.quoting import text
+
+        line = f"[{done}/{total}] {text(path)}"[:78]
         stream.write(f"\r{line:<78}" if done < total else "\r" + " " * 78 + "\r")
         stream.flush()
 
