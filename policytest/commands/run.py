@@ -61,7 +61,9 @@ def progress_line(
         progress.update(done)
 
     def placed(path: str, pods: int) -> None:
-        progress.unit = f"files; {path}: {pods:,} pods placed"
+        from policytest.reporters.quoting import text
+
+        progress.unit = f"files; {text(path)}: {pods:,} pods placed"
         progress.update(done_files[0])
 
     if not progress.enabled:
@@ -74,6 +76,7 @@ def execute(args: Any) -> int:
     from policytest.core.exitcodes import ExitCode
     from policytest.fixtures.suite import run_paths
     from policytest.reporters import render_run
+    from policytest.reporters.quoting import text
 
     chosen = output_format(args)
     line, progress, placed = progress_line(sys.stderr, quiet=args.quiet)
@@ -88,9 +91,9 @@ def execute(args: Any) -> int:
 
         written, refused = update_expectations(report.results, args.root)
         for path in written:
-            sys.stderr.write(f"updated {path}\n")
+            sys.stderr.write(f"updated {text(path)}\n")
         for refusal in refused:
-            sys.stderr.write(f"policytest: error: {refusal}\n")
+            sys.stderr.write(f"policytest: error: {text(refusal)}\n")
         report = run_paths(args.paths, check_options(args), progress, placed)
         line.close()
     write(render_run(chosen, report, color=chosen == "text" and use_color(sys.stdout)))

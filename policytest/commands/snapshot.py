@@ -50,6 +50,7 @@ def execute(args: Any) -> int:
 
     from policytest.commands.progress import Progress, megabytes
     from policytest.core.exitcodes import ExitCode
+    from policytest.reporters.quoting import text
     from policytest.scoring.snapshot import SnapshotError, anonymize, compact_json, read_snapshot
 
     if args.input != "-" and not os.path.isfile(args.input):
@@ -57,7 +58,7 @@ def execute(args: Any) -> int:
     total = os.path.getsize(args.input) if args.input != "-" else None
     progress = Progress(
         sys.stderr,
-        f"reading {args.input}",
+        f"reading {text(args.input)}",
         total,
         "MB",
         quiet=args.quiet,
@@ -67,18 +68,18 @@ def execute(args: Any) -> int:
         snapshot = read_snapshot(args.input, progress.update)
     except SnapshotError as error:
         progress.close()
-        sys.stderr.write(f"policytest: {error}\n")
+        sys.stderr.write(f"policytest: {text(error)}\n")  # it names what the input holds
         return int(ExitCode.FINDINGS)
     progress.close()
     if args.anonymize:
         snapshot = anonymize(snapshot)
-    text = compact_json(snapshot)
+    compact = compact_json(snapshot)
     if args.output is None:
-        write(text)
+        write(compact)
     else:
         try:
             with open(args.output, "w", encoding="utf-8") as handle:
-                handle.write(text)
+                handle.write(compact)
         except OSError as error:
             return usage_error(f"cannot write {args.output}: {error.strerror or error}")
     sys.stderr.write(summary(snapshot.counts.as_dict()) + "\n")
