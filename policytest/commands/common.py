@@ -18,18 +18,19 @@ def add_scheduler_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("scheduler versions and limits")
     group.add_argument(
         "--volcano-version",
-        type=_release,
+        type=_volcano_release,
         default=NEWEST_VOLCANO,
         metavar="X.Y",
-        help=f"judge Volcano confs as this release would (default {NEWEST_VOLCANO})",
+        help=f"judge Volcano confs as this release would ({_supported('volcano')}; "
+        f"default {NEWEST_VOLCANO})",
     )
     group.add_argument(
         "--kubernetes-version",
-        type=_release,
+        type=_kube_release,
         default=NEWEST_KUBERNETES,
         metavar="X.Y",
         help="judge KubeSchedulerConfiguration as this release would "
-        f"(default {NEWEST_KUBERNETES})",
+        f"({_supported('kube')}; default {NEWEST_KUBERNETES})",
     )
     group.add_argument(
         "--max-file-bytes",
@@ -80,14 +81,32 @@ def add_fixture_options(parser: argparse.ArgumentParser) -> None:
     add_scheduler_options(parser)
 
 
-def _release(text: str) -> str:
-    """A release number such as ``1.16`` or ``v1.35.2`` (checked, kept as written)."""
-    from policytest.volcano.versions import VersionError, parse_version
+def _supported(scheduler: str) -> str:
+    from policytest.releases import KUBE_RELEASES, VOLCANO_RELEASES
+
+    rows = KUBE_RELEASES if scheduler == "kube" else VOLCANO_RELEASES
+    return f"{rows[0].name} to {rows[-1].name}"
+
+
+def _kube_release(text: str) -> str:
+    """A kube-scheduler release of the table (``1.36``, ``v1.36.3``), kept as written."""
+    from policytest.releases import UnsupportedRelease, kube_release
 
     try:
-        parse_version(text)
-    except VersionError:
-        raise argparse.ArgumentTypeError(f"not a release number: {text!r} (e.g. 1.16)") from None
+        kube_release(text)
+    except UnsupportedRelease as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
+def _volcano_release(text: str) -> str:
+    """A Volcano release of the table (``1.15``, ``v1.16.0-alpha.1``), kept as written."""
+    from policytest.releases import UnsupportedRelease, volcano_release
+
+    try:
+        volcano_release(text)
+    except UnsupportedRelease as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
     return text
 
 

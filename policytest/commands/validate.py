@@ -46,7 +46,8 @@ def configure(subparsers: Any) -> None:
         "-v",
         "--verbose",
         action="store_true",
-        help="also list the files that were skipped as not ours",
+        help="also say which scheduler releases are judged and list the files that were "
+        "skipped as not ours",
     )
     add_fixture_options(parser)
     parser.set_defaults(execute=execute)
@@ -72,6 +73,12 @@ def execute(args: Any) -> int:
     color = chosen == "text" and _color_stdout()
     write(render_validation(chosen, report, color=color))
     if args.verbose:
+        from policytest.options import kube_release, volcano_release
+        from policytest.releases import describe
+
+        options = check_options(args)
+        for line in describe(kube_release(options), volcano_release(options)):
+            sys.stderr.write(f"{line}\n")
         for skipped in report.skipped:
             sys.stderr.write(f"skipped (not a scheduler config or fixture): {skipped}\n")
     failing = report.count(Severity.ERROR) + (report.count(Severity.WARNING) if args.strict else 0)

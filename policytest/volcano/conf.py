@@ -228,7 +228,8 @@ def build(raw: RawConf, release: Release) -> VolcanoConf:
         Configuration(c.name, _frozen(_values(c.arguments)), c.node, c.name_node)
         for c in raw.configurations or ()
     )
-    actions = tuple(item.name for item in split_actions(raw.actions))
+    # Only actions the release has run (an unknown one rejects the conf, or is dropped).
+    actions = tuple(i.name for i in split_actions(raw.actions) if i.name in release.actions)
     all_entries = tuple(entry for tier in tiers for entry in tier.plugins)
     calls = _node_order_calls(all_entries)
     binpack = next((c.weights for c in calls if isinstance(c.weights, BinpackWeights)), None)
