@@ -9,15 +9,15 @@ are neutral for fixture clusters are listed as not modelled, never silently drop
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import TYPE_CHECKING, Literal
 
 from policytest.cluster import Node, Pod
-from policytest.engine import LazyDetails, NodeScore, ResourceDetail, Scheduler
+from policytest.engine import BalanceDetail, LazyDetails, NodeScore, ResourceDetail, Scheduler
 from policytest.findings import Finding
-from policytest.options import CheckOptions
+from policytest.options import CheckOptions, kube_release, volcano_release
 from policytest.recognise import Kind
 from policytest.scoring.accounting import (
     KubeNodeInfo,
@@ -28,17 +28,21 @@ from policytest.scoring.accounting import (
     volcano_node_info_with_pod,
     volcano_pod_request,
 )
+from policytest.releases import BalancedFormula
 from policytest.scoring.kube import (
     BalancedArgs,
+    BalanceTerms,
     FitResource,
     FitScoring,
     balanced_allocation_scorer,
+    balanced_allocation_terms,
     balanced_allocation_skips,
     fit_filter,
     fit_resources,
     fit_scorer,
 )
 from policytest.scoring.volcano import (
+    BALANCED_RESOURCE_ARGS,
     NodeOrderScores,
     binpack_scorer,
     nodeorder_scorer,
@@ -79,12 +83,17 @@ class VolcanoScheduler:
     name: str = "volcano"
     integer_scores: bool = False
     not_modelled: tuple[str, ...] = VOLCANO_NOT_MODELLED
+    balanced_formula: BalancedFormula = "with-pod"
+    """nodeorder's balancedresource: its Kubernetes library's formula (1.36's from 1.16)."""
+    overhead_before_init_max: bool = False
+    """Volcano up to 1.14 adds the pod overhead before the maximum with init containers."""
 
     def cluster(self, nodes: Sequence[Node]) -> VolcanoCluster:
+        before = self.overhead_before_init_max
         return VolcanoCluster(
             self,
             {node.name: node for node in nodes},
-            {node.name: volcano_node_info(node) for node in nodes},
+            {node.name: volcano_node_info(node, before) for node in nodes},
         )
 
 
@@ -103,19 +112,24 @@ class VolcanoCluster:
         return self.kube_infos[name]
 
     def score(self, pod: Pod, only: Sequence[str] | None = None) -> list[NodeScore]:
+        scheduler = self.scheduler
+        before = scheduler.overhead_before_init_max
+        formula = scheduler.balanced_formula
         scorers = [
             (
                 entry,
-                binpack_scorer(entry.binpack, pod) if entry.binpack else None,
-                nodeorder_scorer(entry.nodeorder, pod) if entry.nodeorder else None,
+                binpack_scorer(entry.binpack, pod, before) if entry.binpack else None,
+                nodeorder_scorer(entry.nodeorder, pod, formula) if entry.nodeorder else None,
             )
-            for entry in self.scheduler.entries
+            for entry in scheduler.entries
         ]
-        request = volcano_pod_request(pod)
+        balanced = any(e.nodeorder and e.nodeorder.balancedresource for e in scheduler.entries)
+        terms = balanced_allocation_terms(BALANCED_RESOURCE_ARGS, pod, formula) if balanced else None
+        request = volcano_pod_request(pod, before)
         results = []
         for name in self.infos if only is None else only:
             info = self.infos[name]
-            reason = predicates_filter(pod, info)
+            reason = predicates_filter(pod, info, before)
             if reason is not None:
                 results.append(NodeScore(name, False, reason))
                 continue
@@ -141,6 +155,11 @@ class VolcanoCluster:
                     plugins,
                     LazyDetails(partial(self._binpack_details, info, request)),
                     parts,
+                    _LazyBalance(
+                        "nodeorder.balancedresource", formula, partial(terms, self._kube_info(name))
+                    )
+                    if terms
+                    else {},
                 )
             )
         return results
@@ -169,7 +188,9 @@ class VolcanoCluster:
         }
 
     def bind(self, node_name: str, pod: Pod) -> None:
-        self.infos[node_name] = volcano_node_info_with_pod(self.infos[node_name], pod)
+        self.infos[node_name] = volcano_node_info_with_pod(
+            self.infos[node_name], pod, self.scheduler.overhead_before_init_max
+        )
         node = self.nodes[node_name]
         self.nodes[node_name] = replace(node, pods=(*node.pods, pod))
         if node_name in self.kube_infos:  # integer sums: adding one pod equals recounting
@@ -200,9 +221,14 @@ class KubeScheduler:
     ignored_resource_groups: frozenset[str] = frozenset()
     name: str = "kube-scheduler"
     integer_scores: bool = True
+    balanced_formula: BalancedFormula = "balance-change"
+    """BalancedAllocation's formula (``with-pod`` up to 1.35)."""
+    pod_level_resources: bool = True
+    """The PodLevelResources gate (off in 1.33)."""
 
     def cluster(self, nodes: Sequence[Node]) -> KubeCluster:
-        return KubeCluster(self, {node.name: kube_node_info(node) for node in nodes})
+        level = self.pod_level_resources
+        return KubeCluster(self, {node.name: kube_node_info(node, level) for node in nodes})
 
 
 @dataclass
@@ -214,12 +240,16 @@ class KubeCluster:
 
     def score(self, pod: Pod, only: Sequence[str] | None = None) -> list[NodeScore]:
         scheduler = self.scheduler
+        level = scheduler.pod_level_resources
+        formula = scheduler.balanced_formula
         fit = fit_scorer(scheduler.fit, pod) if scheduler.fit else None
-        balanced = (
-            balanced_allocation_scorer(scheduler.balanced, pod)
-            if scheduler.balanced and not balanced_allocation_skips(scheduler.balanced, pod)
-            else None
+        scores_balance = scheduler.balanced is not None and not balanced_allocation_skips(
+            scheduler.balanced, pod, level
         )
+        balanced = terms = None
+        if scheduler.balanced is not None and scores_balance:
+            balanced = balanced_allocation_scorer(scheduler.balanced, pod, formula, level)
+            terms = balanced_allocation_terms(scheduler.balanced, pod, formula, level)
         resources = fit_resources(scheduler.fit, pod) if scheduler.fit else None
         results = []
         for name in self.infos if only is None else only:
@@ -230,6 +260,7 @@ class KubeCluster:
                     info,
                     ignored_resources=scheduler.ignored_resources,
                     ignored_resource_groups=scheduler.ignored_resource_groups,
+                    pod_level=level,
                 )
                 if scheduler.fit_filter
                 else None
@@ -243,11 +274,16 @@ class KubeCluster:
             if balanced is not None:
                 plugins[BALANCED] = balanced(info) * scheduler.balanced_weight
             details = LazyDetails(partial(_fit_details, resources, info)) if resources else {}
-            results.append(NodeScore(name, True, None, sum(plugins.values()), plugins, details))
+            balance = _LazyBalance(BALANCED, formula, partial(terms, info)) if terms else {}
+            results.append(
+                NodeScore(name, True, None, sum(plugins.values()), plugins, details, {}, balance)
+            )
         return results
 
     def bind(self, node_name: str, pod: Pod) -> None:
-        self.infos[node_name] = kube_node_info_with_pod(self.infos[node_name], pod)
+        self.infos[node_name] = kube_node_info_with_pod(
+            self.infos[node_name], pod, self.scheduler.pod_level_resources
+        )
 
     def utilisation(self) -> Mapping[str, Mapping[str, tuple[int, int]]]:
         return {
@@ -258,6 +294,31 @@ class KubeCluster:
             }
             for name, info in self.infos.items()
         }
+
+
+class _LazyBalance(Mapping[str, BalanceDetail]):
+    """One plugin's BalancedAllocation terms, computed when ``explain`` asks."""
+
+    __slots__ = ("_compute", "_formula", "_plugin", "_value")
+
+    def __init__(self, plugin: str, formula: str, compute: Callable[[], BalanceTerms]) -> None:
+        self._plugin = plugin
+        self._formula = formula
+        self._compute = compute
+        self._value: BalanceDetail | None = None
+
+    def __getitem__(self, plugin: str) -> BalanceDetail:
+        if plugin != self._plugin:
+            raise KeyError(plugin)
+        if self._value is None:
+            self._value = BalanceDetail(*self._compute(), self._formula)
+        return self._value
+
+    def __iter__(self) -> Iterator[str]:
+        return iter((self._plugin,))
+
+    def __len__(self) -> int:
+        return 1
 
 
 def _add_parts(parts: dict[str, float], scores: NodeOrderScores, weights: NodeOrderWeights) -> None:
@@ -306,11 +367,31 @@ def build_scheduler(
         from policytest.volcano.check import load as load_volcano
 
         conf, findings = load_volcano(document, options)
-        return (None if conf is None else volcano_scheduler(conf)), findings
+        if conf is None:
+            return None, findings
+        release = volcano_release(options)
+        return (
+            replace(
+                volcano_scheduler(conf),
+                balanced_formula=release.balanced_allocation,
+                overhead_before_init_max=release.overhead_before_init_max,
+            ),
+            findings,
+        )
     from policytest.kube.check import load as load_kube
 
     config, findings = load_kube(document, options)
-    return (None if config is None else kube_scheduler(config, profile)), findings
+    if config is None:
+        return None, findings
+    kube = kube_release(options)
+    return (
+        replace(
+            kube_scheduler(config, profile),
+            balanced_formula=kube.balanced_allocation,
+            pod_level_resources=kube.pod_level_resources,
+        ),
+        findings,
+    )
 
 
 def volcano_scheduler(conf: VolcanoConf) -> VolcanoScheduler:

@@ -40,6 +40,7 @@ from policytest.scoring.kube import (
     fit_scorer,
     wrap_int64,
 )
+from policytest.releases import BalancedFormula
 from policytest.volcano.weights import BinpackWeights, NodeOrderWeights
 
 __all__ = [
@@ -75,9 +76,11 @@ def binpack_score(weights: BinpackWeights, pod: Pod, node: VolcanoNodeInfo) -> f
     return binpack_scorer(weights, pod)(node)
 
 
-def binpack_scorer(weights: BinpackWeights, pod: Pod) -> VolcanoScorer:
+def binpack_scorer(
+    weights: BinpackWeights, pod: Pod, overhead_before_init_max: bool = False
+) -> VolcanoScorer:
     """``binpack_score`` with the task's side done once, for scoring many nodes."""
-    request = volcano_pod_request(pod)
+    request = volcano_pod_request(pod, overhead_before_init_max)
     plan = [
         (name, request[name], weights.resources[name])
         for name in _resource_names(request)
@@ -133,19 +136,23 @@ class NodeOrderScores:
         return self.leastrequested + self.mostrequested + self.balancedresource
 
 
-def nodeorder_scores(weights: NodeOrderWeights, pod: Pod, node: KubeNodeInfo) -> NodeOrderScores:
+def nodeorder_scores(
+    weights: NodeOrderWeights, pod: Pod, node: KubeNodeInfo, formula: BalancedFormula = "with-pod"
+) -> NodeOrderScores:
     """nodeorder's node-order function for one node (the kube view of the same node)."""
-    return nodeorder_scorer(weights, pod)(node)
+    return nodeorder_scorer(weights, pod, formula)(node)
 
 
 def nodeorder_scorer(
-    weights: NodeOrderWeights, pod: Pod
+    weights: NodeOrderWeights, pod: Pod, formula: BalancedFormula = "with-pod"
 ) -> Callable[[KubeNodeInfo], NodeOrderScores]:
-    """``nodeorder_scores`` with the task's side done once."""
+    """``nodeorder_scores`` with the task's side done once. ``formula``: the
+    BalancedAllocation of the Kubernetes library the Volcano release builds on
+    (``balance-change`` from Volcano 1.16, built on Kubernetes 1.36)."""
     least = fit_scorer(LEAST_REQUESTED_ARGS, pod) if weights.leastrequested else None
     most = fit_scorer(MOST_REQUESTED_ARGS, pod) if weights.mostrequested else None
     balanced = (
-        balanced_allocation_scorer(BALANCED_RESOURCE_ARGS, pod)
+        balanced_allocation_scorer(BALANCED_RESOURCE_ARGS, pod, formula)
         if weights.balancedresource
         else None
     )
@@ -172,14 +179,16 @@ def node_order_total(contributions: Iterable[float]) -> float:
 # --- fit -----------------------------------------------------------------------------------
 
 
-def predicates_filter(pod: Pod, node: VolcanoNodeInfo) -> str | None:
+def predicates_filter(
+    pod: Pod, node: VolcanoNodeInfo, overhead_before_init_max: bool = False
+) -> str | None:
     """None if the task fits the node, else the reason Volcano reports.
 
     First the allocate action's resource check (every requested dimension, ``pods: 1``
     included, against allocatable minus used, within ``minResource``; only the first
     short resource is named), then the predicates plugin's pod-count check.
     """
-    request = volcano_pod_request(pod)
+    request = volcano_pod_request(pod, overhead_before_init_max)
     names = [CPU, MEMORY, *sorted(name for name in request if name not in (CPU, MEMORY))]
     for name in names:
         idle = node.allocatable.get(name, 0.0) - node.used.get(name, 0.0)
