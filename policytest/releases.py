@@ -297,9 +297,7 @@ def volcano_release(text: str) -> VolcanoRelease:
 
 def summary() -> str:
     """One line per scheduler: the releases judged and the default (``--version``)."""
-    kube = ", ".join(
-        row.name + ("*" if row.modelled_from else "") for row in KUBE_RELEASES
-    )
+    kube = ", ".join(row.name + ("*" if row.modelled_from else "") for row in KUBE_RELEASES)
     volcano = ", ".join(
         row.name + (" (pre-release)" if row.prerelease else "") for row in VOLCANO_RELEASES
     )

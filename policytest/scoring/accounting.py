@@ -315,7 +315,8 @@ def volcano_pod_request(pod: Pod, overhead_before_init_max: bool = False) -> Map
     Containers are rounded one by one and summed (float64), max'ed with the init
     containers, pod-level cpu/memory replace the result, then overhead and ``pods: 1``
     are added (from Volcano 1.15; up to 1.14, ``overhead_before_init_max``, the overhead
-    joins the containers' sum before the maximum with the init containers). Keys: always ``cpu`` and ``memory``, then the scalar resources Volcano keeps.
+    joins the containers' sum before the maximum with the init containers). Keys: always
+    ``cpu`` and ``memory``, then the scalar resources Volcano keeps.
     """
     start = {CPU: 0.0, MEMORY: 0.0}
     if overhead_before_init_max:  # Volcano up to 1.14: overhead joins the containers' sum

@@ -19,6 +19,7 @@ from policytest.engine import BalanceDetail, LazyDetails, NodeScore, ResourceDet
 from policytest.findings import Finding
 from policytest.options import CheckOptions, kube_release, volcano_release
 from policytest.recognise import Kind
+from policytest.releases import BalancedFormula
 from policytest.scoring.accounting import (
     KubeNodeInfo,
     VolcanoNodeInfo,
@@ -28,15 +29,14 @@ from policytest.scoring.accounting import (
     volcano_node_info_with_pod,
     volcano_pod_request,
 )
-from policytest.releases import BalancedFormula
 from policytest.scoring.kube import (
     BalancedArgs,
     BalanceTerms,
     FitResource,
     FitScoring,
     balanced_allocation_scorer,
-    balanced_allocation_terms,
     balanced_allocation_skips,
+    balanced_allocation_terms,
     fit_filter,
     fit_resources,
     fit_scorer,
@@ -124,7 +124,9 @@ class VolcanoCluster:
             for entry in scheduler.entries
         ]
         balanced = any(e.nodeorder and e.nodeorder.balancedresource for e in scheduler.entries)
-        terms = balanced_allocation_terms(BALANCED_RESOURCE_ARGS, pod, formula) if balanced else None
+        terms = (
+            balanced_allocation_terms(BALANCED_RESOURCE_ARGS, pod, formula) if balanced else None
+        )
         request = volcano_pod_request(pod, before)
         results = []
         for name in self.infos if only is None else only:

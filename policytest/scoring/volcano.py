@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from policytest.cluster import Pod
+from policytest.releases import BalancedFormula
 from policytest.scoring.accounting import (
     CPU,
     MEMORY,
@@ -40,7 +41,6 @@ from policytest.scoring.kube import (
     fit_scorer,
     wrap_int64,
 )
-from policytest.releases import BalancedFormula
 from policytest.volcano.weights import BinpackWeights, NodeOrderWeights
 
 __all__ = [

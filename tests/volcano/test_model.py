@@ -173,7 +173,7 @@ def test_release_tables() -> None:
     rsf = "resource-strategy-fit"
     assert rsf in release("1.13").plugins and rsf not in release("1.12").plugins
     for outside in ("9.9", "0.9", "1.8", "1.17", "nonsense"):
-        with pytest.raises(UnsupportedRelease, match="it judges 1.9 to 1.16"):
+        with pytest.raises(UnsupportedRelease, match=r"it judges 1\.9 to 1\.16"):
             release(outside)
 
 
