@@ -5,13 +5,13 @@ does not score, duplicate or never-scored resources, ignored or spreading shapes
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from itertools import pairwise
 from typing import TYPE_CHECKING
 
 from policytest.kube import rules
 from policytest.kube.framework import Framework, Problem, needed_plugins
-from policytest.kube.registry import FIT, PLUGIN_SETS, PLUGINS, REMOVED_PLUGINS
+from policytest.kube.registry import FIT, PLUGINS, REMOVED_PLUGINS
 from policytest.kube.resources import FitArgs, Resource, ShapePoint
 from policytest.kube.suggest import did_you_mean, plugin_hint
 from policytest.kube.values import repeats
@@ -23,11 +23,16 @@ if TYPE_CHECKING:
 _BASIC_RESOURCES = ("cpu", "memory", "ephemeral-storage")
 
 
-def advice(profiles: Sequence[ProfileData], frameworks: Sequence[Framework]) -> Iterator[Problem]:
-    """Every warning for these profiles (``frameworks`` in the same order)."""
+def advice(
+    profiles: Sequence[ProfileData],
+    frameworks: Sequence[Framework],
+    known: Mapping[str, frozenset[str]] = PLUGINS,
+) -> Iterator[Problem]:
+    """Every warning for these profiles (``frameworks`` in the same order; ``known``: the
+    release's plugin registry)."""
     for profile, framework in zip(profiles, frameworks, strict=True):
         yield from _zero_plugin_weights(framework)
-        yield from _unknown_names(profile)
+        yield from _unknown_names(profile, known)
         yield from _fit_not_scoring(profile, framework)
         yield from _resource_names([*profile.fit.resources, *profile.balanced.resources])
         yield from _zero_resource_weights([*profile.fit.resources, *profile.balanced.resources])
@@ -45,18 +50,18 @@ def _zero_plugin_weights(framework: Framework) -> Iterator[Problem]:
         )
 
 
-def _unknown_names(profile: ProfileData) -> Iterator[Problem]:
+def _unknown_names(profile: ProfileData, known: Mapping[str, frozenset[str]]) -> Iterator[Problem]:
     for entry in profile.plugin_config:
-        if entry.name not in PLUGINS and entry.name not in REMOVED_PLUGINS:
+        if entry.name not in known and entry.name not in REMOVED_PLUGINS:
             yield Problem(
                 rules.UNKNOWN_PLUGIN_CONFIG,
                 (*entry.path, "name"),
                 f'pluginConfig for "{entry.name}", which is not a kube-scheduler plugin: '
                 f"kube-scheduler accepts and ignores these args{plugin_hint(entry.name)}",
             )
-    for key in PLUGIN_SETS:
+    for key in profile.custom:
         for plugin in profile.custom[key].disabled:
-            if plugin.name != "*" and plugin.name not in PLUGINS:
+            if plugin.name != "*" and plugin.name not in known:
                 yield Problem(
                     rules.UNKNOWN_PLUGIN_CONFIG,
                     (*plugin.path, "name"),

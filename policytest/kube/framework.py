@@ -16,16 +16,15 @@ from dataclasses import dataclass, field
 from policytest.findings import Severity
 from policytest.kube import rules
 from policytest.kube.registry import (
-    DEFAULT_MULTI_POINT,
     EXTENSION_POINTS,
     MAX_INT64,
     MAX_NODE_SCORE,
-    PLUGIN_SETS,
-    PLUGINS,
     REMOVED_PLUGINS,
     go_interface,
 )
+from policytest.kube.release_facts import default_multi_point, extension_points, registry
 from policytest.kube.suggest import plugin_hint
+from policytest.releases import DEFAULT_KUBERNETES, KubeRelease, kube_release
 from policytest.rules import Rule
 from policytest.scoring.kube import wrap_int64
 
@@ -77,16 +76,29 @@ class Framework:
     problems: list[Problem] = field(default_factory=list)
     raised: tuple[PluginRef, ...] = ()
     """Score plugins whose weight was written as 0 and is held as 1 (KS040)."""
+    placement_weights: dict[str, int] = field(default_factory=dict)
+    """placementScore plugins' weights (kube-scheduler 1.36+)."""
+
+    @property
+    def placement_score_plugins(self) -> tuple[tuple[str, int], ...]:
+        points = self.plugins.get("placementScore", ())
+        return tuple((name, self.placement_weights.get(name, 1)) for name in points)
 
     @property
     def score_plugins(self) -> tuple[tuple[str, int], ...]:
         return tuple((name, self.weights.get(name, 1)) for name in self.plugins["score"])
 
 
-def default_plugins(profile_path: Path) -> dict[str, PluginSet]:
-    """``getDefaultPlugins``: only multiPoint has defaults in v1."""
-    multi = tuple(PluginRef(name, weight, profile_path) for name, weight in DEFAULT_MULTI_POINT)
-    return {name: PluginSet(multi if name == "multiPoint" else ()) for name in PLUGIN_SETS}
+_DEFAULT = kube_release(DEFAULT_KUBERNETES)
+
+
+def default_plugins(profile_path: Path, release: KubeRelease = _DEFAULT) -> dict[str, PluginSet]:
+    """``getDefaultPlugins``: only multiPoint has defaults in v1 (which plugins it holds
+    depends on the release's feature gates)."""
+    multi = tuple(
+        PluginRef(name, weight, profile_path) for name, weight in default_multi_point(release)
+    )
+    return {name: PluginSet(multi if name == "multiPoint" else ()) for name in release.plugin_sets}
 
 
 def merge_plugin_set(default: PluginSet, custom: PluginSet) -> PluginSet:
@@ -115,8 +127,11 @@ def needed_plugins(sets: dict[str, PluginSet]) -> frozenset[str]:
     return frozenset(plugin.name for plugin_set in sets.values() for plugin in plugin_set.enabled)
 
 
-def build(sets: dict[str, PluginSet], profile_path: Path) -> Framework:
+def build(
+    sets: dict[str, PluginSet], profile_path: Path, release: KubeRelease = _DEFAULT
+) -> Framework:
     """Register explicit points, expand multiPoint, check queue sort/bind and weights."""
+    known = registry(release)
     problems: list[Problem] = []
     reported: set[tuple[str, str]] = set()
 
@@ -126,12 +141,12 @@ def build(sets: dict[str, PluginSet], profile_path: Path) -> Framework:
             problems.append(problem)
 
     plugins: dict[str, tuple[str, ...]] = {}
-    for point in EXTENSION_POINTS:
-        explicit = _register(point, sets[point], report)
-        plugins[point] = _expand(point, explicit, sets, report)
+    for point in extension_points(release):
+        explicit = _register(point, sets[point], report, known)
+        plugins[point] = _expand(point, explicit, sets, report, known)
     for point, verb in (("queueSort", "exactly one queue sort"), ("bind", "a bind")):
         count = len(plugins[point])
-        broken = any(p.name not in PLUGINS for p in sets[point].enabled)  # reported already
+        broken = any(p.name not in known for p in sets[point].enabled)  # reported already
         if broken:
             continue
         if (point == "queueSort" and count != 1) or (point == "bind" and count == 0):
@@ -145,25 +160,31 @@ def build(sets: dict[str, PluginSet], profile_path: Path) -> Framework:
                     "(e.g. under multiPoint.enabled)",
                 )
             )
-    weights, weight_problems = _score_weights(sets)
+    weights, weight_problems = _score_weights(sets, known, "score", release)
     raised = tuple(
         plugin
-        for plugin in _weight_sources(sets)
+        for plugin in _weight_sources(sets, known, "score")
         if plugin.weight == 0 and plugin.name in plugins["score"]
     )
-    return Framework(plugins, weights, problems + weight_problems, raised)
+    placement: dict[str, int] = {}
+    if release.placement:
+        placement, more = _score_weights(sets, known, "placementScore", release)
+        weight_problems += more
+    return Framework(plugins, weights, problems + weight_problems, raised, placement)
 
 
-def _register(point: str, plugin_set: PluginSet, report: _Report) -> list[str]:
+def _register(
+    point: str, plugin_set: PluginSet, report: _Report, known: dict[str, frozenset[str]]
+) -> list[str]:
     """``updatePluginList`` for one explicit extension point."""
     registered: list[str] = []
     for plugin in plugin_set.enabled:
-        implements = PLUGINS.get(plugin.name)
+        implements = known.get(plugin.name)
         if implements is None:
             if plugin.name not in REMOVED_PLUGINS:  # reported by validation already
                 report("unknown", plugin, unknown_plugin(plugin, point))
         elif point not in implements:
-            points = ", ".join(p for p in EXTENSION_POINTS if p in implements)
+            points = ", ".join(p for p in (*EXTENSION_POINTS, *_PLACEMENT) if p in implements)
             report(
                 point,
                 plugin,
@@ -182,8 +203,15 @@ def _register(point: str, plugin_set: PluginSet, report: _Report) -> list[str]:
     return registered
 
 
+_PLACEMENT = ("placementGenerate", "placementScore")
+
+
 def _expand(
-    point: str, explicit: list[str], sets: dict[str, PluginSet], report: _Report
+    point: str,
+    explicit: list[str],
+    sets: dict[str, PluginSet],
+    report: _Report,
+    known: dict[str, frozenset[str]],
 ) -> tuple[str, ...]:
     """``expandMultiPointPlugins`` for one extension point."""
     disabled = sets[point].disabled_names
@@ -192,7 +220,7 @@ def _expand(
     overrides: list[str] = []
     from_multi: list[str] = []
     for plugin in sets["multiPoint"].enabled:
-        implements = PLUGINS.get(plugin.name)
+        implements = known.get(plugin.name)
         if implements is None:
             report("unknown", plugin, unknown_plugin(plugin, point))
             continue
@@ -209,17 +237,24 @@ def _expand(
     return (*overrides, *from_multi, *rest)
 
 
-def _weight_sources(sets: dict[str, PluginSet]) -> list[PluginRef]:
+def _weight_sources(
+    sets: dict[str, PluginSet], known: dict[str, frozenset[str]], point: str
+) -> list[PluginRef]:
     """The entry each score plugin takes its weight from: explicit score entries first,
-    then multiPoint; the first entry of a name wins."""
+    then multiPoint; the first entry of a name wins (``point``: score or placementScore)."""
     sources: dict[str, PluginRef] = {}
-    for plugin in (*sets["score"].enabled, *sets["multiPoint"].enabled):
-        if "score" in PLUGINS.get(plugin.name, frozenset()):
+    for plugin in (*sets[point].enabled, *sets["multiPoint"].enabled):
+        if point in known.get(plugin.name, frozenset()):
             sources.setdefault(plugin.name, plugin)
     return list(sources.values())
 
 
-def _score_weights(sets: dict[str, PluginSet]) -> tuple[dict[str, int], list[Problem]]:
+def _score_weights(
+    sets: dict[str, PluginSet],
+    known: dict[str, frozenset[str]],
+    point: str,
+    release: KubeRelease,
+) -> tuple[dict[str, int], list[Problem]]:
     """``getScoreWeights``: explicit score entries first, then multiPoint; 0 means 1.
 
     The overflow guard compares against ``MaxInt64 - total`` in int64: after a negative
@@ -229,7 +264,11 @@ def _score_weights(sets: dict[str, PluginSet]) -> tuple[dict[str, int], list[Pro
     problems: list[Problem] = []
     total = 0
     negatives: list[PluginRef] = []
-    for plugin in _weight_sources(sets):
+    # 1.36 prefixes the guard's error with the extension point ("score plugins: ...").
+    prefix = "placement score plugins: " if point == "placementScore" else ""
+    if release.placement and point == "score":
+        prefix = "score plugins: "
+    for plugin in _weight_sources(sets, known, point):
         weight = plugin.weight or 1
         weights[plugin.name] = weight
         headroom = wrap_int64(MAX_INT64 - total)
@@ -239,9 +278,9 @@ def _score_weights(sets: dict[str, PluginSet]) -> tuple[dict[str, int], list[Pro
                 Problem(
                     rules.NEGATIVE_WEIGHT,
                     (*culprit.path, "weight"),
-                    f"score weight {culprit.weight} of {culprit.name} is negative: "
-                    "kube-scheduler's overflow guard then fails (`total score of Score "
-                    "plugins could overflow`) and it refuses to start; use a positive "
+                    f"{point} weight {culprit.weight} of {culprit.name} is negative: "
+                    f"kube-scheduler's overflow guard then fails (`{prefix}total score of "
+                    "Score plugins could overflow`) and it refuses to start; use a positive "
                     "weight, or disable the plugin",
                 )
             )

@@ -32,6 +32,10 @@ class Profile:
     fit_ignored_resources: tuple[str, ...] = ()
     fit_ignored_resource_groups: tuple[str, ...] = ()
     percentage_of_nodes_to_score: int | None = None
+    placement_score_plugins: tuple[tuple[str, int], ...] = ()
+    """``placementScore`` plugins and weights (kube-scheduler 1.36+; unused by per-pod
+    scoring)."""
+    placement_generate_plugins: tuple[str, ...] = ()
     raised_weights: tuple[str, ...] = ()
     """What was written with weight 0 and is held as 1: score plugins (``NodeResourcesFit``)
     and resources of Fit and BalancedAllocation (``NodeResourcesFit/cpu``)."""

@@ -302,11 +302,12 @@ RTCR_MISSING = rule(
     Severity.ERROR,
     "type RequestedToCapacityRatio without a requestedToCapacityRatio block: the scheduler crashes",
     """
-    With ``type: RequestedToCapacityRatio`` kube-scheduler v1.35 reads
+    With ``type: RequestedToCapacityRatio`` kube-scheduler up to v1.35 reads
     ``scoringStrategy.requestedToCapacityRatio.shape`` without checking that the block
     exists: without it the scheduler panics at start-up (``invalid memory address or
-    nil pointer dereference``) and crash-loops. Give the shape; for bin packing a
-    rising one.
+    nil pointer dereference``) and crash-loops. From 1.36 validation refuses it first
+    (``Required value: must be specified when type is RequestedToCapacityRatio``). Give
+    the shape; for bin packing a rising one.
 
     Failing::
 
@@ -492,6 +493,47 @@ FIT_IGNORED = rule(
           - name: NodeResourcesFit
             args:
               ignoredResources: [example.com/foo]
+    """,
+)
+
+RATIO_BLOCK = rule(
+    "KS017",
+    Severity.ERROR,
+    "requestedToCapacityRatio beside another scoring strategy type (refused from 1.36)",
+    """
+    From kube-scheduler 1.36, ``scoringStrategy.requestedToCapacityRatio`` must be nil
+    unless ``type`` is ``RequestedToCapacityRatio``: a block (even an empty one) beside
+    ``LeastAllocated`` or ``MostAllocated`` stops the scheduler at start-up with
+    ``Forbidden: must be nil when type is not RequestedToCapacityRatio``. Up to 1.35 the
+    block was checked and then ignored (KS045). An explicit ``null`` is accepted.
+
+    Failing::
+
+        apiVersion: kubescheduler.config.k8s.io/v1
+        kind: KubeSchedulerConfiguration
+        profiles:
+        - schedulerName: default-scheduler
+          pluginConfig:
+          - name: NodeResourcesFit
+            args:
+              scoringStrategy:
+                type: LeastAllocated
+                requestedToCapacityRatio:
+                  shape:
+                  - {utilization: 0, score: 0}
+                  - {utilization: 100, score: 10}
+
+    Passing::
+
+        apiVersion: kubescheduler.config.k8s.io/v1
+        kind: KubeSchedulerConfiguration
+        profiles:
+        - schedulerName: default-scheduler
+          pluginConfig:
+          - name: NodeResourcesFit
+            args:
+              scoringStrategy:
+                type: LeastAllocated
     """,
 )
 
@@ -1047,9 +1089,10 @@ SHAPE_IGNORED = rule(
     "requestedToCapacityRatio shape given with MostAllocated or LeastAllocated: ignored",
     """
     Only ``type: RequestedToCapacityRatio`` uses the shape. With ``MostAllocated`` or
-    ``LeastAllocated`` it is validated and then ignored, so the scores follow the fixed
-    strategy, not the shape. Set ``type: RequestedToCapacityRatio`` or remove the
-    shape.
+    ``LeastAllocated`` kube-scheduler up to 1.35 validates it and then ignores it, so the
+    scores follow the fixed strategy, not the shape (from 1.36 the block is refused:
+    KS017; the examples below are judged as 1.35). Set ``type: RequestedToCapacityRatio``
+    or remove the shape.
 
     Failing::
 

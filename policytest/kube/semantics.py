@@ -27,15 +27,15 @@ from policytest.kube.framework import (
     needed_plugins,
 )
 from policytest.kube.model import KubeSchedulerConfig, Profile
-from policytest.kube.other_args import VALIDATORS
+from policytest.kube.other_args import VALIDATORS, dynamic_resources_problems
 from policytest.kube.registry import (
     BALANCED,
     DEFAULT_SCHEDULER_NAME,
     EXTENSION_POINTS,
     FIT,
-    PLUGIN_SETS,
     REMOVED_PLUGINS,
 )
+from policytest.kube.release_facts import registry
 from policytest.kube.resources import (
     DEFAULT_BALANCED,
     DEFAULT_FIT,
@@ -48,8 +48,10 @@ from policytest.kube.resources import (
 )
 from policytest.kube.settings import percentage_problem, settings_problems
 from policytest.kube.values import integer, items, mapping, repeats, text
+from policytest.releases import DEFAULT_KUBERNETES, KubeRelease, kube_release
 
 _REFUSES = "kube-scheduler refuses to start"
+_DEFAULT = kube_release(DEFAULT_KUBERNETES)
 
 
 @dataclass(frozen=True)
@@ -90,24 +92,28 @@ class Analysis:
     config: KubeSchedulerConfig | None
 
 
-def analyse(config: dict[str, Any], api_version: str) -> Analysis:
-    """Default, validate and build ``config`` (a decoded, well-typed JSON object)."""
-    profiles = read_profiles(config)
-    problems = [*settings_problems(config), *_validate_profiles(profiles)]
+def analyse(config: dict[str, Any], api_version: str, release: KubeRelease = _DEFAULT) -> Analysis:
+    """Default, validate and build ``config`` (a decoded, well-typed JSON object) as
+    kube-scheduler ``release`` does."""
+    profiles = read_profiles(config, release)
+    problems = [*settings_problems(config), *_validate_profiles(profiles, release)]
     frameworks = []
     for profile in profiles:
         if FIT in needed_plugins(profile.sets):
-            problems.extend(fit_problems(profile.fit))
-        framework = build(profile.sets, profile.path)
+            problems.extend(fit_problems(profile.fit, release.strict_ratio_block))
+        framework = build(profile.sets, profile.path, release)
         problems.extend(framework.problems)
         frameworks.append(framework)
-    problems.extend(advice(profiles, frameworks))
+    warnings = advice(profiles, frameworks, registry(release))
+    if release.strict_ratio_block:  # the ignored shape is an error there (fit_problems)
+        warnings = (p for p in warnings if p.rule is not rules.SHAPE_IGNORED)
+    problems.extend(warnings)
     failed = any((p.severity or p.rule.severity) is Severity.ERROR for p in problems)
     model = None if failed else _model(config, api_version, profiles, frameworks)
     return Analysis(tuple(problems), model)
 
 
-def read_profiles(config: dict[str, Any]) -> list[ProfileData]:
+def read_profiles(config: dict[str, Any], release: KubeRelease = _DEFAULT) -> list[ProfileData]:
     """``SetDefaults_KubeSchedulerConfiguration`` for the profiles."""
     entries: list[tuple[Path, dict[str, Any]]] = [
         (("profiles", i), mapping(p)) for i, p in enumerate(items(config.get("profiles")))
@@ -119,11 +125,10 @@ def read_profiles(config: dict[str, Any]) -> list[ProfileData]:
             DEFAULT_SCHEDULER_NAME if name_value is None and len(entries) == 1 else text(name_value)
         )
         plugins = mapping(data.get("plugins"))
-        custom = {
-            key: _plugin_set(plugins.get(key), (*path, "plugins", key)) for key in PLUGIN_SETS
-        }
-        defaults = default_plugins(path)
-        sets = {key: merge_plugin_set(defaults[key], custom[key]) for key in PLUGIN_SETS}
+        keys = release.plugin_sets
+        custom = {key: _plugin_set(plugins.get(key), (*path, "plugins", key)) for key in keys}
+        defaults = default_plugins(path, release)
+        sets = {key: merge_plugin_set(defaults[key], custom[key]) for key in keys}
         plugin_config = tuple(
             PluginConfigEntry(
                 text(mapping(item).get("name")),
@@ -165,10 +170,10 @@ def _plugin_set(value: Any, path: Path) -> PluginSet:
     return PluginSet(refs("enabled"), refs("disabled"))
 
 
-def _validate_profiles(profiles: list[ProfileData]) -> Iterator[Problem]:
+def _validate_profiles(profiles: list[ProfileData], release: KubeRelease) -> Iterator[Problem]:
     """The profile part of ``ValidateKubeSchedulerConfiguration``."""
     for profile in profiles:
-        yield from _validate_profile(profile)
+        yield from _validate_profile(profile, release)
     for profile, _ in repeats(profiles, lambda p: p.name):
         yield Problem(
             rules.SCHEDULER_NAME,
@@ -179,7 +184,7 @@ def _validate_profiles(profiles: list[ProfileData]) -> Iterator[Problem]:
     yield from _common_queue_sort(profiles)
 
 
-def _validate_profile(profile: ProfileData) -> Iterator[Problem]:
+def _validate_profile(profile: ProfileData, release: KubeRelease) -> Iterator[Problem]:
     if not profile.name:
         yield Problem(
             rules.SCHEDULER_NAME,
@@ -206,6 +211,8 @@ def _validate_profile(profile: ProfileData) -> Iterator[Problem]:
             yield _removed(entry.name, (*entry.path, "name"))
         elif entry.name == BALANCED:
             yield from balanced_problems(read_balanced_args(entry.args, entry.args_path))
+        elif entry.name == "DynamicResources":
+            yield from dynamic_resources_problems(mapping(entry.args), entry.args_path, release)
         elif entry.name in VALIDATORS:
             yield from VALIDATORS[entry.name](mapping(entry.args), entry.args_path)
 
@@ -284,6 +291,8 @@ def _model(
                 scheduler_name=profile.name,
                 score_plugins=framework.score_plugins,
                 filter_plugins=framework.plugins["filter"],
+                placement_score_plugins=framework.placement_score_plugins,
+                placement_generate_plugins=framework.plugins.get("placementGenerate", ()),
                 fit_args=profile.fit.scoring(),
                 balanced_args=profile.balanced.scoring(),
                 fit_ignored_resources=tuple(name for name, _ in profile.fit.ignored_resources),
