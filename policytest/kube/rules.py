@@ -3,8 +3,9 @@
 KS001-KS009: the document itself and strict decoding; KS010-KS019: NodeResourcesFit and
 NodeResourcesBalancedAllocation args; KS020-KS029: plugins, profiles and the other
 top-level settings; KS030: the other plugins' args; KS040-KS049: legal but dead or
-surprising configurations (warnings). Errors are exactly what kube-scheduler v1.35
-refuses to start with; each ``doc`` says what the scheduler does and how to fix it.
+surprising configurations (warnings). Errors are exactly what the kube-scheduler release
+being judged (``--kubernetes-version``, default 1.36) refuses to start with; each ``doc``
+says what the scheduler does and how to fix it.
 """
 
 from __future__ import annotations
@@ -17,14 +18,13 @@ API_VERSION = rule(
     Severity.ERROR,
     "apiVersion kube-scheduler does not serve (removed beta version, or wrong group)",
     """
-    kube-scheduler v1.35 decodes ``KubeSchedulerConfiguration`` only in
-    ``kubescheduler.config.k8s.io/v1``. ``v1beta3`` was removed in Kubernetes 1.29,
+    Every judged kube-scheduler release (1.33 to 1.37) decodes
+    ``KubeSchedulerConfiguration`` only in ``kubescheduler.config.k8s.io/v1``. ``v1beta3`` was removed in Kubernetes 1.29,
     ``v1beta2`` in 1.28, ``v1beta1`` in 1.23, the alpha versions in 1.19; with any of
     them the scheduler exits with ``no kind "KubeSchedulerConfiguration" is registered
     for version ...``. ``v1`` exists from 1.25. Change ``apiVersion`` to
     ``kubescheduler.config.k8s.io/v1``: for bin-packing configs (``NodeResourcesFit``
-    args, plugin weights) the fields are the same. With ``--kubernetes-version`` older
-    than the removal, a deprecated version is a warning.
+    args, plugin weights) the fields are the same.
 
     Failing::
 
@@ -868,7 +868,9 @@ PLUGIN_ARGS = rule(
     ``DefaultPreemption.minCandidateNodesPercentage`` 0..100, ``PodTopologySpread``
     default constraints only with ``defaultingType: List``, ``VolumeBinding``
     ``bindTimeoutSeconds`` not negative and no ``shape`` (the StorageCapacityScoring
-    feature gate is off in 1.35), ``NodeAffinity.addedAffinity`` a valid node selector.
+    feature gate is off), ``NodeAffinity.addedAffinity`` a valid node selector,
+    ``DynamicResources.filterTimeout`` not negative and ``bindingTimeout`` per release:
+    forbidden in 1.35 (its feature gates are off), at least 1s from 1.36.
 
     Failing::
 
