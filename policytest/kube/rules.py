@@ -19,8 +19,9 @@ API_VERSION = rule(
     "apiVersion kube-scheduler does not serve (removed beta version, or wrong group)",
     """
     Every judged kube-scheduler release (1.33 to 1.37) decodes
-    ``KubeSchedulerConfiguration`` only in ``kubescheduler.config.k8s.io/v1``. ``v1beta3`` was removed in Kubernetes 1.29,
-    ``v1beta2`` in 1.28, ``v1beta1`` in 1.23, the alpha versions in 1.19; with any of
+    ``KubeSchedulerConfiguration`` only in ``kubescheduler.config.k8s.io/v1``.
+    ``v1beta3`` was removed in Kubernetes 1.29, ``v1beta2`` in 1.28, ``v1beta1`` in
+    1.23, the alpha versions in 1.19; with any of
     them the scheduler exits with ``no kind "KubeSchedulerConfiguration" is registered
     for version ...``. ``v1`` exists from 1.25. Change ``apiVersion`` to
     ``kubescheduler.config.k8s.io/v1``: for bin-packing configs (``NodeResourcesFit``
