@@ -200,7 +200,7 @@ def fit_problems(args: FitArgs, strict_ratio_block: bool = False) -> Iterator[Pr
             rules.RTCR_MISSING,
             args.strategy_path("type"),
             "type RequestedToCapacityRatio without `requestedToCapacityRatio`: kube-scheduler "
-            "1.35 dereferences the missing shape and crashes at start-up (nil pointer); "
+            "up to 1.35 dereferences the missing shape and crashes at start-up (nil pointer); "
             "add `requestedToCapacityRatio: {shape: [...]}`",
         )
 
