@@ -12,9 +12,9 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from policytest import __version__
-from policytest.exitcodes import ExitCode
-from policytest.gctuning import young_collections_only
+from policytest.core.exitcodes import ExitCode
+from policytest.core.gctuning import young_collections_only
+from policytest.core.version import __version__
 
 COMMANDS = ("validate", "run", "explain", "diff", "simulate", "schema", "rules")
 
@@ -35,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _version() -> str:
     """``policytest X``, then the releases judged and the defaults."""
-    from policytest.releases import summary
+    from policytest.core.releases import summary
 
     return f"policytest {__version__}\njudges {summary()}"
 

@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from policytest.gctuning import young_collections_only
+from policytest.core.errors import PolicytestError
+from policytest.core.gctuning import young_collections_only
 
 if TYPE_CHECKING:
-    from policytest.runner import CaseResult, Placement
+    from policytest.fixtures.runner import CaseResult, Placement
 
 DEFAULT_PATTERNS = ["*.policytest.yaml", "*.policytest.yml"]
 
@@ -65,8 +66,9 @@ class FixtureFile(pytest.File):
     """
 
     def collect(self) -> Iterator[CaseItem]:
-        from policytest.options import CheckOptions
-        from policytest.suite import PlannedCase, plan_file, repository_root, run_file
+        from policytest.core.options import CheckOptions
+        from policytest.fixtures.load import repository_root
+        from policytest.fixtures.suite import PlannedCase, plan_file, run_file
 
         root = self.config.getoption("policytest_root") or repository_root(str(self.path))
         with young_collections_only():
@@ -75,7 +77,7 @@ class FixtureFile(pytest.File):
             results = [case.run() for case in planned]
             failing = {r.case: r for r in results if r.status == "failed"}
             if failing:
-                from policytest.golden import UnsafeUpdate, rewrite_file
+                from policytest.fixtures.golden import UnsafeUpdate, rewrite_file
 
                 try:
                     rewrite_file(str(self.path), failing, root)
@@ -91,7 +93,7 @@ def _known(result: CaseResult) -> CaseResult:
     return result
 
 
-class CaseFailure(Exception):
+class CaseFailure(PolicytestError):
     """Raised by a failing case; rendered by :meth:`CaseItem.repr_failure`."""
 
 
@@ -122,7 +124,7 @@ class CaseItem(pytest.Item):
     ) -> str | Any:
         if not isinstance(excinfo.value, CaseFailure):
             return super().repr_failure(excinfo)
-        from policytest.reporters.run_text import describe_failure
+        from policytest.reporters.run.text import describe_failure
 
         lines = [
             f"{self.result.case} ({self.result.status}) at {self.result.file}:{self.result.line}",
@@ -148,14 +150,15 @@ class PolicytestAPI:
 
     def run(self, path: str | Path) -> list[CaseResult]:
         """Run every case of a fixture file."""
-        from policytest.options import CheckOptions
-        from policytest.suite import repository_root, run_file
+        from policytest.core.options import CheckOptions
+        from policytest.fixtures.load import repository_root
+        from policytest.fixtures.suite import run_file
 
         return run_file(str(path), CheckOptions(), repository_root(str(path)))
 
     def scheduler(self, config: str | Path, profile: str | None = None) -> Any:
         """An executable scheduler from a config file (raw or inside a ConfigMap)."""
-        from policytest.suite import scheduler_from_file
+        from policytest.fixtures.load import scheduler_from_file
 
         return scheduler_from_file(str(config), profile)
 
@@ -163,8 +166,8 @@ class PolicytestAPI:
         self, scheduler: Any, nodes: Sequence[Mapping[str, Any]], pod: Mapping[str, Any]
     ) -> list[list[str]]:
         """Rank ``nodes`` (fixture node form) for ``pod``: best first, ties grouped."""
-        from policytest.cluster import node_from_dict, pod_from_dict
-        from policytest.runner import rank
+        from policytest.fixtures.runner import rank
+        from policytest.scoring.specs import node_from_dict, pod_from_dict
 
         state = scheduler.cluster(
             [node_from_dict(n, default_requests_from_limits=True) for n in nodes]
@@ -178,9 +181,9 @@ class PolicytestAPI:
         """Place ``pods`` (fixture pod form, ``count`` allowed) one by one, as ``run``
         places a case's ``pods``: ``.placements`` (pods per node), ``.pending``,
         ``.nodes_used`` and ``.steps`` (where each pod went, and the nodes it tied with)."""
-        from policytest.cluster import pods_from_dict
-        from policytest.runner import place_sequence
+        from policytest.fixtures.runner import place_sequence
         from policytest.scoring.fast import build_nodes
+        from policytest.scoring.specs import pods_from_dict
 
         built = build_nodes((str(spec.get("name", "")), spec) for spec in nodes)
         incoming = [

@@ -8,9 +8,9 @@ import sys
 from collections.abc import Iterable
 from typing import Any, TextIO
 
-from policytest.limits import Limits, limit_names
-from policytest.limits import describe as describe_limits
-from policytest.options import NEWEST_KUBERNETES, NEWEST_VOLCANO, CheckOptions
+from policytest.core.limits import Limits, limit_names
+from policytest.core.limits import describe as describe_limits
+from policytest.core.options import NEWEST_KUBERNETES, NEWEST_VOLCANO, CheckOptions
 
 
 def add_scheduler_options(parser: argparse.ArgumentParser) -> None:
@@ -82,7 +82,7 @@ def add_fixture_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _supported(scheduler: str) -> str:
-    from policytest.releases import KUBE_RELEASES, VOLCANO_RELEASES
+    from policytest.core.releases import KUBE_RELEASES, VOLCANO_RELEASES
 
     rows = KUBE_RELEASES if scheduler == "kube" else VOLCANO_RELEASES
     return f"{rows[0].name} to {rows[-1].name}"
@@ -90,7 +90,7 @@ def _supported(scheduler: str) -> str:
 
 def _kube_release(text: str) -> str:
     """A kube-scheduler release of the table (``1.36``, ``v1.36.3``), kept as written."""
-    from policytest.releases import UnsupportedRelease, kube_release
+    from policytest.core.releases import UnsupportedRelease, kube_release
 
     try:
         kube_release(text)
@@ -101,7 +101,7 @@ def _kube_release(text: str) -> str:
 
 def _volcano_release(text: str) -> str:
     """A Volcano release of the table (``1.15``, ``v1.16.0-alpha.1``), kept as written."""
-    from policytest.releases import UnsupportedRelease, volcano_release
+    from policytest.core.releases import UnsupportedRelease, volcano_release
 
     try:
         volcano_release(text)
@@ -160,7 +160,7 @@ def write(text: str, stream: TextIO | None = None) -> None:
 
 def usage_error(message: str) -> int:
     """One line on stderr; exit code 2."""
-    from policytest.exitcodes import ExitCode
+    from policytest.core.exitcodes import ExitCode
 
     sys.stderr.write(f"policytest: error: {message}\n")
     return int(ExitCode.USAGE)

@@ -23,9 +23,10 @@ def configure(subparsers: Any) -> None:
 def execute(args: Any) -> int:
     import os
 
-    from policytest.exitcodes import ExitCode
-    from policytest.reporters.explain import render_case
-    from policytest.suite import root_for, run_file
+    from policytest.core.exitcodes import ExitCode
+    from policytest.fixtures.load import root_for
+    from policytest.fixtures.suite import run_file
+    from policytest.reporters.run.explain import render_case
 
     if not os.path.isfile(args.fixture):
         return usage_error(f"not a file: {args.fixture}")

@@ -40,10 +40,10 @@ def configure(subparsers: Any) -> None:
 def execute(args: Any) -> int:
     import os
 
-    from policytest.exitcodes import ExitCode
-    from policytest.reporters.packing import render_json, render_text
-    from policytest.simulate import SimulationError, load_workloads, simulate
-    from policytest.suite import ConfigUnusable, root_for, scheduler_from_file
+    from policytest.core.exitcodes import ExitCode
+    from policytest.fixtures.load import ConfigUnusable, root_for, scheduler_from_file
+    from policytest.fixtures.simulate import SimulationError, load_workloads, simulate
+    from policytest.reporters.run.packing import render_json, render_text
 
     if not os.path.isfile(args.fixture):
         return usage_error(f"not a file: {args.fixture}")

@@ -58,10 +58,12 @@ def _rule_list(text: str) -> tuple[str, ...]:
 
 
 def execute(args: Any) -> int:
-    from policytest.exitcodes import ExitCode
-    from policytest.findings import Severity
+    from policytest.api import validate_paths
+    from policytest.core.errors import PathNotFound
+    from policytest.core.exitcodes import ExitCode
+    from policytest.core.findings import Severity
+    from policytest.core.options import RuleFilter
     from policytest.reporters import render_validation
-    from policytest.validate import PathNotFound, RuleFilter, validate_paths
 
     chosen = output_format(args)
     try:
@@ -73,8 +75,8 @@ def execute(args: Any) -> int:
     color = chosen == "text" and _color_stdout()
     write(render_validation(chosen, report, color=color))
     if args.verbose:
-        from policytest.options import kube_release, volcano_release
-        from policytest.releases import describe
+        from policytest.core.options import kube_release, volcano_release
+        from policytest.core.releases import describe
 
         options = check_options(args)
         for line in describe(kube_release(options), volcano_release(options)):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from policytest.core.releases import DEFAULT_KUBERNETES
 from policytest.scoring.kube import BalancedArgs, FitScoring
 
 __all__ = ["BalancedArgs", "FitScoring", "KubeSchedulerConfig", "Profile"]
@@ -62,6 +63,9 @@ class KubeSchedulerConfig:
 
     api_version: str
     profiles: tuple[Profile, ...]
+    release: str = DEFAULT_KUBERNETES
+    """The kube-scheduler release judged (``policytest.core.releases``): the scorer
+    follows its BalancedAllocation formula and PodLevelResources gate."""
     parallelism: int = 16
     percentage_of_nodes_to_score: int = 0
     pod_initial_backoff_seconds: int = 1

@@ -11,17 +11,17 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from policytest.core.releases import KubeRelease
 from policytest.kube import rules
 from policytest.kube.framework import Path, Problem
 from policytest.kube.names import label_value_errors, parse_duration, qualified_name_errors
 from policytest.kube.values import integer, items, mapping, text
-from policytest.releases import KubeRelease
 
 Validator = Callable[[dict[str, Any], Path], Iterator[Problem]]
 
 
 def _problem(path: Path, message: str) -> Problem:
-    return Problem(rules.PLUGIN_ARGS, path, f"{message}; kube-scheduler refuses to start")
+    return Problem(rules.KS030_PLUGIN_ARGS, path, f"{message}; kube-scheduler refuses to start")
 
 
 def _range(

@@ -1,4 +1,4 @@
-"""kube-scheduler facts that depend on the release being judged (``policytest.releases``).
+"""kube-scheduler facts that depend on the release being judged (``policytest.core.releases``).
 
 The tables in :mod:`policytest.kube.registry` are 1.35's; this module derives each
 release's registry, default multiPoint set and extension points from them and the release
@@ -16,11 +16,11 @@ from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
-from policytest.findings import Finding
+from policytest.core.findings import Finding
+from policytest.core.releases import KubeRelease
 from policytest.kube import rules
 from policytest.kube.registry import DEFAULT_MULTI_POINT, EXTENSION_POINTS, FIT, PLUGINS
-from policytest.releases import KubeRelease
-from policytest.source import Document
+from policytest.read.source import Document
 
 __all__ = [
     "PLACEMENT_POINTS",
@@ -116,7 +116,7 @@ def _unknown(
     document: Document, node: Any, path: tuple[str | int, ...], key: str, release: KubeRelease
 ) -> Finding:
     where = ".".join(f"[{p}]" if isinstance(p, int) else str(p) for p in path).replace(".[", "[")
-    return rules.UNKNOWN_FIELD.at(
+    return rules.KS003_UNKNOWN_FIELD.at(
         document,
         node,
         f'unknown field "{where}": `{key}` is new in Kubernetes {_INTRODUCED[key]}, and '

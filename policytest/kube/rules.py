@@ -10,10 +10,10 @@ says what the scheduler does and how to fix it.
 
 from __future__ import annotations
 
-from policytest.findings import Severity
-from policytest.rules import rule
+from policytest.core.findings import Severity
+from policytest.core.rules import rule
 
-API_VERSION = rule(
+KS001_API_VERSION = rule(
     "KS001",
     Severity.ERROR,
     "apiVersion kube-scheduler does not serve (removed beta version, or wrong group)",
@@ -39,7 +39,7 @@ API_VERSION = rule(
     """,
 )
 
-LEGACY_POLICY = rule(
+KS002_LEGACY_POLICY = rule(
     "KS002",
     Severity.ERROR,
     "legacy scheduler Policy API: removed in Kubernetes 1.23",
@@ -72,7 +72,7 @@ LEGACY_POLICY = rule(
     """,
 )
 
-UNKNOWN_FIELD = rule(
+KS003_UNKNOWN_FIELD = rule(
     "KS003",
     Severity.ERROR,
     "unknown field: kube-scheduler decodes strictly and refuses to start",
@@ -115,7 +115,7 @@ UNKNOWN_FIELD = rule(
     """,
 )
 
-DUPLICATE_KEY = rule(
+KS004_DUPLICATE_KEY = rule(
     "KS004",
     Severity.ERROR,
     "duplicate key: kube-scheduler refuses to start",
@@ -142,7 +142,7 @@ DUPLICATE_KEY = rule(
     """,
 )
 
-WRONG_TYPE = rule(
+KS005_WRONG_TYPE = rule(
     "KS005",
     Severity.ERROR,
     "value of the wrong type or form: kube-scheduler cannot decode it",
@@ -187,7 +187,7 @@ WRONG_TYPE = rule(
     """,
 )
 
-NOT_A_CONFIG = rule(
+KS006_NOT_A_CONFIG = rule(
     "KS006",
     Severity.ERROR,
     "not a KubeSchedulerConfiguration kube-scheduler can read (kind, apiVersion, shape)",
@@ -211,7 +211,7 @@ NOT_A_CONFIG = rule(
     """,
 )
 
-FIT_STRATEGY = rule(
+KS010_FIT_STRATEGY = rule(
     "KS010",
     Severity.ERROR,
     "scoring strategy type of NodeResourcesFit is not LeastAllocated, MostAllocated or "
@@ -251,7 +251,7 @@ FIT_STRATEGY = rule(
     """,
 )
 
-FIT_WEIGHT = rule(
+KS011_FIT_WEIGHT = rule(
     "KS011",
     Severity.ERROR,
     "resource weight of NodeResourcesFit outside 1..100",
@@ -298,7 +298,7 @@ FIT_WEIGHT = rule(
     """,
 )
 
-RTCR_MISSING = rule(
+KS012_RTCR_MISSING = rule(
     "KS012",
     Severity.ERROR,
     "type RequestedToCapacityRatio without a requestedToCapacityRatio block: the scheduler crashes",
@@ -340,7 +340,7 @@ RTCR_MISSING = rule(
     """,
 )
 
-SHAPE = rule(
+KS013_SHAPE = rule(
     "KS013",
     Severity.ERROR,
     "invalid requestedToCapacityRatio shape (empty, utilization not 0..100 and strictly "
@@ -387,7 +387,7 @@ SHAPE = rule(
     """,
 )
 
-BALANCED_WEIGHT = rule(
+KS014_BALANCED_WEIGHT = rule(
     "KS014",
     Severity.ERROR,
     "resource weight of NodeResourcesBalancedAllocation other than 1",
@@ -425,7 +425,7 @@ BALANCED_WEIGHT = rule(
     """,
 )
 
-BALANCED_DUPLICATE = rule(
+KS015_BALANCED_DUPLICATE = rule(
     "KS015",
     Severity.ERROR,
     "resource listed twice in NodeResourcesBalancedAllocation",
@@ -462,7 +462,7 @@ BALANCED_DUPLICATE = rule(
     """,
 )
 
-FIT_IGNORED = rule(
+KS016_FIT_IGNORED = rule(
     "KS016",
     Severity.ERROR,
     "invalid NodeResourcesFit ignoredResources or ignoredResourceGroups",
@@ -497,7 +497,7 @@ FIT_IGNORED = rule(
     """,
 )
 
-RATIO_BLOCK = rule(
+KS017_RATIO_BLOCK = rule(
     "KS017",
     Severity.ERROR,
     "requestedToCapacityRatio beside another scoring strategy type (refused from 1.36)",
@@ -538,7 +538,7 @@ RATIO_BLOCK = rule(
     """,
 )
 
-UNKNOWN_PLUGIN = rule(
+KS020_UNKNOWN_PLUGIN = rule(
     "KS020",
     Severity.ERROR,
     "unknown or removed plugin enabled under plugins",
@@ -576,7 +576,7 @@ UNKNOWN_PLUGIN = rule(
     """,
 )
 
-WRONG_EXTENSION_POINT = rule(
+KS021_WRONG_EXTENSION_POINT = rule(
     "KS021",
     Severity.ERROR,
     "plugin enabled at an extension point it does not implement",
@@ -610,7 +610,7 @@ WRONG_EXTENSION_POINT = rule(
     """,
 )
 
-PLUGIN_TWICE = rule(
+KS022_PLUGIN_TWICE = rule(
     "KS022",
     Severity.ERROR,
     "plugin enabled twice at one extension point",
@@ -645,7 +645,7 @@ PLUGIN_TWICE = rule(
     """,
 )
 
-NEGATIVE_WEIGHT = rule(
+KS023_NEGATIVE_WEIGHT = rule(
     "KS023",
     Severity.ERROR,
     "negative score plugin weight",
@@ -680,7 +680,7 @@ NEGATIVE_WEIGHT = rule(
     """,
 )
 
-QUEUE_SORT_BIND = rule(
+KS024_QUEUE_SORT_BIND = rule(
     "KS024",
     Severity.ERROR,
     "queue sort or bind plugins misconfigured (not exactly one queue sort, no binder, "
@@ -721,7 +721,7 @@ QUEUE_SORT_BIND = rule(
     """,
 )
 
-DUPLICATE_PLUGIN_CONFIG = rule(
+KS025_DUPLICATE_PLUGIN_CONFIG = rule(
     "KS025",
     Severity.ERROR,
     "pluginConfig configures the same plugin twice",
@@ -755,7 +755,7 @@ DUPLICATE_PLUGIN_CONFIG = rule(
     """,
 )
 
-SCHEDULER_NAME = rule(
+KS026_SCHEDULER_NAME = rule(
     "KS026",
     Severity.ERROR,
     "profile schedulerName empty or used twice",
@@ -782,7 +782,7 @@ SCHEDULER_NAME = rule(
     """,
 )
 
-PERCENTAGE = rule(
+KS027_PERCENTAGE = rule(
     "KS027",
     Severity.ERROR,
     "percentageOfNodesToScore outside 0..100",
@@ -804,7 +804,7 @@ PERCENTAGE = rule(
     """,
 )
 
-SETTINGS = rule(
+KS028_SETTINGS = rule(
     "KS028",
     Severity.ERROR,
     "invalid scheduler setting (parallelism, pod backoff, leader election, client connection)",
@@ -830,7 +830,7 @@ SETTINGS = rule(
     """,
 )
 
-EXTENDERS = rule(
+KS029_EXTENDERS = rule(
     "KS029",
     Severity.ERROR,
     "invalid scheduler extender",
@@ -858,7 +858,7 @@ EXTENDERS = rule(
     """,
 )
 
-PLUGIN_ARGS = rule(
+KS030_PLUGIN_ARGS = rule(
     "KS030",
     Severity.ERROR,
     "invalid args for another in-tree plugin (DefaultPreemption, InterPodAffinity, "
@@ -897,7 +897,7 @@ PLUGIN_ARGS = rule(
     """,
 )
 
-ZERO_WEIGHT = rule(
+KS040_ZERO_WEIGHT = rule(
     "KS040",
     Severity.WARNING,
     "weight 0 is silently raised to 1",
@@ -931,7 +931,7 @@ ZERO_WEIGHT = rule(
     """,
 )
 
-UNKNOWN_PLUGIN_CONFIG = rule(
+KS041_UNKNOWN_PLUGIN_CONFIG = rule(
     "KS041",
     Severity.WARNING,
     "pluginConfig or disabled entry names a plugin that does not exist: ignored",
@@ -966,7 +966,7 @@ UNKNOWN_PLUGIN_CONFIG = rule(
     """,
 )
 
-FIT_NOT_SCORING = rule(
+KS042_FIT_NOT_SCORING = rule(
     "KS042",
     Severity.WARNING,
     "scoring strategy of NodeResourcesFit configured while Fit does not score",
@@ -1004,7 +1004,7 @@ FIT_NOT_SCORING = rule(
     """,
 )
 
-FIT_DUPLICATE = rule(
+KS043_FIT_DUPLICATE = rule(
     "KS043",
     Severity.WARNING,
     "resource listed twice in NodeResourcesFit (accepted; the weights add up)",
@@ -1045,7 +1045,7 @@ FIT_DUPLICATE = rule(
     """,
 )
 
-NEVER_SCORED = rule(
+KS044_NEVER_SCORED = rule(
     "KS044",
     Severity.WARNING,
     "resource name that is never scored (no domain, wrong case)",
@@ -1086,7 +1086,7 @@ NEVER_SCORED = rule(
     """,
 )
 
-SHAPE_IGNORED = rule(
+KS045_SHAPE_IGNORED = rule(
     "KS045",
     Severity.WARNING,
     "requestedToCapacityRatio shape given with MostAllocated or LeastAllocated: ignored",
@@ -1131,7 +1131,7 @@ SHAPE_IGNORED = rule(
     """,
 )
 
-SHAPE_SPREADS = rule(
+KS046_SHAPE_SPREADS = rule(
     "KS046",
     Severity.WARNING,
     "shape of RequestedToCapacityRatio that falls or is flat: it spreads rather than packs",

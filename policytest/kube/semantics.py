@@ -12,7 +12,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from policytest.findings import Severity
+from policytest.core.findings import Severity
+from policytest.core.releases import DEFAULT_KUBERNETES, KubeRelease, kube_release
 from policytest.kube import rules
 from policytest.kube.advice import advice
 from policytest.kube.framework import (
@@ -28,6 +29,8 @@ from policytest.kube.framework import (
 )
 from policytest.kube.model import KubeSchedulerConfig, Profile
 from policytest.kube.other_args import VALIDATORS, dynamic_resources_problems
+from policytest.kube.process_settings import percentage_problem, settings_problems
+from policytest.kube.profiles import PluginConfigEntry, ProfileData
 from policytest.kube.registry import (
     BALANCED,
     DEFAULT_SCHEDULER_NAME,
@@ -39,49 +42,15 @@ from policytest.kube.release_facts import registry
 from policytest.kube.resources import (
     DEFAULT_BALANCED,
     DEFAULT_FIT,
-    BalancedArgsData,
-    FitArgs,
     balanced_problems,
     fit_problems,
     read_balanced_args,
     read_fit_args,
 )
-from policytest.kube.settings import percentage_problem, settings_problems
 from policytest.kube.values import integer, items, mapping, repeats, text
-from policytest.releases import DEFAULT_KUBERNETES, KubeRelease, kube_release
 
 _REFUSES = "kube-scheduler refuses to start"
 _DEFAULT = kube_release(DEFAULT_KUBERNETES)
-
-
-@dataclass(frozen=True)
-class PluginConfigEntry:
-    """One ``pluginConfig`` item: the plugin name, its args as written, its path."""
-
-    name: str
-    args: Any
-    path: Path
-
-    @property
-    def args_path(self) -> Path:
-        return (*self.path, "args")
-
-
-@dataclass(frozen=True)
-class ProfileData:
-    """A profile after v1 defaulting, with the paths of what the user wrote."""
-
-    path: Path
-    name: str
-    written: dict[str, Any]
-    custom: dict[str, PluginSet]
-    sets: dict[str, PluginSet]
-    plugin_config: tuple[PluginConfigEntry, ...]
-    fit: FitArgs
-    balanced: BalancedArgsData
-
-    def configured(self, plugin: str) -> PluginConfigEntry | None:
-        return next((e for e in self.plugin_config if e.name == plugin), None)
 
 
 @dataclass(frozen=True)
@@ -106,10 +75,10 @@ def analyse(config: dict[str, Any], api_version: str, release: KubeRelease = _DE
         frameworks.append(framework)
     warnings = advice(profiles, frameworks, registry(release))
     if release.strict_ratio_block:  # the ignored shape is an error there (fit_problems)
-        warnings = (p for p in warnings if p.rule is not rules.SHAPE_IGNORED)
+        warnings = (p for p in warnings if p.rule is not rules.KS045_SHAPE_IGNORED)
     problems.extend(warnings)
     failed = any((p.severity or p.rule.severity) is Severity.ERROR for p in problems)
-    model = None if failed else _model(config, api_version, profiles, frameworks)
+    model = None if failed else _model(config, api_version, profiles, frameworks, release)
     return Analysis(tuple(problems), model)
 
 
@@ -176,7 +145,7 @@ def _validate_profiles(profiles: list[ProfileData], release: KubeRelease) -> Ite
         yield from _validate_profile(profile, release)
     for profile, _ in repeats(profiles, lambda p: p.name):
         yield Problem(
-            rules.SCHEDULER_NAME,
+            rules.KS026_SCHEDULER_NAME,
             (*profile.path, "schedulerName"),
             f'schedulerName "{profile.name}" is already used by another profile: '
             f"{_REFUSES}; give each profile its own name",
@@ -187,7 +156,7 @@ def _validate_profiles(profiles: list[ProfileData], release: KubeRelease) -> Ite
 def _validate_profile(profile: ProfileData, release: KubeRelease) -> Iterator[Problem]:
     if not profile.name:
         yield Problem(
-            rules.SCHEDULER_NAME,
+            rules.KS026_SCHEDULER_NAME,
             (*profile.path, "schedulerName"),
             f"profile has no schedulerName: {_REFUSES}; with more than one profile "
             "each needs a name",
@@ -201,7 +170,7 @@ def _validate_profile(profile: ProfileData, release: KubeRelease) -> Iterator[Pr
                 yield _removed(plugin.name, (*plugin.path, "name"))
     for entry, _ in repeats(profile.plugin_config, lambda e: e.name):
         yield Problem(
-            rules.DUPLICATE_PLUGIN_CONFIG,
+            rules.KS025_DUPLICATE_PLUGIN_CONFIG,
             (*entry.path, "name"),
             f"pluginConfig for {entry.name} is given twice: {_REFUSES}; merge the two entries' "
             "args",
@@ -219,7 +188,7 @@ def _validate_profile(profile: ProfileData, release: KubeRelease) -> Iterator[Pr
 
 def _removed(name: str, path: Path) -> Problem:
     return Problem(
-        rules.UNKNOWN_PLUGIN,
+        rules.KS020_UNKNOWN_PLUGIN,
         path,
         f"plugin {name} was removed from "
         f"kubescheduler.config.k8s.io/v1: {_REFUSES}; use NodeVolumeLimits",
@@ -238,7 +207,7 @@ def _common_queue_sort(profiles: list[ProfileData]) -> Iterator[Problem]:
     enabled = first.sets["queueSort"].enabled
     if len(enabled) > 1:
         yield Problem(
-            rules.QUEUE_SORT_BIND,
+            rules.KS024_QUEUE_SORT_BIND,
             (*first.path, "plugins", "queueSort", "enabled"),
             f"{len(enabled)} queue sort plugins are enabled, only one may be: {_REFUSES}",
         )
@@ -248,7 +217,7 @@ def _common_queue_sort(profiles: list[ProfileData]) -> Iterator[Problem]:
     for profile in profiles[1:]:
         if _queue_sort_signature(profile) != canon:
             yield Problem(
-                rules.QUEUE_SORT_BIND,
+                rules.KS024_QUEUE_SORT_BIND,
                 (*profile.path, "plugins", "queueSort"),
                 "queueSort differs from the first profile's: all profiles share one "
                 f"queue, so it must be the same everywhere; {_REFUSES}",
@@ -257,7 +226,7 @@ def _common_queue_sort(profiles: list[ProfileData]) -> Iterator[Problem]:
         for entry in profile.plugin_config:
             if entry.name == sort_name and entry.args != (sort_args[-1] if sort_args else None):
                 yield Problem(
-                    rules.QUEUE_SORT_BIND,
+                    rules.KS024_QUEUE_SORT_BIND,
                     entry.args_path,
                     f"args of the queue sort plugin {sort_name} differ from the "
                     f"first profile's: {_REFUSES}",
@@ -283,6 +252,7 @@ def _model(
     api_version: str,
     profiles: list[ProfileData],
     frameworks: list[Framework],
+    release: KubeRelease,
 ) -> KubeSchedulerConfig:
     built = []
     for profile, framework in zip(profiles, frameworks, strict=True):
@@ -309,6 +279,7 @@ def _model(
         return default if value is None else value
 
     return KubeSchedulerConfig(
+        release=release.name,
         api_version=api_version,
         profiles=tuple(built),
         parallelism=setting("parallelism", 16),

@@ -7,14 +7,14 @@ pinned here: ``elect``/``reserve`` and the ``reservation`` plugin were removed i
 ``resource-strategy-fit`` in 1.13 (v1.12.4's registry does not have it), and up to 1.5
 plugin arguments were ``map[string]string`` read with ``strconv.Atoi``. The other
 introductions follow the releases' ``factory.go`` files. Which releases are judged at all,
-and their other differences, are the rows of :mod:`policytest.releases`.
+and their other differences, are the rows of :mod:`policytest.core.releases`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from policytest.releases import (
+from policytest.core.releases import (
     DEFAULT_VOLCANO,
     VOLCANO_RELEASES,
     UnsupportedRelease,
@@ -92,7 +92,7 @@ def show(version: Version) -> str:
 
 @dataclass(frozen=True)
 class Release:
-    """The tables of one Volcano release, and its row of ``policytest.releases``."""
+    """The tables of one Volcano release, and its row of ``policytest.core.releases``."""
 
     version: Version
     row: VolcanoRelease | None = None

@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
+from policytest.core.limits import DEFAULT_LIMITS
+from policytest.core.options import CheckOptions
 from policytest.kube.check import load
-from policytest.limits import DEFAULT_LIMITS
-from policytest.options import CheckOptions
 from tests.conftest import RunLine
 from tests.kube.helpers import documents, errors, findings_for, inside
 from tests.kube.test_oracle import _as_oracle, _expected, _messages

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from policytest.findings import Severity
+from policytest.core.findings import Severity
+from policytest.core.options import CheckOptions
+from policytest.core.releases import UnsupportedRelease
 from policytest.kube.registry import parse_version, served_api_version
-from policytest.options import CheckOptions
-from policytest.releases import UnsupportedRelease
 from tests.kube.helpers import findings_for
 from tests.kube.test_seeds import LEGACY_POLICY
 

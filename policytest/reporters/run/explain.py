@@ -1,0 +1,162 @@
+"""``policytest explain``: why each node ranks where it does, for a reviewer to read.
+
+Per case: the nodes in rank order with their totals and each plugin's weighted share,
+then each resource's utilisation after placement and its contribution, the parts of a
+plugin made of several scores (Volcano's nodeorder), the nodes that were filtered out
+and why, the plugins not modelled, and for sequences a utilisation bar per node at the
+end of the sequence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from policytest.fixtures.runner import CaseResult, format_ranking, format_score
+from policytest.reporters.run.text import node_table
+from policytest.reporters.validate.text import format_finding
+from policytest.scoring.protocol import NodeScore
+
+BAR_WIDTH = 20
+
+
+def render_case(result: CaseResult) -> str:
+    """The explanation of one case."""
+    lines = [f"{result.file} :: {result.case}  [{result.status}]"]
+    if result.message:
+        lines += [f"  {line}" for line in result.message.splitlines()]
+    if result.status == "error":
+        return "\n".join(lines) + "\n"
+    title = "first pod" if result.steps else "pod"
+    lines += ["", f"  Scores for the {title}, best first: {format_ranking(result.ranking)}"]
+    lines += [f"    {row}" for row in node_table(result.nodes)]
+    details = list(_resource_lines(result.nodes))
+    if details:
+        lines += ["", "  Resources (utilisation after placement, weight, contribution):", *details]
+    parts = _part_lines(result.nodes)
+    if parts:
+        lines += ["", "  Parts of a plugin's score (each part's score x its weight):", *parts]
+    balance = _balance_lines(result.nodes)
+    if balance:
+        lines += ["", *balance]
+    if result.not_modelled:
+        lines += [
+            "",
+            "  Not modelled (neutral for this cluster: no taints, affinities, topology "
+            "constraints, images or volumes):",
+            f"    {', '.join(result.not_modelled)}",
+        ]
+    if result.steps:
+        lines += ["", *_sequence_lines(result)]
+    if result.findings:
+        lines.append("")
+    lines += [f"  config: {format_finding(f, color=False)}" for f in result.findings]
+    return "\n".join(lines) + "\n"
+
+
+def _resource_lines(nodes: Sequence[NodeScore]) -> list[str]:
+    lines: list[str] = []
+    for node in sorted((n for n in nodes if n.feasible), key=lambda n: -n.total):
+        for plugin, resources in node.resources.items():
+            if not resources:
+                continue
+            lines.append(f"    {node.name} / {plugin}:")
+            for item in resources:
+                share = _percent(item.requested, item.allocatable)
+                share_of_score = "" if item.score is None else f" -> {format_score(item.score)}"
+                amount = (
+                    f"{format_amount(item.requested, item.milli, item.name)} / "
+                    f"{format_amount(item.allocatable, item.milli, item.name)}"
+                )
+                lines.append(
+                    f"      {item.name:<16} {amount:>16} {share:>7}  "
+                    f"weight {item.weight:<3}{share_of_score}".rstrip()
+                )
+    return lines
+
+
+def _part_lines(nodes: Sequence[NodeScore]) -> list[str]:
+    """``node / nodeorder: leastrequested 40, balancedresource 79``: what a plugin made of
+    several scores adds up (where packing and spreading cancel, this shows it)."""
+    return [
+        f"    {node.name} / {plugin}: "
+        + ", ".join(f"{part} {format_score(value)}" for part, value in values.items())
+        for node in sorted((n for n in nodes if n.feasible), key=lambda n: -n.total)
+        for plugin, values in node.parts.items()
+        if values
+    ]
+
+
+_FORMULAS = {
+    "with-pod": "score = S(with pod), up to kube-scheduler 1.35 and Volcano 1.15",
+    "balance-change": "score = 50 + (50 + S(with pod) - S(without pod)) / 2 (int64), from "
+    "kube-scheduler 1.36 and Volcano 1.16",
+}
+
+
+def _balance_lines(nodes: Sequence[NodeScore]) -> list[str]:
+    """BalancedAllocation's two S terms and the score the release makes of them, where
+    S = int64((1 - std of the requested fractions) x 100), so the numbers add up."""
+    rows: list[str] = []
+    formulas: set[str] = set()
+    for node in sorted((n for n in nodes if n.feasible), key=lambda n: -n.total):
+        for plugin, detail in node.balance.items():
+            formulas.add(detail.formula)
+            rows.append(
+                f"    {node.name} / {plugin}: S(with pod) {detail.with_pod}, S(without pod) "
+                f"{detail.without_pod} -> {detail.score}"
+            )
+    if not rows:
+        return []
+    heading = "; ".join(_FORMULAS.get(formula, formula) for formula in sorted(formulas))
+    return [f"  Balance (unweighted; {heading}):", *rows]
+
+
+def _sequence_lines(result: CaseResult) -> list[str]:
+    placed = ", ".join(f"{n}: {c}" for n, c in (result.placements or {}).items() if c)
+    lines = [
+        f"  Sequence: {len(result.steps)} pods; placements {{{placed}}}; "
+        f"nodes used {result.nodes_used}; pending {result.pending}"
+    ]
+    ties = [step for step in result.steps if step.tied_with]
+    for step in ties[:10]:
+        lines.append(
+            f"    pod {step.index + 1}: tie, went to {step.node} "
+            f"(also best: {', '.join(step.tied_with)}"
+            f"{'; identical nodes' if step.identical else ''})"
+        )
+    if len(ties) > 10:
+        lines.append(f"    ... {len(ties) - 10} more ties")
+    lines.append("  Utilisation at the end:")
+    lines += [f"    {line}" for line in utilisation_bars(result.utilisation)]
+    return lines
+
+
+def utilisation_bars(utilisation: Mapping[str, Mapping[str, tuple[int, int]]]) -> list[str]:
+    """``node-a  cpu [#########.....]  62%`` per node and resource."""
+    width = max((len(name) for name in utilisation), default=0)
+    lines = []
+    for name, resources in utilisation.items():
+        for resource, (used, allocatable) in resources.items():
+            fraction = min(1.0, used / allocatable) if allocatable else 0.0
+            filled = round(fraction * BAR_WIDTH)
+            bar = "#" * filled + "." * (BAR_WIDTH - filled)
+            lines.append(f"{name:<{width}}  {resource:<16} [{bar}] {_percent(used, allocatable)}")
+    return lines
+
+
+_BINARY = (("Ti", 1 << 40), ("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10))
+
+
+def format_amount(value: int, milli: bool, name: str) -> str:
+    """A resource amount as a person writes it: ``7``, ``500m``, ``6Gi``, ``1.5Gi``."""
+    if milli:
+        return f"{value // 1000}" if value % 1000 == 0 else f"{value}m"
+    if name == "memory" or name.startswith(("hugepages-", "ephemeral")):
+        for suffix, size in _BINARY:
+            if value >= size:
+                return f"{value / size:.4g}{suffix}"
+    return str(value)
+
+
+def _percent(used: int, allocatable: int) -> str:
+    return f"{used * 100 / allocatable:.1f}%" if allocatable else "n/a"
