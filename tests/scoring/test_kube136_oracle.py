@@ -227,3 +227,70 @@ def test_explain_shows_both_balance_terms(run_line: RunLine, suite: Path) -> Non
         assert with_pod == old[name]  # S(with) is the 1.35 score
         assert 50 + (50 + with_pod - without_pod) // 2 == score["score"]
         assert line.endswith(f"-> {score['score']}")
+
+
+# --- Volcano's nodeorder balancedresource is the same plugin ---------------------------------
+
+NODEORDER = {
+    "actions": "enqueue, allocate, backfill",
+    "tiers": [
+        {
+            "plugins": [
+                {"name": "predicates"},
+                {
+                    "name": "nodeorder",
+                    "arguments": {
+                        "leastrequested.weight": 0,
+                        "mostrequested.weight": 0,
+                        "balancedresource.weight": 1,
+                    },
+                },
+            ]
+        }
+    ],
+}
+
+
+def _same_as_nodeorder(case: dict[str, Any]) -> bool:
+    """BalancedAllocation cases nodeorder's balancedresource (cpu, memory, nvidia.com/gpu,
+    Score called without PreScore) reproduces: default resources, no GPU requested, not
+    skipped."""
+    if case["plugin"] != "NodeResourcesBalancedAllocation" or case["result"]["skipped"]:
+        return False
+    resources = [r["name"] for r in case["result"]["effective_args"]["resources"]]
+    requests = json.dumps(case["pod"])
+    return resources == ["cpu", "memory"] and "nvidia.com/gpu" not in requests
+
+
+VOLCANO_CASES = [case for case in CASES if _same_as_nodeorder(case)]
+
+
+@pytest.mark.parametrize(("release", "key"), [("1.16", "result"), ("1.15", "result_1_35")])
+def test_volcano_balancedresource_is_its_kubernetes_release(
+    run_line: RunLine, tmp_path: Path, release: str, key: str
+) -> None:
+    """Volcano 1.16 builds on Kubernetes 1.36 and 1.15 on 1.35: nodeorder's
+    balancedresource gives the real 1.36.3 (1.35.4) plugin's score on every node Volcano's
+    predicates let through."""
+    assert len(VOLCANO_CASES) > 100
+    for case in VOLCANO_CASES:
+        data = fixture(case)
+        data["scheduler"] = {"volcano": NODEORDER}
+        path = tmp_path / f"{case['id']}.policytest.yaml"
+        path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    result = run_line(
+        ["run", tmp_path, "--root", tmp_path, "--format", "json", "--volcano-version", release]
+    )
+    compared = 0
+    wrong = []
+    for entry in json.loads(result.stdout)["results"]:
+        case = BY_ID[Path(entry["file"]).name.removesuffix(".policytest.yaml")]
+        scores = case[key]["scores"]
+        expected = {s["name"]: s["score"] for s in scores} if isinstance(scores, list) else scores
+        for node in entry["nodes"]:
+            if node["feasible"]:
+                compared += 1
+                if node["plugins"]["nodeorder"] != expected[node["name"]]:
+                    wrong.append(f"{case['id']} {node['name']}: {node['plugins']} != {expected}")
+    assert not wrong, "\n".join(wrong[:10])
+    assert compared > 300
