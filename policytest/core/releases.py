@@ -138,8 +138,8 @@ KUBE_RELEASES: Final[tuple[KubeRelease, ...]] = (
         dra_binding_timeout_gate=False,
         strict_ratio_block=False,
         ground_truth="v0.33 API types and feature gates; plugin arithmetic checked on 1.35.4",
-        modelled_from="1.35 (plugin arithmetic and validation, which 1.34 and 1.35 did not "
-        "change for the resource plugins)",
+        modelled_from="1.35 (plugin arithmetic, BalancedAllocation's best-effort skip and "
+        "config validation: 1.33's own plugin and validation code was not at hand)",
     ),
     KubeRelease(
         (1, 34),
@@ -152,8 +152,8 @@ KUBE_RELEASES: Final[tuple[KubeRelease, ...]] = (
         dra_binding_timeout_gate=False,
         strict_ratio_block=False,
         ground_truth="v0.34 API types and feature gates; plugin arithmetic checked on 1.35.4",
-        modelled_from="1.35 (plugin arithmetic and validation, which 1.35 did not change "
-        "for the resource plugins)",
+        modelled_from="1.35 (plugin arithmetic, BalancedAllocation's best-effort skip and "
+        "config validation: 1.34's own plugin and validation code was not at hand)",
     ),
     KubeRelease(
         (1, 35),
