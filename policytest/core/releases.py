@@ -225,9 +225,15 @@ class VolcanoRelease:
     """The Kubernetes library it builds on (``go.mod``): nodeorder calls its plugins."""
     unknown_action_rejects: bool
     """An unknown action rejects the conf (else: logged "ignore it", the rest run)."""
-    overhead_before_init_max: bool
-    """``GetPodResourceRequest`` adds the pod overhead before taking the maximum with the
-    init containers (v1.13, v1.14); otherwise after it."""
+    overhead_first: bool
+    """``GetPodResourceRequest`` adds the pod overhead to the containers before taking the
+    maximum with the init containers (up to v1.14); from v1.15 after it."""
+    getbool_parses_strings: bool
+    """``Arguments.GetBool`` parses a string with ``strconv.ParseBool`` (from v1.15; before,
+    a string is ignored with a warning): deviceshare's flags, network-topology-aware's
+    ``hypernode.binpack.normal-pod.enable``."""
+    hypernode_binpack: bool
+    """network-topology-aware reads the ``hypernode.binpack.*`` arguments (from v1.14)."""
     ground_truth: str
     prerelease: bool = False
 
@@ -246,19 +252,31 @@ def kube_formula(version: Version) -> BalancedFormula:
 
 
 _VOLCANO_SOURCES = "sources of the tag (util.go, factories, nodeorder, binpack)"
-VOLCANO_RELEASES: Final[tuple[VolcanoRelease, ...]] = (
-    VolcanoRelease((1, 9), "1.29", True, True, f"v1.9.1 {_VOLCANO_SOURCES}"),
-    VolcanoRelease((1, 10), "1.30", True, True, f"v1.10.2 {_VOLCANO_SOURCES}"),
-    VolcanoRelease((1, 11), "1.31", True, True, f"v1.11.2 {_VOLCANO_SOURCES}"),
-    VolcanoRelease((1, 12), "1.32", False, True, f"v1.12.4 {_VOLCANO_SOURCES}"),
-    VolcanoRelease((1, 13), "1.33", False, True, f"v1.13.3 {_VOLCANO_SOURCES}"),
-    VolcanoRelease((1, 14), "1.34", True, True, f"v1.14.4 {_VOLCANO_SOURCES}"),
+_RSF = "; resource-strategy-fit oracle"
+# release, Kubernetes library, unknown action rejects, overhead first, GetBool parses
+# strings, hypernode.binpack.*, tag (and its ground truth)
+_VOLCANO_ROWS: Final = (
+    ((1, 9), "1.29", True, True, False, False, "v1.9.1", ""),
+    ((1, 10), "1.30", True, True, False, False, "v1.10.2", ""),
+    ((1, 11), "1.31", True, True, False, False, "v1.11.2", ""),
+    ((1, 12), "1.32", False, True, False, False, "v1.12.4", ""),
+    ((1, 13), "1.33", False, True, False, False, "v1.13.3", _RSF),
+    ((1, 14), "1.34", True, True, False, True, "v1.14.4", _RSF),
+    ((1, 15), "1.35", True, False, True, True, "v1.15.1", f"; real binpack scores{_RSF}"),
+    ((1, 16), "1.36", True, False, True, True, "v1.16.0-alpha.1", _RSF),
+)  # fmt: skip
+VOLCANO_RELEASES: Final[tuple[VolcanoRelease, ...]] = tuple(
     VolcanoRelease(
-        (1, 15), "1.35", True, False, f"v1.15.1 {_VOLCANO_SOURCES}; real binpack scores"
-    ),
-    VolcanoRelease(
-        (1, 16), "1.36", True, False, f"v1.16.0-alpha.1 {_VOLCANO_SOURCES}", prerelease=True
-    ),
+        version=version,
+        kubernetes=kubernetes,
+        unknown_action_rejects=rejects,
+        overhead_first=first,
+        getbool_parses_strings=getbool,
+        hypernode_binpack=hypernode,
+        ground_truth=f"{tag} {_VOLCANO_SOURCES}{extra}",
+        prerelease="-" in tag,
+    )
+    for version, kubernetes, rejects, first, getbool, hypernode, tag, extra in _VOLCANO_ROWS
 )
 DEFAULT_VOLCANO: Final = "1.15"
 """The newest stable Volcano release (v1.16 is a pre-release)."""

@@ -119,12 +119,18 @@ def aggregate_container_requests(pod: Pod, non_missing: Mapping[str, int] | None
 
 
 def _aggregate(
-    pod: Pod, own: Callable[[Container], dict[str, _N]], total: dict[str, _N]
+    pod: Pod,
+    own: Callable[[Container], dict[str, _N]],
+    total: dict[str, _N],
+    before_init: Mapping[str, _N] | None = None,
 ) -> dict[str, _N]:
     """Containers and sidecars add up; each regular init container runs beside the
-    sidecars started before it, and the pod needs the largest of those moments."""
+    sidecars started before it, and the pod needs the largest of those moments.
+    ``before_init`` is added to the containers' sum before that max is taken."""
     for container in pod.containers:
         _add(total, own(container))
+    if before_init:
+        _add(total, before_init)
     sidecars: dict[str, _N] = {}
     init_peak: dict[str, _N] = {}
     for container in pod.init_containers:
@@ -309,21 +315,25 @@ def _kube_node_share(pod: Pod, pod_level: bool = True) -> tuple[Mapping[str, int
 
 
 @lru_cache(maxsize=_CACHE_SIZE)
-def volcano_pod_request(pod: Pod, overhead_before_init_max: bool = False) -> Mapping[str, float]:
+def volcano_pod_request(pod: Pod, overhead_first: bool = False) -> Mapping[str, float]:
     """``GetPodResourceRequest``: Volcano units (milli-cpu, bytes, pods, milli-units), float64.
 
     Containers are rounded one by one and summed (float64), max'ed with the init
     containers, pod-level cpu/memory replace the result, then overhead and ``pods: 1``
-    are added (from Volcano 1.15; up to 1.14, ``overhead_before_init_max``, the overhead
-    joins the containers' sum before the maximum with the init containers). Keys: always
-    ``cpu`` and ``memory``, then the scalar resources Volcano keeps.
+    are added. Keys: always ``cpu`` and ``memory``, then the scalar resources Volcano keeps.
+    ``overhead_first``: Volcano before 1.15 added the overhead to the containers before
+    taking the max with the init containers (a column of ``policytest.core.releases``).
     """
-    start = {CPU: 0.0, MEMORY: 0.0}
-    if overhead_before_init_max:  # Volcano up to 1.14: overhead joins the containers' sum
-        _add(start, _volcano_resource(pod.overhead))
-    total = _aggregate(pod, lambda container: _volcano_resource(container.requests), start)
+
+    def own(container: Container) -> dict[str, float]:
+        return _volcano_resource(container.requests)
+
+    if overhead_first:
+        total = _aggregate(pod, own, {CPU: 0.0, MEMORY: 0.0}, _volcano_resource(pod.overhead))
+    else:
+        total = _aggregate(pod, own, {CPU: 0.0, MEMORY: 0.0})
     total.update(_volcano_resource(_pod_level_requests(pod), keep_zero=False))
-    if not overhead_before_init_max:
+    if not overhead_first:
         _add(total, _volcano_resource(pod.overhead))
     _add(total, {PODS: 1.0})
     return MappingProxyType(total)
@@ -357,11 +367,11 @@ class VolcanoNodeInfo:
     max_task_num: int
 
 
-def volcano_node_info(node: Node, overhead_before_init_max: bool = False) -> VolcanoNodeInfo:
+def volcano_node_info(node: Node, overhead_first: bool = False) -> VolcanoNodeInfo:
     """Every pod listed on the node counts in ``Used`` (no oversubscription modelled)."""
     used = _volcano_resource(EMPTY_LIST)
     for pod in node.pods:
-        _add(used, volcano_pod_request(pod, overhead_before_init_max))
+        _add(used, volcano_pod_request(pod, overhead_first))
     pods = node.allocatable.get(PODS)
     return VolcanoNodeInfo(
         name=node.name,
@@ -373,9 +383,9 @@ def volcano_node_info(node: Node, overhead_before_init_max: bool = False) -> Vol
 
 
 def volcano_node_info_with_pod(
-    info: VolcanoNodeInfo, pod: Pod, overhead_before_init_max: bool = False
+    info: VolcanoNodeInfo, pod: Pod, overhead_first: bool = False
 ) -> VolcanoNodeInfo:
     """The node after binding ``pod`` (for placing pods one after another)."""
     used = dict(info.used)
-    _add(used, volcano_pod_request(pod, overhead_before_init_max))
+    _add(used, volcano_pod_request(pod, overhead_first))
     return replace(info, used=MappingProxyType(used), pod_count=info.pod_count + 1)

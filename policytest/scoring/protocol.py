@@ -26,6 +26,9 @@ class ResourceDetail:
     """Whether ``requested``/``allocatable`` are in milli-units (cpu always is)."""
     score: float | None = None
     """This resource's share of the plugin score, where the plugin has one to show."""
+    note: str | None = None
+    """How the plugin scored it, where that varies per resource (resource-strategy-fit:
+    the strategy and the rule that chose it)."""
 
 
 class LazyDetails(Mapping[str, tuple[ResourceDetail, ...]]):

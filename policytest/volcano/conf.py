@@ -19,12 +19,14 @@ from typing import Any
 
 from ruamel.yaml.nodes import Node
 
+from policytest.scoring.rsf import RSF, ResourceStrategyFitArgs
 from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
 from policytest.volcano.binpack_args import BINPACK, binpack_weights
 from policytest.volcano.decode import FLAGS, UNSET_FLAGS, RawConf, RawMap, RawPlugin
 from policytest.volcano.entry import PluginEntry, Weights
 from policytest.volcano.gotext import trim_space
 from policytest.volcano.nodeorder_args import NODEORDER, nodeorder_weights
+from policytest.volcano.rsf_args import rsf_args
 from policytest.volcano.versions import Release
 
 
@@ -94,6 +96,21 @@ class VolcanoConf:
         return tuple(call for call in self.node_order_calls if call.plugin == plugin)
 
     @property
+    def proportional(self) -> ResourceStrategyFitArgs | None:
+        """The resource-strategy-fit arguments whose proportional filter runs: the last
+        entry to register it (the registration per plugin name that wins), when some
+        entry of the plugin has ``enablePredicate`` on."""
+        entries = [e for e in self.entries(RSF) if e.registered]
+        source = None
+        for entry in entries:
+            weights = entry.weights
+            if isinstance(weights, ResourceStrategyFitArgs) and weights.proportional is not None:
+                source = weights
+        if source is None or not any(e.enabled("enablePredicate") for e in entries):
+            return None
+        return source
+
+    @property
     def binpack_calls(self) -> int:
         return len(self.calls(BINPACK))
 
@@ -146,6 +163,8 @@ def _entry(raw: RawPlugin, tier: int, index: int, release: Release) -> PluginEnt
         weights = binpack_weights(arguments, string_arguments=release.string_arguments)
     elif raw.name == NODEORDER:
         weights = nodeorder_weights(arguments, string_arguments=release.string_arguments)
+    elif raw.name == RSF:
+        weights = rsf_args(arguments)
     return PluginEntry(
         name=raw.name,
         tier=tier,
@@ -170,6 +189,10 @@ def _node_order_calls(entries: tuple[PluginEntry, ...]) -> tuple[NodeOrderCall, 
         if not entry.registered or entry.weights is None:
             continue
         if isinstance(entry.weights, BinpackWeights) and entry.weights.weight == 0:
+            continue
+        if isinstance(entry.weights, ResourceStrategyFitArgs) and (
+            entry.weights.fatal is not None or not entry.weights.registers_node_order
+        ):
             continue
         registered[entry.name] = entry
     calls: list[NodeOrderCall] = []

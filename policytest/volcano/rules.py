@@ -1,5 +1,8 @@
 """The Volcano rule catalogue: ``VC`` (the conf), ``VB`` (binpack), ``VN`` (nodeorder).
 
+The other bin-packing plugins' rules, ``VR`` (resource-strategy-fit), ``VD`` (deviceshare)
+and ``VT`` (network-topology-aware), are declared in :mod:`policytest.volcano.plugin_rules`.
+
 Each declaration's ``doc`` is the user documentation (``policytest rules VB005`` and
 ``docs/rules.md``): what Volcano does, how to fix it, a failing and a passing example.
 Severity: error where Volcano rejects the file or silently drops what the user wrote,

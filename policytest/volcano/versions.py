@@ -110,6 +110,16 @@ class Release:
         return _available(PLUGINS, self.version)
 
     @property
+    def getbool_parses_strings(self) -> bool:
+        """``Arguments.GetBool`` parses strings (from 1.15)."""
+        return self.row.getbool_parses_strings if self.row else True
+
+    @property
+    def hypernode_binpack(self) -> bool:
+        """network-topology-aware reads ``hypernode.binpack.*`` (from 1.14)."""
+        return self.row.hypernode_binpack if self.row else True
+
+    @property
     def unknown_action_rejects(self) -> bool:
         """An unknown action rejects the conf (v1.12 and v1.13 only log it)."""
         return self.row.unknown_action_rejects if self.row else True

@@ -191,7 +191,7 @@ def test_volcano_row(row: VolcanoRelease) -> None:
     kubernetes, rejects, before, rsf, gang, formula = EXPECTED_VOLCANO[row.name]
     assert row.kubernetes == kubernetes
     assert row.unknown_action_rejects is rejects
-    assert row.overhead_before_init_max is before
+    assert row.overhead_first is before
     assert row.balanced_allocation == formula
     tables = volcano_tables(row.name)
     assert ("resource-strategy-fit" in tables.plugins) is rsf
@@ -209,9 +209,7 @@ def test_volcano_row(row: VolcanoRelease) -> None:
     assert ("VC004" in {f.rule for f in found}) is not rsf
     spec = pod_from_dict(OVERHEAD_POD, default_requests_from_limits=True)
     # max(1 + 0.5, 3) = 3 before; max(1, 3) + 0.5 = 3.5 after.
-    assert volcano_pod_request(spec, row.overhead_before_init_max)["cpu"] == (
-        3000.0 if before else 3500.0
-    )
+    assert volcano_pod_request(spec, row.overhead_first)["cpu"] == (3000.0 if before else 3500.0)
 
 
 @pytest.mark.parametrize("text", ["1.8", "1.17", "1.5", "2.0", "nonsense"])

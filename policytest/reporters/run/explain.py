@@ -63,6 +63,8 @@ def _resource_lines(nodes: Sequence[NodeScore]) -> list[str]:
             for item in resources:
                 share = _percent(item.requested, item.allocatable)
                 share_of_score = "" if item.score is None else f" -> {format_score(item.score)}"
+                if item.note:
+                    share_of_score += f"  ({item.note})"
                 amount = (
                     f"{format_amount(item.requested, item.milli, item.name)} / "
                     f"{format_amount(item.allocatable, item.milli, item.name)}"
