@@ -156,15 +156,16 @@ def test_release_spellings() -> None:
 
 EXPECTED_VOLCANO = {
     # release: (Kubernetes library, unknown action rejects, overhead before init max,
-    #           resource-strategy-fit, gangpreempt, balancedresource formula)
-    "1.9": ("1.29", True, True, False, False, "with-pod"),
-    "1.10": ("1.30", True, True, False, False, "with-pod"),
-    "1.11": ("1.31", True, True, False, False, "with-pod"),
-    "1.12": ("1.32", False, True, False, False, "with-pod"),
-    "1.13": ("1.33", False, True, True, False, "with-pod"),
-    "1.14": ("1.34", True, True, True, False, "with-pod"),
-    "1.15": ("1.35", True, False, True, True, "with-pod"),
-    "1.16": ("1.36", True, False, True, True, "balance-change"),
+    #           resource-strategy-fit, gangpreempt, balancedresource formula,
+    #           GetBool parses strings, hypernode.binpack.*)
+    "1.9": ("1.29", True, True, False, False, "with-pod", False, False),
+    "1.10": ("1.30", True, True, False, False, "with-pod", False, False),
+    "1.11": ("1.31", True, True, False, False, "with-pod", False, False),
+    "1.12": ("1.32", False, True, False, False, "with-pod", False, False),
+    "1.13": ("1.33", False, True, True, False, "with-pod", False, False),
+    "1.14": ("1.34", True, True, True, False, "with-pod", False, True),
+    "1.15": ("1.35", True, False, True, True, "with-pod", True, True),
+    "1.16": ("1.36", True, False, True, True, "balance-change", True, True),
 }
 VOLCANO_CONF = """\
 actions: "enqueue, allocate, shuffle-typo, backfill"
@@ -188,7 +189,8 @@ def test_the_volcano_table_is_the_supported_range() -> None:
 
 @pytest.mark.parametrize("row", VOLCANO_RELEASES, ids=lambda row: row.name)
 def test_volcano_row(row: VolcanoRelease) -> None:
-    kubernetes, rejects, before, rsf, gang, formula = EXPECTED_VOLCANO[row.name]
+    kubernetes, rejects, before, rsf, gang, formula, getbool, hypernode = EXPECTED_VOLCANO[row.name]
+    assert row.getbool_parses_strings is getbool and row.hypernode_binpack is hypernode
     assert row.kubernetes == kubernetes
     assert row.unknown_action_rejects is rejects
     assert row.overhead_first is before
