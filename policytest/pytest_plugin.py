@@ -20,9 +20,41 @@ from policytest.core.errors import PolicytestError
 from policytest.core.gctuning import young_collections_only
 
 if TYPE_CHECKING:
+    from policytest.core.options import CheckOptions
     from policytest.fixtures.runner import CaseResult, Placement
+    from policytest.read.project_settings import ProjectSettings
 
 DEFAULT_PATTERNS = ["*.policytest.yaml", "*.policytest.yml"]
+SETTINGS_NAMES = (".policytest.yaml", ".policytest.yml")
+"""The project settings file (see :mod:`policytest.project_settings`), never a fixture."""
+
+_OPTIONS: pytest.StashKey[CheckOptions] = pytest.StashKey()
+SETTINGS: pytest.StashKey[ProjectSettings] = pytest.StashKey()
+"""The project settings of the session (``config.stash[SETTINGS]``, once configured):
+its ``select``/``ignore`` are the rules filter for the plugin's findings."""
+
+
+def check_options(config: pytest.Config) -> CheckOptions:
+    """The check options of this session: the project settings file's releases and
+    scheduler builds (read once; a bad file is a usage error naming file, line, key)."""
+    if _OPTIONS not in config.stash:
+        from policytest.read.project_settings import SettingsError, options_from, project_settings
+
+        explicit = config.getoption("policytest_settings") or None
+        ini = config.getini("policytest_settings")
+        if explicit is None and ini:
+            explicit = str(config.rootpath / ini)
+        from policytest.commands.common import checked_versions
+
+        try:
+            settings = checked_versions(
+                project_settings(explicit, str(config.invocation_params.dir))
+            )
+        except SettingsError as error:
+            raise pytest.UsageError(f"policytest: {error}") from None
+        config.stash[SETTINGS] = settings
+        config.stash[_OPTIONS] = options_from(settings)
+    return config.stash[_OPTIONS]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -34,10 +66,24 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="rewrite the expectations of failing fixture cases from actual results",
     )
     group.addoption(
+        "--policytest-settings",
+        default=None,
+        metavar="FILE",
+        help="the policytest project settings file (default: the policytest_settings ini "
+        "option, else the nearest .policytest.yaml in the invocation directory or above)",
+    )
+    group.addoption(
         "--policytest-root",
         default=None,
         metavar="DIR",
         help="configs must live inside DIR (default: the git repository root)",
+    )
+    parser.addini(
+        "policytest_settings",
+        type="string",
+        default="",
+        help="the policytest project settings file, relative to the rootdir "
+        "(default: the nearest .policytest.yaml)",
     )
     parser.addini(
         "policytest_files",
@@ -47,8 +93,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Read the project settings file now: a malformed one is a usage error (exit 4)."""
+    check_options(config)
+
+
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> FixtureFile | None:
     patterns = parent.config.getini("policytest_files")
+    if file_path.name in SETTINGS_NAMES:
+        return None  # the project settings file, not a fixture
     if any(fnmatch.fnmatch(file_path.name, pattern) for pattern in patterns):
         collected: FixtureFile = FixtureFile.from_parent(parent, path=file_path)
         return collected
@@ -66,13 +119,13 @@ class FixtureFile(pytest.File):
     """
 
     def collect(self) -> Iterator[CaseItem]:
-        from policytest.core.options import CheckOptions
         from policytest.fixtures.load import repository_root
         from policytest.fixtures.suite import PlannedCase, plan_file, run_file
 
+        options = check_options(self.config)
         root = self.config.getoption("policytest_root") or repository_root(str(self.path))
         with young_collections_only():
-            planned = plan_file(str(self.path), CheckOptions(), root)
+            planned = plan_file(str(self.path), options, root)
         if self.config.getoption("policytest_update"):
             results = [case.run() for case in planned]
             failing = {r.case: r for r in results if r.status == "failed"}
@@ -83,7 +136,7 @@ class FixtureFile(pytest.File):
                     rewrite_file(str(self.path), failing, root)
                 except UnsafeUpdate as refusal:
                     raise self.CollectError(str(refusal)) from None
-                results = run_file(str(self.path), CheckOptions(), root)
+                results = run_file(str(self.path), options, root)
             planned = [PlannedCase(r.case, r.line, partial(_known, r)) for r in results]
         for case in planned:
             yield CaseItem.from_parent(self, name=case.name, line=case.line, run=case.run)
@@ -146,7 +199,11 @@ class CaseItem(pytest.Item):
 
 
 class PolicytestAPI:
-    """The ``policytest`` fixture: load fixtures, or build clusters and rank pods in Python."""
+    """The ``policytest`` fixture: load fixtures, or build clusters and rank pods in Python
+    (judged with the project settings file's releases and scheduler builds)."""
+
+    def __init__(self, options: CheckOptions | None = None) -> None:
+        self.options = options
 
     def run(self, path: str | Path) -> list[CaseResult]:
         """Run every case of a fixture file."""
@@ -154,7 +211,8 @@ class PolicytestAPI:
         from policytest.fixtures.load import repository_root
         from policytest.fixtures.suite import run_file
 
-        return run_file(str(path), CheckOptions(), repository_root(str(path)))
+        options = self.options or CheckOptions()
+        return run_file(str(path), options, repository_root(str(path)))
 
     def scheduler(self, config: str | Path, profile: str | None = None) -> Any:
         """An executable scheduler from a config file (raw or inside a ConfigMap)."""
@@ -198,6 +256,6 @@ class PolicytestAPI:
 
 
 @pytest.fixture
-def policytest() -> PolicytestAPI:
+def policytest(request: pytest.FixtureRequest) -> PolicytestAPI:
     """The policytest API for Python tests (see :class:`PolicytestAPI`)."""
-    return PolicytestAPI()
+    return PolicytestAPI(check_options(request.config))

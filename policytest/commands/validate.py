@@ -11,6 +11,7 @@ from policytest.commands.common import (
     add_output_format,
     check_options,
     output_format,
+    rule_list,
     usage_error,
     write,
 )
@@ -30,17 +31,18 @@ def configure(subparsers: Any) -> None:
     parser.add_argument("--strict", action="store_true", help="warnings also fail (exit 1)")
     parser.add_argument(
         "--select",
-        type=_rule_list,
-        default=(),
+        type=rule_list,
+        default=None,
         metavar="RULES",
-        help="only these rules or prefixes, comma-separated (e.g. VB,KS001)",
+        help="only these rules or prefixes, comma-separated (e.g. VB,KS001); "
+        "default: the settings file's select",
     )
     parser.add_argument(
         "--ignore",
-        type=_rule_list,
-        default=(),
+        type=rule_list,
+        default=None,
         metavar="RULES",
-        help="skip these rules or prefixes, comma-separated",
+        help="skip these rules or prefixes, comma-separated; default: the settings file's ignore",
     )
     parser.add_argument(
         "-v",
@@ -53,10 +55,6 @@ def configure(subparsers: Any) -> None:
     parser.set_defaults(execute=execute)
 
 
-def _rule_list(text: str) -> tuple[str, ...]:
-    return tuple(item.strip().upper() for item in text.split(",") if item.strip())
-
-
 def execute(args: Any) -> int:
     from policytest.api import validate_paths
     from policytest.core.errors import PathNotFound
@@ -66,10 +64,9 @@ def execute(args: Any) -> int:
     from policytest.reporters import render_validation
 
     chosen = output_format(args)
+    options = check_options(args)
     try:
-        report = validate_paths(
-            args.paths, check_options(args), RuleFilter(args.select, args.ignore)
-        )
+        report = validate_paths(args.paths, options, RuleFilter(args.select, args.ignore))
     except PathNotFound as missing:
         return usage_error(f"path does not exist: {missing}")
     color = chosen == "text" and _color_stdout()
@@ -78,11 +75,15 @@ def execute(args: Any) -> int:
         from policytest.core.options import kube_release, volcano_release
         from policytest.core.releases import describe
 
-        options = check_options(args)
         for line in describe(kube_release(options), volcano_release(options)):
             sys.stderr.write(f"{line}\n")
+        noted = dict(report.notes)
         for skipped in report.skipped:
-            sys.stderr.write(f"skipped (not a scheduler config or fixture): {skipped}\n")
+            why = noted.get(skipped, "not a scheduler config or fixture")
+            sys.stderr.write(f"skipped ({why}): {skipped}\n")
+        for path, note in report.notes:
+            if path not in report.skipped:
+                sys.stderr.write(f"skipped a document ({note}): {path}\n")
     failing = report.count(Severity.ERROR) + (report.count(Severity.WARNING) if args.strict else 0)
     return int(ExitCode.FINDINGS if failing else ExitCode.OK)
 

@@ -19,6 +19,22 @@ NEWEST_KUBERNETES = DEFAULT_KUBERNETES
 
 
 @dataclass(frozen=True)
+class CustomPlugin:
+    """An out-of-tree kube-scheduler plugin compiled into the user's scheduler build
+    (from the project settings: a known distribution's, or one the user declared)."""
+
+    name: str
+    extension_points: frozenset[str] | None = None
+    """The extension points it implements (``None``: not stated, so accepted anywhere)."""
+    args_kind: str | None = "unchecked"
+    """Its pluginConfig args: ``"unchecked"`` (accepted as written), the name of its
+    args type (a distribution's, accepted), or ``None`` (it takes no args: they are
+    ignored)."""
+    origin: str = "the project settings"
+    """Where policytest learnt of it, for messages (``scheduler-plugins v0.34.7``)."""
+
+
+@dataclass(frozen=True)
 class CheckOptions:
     """Which scheduler releases to judge a config against, the input limits, and the root
     that fixtures' configs must stay inside.
@@ -32,6 +48,13 @@ class CheckOptions:
     limits: Limits = field(default_factory=Limits)
     root: str | None = None
     """Where fixtures' configs must live (``None``: each fixture's git repository root)."""
+    kube_distribution: str | None = None
+    """A known kube-scheduler build (``scheduler-plugins``) whose out-of-tree plugins the
+    kube-scheduler checks know (project settings ``kubeScheduler.distribution``)."""
+    kube_plugins: tuple[CustomPlugin, ...] = ()
+    """Out-of-tree plugins of the kube-scheduler build (project settings ``kubeScheduler``)."""
+    volcano_plugins: tuple[str, ...] = ()
+    """Custom Volcano plugins loaded with ``--plugins-dir`` (project settings ``volcano``)."""
 
 
 DEFAULT_OPTIONS = CheckOptions(limits=DEFAULT_LIMITS)

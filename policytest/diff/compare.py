@@ -53,10 +53,10 @@ from policytest.fixtures.load import (
 from policytest.fixtures.model import Fixture
 from policytest.fixtures.runner import CaseResult, error_result, run_case
 from policytest.fixtures.suite import (
-    FIXTURE_SUFFIXES,
     checked_cases,
     discover,
     findings_result,
+    is_fixture_name,
     run_file,
 )
 from policytest.read.recognise import Kind, kind_of
@@ -116,7 +116,7 @@ def _within(path: str, scope: Iterable[str]) -> bool:
 
 
 def _is_fixture(path: str) -> bool:
-    return path.endswith(FIXTURE_SUFFIXES)
+    return is_fixture_name(path)
 
 
 def _walked(path: str) -> bool:

@@ -16,6 +16,7 @@ from policytest.core.findings import Finding, Severity
 from policytest.core.options import CheckOptions, kube_release
 from policytest.core.suggest import did_you_mean
 from policytest.kube import rules
+from policytest.kube.builds import options_registry
 from policytest.kube.decode import at_path, decode_document
 from policytest.kube.model import KubeSchedulerConfig
 from policytest.kube.policy import translate
@@ -68,7 +69,7 @@ def load(
     findings.extend(field_findings(document, decoded.value, release))
     config = None
     if decoded.usable:
-        analysis = analyse(decoded.value, api_version, release)
+        analysis = analyse(decoded.value, api_version, options_registry(options), release)
         config = analysis.config
         findings.extend(
             p.rule.at(document, at_path(document, p.path, key=p.key), p.message, p.severity)

@@ -17,6 +17,7 @@ from policytest.core.findings import Severity
 from policytest.core.releases import DEFAULT_KUBERNETES, KubeRelease, kube_release
 from policytest.core.rules import Rule
 from policytest.kube import rules
+from policytest.kube.builds import IN_TREE, Registry
 from policytest.kube.registry import (
     EXTENSION_POINTS,
     MAX_INT64,
@@ -25,7 +26,7 @@ from policytest.kube.registry import (
     go_interface,
     plugin_hint,
 )
-from policytest.kube.release_facts import default_multi_point, extension_points, registry
+from policytest.kube.release_facts import default_multi_point, extension_points
 from policytest.scoring.kube import wrap_int64
 
 Path = tuple[str | int, ...]
@@ -128,10 +129,14 @@ def needed_plugins(sets: dict[str, PluginSet]) -> frozenset[str]:
 
 
 def build(
-    sets: dict[str, PluginSet], profile_path: Path, release: KubeRelease = _DEFAULT
+    sets: dict[str, PluginSet],
+    profile_path: Path,
+    registry: Registry = IN_TREE,
+    release: KubeRelease = _DEFAULT,
 ) -> Framework:
-    """Register explicit points, expand multiPoint, check queue sort/bind and weights."""
-    known = registry(release)
+    """Register explicit points, expand multiPoint, check queue sort/bind and weights
+    (``registry``: the plugins of the scheduler build, see :mod:`policytest.kube.builds`;
+    ``release``: which extension points the framework builds)."""
     problems: list[Problem] = []
     reported: set[tuple[str, str]] = set()
 
@@ -142,12 +147,16 @@ def build(
 
     plugins: dict[str, tuple[str, ...]] = {}
     for point in extension_points(release):
-        explicit = _register(point, sets[point], report, known)
-        plugins[point] = _expand(point, explicit, sets, report, known)
+        explicit = _register(point, sets[point], report, registry)
+        plugins[point] = _expand(point, explicit, sets, report, registry)
+    # a multiPoint plugin of a custom build whose points were not declared may be the
+    # queue sort or the binder: the counts below cannot be known then
+    undeclared = any(p.name in registry.open for p in sets["multiPoint"].enabled)
     for point, verb in (("queueSort", "exactly one queue sort"), ("bind", "a bind")):
         count = len(plugins[point])
-        broken = any(p.name not in known for p in sets[point].enabled)  # reported already
-        if broken:
+        written = (*sets[point].enabled, *sets["multiPoint"].enabled)
+        broken = any(not registry.knows(p.name) for p in written)  # KS020 reported it
+        if broken or undeclared:
             continue
         if (point == "queueSort" and count != 1) or (point == "bind" and count == 0):
             problems.append(
@@ -160,29 +169,27 @@ def build(
                     "(e.g. under multiPoint.enabled)",
                 )
             )
-    weights, weight_problems = _score_weights(sets, known, "score", release)
+    weights, weight_problems = _score_weights(sets, registry, "score", release)
     raised = tuple(
         plugin
-        for plugin in _weight_sources(sets, known, "score")
+        for plugin in _weight_sources(sets, registry, "score")
         if plugin.weight == 0 and plugin.name in plugins["score"]
     )
     placement: dict[str, int] = {}
     if release.placement:
-        placement, more = _score_weights(sets, known, "placementScore", release)
+        placement, more = _score_weights(sets, registry, "placementScore", release)
         weight_problems += more
     return Framework(plugins, weights, problems + weight_problems, raised, placement)
 
 
-def _register(
-    point: str, plugin_set: PluginSet, report: _Report, known: dict[str, frozenset[str]]
-) -> list[str]:
+def _register(point: str, plugin_set: PluginSet, report: _Report, registry: Registry) -> list[str]:
     """``updatePluginList`` for one explicit extension point."""
     registered: list[str] = []
     for plugin in plugin_set.enabled:
-        implements = known.get(plugin.name)
+        implements = registry.implements(plugin.name)
         if implements is None:
             if plugin.name not in REMOVED_PLUGINS:  # reported by validation already
-                report("unknown", plugin, unknown_plugin(plugin, point))
+                report("unknown", plugin, unknown_plugin(plugin, point, registry))
         elif point not in implements:
             points = ", ".join(p for p in (*EXTENSION_POINTS, *_PLACEMENT) if p in implements)
             report(
@@ -211,7 +218,7 @@ def _expand(
     explicit: list[str],
     sets: dict[str, PluginSet],
     report: _Report,
-    known: dict[str, frozenset[str]],
+    registry: Registry,
 ) -> tuple[str, ...]:
     """``expandMultiPointPlugins`` for one extension point."""
     disabled = sets[point].disabled_names
@@ -220,10 +227,12 @@ def _expand(
     overrides: list[str] = []
     from_multi: list[str] = []
     for plugin in sets["multiPoint"].enabled:
-        implements = known.get(plugin.name)
+        implements = registry.implements(plugin.name)
         if implements is None:
-            report("unknown", plugin, unknown_plugin(plugin, point))
+            report("unknown", plugin, unknown_plugin(plugin, point, registry))
             continue
+        if plugin.name in registry.open and point in ("queueSort", "bind"):
+            continue  # not declared as this build's queue sort or binder
         if point not in implements or plugin.name in disabled:
             continue
         if plugin.name in explicit:
@@ -237,21 +246,19 @@ def _expand(
     return (*overrides, *from_multi, *rest)
 
 
-def _weight_sources(
-    sets: dict[str, PluginSet], known: dict[str, frozenset[str]], point: str
-) -> list[PluginRef]:
+def _weight_sources(sets: dict[str, PluginSet], registry: Registry, point: str) -> list[PluginRef]:
     """The entry each score plugin takes its weight from: explicit score entries first,
     then multiPoint; the first entry of a name wins (``point``: score or placementScore)."""
     sources: dict[str, PluginRef] = {}
     for plugin in (*sets[point].enabled, *sets["multiPoint"].enabled):
-        if point in known.get(plugin.name, frozenset()):
+        if point in (registry.implements(plugin.name) or frozenset()):
             sources.setdefault(plugin.name, plugin)
     return list(sources.values())
 
 
 def _score_weights(
     sets: dict[str, PluginSet],
-    known: dict[str, frozenset[str]],
+    registry: Registry,
     point: str,
     release: KubeRelease,
 ) -> tuple[dict[str, int], list[Problem]]:
@@ -268,7 +275,7 @@ def _score_weights(
     prefix = "placement score plugins: " if point == "placementScore" else ""
     if release.placement and point == "score":
         prefix = "score plugins: "
-    for plugin in _weight_sources(sets, known, point):
+    for plugin in _weight_sources(sets, registry, point):
         weight = plugin.weight or 1
         weights[plugin.name] = weight
         headroom = wrap_int64(MAX_INT64 - total)
@@ -303,13 +310,24 @@ def _score_weights(
     return weights, problems
 
 
-def unknown_plugin(plugin: PluginRef, point: str) -> Problem:
+def unknown_plugin(plugin: PluginRef, point: str, registry: Registry = IN_TREE) -> Problem:
     """The "does not exist" error, with a suggestion."""
     return Problem(
         rules.KS020_UNKNOWN_PLUGIN,
         (*plugin.path, "name"),
         f'{go_interface(point)} "{plugin.name}" does not exist: kube-scheduler refuses to '
-        f"start{plugin_hint(plugin.name)}",
+        f"start{plugin_hint(plugin.name, registry.names()) or custom_build_hint(registry)}",
+    )
+
+
+def custom_build_hint(registry: Registry) -> str:
+    """How to tell policytest about a scheduler built with out-of-tree plugins."""
+    if registry.custom:
+        return ""
+    return (
+        "; if your scheduler is a custom build with out-of-tree plugins, declare them in "
+        "the project settings file .policytest.yaml (`kubeScheduler.distribution` or "
+        "`kubeScheduler.plugins`)"
     )
 
 

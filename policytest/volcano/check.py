@@ -172,7 +172,7 @@ def load(document: Document, options: CheckOptions) -> tuple[VolcanoConf | None,
             "its previous configuration"
         )
         return None, sorted([*findings, rules.VC001_LOAD_FAILURE.at(view, error.node, message)])
-    conf = build(raw, release)
+    conf = build(raw, release, frozenset(options.volcano_plugins))
     findings.extend(type_problem(view, problem) for problem in raw.problems)
     findings.extend(drf_findings(view, conf))
     findings.extend(action_findings(view, raw, release))

@@ -156,7 +156,9 @@ def _effective_flags(raw: RawPlugin) -> dict[str, bool | None]:
     return flags
 
 
-def _entry(raw: RawPlugin, tier: int, index: int, release: Release) -> PluginEntry:
+def _entry(
+    raw: RawPlugin, tier: int, index: int, release: Release, custom: frozenset[str]
+) -> PluginEntry:
     arguments = raw.arguments.values if raw.arguments is not None else None
     weights: Weights | None = None
     if raw.name == BINPACK:
@@ -176,7 +178,7 @@ def _entry(raw: RawPlugin, tier: int, index: int, release: Release) -> PluginEnt
         arguments=_frozen(arguments),
         argument_nodes=MappingProxyType(dict(raw.arguments.nodes if raw.arguments else {})),
         arguments_node=raw.arguments_node,
-        registered=raw.name in release.plugins,
+        registered=raw.name in release.plugins or raw.name in custom,
         weights=weights,
     )
 
@@ -203,12 +205,13 @@ def _node_order_calls(entries: tuple[PluginEntry, ...]) -> tuple[NodeOrderCall, 
     return tuple(calls)
 
 
-def build(raw: RawConf, release: Release) -> VolcanoConf:
-    """The model of a decoded conf (also for a rejected one: its parts still inform)."""
+def build(raw: RawConf, release: Release, custom: frozenset[str] = frozenset()) -> VolcanoConf:
+    """The model of a decoded conf (also for a rejected one: its parts still inform);
+    ``custom``: plugins the scheduler loads with ``--plugins-dir`` (project settings)."""
     tiers: list[Tier] = []
     for tier_index, raw_tier in enumerate(raw.tiers or ()):
         entries = tuple(
-            _entry(raw_plugin, tier_index, index, release)
+            _entry(raw_plugin, tier_index, index, release, custom)
             for index, raw_plugin in enumerate(raw_tier.plugins or ())
         )
         tiers.append(Tier(entries, raw_tier.node))

@@ -92,19 +92,13 @@ def suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def reported(run_line: RunLine, suite: Path, release: str) -> dict[str, dict[str, Any]]:
-    result = run_line(
-        [
-            "run",
-            str(suite),
-            "--root",
-            str(suite),
-            "--format",
-            "json",
-            "--kubernetes-version",
-            release,
-        ]
-    )
+def reported(
+    run_line: RunLine, suite: Path, release: str, *, settings: Path | None = None
+) -> dict[str, dict[str, Any]]:
+    """The JSON report of ``run`` over the suite, the release chosen by the flag or, with
+    ``settings``, by a project settings file's ``kubernetesVersion``."""
+    chosen = ["--settings", str(settings)] if settings else ["--kubernetes-version", release]
+    result = run_line(["run", str(suite), "--root", str(suite), "--format", "json", *chosen])
     report = json.loads(result.stdout)
     return {Path(r["file"]).name.removesuffix(".policytest.yaml"): r for r in report["results"]}
 
@@ -147,6 +141,23 @@ def test_every_1_35_score_of_the_same_inputs_through_run(run_line: RunLine, suit
         return dict(result["scores"]), result["skipped"]
 
     wrong = mismatches(reported(run_line, suite, "1.35"), expected)
+    assert not wrong, f"{len(wrong)} differ; first:\n" + "\n".join(wrong[:10])
+
+
+@pytest.mark.parametrize(("release", "key"), [("1.36", "result"), ("1.35", "result_1_35")])
+def test_the_release_chosen_by_the_settings_file(
+    run_line: RunLine, suite: Path, tmp_path: Path, release: str, key: str
+) -> None:
+    settings = tmp_path / "settings.yaml"
+    settings.write_text(f'kubernetesVersion: "{release}"\n')
+
+    def expected(case: dict[str, Any]) -> tuple[dict[str, int], bool]:
+        scores = case[key]["scores"]
+        if isinstance(scores, list):
+            return {s["name"]: s["score"] for s in scores}, case[key]["skipped"]
+        return dict(scores), case[key]["skipped"]
+
+    wrong = mismatches(reported(run_line, suite, release, settings=settings), expected)
     assert not wrong, f"{len(wrong)} differ; first:\n" + "\n".join(wrong[:10])
 
 
