@@ -135,11 +135,15 @@ class FixtureFile(pytest.File):
                 try:
                     rewrite_file(str(self.path), failing, root)
                 except UnsafeUpdate as refusal:
-                    raise self.CollectError(str(refusal)) from None
+                    from policytest.reporters.quoting import text
+
+                    raise self.CollectError(text(refusal)) from None
                 results = run_file(str(self.path), options, root)
             planned = [PlannedCase(r.case, r.line, partial(_known, r)) for r in results]
-        for case in planned:
-            yield CaseItem.from_parent(self, name=case.name, line=case.line, run=case.run)
+        from policytest.reporters.quoting import text
+
+        for case in planned:  # the name is quoted: pytest prints it in its reports
+            yield CaseItem.from_parent(self, name=text(case.name), line=case.line, run=case.run)
 
 
 def _known(result: CaseResult) -> CaseResult:
@@ -177,15 +181,17 @@ class CaseItem(pytest.Item):
     ) -> str | Any:
         if not isinstance(excinfo.value, CaseFailure):
             return super().repr_failure(excinfo)
+        from policytest.reporters.quoting import text
         from policytest.reporters.run.text import describe_failure
 
+        result = self.result
         lines = [
-            f"{self.result.case} ({self.result.status}) at {self.result.file}:{self.result.line}",
-            *describe_failure(self.result),
+            f"{text(result.case)} ({result.status}) at {text(result.file)}:{result.line}",
+            *describe_failure(result),
         ]
         lines += [
-            f"config: {f.path}:{f.line}:{f.column}: {f.rule} {f.message}"
-            for f in self.result.findings
+            f"config: {text(f.path)}:{f.line}:{f.column}: {f.rule} {text(f.message)}"
+            for f in result.findings
         ]
         lines.append(
             "(run with --policytest-update to accept the actual results)"

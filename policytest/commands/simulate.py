@@ -43,6 +43,7 @@ def execute(args: Any) -> int:
     from policytest.core.exitcodes import ExitCode
     from policytest.fixtures.load import ConfigUnusable, root_for, scheduler_from_file
     from policytest.fixtures.simulate import SimulationError, load_workloads, simulate
+    from policytest.reporters.quoting import text
     from policytest.reporters.run.packing import render_json, render_text
 
     if not os.path.isfile(args.fixture):
@@ -60,16 +61,18 @@ def execute(args: Any) -> int:
             for label in args.config or ["fixture"]
         }
     except (SimulationError, ConfigUnusable) as error:
-        sys.stderr.write(f"policytest: {args.fixture}: {error}\n")
+        sys.stderr.write(f"policytest: {text(args.fixture)}: {text(error)}\n")
         return int(ExitCode.FINDINGS)
     reports = []
     for workload in workloads:
         for label, scheduler in schedulers.items():
             chosen = scheduler or workload.scheduler
             if chosen is None:
-                sys.stderr.write(f"policytest: {args.fixture}: its config would not load\n")
+                sys.stderr.write(f"policytest: {text(args.fixture)}: its config would not load\n")
                 return int(ExitCode.FINDINGS)
-            bar = ProgressBar(sys.stderr, len(workload.pods), f"{workload.case} [{label}]")
+            bar = ProgressBar(
+                sys.stderr, len(workload.pods), f"{text(workload.case)} [{text(label)}]"
+            )
             reports.append(simulate(chosen, workload, label, bar.update if bar.shown else None))
             bar.close()
     write((render_json if args.format == "json" else render_text)(reports))

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from policytest.fixtures.runner import CaseResult, format_ranking, format_score
+from policytest.fixtures.runner import MESSAGE_LINE_BREAK, CaseResult, format_ranking, format_score
+from policytest.reporters.quoting import text
 from policytest.reporters.run.text import node_table
 from policytest.reporters.validate.text import format_finding
 from policytest.scoring.protocol import NodeScore
@@ -21,13 +22,13 @@ BAR_WIDTH = 20
 
 def render_case(result: CaseResult) -> str:
     """The explanation of one case."""
-    lines = [f"{result.file} :: {result.case}  [{result.status}]"]
+    lines = [f"{text(result.file)} :: {text(result.case)}  [{result.status}]"]
     if result.message:
-        lines += [f"  {line}" for line in result.message.splitlines()]
+        lines += [f"  {text(line)}" for line in result.message.split(MESSAGE_LINE_BREAK)]
     if result.status == "error":
         return "\n".join(lines) + "\n"
     title = "first pod" if result.steps else "pod"
-    lines += ["", f"  Scores for the {title}, best first: {format_ranking(result.ranking)}"]
+    lines += ["", f"  Scores for the {title}, best first: {text(format_ranking(result.ranking))}"]
     lines += [f"    {row}" for row in node_table(result.nodes)]
     details = list(_resource_lines(result.nodes))
     if details:
@@ -43,7 +44,7 @@ def render_case(result: CaseResult) -> str:
             "",
             "  Not modelled (neutral for this cluster: no taints, affinities, topology "
             "constraints, images or volumes):",
-            f"    {', '.join(result.not_modelled)}",
+            f"    {text(', '.join(result.not_modelled))}",
         ]
     if result.steps:
         lines += ["", *_sequence_lines(result)]
@@ -59,7 +60,7 @@ def _resource_lines(nodes: Sequence[NodeScore]) -> list[str]:
         for plugin, resources in node.resources.items():
             if not resources:
                 continue
-            lines.append(f"    {node.name} / {plugin}:")
+            lines.append(f"    {text(node.name)} / {text(plugin)}:")
             for item in resources:
                 share = _percent(item.requested, item.allocatable)
                 share_of_score = "" if item.score is None else f" -> {format_score(item.score)}"
@@ -70,7 +71,7 @@ def _resource_lines(nodes: Sequence[NodeScore]) -> list[str]:
                     f"{format_amount(item.allocatable, item.milli, item.name)}"
                 )
                 lines.append(
-                    f"      {item.name:<16} {amount:>16} {share:>7}  "
+                    f"      {text(item.name):<16} {amount:>16} {share:>7}  "
                     f"weight {item.weight:<3}{share_of_score}".rstrip()
                 )
     return lines
@@ -80,8 +81,8 @@ def _part_lines(nodes: Sequence[NodeScore]) -> list[str]:
     """``node / nodeorder: leastrequested 40, balancedresource 79``: what a plugin made of
     several scores adds up (where packing and spreading cancel, this shows it)."""
     return [
-        f"    {node.name} / {plugin}: "
-        + ", ".join(f"{part} {format_score(value)}" for part, value in values.items())
+        f"    {text(node.name)} / {text(plugin)}: "
+        + ", ".join(f"{text(part)} {format_score(value)}" for part, value in values.items())
         for node in sorted((n for n in nodes if n.feasible), key=lambda n: -n.total)
         for plugin, values in node.parts.items()
         if values
@@ -114,7 +115,7 @@ def _balance_lines(nodes: Sequence[NodeScore]) -> list[str]:
 
 
 def _sequence_lines(result: CaseResult) -> list[str]:
-    placed = ", ".join(f"{n}: {c}" for n, c in (result.placements or {}).items() if c)
+    placed = ", ".join(f"{text(n)}: {c}" for n, c in (result.placements or {}).items() if c)
     lines = [
         f"  Sequence: {len(result.steps)} pods; placements {{{placed}}}; "
         f"nodes used {result.nodes_used}; pending {result.pending}"
@@ -122,8 +123,8 @@ def _sequence_lines(result: CaseResult) -> list[str]:
     ties = [step for step in result.steps if step.tied_with]
     for step in ties[:10]:
         lines.append(
-            f"    pod {step.index + 1}: tie, went to {step.node} "
-            f"(also best: {', '.join(step.tied_with)}"
+            f"    pod {step.index + 1}: tie, went to {text(step.node)} "
+            f"(also best: {text(', '.join(step.tied_with))}"
             f"{'; identical nodes' if step.identical else ''})"
         )
     if len(ties) > 10:
@@ -135,14 +136,16 @@ def _sequence_lines(result: CaseResult) -> list[str]:
 
 def utilisation_bars(utilisation: Mapping[str, Mapping[str, tuple[int, int]]]) -> list[str]:
     """``node-a  cpu [#########.....]  62%`` per node and resource."""
-    width = max((len(name) for name in utilisation), default=0)
+    width = max((len(text(name)) for name in utilisation), default=0)
     lines = []
     for name, resources in utilisation.items():
         for resource, (used, allocatable) in resources.items():
             fraction = min(1.0, used / allocatable) if allocatable else 0.0
             filled = round(fraction * BAR_WIDTH)
             bar = "#" * filled + "." * (BAR_WIDTH - filled)
-            lines.append(f"{name:<{width}}  {resource:<16} [{bar}] {_percent(used, allocatable)}")
+            lines.append(
+                f"{text(name):<{width}}  {text(resource):<16} [{bar}] {_percent(used, allocatable)}"
+            )
     return lines
 
 

@@ -6,6 +6,7 @@ import xml.etree.ElementTree as ElementTree
 from itertools import groupby
 
 from policytest.fixtures.suite import RunReport
+from policytest.reporters.quoting import xml
 from policytest.reporters.run.text import describe_failure
 
 
@@ -16,7 +17,7 @@ def render(report: RunReport, *, color: bool) -> str:
         suite = ElementTree.SubElement(
             suites,
             "testsuite",
-            name=file,
+            name=xml(file),
             tests=str(len(cases)),
             failures=str(sum(r.status == "failed" for r in cases)),
             errors=str(sum(r.status == "error" for r in cases)),
@@ -25,9 +26,9 @@ def render(report: RunReport, *, color: bool) -> str:
             case = ElementTree.SubElement(
                 suite,
                 "testcase",
-                classname=file,
-                name=result.case,
-                file=file,
+                classname=xml(file),
+                name=xml(result.case),
+                file=xml(file),
                 line=str(result.line),
             )
             if result.status != "passed":
@@ -35,8 +36,10 @@ def render(report: RunReport, *, color: bool) -> str:
                 problem = ElementTree.SubElement(
                     case,
                     tag,
-                    message=result.message.splitlines()[0] if result.message else result.status,
+                    message=xml(
+                        result.message.splitlines()[0] if result.message else result.status
+                    ),
                 )
-                problem.text = "\n".join(describe_failure(result))
+                problem.text = xml("\n".join(describe_failure(result)))
     ElementTree.indent(suites)
     return ElementTree.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"
