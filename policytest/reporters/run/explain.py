@@ -105,8 +105,8 @@ def _balance_lines(nodes: Sequence[NodeScore]) -> list[str]:
         for plugin, detail in node.balance.items():
             formulas.add(detail.formula)
             rows.append(
-                f"    {node.name} / {plugin}: S(with pod) {detail.with_pod}, S(without pod) "
-                f"{detail.without_pod} -> {detail.score}"
+                f"    {text(node.name)} / {text(plugin)}: S(with pod) {detail.with_pod}, "
+                f"S(without pod) {detail.without_pod} -> {detail.score}"
             )
     if not rows:
         return []
