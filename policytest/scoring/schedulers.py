@@ -9,11 +9,12 @@ are neutral for fixture clusters are listed as not modelled, never silently drop
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Literal
 
+from policytest.core.releases import BalancedFormula
 from policytest.scoring.accounting import (
     KubeNodeInfo,
     VolcanoNodeInfo,
@@ -39,15 +40,17 @@ from policytest.scoring.filters import (
 )
 from policytest.scoring.kube import (
     BalancedArgs,
+    BalanceTerms,
     FitResource,
     FitScoring,
     balanced_allocation_scorer,
     balanced_allocation_skips,
+    balanced_allocation_terms,
     fit_filter,
     fit_resources,
     fit_scorer,
 )
-from policytest.scoring.protocol import LazyDetails, NodeScore, ResourceDetail
+from policytest.scoring.protocol import BalanceDetail, LazyDetails, NodeScore, ResourceDetail
 from policytest.scoring.rsf import (
     RSF,
     ResourceStrategyFitArgs,
@@ -56,6 +59,7 @@ from policytest.scoring.rsf import (
     rsf_scorer,
 )
 from policytest.scoring.volcano import (
+    BALANCED_RESOURCE_ARGS,
     NodeOrderScores,
     binpack_scorer,
     nodeorder_scorer,
@@ -121,6 +125,8 @@ class VolcanoScheduler:
     name: str = "volcano"
     integer_scores: bool = False
     not_modelled: tuple[str, ...] = VOLCANO_NOT_MODELLED
+    balanced_formula: BalancedFormula = "with-pod"
+    """nodeorder's balancedresource: its Kubernetes library's formula (1.36's from 1.16)."""
     overhead_first: bool = False
     """The release adds pod overhead before the init-container max (before 1.15)."""
     proportional: ResourceStrategyFitArgs | None = None
@@ -168,20 +174,26 @@ class VolcanoCluster:
         return self.kube_infos[name]
 
     def score(self, pod: Pod, only: Sequence[str] | None = None) -> list[NodeScore]:
-        first = self.scheduler.overhead_first
+        scheduler = self.scheduler
+        first = scheduler.overhead_first
+        formula = scheduler.balanced_formula
         request = volcano_pod_request(pod, first)
         annotations = dict(pod.annotations)
         scorers = [
             (
                 entry,
                 binpack_scorer(entry.binpack, pod, first) if entry.binpack else None,
-                nodeorder_scorer(entry.nodeorder, pod) if entry.nodeorder else None,
+                nodeorder_scorer(entry.nodeorder, pod, formula) if entry.nodeorder else None,
                 rsf_scorer(entry.rsf, request, annotations) if entry.rsf else None,
             )
-            for entry in self.scheduler.entries
+            for entry in scheduler.entries
         ]
-        proportional = self.scheduler.proportional
-        predicates = self.scheduler.predicates
+        balanced = any(e.nodeorder and e.nodeorder.balancedresource for e in scheduler.entries)
+        terms = (
+            balanced_allocation_terms(BALANCED_RESOURCE_ARGS, pod, formula) if balanced else None
+        )
+        proportional = scheduler.proportional
+        predicates = scheduler.predicates
         node_filter = pod_filter(pod.placement) if predicates is not None else None
         # a plain pod can only be kept off the nodes with a filtering taint or a cordon
         filtered = None if node_filter is None or not node_filter.trivial else self._guarded()
@@ -236,6 +248,11 @@ class VolcanoCluster:
                     plugins,
                     LazyDetails(partial(self._details, info, request, tuple(rsf_scores))),
                     parts,
+                    _LazyBalance(
+                        "nodeorder.balancedresource", formula, partial(terms, self._kube_info(name))
+                    )
+                    if terms
+                    else {},
                 )
             )
         return results
@@ -305,6 +322,10 @@ class KubeScheduler:
     ignored_resource_groups: frozenset[str] = frozenset()
     name: str = "kube-scheduler"
     integer_scores: bool = True
+    balanced_formula: BalancedFormula = "balance-change"
+    """BalancedAllocation's formula (``with-pod`` up to 1.35)."""
+    pod_level_resources: bool = True
+    """The PodLevelResources gate (off in 1.33)."""
     filter_order: tuple[str, ...] = NODE_FILTERS
     """The filter plugins policytest runs, in the profile's order (``NodeResourcesFit``
     among them when ``fit_filter``)."""
@@ -312,9 +333,13 @@ class KubeScheduler:
     """NodeAffinity's ``addedAffinity`` required terms, enforced on every pod."""
 
     def cluster(self, nodes: Sequence[Node]) -> KubeCluster:
+        level = self.pod_level_resources
         traits = {node.name: node.traits for node in nodes}
         return KubeCluster(
-            self, {node.name: kube_node_info(node) for node in nodes}, traits, _NodeLabels(traits)
+            self,
+            {node.name: kube_node_info(node, level) for node in nodes},
+            traits,
+            _NodeLabels(traits),
         )
 
 
@@ -329,12 +354,16 @@ class KubeCluster:
 
     def score(self, pod: Pod, only: Sequence[str] | None = None) -> list[NodeScore]:
         scheduler = self.scheduler
+        level = scheduler.pod_level_resources
+        formula = scheduler.balanced_formula
         fit = fit_scorer(scheduler.fit, pod) if scheduler.fit else None
-        balanced = (
-            balanced_allocation_scorer(scheduler.balanced, pod)
-            if scheduler.balanced and not balanced_allocation_skips(scheduler.balanced, pod)
-            else None
+        scores_balance = scheduler.balanced is not None and not balanced_allocation_skips(
+            scheduler.balanced, pod, level
         )
+        balanced = terms = None
+        if scheduler.balanced is not None and scores_balance:
+            balanced = balanced_allocation_scorer(scheduler.balanced, pod, formula, level)
+            terms = balanced_allocation_terms(scheduler.balanced, pod, formula, level)
         resources = fit_resources(scheduler.fit, pod) if scheduler.fit else None
         node_filter = pod_filter(pod.placement)
         added = (
@@ -356,6 +385,7 @@ class KubeCluster:
                         info,
                         ignored_resources=scheduler.ignored_resources,
                         ignored_resource_groups=scheduler.ignored_resource_groups,
+                        pod_level=level,
                     )
                     if scheduler.fit_filter
                     else None
@@ -373,6 +403,7 @@ class KubeCluster:
                         info,
                         ignored_resources=scheduler.ignored_resources,
                         ignored_resource_groups=scheduler.ignored_resource_groups,
+                        pod_level=level,
                     )
                     if scheduler.fit_filter
                     else None,
@@ -387,11 +418,16 @@ class KubeCluster:
             if balanced is not None:
                 plugins[BALANCED] = balanced(info) * scheduler.balanced_weight
             details = LazyDetails(partial(_fit_details, resources, info)) if resources else {}
-            results.append(NodeScore(name, True, None, sum(plugins.values()), plugins, details))
+            balance = _LazyBalance(BALANCED, formula, partial(terms, info)) if terms else {}
+            results.append(
+                NodeScore(name, True, None, sum(plugins.values()), plugins, details, {}, balance)
+            )
         return results
 
     def bind(self, node_name: str, pod: Pod) -> None:
-        self.infos[node_name] = kube_node_info_with_pod(self.infos[node_name], pod)
+        self.infos[node_name] = kube_node_info_with_pod(
+            self.infos[node_name], pod, self.scheduler.pod_level_resources
+        )
 
     def utilisation(self) -> Mapping[str, Mapping[str, tuple[int, int]]]:
         return {
@@ -402,6 +438,31 @@ class KubeCluster:
             }
             for name, info in self.infos.items()
         }
+
+
+class _LazyBalance(Mapping[str, BalanceDetail]):
+    """One plugin's BalancedAllocation terms, computed when ``explain`` asks."""
+
+    __slots__ = ("_compute", "_formula", "_plugin", "_value")
+
+    def __init__(self, plugin: str, formula: str, compute: Callable[[], BalanceTerms]) -> None:
+        self._plugin = plugin
+        self._formula = formula
+        self._compute = compute
+        self._value: BalanceDetail | None = None
+
+    def __getitem__(self, plugin: str) -> BalanceDetail:
+        if plugin != self._plugin:
+            raise KeyError(plugin)
+        if self._value is None:
+            self._value = BalanceDetail(*self._compute(), self._formula)
+        return self._value
+
+    def __iter__(self) -> Iterator[str]:
+        return iter((self._plugin,))
+
+    def __len__(self) -> int:
+        return 1
 
 
 def _add_parts(parts: dict[str, float], scores: NodeOrderScores, weights: NodeOrderWeights) -> None:
