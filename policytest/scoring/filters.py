@@ -31,6 +31,7 @@ from functools import lru_cache
 from typing import Any, Final
 
 from policytest.core.errors import PolicytestError
+from policytest.scoring.names import is_label_value, is_qualified_name
 
 __all__ = [
     "AFFINITY_REASON",
@@ -77,11 +78,6 @@ _LABEL_OPERATORS: Final = frozenset({"In", "NotIn", "Exists", "DoesNotExist", "G
 _INT64: Final = re.compile(r"[+-]?[0-9]+")
 _INT64_MIN: Final = -(1 << 63)
 _INT64_MAX: Final = (1 << 63) - 1
-# k8s.io/apimachinery validation: IsQualifiedName (label keys) and IsValidLabelValue.
-_NAME_PART: Final = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
-_DNS1123_SUBDOMAIN: Final = re.compile(
-    r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
-)
 
 
 class FilterSpecError(PolicytestError, ValueError):
@@ -283,26 +279,10 @@ def _go_int64(text: str) -> int | None:
     return value if _INT64_MIN <= value <= _INT64_MAX else None
 
 
-def _qualified_name(key: str) -> bool:
-    """``validation.IsQualifiedName`` (what a label key must be)."""
-    prefix, slash, name = key.rpartition("/")
-    if slash:
-        if "/" in prefix or not prefix or len(prefix) > 253:
-            return False
-        if not _DNS1123_SUBDOMAIN.fullmatch(prefix):
-            return False
-    return 0 < len(name) <= 63 and _NAME_PART.fullmatch(name) is not None
-
-
-def _label_value(value: str) -> bool:
-    """``validation.IsValidLabelValue``."""
-    return value == "" or (len(value) <= 63 and _NAME_PART.fullmatch(value) is not None)
-
-
 def _label_requirement_parses(requirement: Requirement) -> bool:
     """Whether ``labels.NewRequirement`` accepts it (else the whole term is skipped)."""
     operator, values = requirement.operator, requirement.values
-    if operator not in _LABEL_OPERATORS or not _qualified_name(requirement.key):
+    if operator not in _LABEL_OPERATORS or not is_qualified_name(requirement.key):
         return False
     if operator in ("In", "NotIn") and not values:
         return False
@@ -312,7 +292,7 @@ def _label_requirement_parses(requirement: Requirement) -> bool:
         len(values) != 1 or any(_go_int64(value) is None for value in values)
     ):
         return False
-    return all(_label_value(value) for value in values)
+    return all(is_label_value(value) for value in values)
 
 
 def _label_matches(requirement: Requirement, labels: Mapping[str, str]) -> bool:

@@ -13,7 +13,7 @@ from policytest.scoring.schedulers import (
 from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
 from policytest.volcano.arguments import get_int
 from policytest.volcano.conf import VolcanoConf
-from policytest.volcano.plugin_checks import DEVICESHARE, TOPOLOGY, WEIGHT
+from policytest.volcano.plugin_checks import DEVICESHARE, TOPOLOGY, WEIGHT, get_bool
 
 
 def volcano_scheduler(conf: VolcanoConf) -> VolcanoScheduler:
@@ -60,32 +60,24 @@ def volcano_predicates(conf: VolcanoConf) -> VolcanoPredicates | None:
     """The ``predicates`` plugin's node filters as the conf sets them up (``None``: no
     entry of the plugin has ``enablePredicate``). Each entry opens the plugin and
     registers its predicate function again, so the last entry's arguments win; the flags
-    are read with ``Arguments.GetBool`` (a YAML bool, or a string Go's ParseBool takes)."""
+    are read with ``Arguments.GetBool`` as the release reads them (a string only from
+    1.15; anything it cannot read keeps the default, true)."""
     entries = [e for e in conf.entries(PREDICATES) if e.registered]
     if not any(entry.enabled("enablePredicate") for entry in entries):
         return None
     arguments = entries[-1].arguments or {}
+    parse = volcano_release(conf.release).getbool_parses_strings
+
+    def flag(key: str) -> bool:
+        value = get_bool(arguments, key, parse_strings=parse).value
+        return True if value is None else value
+
     return VolcanoPredicates(
-        node_affinity=_go_bool(arguments.get(NODE_AFFINITY_ENABLE), default=True),
-        taint_toleration=_go_bool(arguments.get(TAINT_TOLERATION_ENABLE), default=True),
+        node_affinity=flag(NODE_AFFINITY_ENABLE),
+        taint_toleration=flag(TAINT_TOLERATION_ENABLE),
     )
 
 
 PREDICATES = "predicates"
 NODE_AFFINITY_ENABLE = "predicate.NodeAffinityEnable"
 TAINT_TOLERATION_ENABLE = "predicate.TaintTolerationEnable"
-_GO_TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})
-_GO_FALSE = frozenset({"0", "f", "F", "FALSE", "false", "False"})
-
-
-def _go_bool(value: object, *, default: bool) -> bool:
-    """``Arguments.GetBool``: a bool, or a string ``strconv.ParseBool`` accepts; else the
-    default stays."""
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str):
-        if value in _GO_TRUE:
-            return True
-        if value in _GO_FALSE:
-            return False
-    return default

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from policytest.core.options import CheckOptions
 from policytest.fixtures.load import scheduler_from_file
 from policytest.scoring.cluster import Node, Pod
 from policytest.scoring.schedulers import (
@@ -194,23 +195,28 @@ def test_a_kube_profile_runs_the_filters_it_enables(
 
 
 @pytest.mark.parametrize(
-    ("arguments", "feasible"),
+    ("arguments", "release", "feasible"),
     [
-        ("", False),
-        ("{predicate.TaintTolerationEnable: false}", True),
-        ('{predicate.TaintTolerationEnable: "false"}', True),  # strconv.ParseBool
-        ('{predicate.TaintTolerationEnable: "no"}', False),  # not a Go bool: default kept
-        ("{predicate.TaintTolerationEnable: 0}", False),  # not a bool nor a string
-        ("{predicate.NodeAffinityEnable: false}", False),
+        ("", "1.15", False),
+        ("{predicate.TaintTolerationEnable: false}", "1.15", True),
+        ('{predicate.TaintTolerationEnable: "false"}', "1.15", True),  # strconv.ParseBool
+        ('{predicate.TaintTolerationEnable: "false"}', "1.14", False),  # strings ignored
+        ("{predicate.TaintTolerationEnable: false}", "1.9", True),
+        ('{predicate.TaintTolerationEnable: "no"}', "1.15", False),  # not a Go bool
+        ("{predicate.TaintTolerationEnable: 0}", "1.15", False),  # not a bool nor a string
+        ("{predicate.NodeAffinityEnable: false}", "1.15", False),
     ],
 )
-def test_volcano_predicates_arguments(tmp_path: Path, arguments: str, feasible: bool) -> None:
+def test_volcano_predicates_arguments(
+    tmp_path: Path, arguments: str, release: str, feasible: bool
+) -> None:
     path = tmp_path / "volcano.yaml"
     line = f"    arguments: {arguments}\n" if arguments else ""
     path.write_text('actions: "allocate"\ntiers:\n- plugins:\n  - name: predicates\n' + line)
     node = node_from_dict(snapshot_node(TAINTED, "t", 0), default_requests_from_limits=True)
     pod = pod_from_dict(PLAIN_POD, default_requests_from_limits=True)
-    (score,) = scheduler_from_file(str(path)).cluster([node]).score(pod)
+    options = CheckOptions(volcano_version=release)
+    (score,) = scheduler_from_file(str(path), options=options).cluster([node]).score(pod)
     assert score.feasible is feasible
     if not feasible:
         assert score.reason == "node(s) had untolerated taint(s)"
