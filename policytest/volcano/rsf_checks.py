@@ -19,7 +19,7 @@ from policytest.scoring.rsf import LEAST, TYPES, ResourceStrategyFitArgs
 from policytest.volcano import plugin_rules as rules
 from policytest.volcano.binpack_args import resource_name_problem
 from policytest.volcano.gotext import trim_space
-from policytest.volcano.mapdecode import Decoded, children, describe, go_int, wrap
+from policytest.volcano.mapdecode import Decoded, children, describe, field_key, go_int, wrap
 from policytest.volcano.rsf_args import (
     KEYS,
     RESOURCES_KEY,
@@ -58,9 +58,7 @@ def field_of(
 ) -> tuple[Any, Node | None, Node | None] | None:
     """The key mapstructure takes for struct field ``name`` (exact, else ignoring case),
     with its key and value nodes."""
-    key: Any = name if name in value else None
-    if key is None:
-        key = next((k for k in value if isinstance(k, str) and k.lower() == name.lower()), None)
+    key = field_key(value, name)
     if key is None:
         return None
     key_node, value_node = children(node, text).get(key, (node, node))
