@@ -22,7 +22,7 @@ from policytest.read.goyaml import Uint64
 from policytest.scoring.weights import BinpackWeights
 from policytest.volcano import rules
 from policytest.volcano.arguments import IntRead, describe, get_int, surprising_int
-from policytest.volcano.gotext import trim_space
+from policytest.volcano.gotext import split_trimmed, trim_space
 
 if TYPE_CHECKING:
     from policytest.read.source import Document
@@ -62,8 +62,7 @@ def declared_resources(arguments: Mapping[str, Any] | None) -> tuple[str, ...] |
     value = (arguments or {}).get(RESOURCES, "")
     if not isinstance(value, str):
         return None
-    items = (trim_space(item) for item in value.split(","))
-    return tuple(item for item in items if item)
+    return split_trimmed(value)
 
 
 def binpack_weights(

@@ -22,7 +22,7 @@ from policytest.read.goyaml import Uint64
 from policytest.scoring.rsf import RSF, ResourceStrategyFitArgs
 from policytest.volcano import plugin_rules as rules
 from policytest.volcano.arguments import describe, get_int
-from policytest.volcano.gotext import trim_space
+from policytest.volcano.gotext import split_trimmed, trim_space
 from policytest.volcano.plugin_releases import getbool_parses_strings, hypernode_binpack
 from policytest.volcano.rsf_checks import rsf_findings
 
@@ -327,7 +327,7 @@ class _HyperNode(_Entry):
         value = self.arguments.get(HN_RESOURCES, "")
         if not isinstance(value, str):
             return None
-        return tuple(item for item in (trim_space(i) for i in value.split(",")) if item)
+        return split_trimmed(value)
 
     def integer(self, key: str) -> Iterator[Finding]:
         read = get_int(self.arguments, key, string_arguments=False)

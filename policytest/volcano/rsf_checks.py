@@ -18,7 +18,7 @@ from policytest.read.goyaml import Uint64
 from policytest.scoring.rsf import LEAST, TYPES, ResourceStrategyFitArgs
 from policytest.volcano import plugin_rules as rules
 from policytest.volcano.binpack_args import resource_name_problem
-from policytest.volcano.gotext import trim_space
+from policytest.volcano.gotext import split_trimmed
 from policytest.volcano.mapdecode import Decoded, children, describe, field_key, go_int, wrap
 from policytest.volcano.rsf_args import (
     KEYS,
@@ -378,8 +378,7 @@ class _Check:
                 + ": Volcano adds no sra score; give it a positive weight",
             )
         resources_field = field_of(raw, node, "Resources", self.text)
-        listed = [trim_space(item) for item in value["Resources"].split(",")]
-        listed = [item for item in listed if item]
+        listed = split_trimmed(value["Resources"])
         where = self.at(resources_field[2] if resources_field else key_node)
         if not listed:
             yield rules.VR011_RSF_SRA.at(
@@ -403,7 +402,7 @@ class _Check:
         yield from self.sra_weights(raw, node, listed, value)
 
     def sra_weights(
-        self, raw: Mapping[Any, Any], node: Node, listed: list[str], value: Mapping[str, Any]
+        self, raw: Mapping[Any, Any], node: Node, listed: tuple[str, ...], value: Mapping[str, Any]
     ) -> Iterator[Finding]:
         weights_field = field_of(raw, node, "ResourceWeight", self.text)
         if weights_field is None or not isinstance(raw[weights_field[0]], Mapping):
@@ -443,8 +442,7 @@ class _Check:
                     "do nothing; write `enable: true` to use them",
                 )
             return
-        listed = [trim_space(item) for item in value["Resources"].split(",")]
-        listed = [item for item in listed if item]
+        listed = split_trimmed(value["Resources"])
         if not listed:
             resources_field = field_of(raw, node, "Resources", self.text)
             yield rules.VR012_RSF_PROPORTIONAL.at(
