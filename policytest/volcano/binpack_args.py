@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ruamel.yaml.nodes import Node, ScalarNode
+from ruamel.yaml.nodes import ScalarNode
 
 from policytest.core.findings import Finding, Severity
 from policytest.core.suggest import closest
@@ -22,6 +22,7 @@ from policytest.read.goyaml import Uint64
 from policytest.scoring.weights import BinpackWeights
 from policytest.volcano import rules
 from policytest.volcano.arguments import IntRead, describe, get_int, surprising_int
+from policytest.volcano.entry_check import EntryCheck
 from policytest.volcano.gotext import split_trimmed, trim_space
 
 if TYPE_CHECKING:
@@ -116,26 +117,18 @@ def _where(entry: PluginEntry) -> str:
     return f"binpack (tier {entry.tier + 1}, entry {entry.index + 1})"
 
 
-class _EntryCheck:
+class _EntryCheck(EntryCheck):
     """The findings for one binpack entry's arguments."""
 
     def __init__(self, document: Document, entry: PluginEntry, string_arguments: bool) -> None:
-        self.document = document
-        self.entry = entry
+        super().__init__(document, entry)
         self.string_arguments = string_arguments
-        self.arguments: Mapping[str, Any] = entry.arguments or {}
         self.declared = declared_resources(entry.arguments)
         weights = entry.weights
         self.weights = weights if isinstance(weights, BinpackWeights) else BinpackWeights()
 
-    def value_node(self, key: str) -> Node:
-        return self.entry.argument_nodes[key][1]
-
-    def key_node(self, key: str) -> Node:
-        return self.entry.argument_nodes[key][0]
-
     def findings(self) -> Iterator[Finding]:
-        for key in sorted(self.arguments, key=lambda k: self.key_node(k).start_mark.index):
+        for key in self.ordered():
             if key in (WEIGHT, CPU, MEMORY):
                 yield from self.integer(key, 1)
             elif key == RESOURCES:

@@ -22,13 +22,12 @@ from policytest.read.goyaml import Uint64
 from policytest.scoring.rsf import RSF, ResourceStrategyFitArgs
 from policytest.volcano import plugin_rules as rules
 from policytest.volcano.arguments import describe, get_int
+from policytest.volcano.entry_check import EntryCheck
 from policytest.volcano.gotext import split_trimmed, trim_space
 from policytest.volcano.plugin_releases import getbool_parses_strings, hypernode_binpack
 from policytest.volcano.rsf_checks import rsf_findings
 
 if TYPE_CHECKING:
-    from ruamel.yaml.nodes import Node
-
     from policytest.read.source import Document
     from policytest.volcano.conf import VolcanoConf
     from policytest.volcano.entry import PluginEntry
@@ -162,23 +161,11 @@ def plugin_stops_scheduler(conf: VolcanoConf, release: Release) -> bool:
     return False
 
 
-class _Entry:
+class _Entry(EntryCheck):
     def __init__(self, document: Document, entry: PluginEntry, release: Release) -> None:
-        self.document = document
-        self.entry = entry
+        super().__init__(document, entry)
         self.release = release
-        self.arguments: Mapping[str, Any] = entry.arguments or {}
         self.parse_strings = getbool_parses_strings(release.version)
-
-    def value_node(self, key: str) -> Node:
-        return self.entry.argument_nodes[key][1]
-
-    def key_node(self, key: str) -> Node:
-        return self.entry.argument_nodes[key][0]
-
-    def ordered(self) -> list[str]:
-        nodes = self.entry.argument_nodes
-        return sorted(self.arguments, key=lambda k: nodes[k][0].start_mark.index)
 
 
 class _DeviceShare(_Entry):

@@ -18,6 +18,7 @@ from policytest.read.goyaml import Uint64
 from policytest.scoring.rsf import LEAST, TYPES, ResourceStrategyFitArgs
 from policytest.volcano import plugin_rules as rules
 from policytest.volcano.binpack_args import resource_name_problem
+from policytest.volcano.entry_check import EntryCheck
 from policytest.volcano.gotext import split_trimmed
 from policytest.volcano.mapdecode import Decoded, children, describe, field_key, go_int, wrap
 from policytest.volcano.rsf_args import (
@@ -65,12 +66,10 @@ def field_of(
     return key, key_node, value_node
 
 
-class _Check:
+class _Check(EntryCheck):
     def __init__(self, document: Document, entry: PluginEntry) -> None:
-        self.document = document
-        self.entry = entry
+        super().__init__(document, entry)
         self.text = document.text
-        self.arguments: Mapping[str, Any] = entry.arguments or {}
         args = entry.weights
         self.args = args if isinstance(args, ResourceStrategyFitArgs) else rsf_args(None)
 
@@ -78,9 +77,8 @@ class _Check:
         return node if node is not None else self.entry.anchor
 
     def findings(self) -> Iterator[Finding]:
-        nodes = self.entry.argument_nodes
-        for key in sorted(self.arguments, key=lambda k: nodes[k][0].start_mark.index):
-            key_node, value_node = nodes[key]
+        for key in self.ordered():
+            key_node, value_node = self.key_node(key), self.value_node(key)
             if key not in KEYS:
                 yield self.unknown_top(key, key_node)
                 continue
