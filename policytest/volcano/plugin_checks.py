@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from policytest.core.findings import Finding, Severity
+from policytest.core.rules import Rule
 from policytest.core.suggest import did_you_mean
 from policytest.read.goyaml import Uint64
 from policytest.scoring.rsf import RSF, ResourceStrategyFitArgs
@@ -167,6 +168,17 @@ class _Entry(EntryCheck):
         self.release = release
         self.parse_strings = getbool_parses_strings(release.version)
 
+    def ignored_bool(self, rule: Rule, key: str, outcome: str) -> Iterator[Finding]:
+        """``key`` when ``GetBool`` ignores its value; ``outcome``: what Volcano keeps."""
+        read = get_bool(self.arguments, key, parse_strings=self.parse_strings)
+        if read.ignored is not None:
+            yield rule.at(
+                self.document,
+                self.value_node(key),
+                f"`{key}`: {read.ignored}; Volcano {self.release.name} ignores it{outcome}; "
+                "write `true` or `false`",
+            )
+
 
 class _DeviceShare(_Entry):
     def known(self) -> tuple[str, ...]:
@@ -181,7 +193,11 @@ class _DeviceShare(_Entry):
             if key not in known:
                 yield self.unknown(key, known)
             elif key in DEVICESHARE_FLAGS:
-                yield from self.flag(key)
+                yield from self.ignored_bool(
+                    rules.VD002_DEVICESHARE_NOT_BOOL,
+                    key,
+                    " (only a log line) and the flag stays false",
+                )
         yield from self.fatal()
         yield from self.scoring()
 
@@ -199,16 +215,6 @@ class _DeviceShare(_Entry):
             else:
                 message += did_you_mean(key, known) or did_you_mean("deviceshare." + key, known)
         return rules.VD004_DEVICESHARE_UNKNOWN_KEY.at(self.document, self.key_node(key), message)
-
-    def flag(self, key: str) -> Iterator[Finding]:
-        read = get_bool(self.arguments, key, parse_strings=self.parse_strings)
-        if read.ignored is not None:
-            yield rules.VD002_DEVICESHARE_NOT_BOOL.at(
-                self.document,
-                self.value_node(key),
-                f"`{key}`: {read.ignored}; Volcano {self.release.name} ignores it (only a "
-                "log line) and the flag stays false; write `true` or `false`",
-            )
 
     def fatal(self) -> Iterator[Finding]:
         message = deviceshare_fatal(self.arguments, self.release)
@@ -299,7 +305,9 @@ class _HyperNode(_Entry):
             elif key.startswith(HN_RESOURCES + "."):
                 yield from self.resource_weight(key, key[len(HN_RESOURCES) + 1 :], declared)
             elif key == HN_ENABLE:
-                yield from self.enable()
+                yield from self.ignored_bool(
+                    rules.VT001_HYPERNODE_VALUE, HN_ENABLE, " and keeps the default true"
+                )
             elif key == HN_FADING:
                 yield from self.fading()
             else:
@@ -368,16 +376,6 @@ class _HyperNode(_Entry):
         yield rules.VT002_HYPERNODE_RESOURCES.at(
             self.document, self.key_node(key), f"`{key}` is ignored: {why}"
         )
-
-    def enable(self) -> Iterator[Finding]:
-        read = get_bool(self.arguments, HN_ENABLE, parse_strings=self.parse_strings)
-        if read.ignored is not None:
-            yield rules.VT001_HYPERNODE_VALUE.at(
-                self.document,
-                self.value_node(HN_ENABLE),
-                f"`{HN_ENABLE}`: {read.ignored}; Volcano {self.release.name} ignores it and "
-                "keeps the default true; write `true` or `false`",
-            )
 
     def fading(self) -> Iterator[Finding]:
         value = self.arguments[HN_FADING]
