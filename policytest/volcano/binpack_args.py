@@ -58,9 +58,12 @@ _STANDARD_PREFIXES = ("hugepages-", "nvidia.com/mig-", "volcano.sh/", "example.c
 _GPU_NAMES = tuple(name for name in STANDARD_RESOURCES if "gpu" in name)
 
 
-def declared_resources(arguments: Mapping[str, Any] | None) -> tuple[str, ...] | None:
-    """The trimmed, non-empty items of ``binpack.resources`` (``None``: not a string)."""
-    value = (arguments or {}).get(RESOURCES, "")
+def declared_resources(
+    arguments: Mapping[str, Any] | None, key: str = RESOURCES
+) -> tuple[str, ...] | None:
+    """The trimmed, non-empty items of ``binpack.resources`` (or of another plugin's
+    resources list, ``key``); ``None``: not a string."""
+    value = (arguments or {}).get(key, "")
     if not isinstance(value, str):
         return None
     return split_trimmed(value)

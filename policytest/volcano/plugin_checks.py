@@ -23,8 +23,9 @@ from policytest.read.goyaml import Uint64
 from policytest.scoring.rsf import RSF, ResourceStrategyFitArgs
 from policytest.volcano import plugin_rules as rules
 from policytest.volcano.arguments import describe, get_int
+from policytest.volcano.binpack_args import declared_resources
 from policytest.volcano.entry_check import EntryCheck
-from policytest.volcano.gotext import split_trimmed, trim_space
+from policytest.volcano.gotext import trim_space
 from policytest.volcano.plugin_releases import getbool_parses_strings, hypernode_binpack
 from policytest.volcano.rsf_checks import rsf_findings
 
@@ -285,7 +286,7 @@ class _DeviceShare(_Entry):
 class _HyperNode(_Entry):
     def findings(self) -> Iterator[Finding]:
         supported = hypernode_binpack(self.release.version)
-        declared = self.declared()
+        declared = declared_resources(self.arguments, HN_RESOURCES)
         for key in self.ordered():
             if not key.startswith(HN):
                 if key == "weight" and supported:
@@ -317,12 +318,6 @@ class _HyperNode(_Entry):
                     f"`{key}` is not a HyperNode bin-packing argument; Volcano ignores it"
                     + (did_you_mean(key, HN_KEYS) or f" (it reads {', '.join(HN_KEYS)})"),
                 )
-
-    def declared(self) -> tuple[str, ...] | None:
-        value = self.arguments.get(HN_RESOURCES, "")
-        if not isinstance(value, str):
-            return None
-        return split_trimmed(value)
 
     def integer(self, key: str) -> Iterator[Finding]:
         read = get_int(self.arguments, key, string_arguments=False)
