@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from ruamel.yaml.nodes import Node
 
 from policytest.core.findings import Finding, Severity
+from policytest.core.rules import Rule
 from policytest.core.suggest import did_you_mean
 from policytest.read.goyaml import Uint64
 from policytest.scoring.rsf import LEAST, TYPES, ResourceStrategyFitArgs
@@ -347,6 +348,39 @@ class _Check(EntryCheck):
                     "prefix, or list them by name",
                 )
 
+    # --- sra and proportional: the parts they share ------------------------------------
+
+    def switched_off(
+        self, raw: Mapping[Any, Any], node: Node, key_node: Node, rule: Rule, section: str
+    ) -> Iterator[Finding]:
+        """A section whose ``enable`` is not true, with settings that therefore do nothing."""
+        enable = field_of(raw, node, "Enable", self.text)
+        if any(enable is None or k != enable[0] for k in raw):
+            yield rule.at(
+                self.document,
+                self.at(enable[2] if enable is not None else key_node),
+                f"{section} is off (`enable` is not true), so its settings do nothing; "
+                "write `enable: true` to use them",
+            )
+
+    def field_node(self, raw: Mapping[Any, Any], node: Node, name: str, fallback: Node) -> Node:
+        """The value node of a section's field ``name``, else ``fallback``."""
+        found = field_of(raw, node, name, self.text)
+        return self.at(found[2] if found else fallback)
+
+    def map_field(
+        self, raw: Mapping[Any, Any], node: Node, value: Mapping[str, Any], name: str
+    ) -> Iterator[tuple[str, Any, Node, Node]]:
+        """A section's map field ``name`` written as a mapping: each decoded entry with
+        its key and value nodes."""
+        found = field_of(raw, node, name, self.text)
+        if found is None or not isinstance(raw[found[0]], Mapping):
+            return
+        entries = children(found[2], self.text)
+        for key, item in (value[name] or {}).items():
+            key_node, value_node = entries.get(key, (found[1], found[2]))
+            yield key, item, self.at(key_node), self.at(value_node)
+
     # --- sra -----------------------------------------------------------------------------
 
     def sra(
@@ -354,17 +388,8 @@ class _Check(EntryCheck):
     ) -> Iterator[Finding]:
         if not isinstance(raw, Mapping):
             return
-        enable = field_of(raw, node, "Enable", self.text)
         if not value["Enable"]:
-            others = [k for k in raw if enable is None or k != enable[0]]
-            if others:
-                where = enable[2] if enable is not None else key_node
-                yield rules.VR011_RSF_SRA.at(
-                    self.document,
-                    self.at(where),
-                    "sra is off (`enable` is not true), so its settings do nothing; "
-                    "write `enable: true` to use them",
-                )
+            yield from self.switched_off(raw, node, key_node, rules.VR011_RSF_SRA, "sra")
             return
         weight_field = field_of(raw, node, "Weight", self.text)
         if value["Weight"] <= 0:
@@ -375,9 +400,8 @@ class _Check(EntryCheck):
                 + ("" if weight_field else " (no `weight`)")
                 + ": Volcano adds no sra score; give it a positive weight",
             )
-        resources_field = field_of(raw, node, "Resources", self.text)
         listed = split_trimmed(value["Resources"])
-        where = self.at(resources_field[2] if resources_field else key_node)
+        where = self.field_node(raw, node, "Resources", key_node)
         if not listed:
             yield rules.VR011_RSF_SRA.at(
                 self.document,
@@ -402,23 +426,19 @@ class _Check(EntryCheck):
     def sra_weights(
         self, raw: Mapping[Any, Any], node: Node, listed: tuple[str, ...], value: Mapping[str, Any]
     ) -> Iterator[Finding]:
-        weights_field = field_of(raw, node, "ResourceWeight", self.text)
-        if weights_field is None or not isinstance(raw[weights_field[0]], Mapping):
-            return
-        entries = children(weights_field[2], self.text)
-        for name, weight in (value["ResourceWeight"] or {}).items():
-            key_node, value_node = entries.get(name, (weights_field[1], weights_field[2]))
+        weights = self.map_field(raw, node, value, "ResourceWeight")
+        for name, weight, key_node, value_node in weights:
             if name not in listed:
                 yield rules.VR011_RSF_SRA.at(
                     self.document,
-                    self.at(key_node),
+                    key_node,
                     f"`resourceWeight.{name}` is ignored: `{name}` is not listed in "
                     "`sra.resources`; add it there",
                 )
             elif weight < 0:
                 yield rules.VR011_RSF_SRA.at(
                     self.document,
-                    self.at(value_node),
+                    value_node,
                     f"`resourceWeight.{name}` is negative ({weight}): Volcano silently uses "
                     "1 instead",
                 )
@@ -430,36 +450,26 @@ class _Check(EntryCheck):
     ) -> Iterator[Finding]:
         if not isinstance(raw, Mapping):
             return
-        enable = field_of(raw, node, "Enable", self.text)
         if not value["Enable"]:
-            if any(enable is None or k != enable[0] for k in raw):
-                yield rules.VR012_RSF_PROPORTIONAL.at(
-                    self.document,
-                    self.at(enable[2] if enable is not None else key_node),
-                    "the proportional filter is off (`enable` is not true), so its settings "
-                    "do nothing; write `enable: true` to use them",
-                )
+            yield from self.switched_off(
+                raw, node, key_node, rules.VR012_RSF_PROPORTIONAL, "the proportional filter"
+            )
             return
         listed = split_trimmed(value["Resources"])
         if not listed:
-            resources_field = field_of(raw, node, "Resources", self.text)
             yield rules.VR012_RSF_PROPORTIONAL.at(
                 self.document,
-                self.at(resources_field[2] if resources_field else key_node),
+                self.field_node(raw, node, "Resources", key_node),
                 "the proportional filter is enabled without `resources`: it checks "
                 'nothing; list the resources, e.g. `resources: "nvidia.com/gpu"`',
             )
-        rates_field = field_of(raw, node, "ResourceProportion", self.text)
-        if rates_field is None or not isinstance(raw[rates_field[0]], Mapping):
-            return
-        entries = children(rates_field[2], self.text)
         wanted = {f"{n}.{part}" for n in listed for part in ("cpu", "memory")}
-        for name, rate in (value["ResourceProportion"] or {}).items():
-            key_node_of, value_node = entries.get(name, (rates_field[1], rates_field[2]))
+        rates = self.map_field(raw, node, value, "ResourceProportion")
+        for name, rate, key_node_of, value_node in rates:
             if name not in wanted:
                 yield rules.VR012_RSF_PROPORTIONAL.at(
                     self.document,
-                    self.at(key_node_of),
+                    key_node_of,
                     f"`resourceProportion.{name}` is ignored: Volcano reads only "
                     "`<resource>.cpu` and `<resource>.memory` for the resources listed in "
                     "`proportional.resources`" + did_you_mean(name, sorted(wanted)),
@@ -467,7 +477,7 @@ class _Check(EntryCheck):
             elif rate < 0:
                 yield rules.VR012_RSF_PROPORTIONAL.at(
                     self.document,
-                    self.at(value_node),
+                    value_node,
                     f"`resourceProportion.{name}` is negative ({describe(rate)}): Volcano "
                     "silently uses 1 instead",
                 )
