@@ -13,21 +13,11 @@ import pytest
 from policytest.core.findings import Finding, Severity
 from policytest.core.rules import Rule, get_rule
 from policytest.volcano import plugin_rules
+from tests.rule_examples import example
 from tests.volcano.helpers import Check
 
 HEAD = 'actions: "enqueue, allocate, backfill"\ntiers:\n- plugins:\n  - name: predicates\n'
 RULES = [value for value in vars(plugin_rules).values() if isinstance(value, Rule)]
-
-
-def example(doc: str, label: str) -> str:
-    """The indented block after ``label::`` in a rule's doc."""
-    block = doc.split(f"{label}::", 1)[1].split("\n\n", 1)[1]
-    lines = []
-    for line in block.splitlines():
-        if line.strip() and not line.startswith("    "):
-            break
-        lines.append(line)
-    return textwrap.dedent("\n".join(lines)).strip() + "\n"
 
 
 def conf(entry: str) -> str:
