@@ -15,13 +15,12 @@ from ruamel.yaml.nodes import Node
 from policytest.core.findings import Finding, Severity
 from policytest.core.rules import Rule
 from policytest.core.suggest import did_you_mean
-from policytest.read.goyaml import Uint64
 from policytest.scoring.rsf import LEAST, TYPES, ResourceStrategyFitArgs
 from policytest.volcano import plugin_rules as rules
 from policytest.volcano.binpack_args import resource_name_problem
 from policytest.volcano.entry_check import EntryCheck
 from policytest.volcano.gotext import split_trimmed
-from policytest.volcano.mapdecode import Decoded, children, describe, field_key, go_int, wrap
+from policytest.volcano.mapdecode import INT, Decoded, children, decode, describe, field_key
 from policytest.volcano.rsf_args import (
     KEYS,
     RESOURCES_KEY,
@@ -46,13 +45,8 @@ def rsf_findings(document: Document, entry: PluginEntry) -> list[Finding]:
 
 def decoded_int(value: Any) -> int:
     """What mapstructure makes of an accepted int field's value."""
-    if value is None:
-        return 0
-    if isinstance(value, Uint64):
-        return wrap(value)
-    if isinstance(value, float):
-        return go_int(value)
-    return int(value)
+    number: int = decode(value, INT, "", None, "").value
+    return number
 
 
 def field_of(
