@@ -43,18 +43,17 @@ from policytest.diff_settings import UNREADABLE, ConfigView, config_views
 from policytest.fixture import Fixture
 from policytest.options import CheckOptions
 from policytest.recognise import Kind, kind_of
-from policytest.runner import CaseResult, error_result, run_case
+from policytest.runner import CaseResult, error_result
 from policytest.source import is_yaml_path, read_file
 from policytest.suite import (
     FIXTURE_SUFFIXES,
-    ConfigUnusable,
     checked_cases,
+    config_scheduler,
     discover,
-    findings_result,
     is_inside,
     load_fixture,
+    run_as_loaded,
     run_file,
-    scheduler_from_file,
 )
 from policytest.validate import SKIPPED_DIRECTORIES, PathNotFound, validate_paths
 
@@ -396,7 +395,8 @@ def _uses(path: str, fixture: Fixture, config_file: str) -> bool:
 def _run_with(
     path: str, fixtures: Sequence[Fixture], config: str, options: CheckOptions
 ) -> list[CaseResult]:
-    """Every case of the fixtures in one file, scored with the scheduler in ``config``."""
+    """Every case of the fixtures in one file, scored with the scheduler in ``config``
+    as the scheduler loads it (an error only where it refuses it)."""
     from policytest.scoring.engines import UnknownProfile
 
     if not fixtures:
@@ -404,8 +404,8 @@ def _run_with(
     results: list[CaseResult] = []
     for fixture in fixtures:
         try:
-            scheduler = scheduler_from_file(config, fixture.scheduler.profile, options)
-        except (ConfigUnusable, UnknownProfile) as unusable:
+            scheduler, findings = config_scheduler(config, fixture.scheduler.profile, options)
+        except UnknownProfile as unusable:
             results.extend(
                 error_result(
                     path, case.name, str(unusable), fixture.document.position(case.node).line
@@ -414,9 +414,7 @@ def _run_with(
             )
             continue
         results.extend(
-            findings_result(fixture, case, problems, problems)
-            if problems
-            else run_case(fixture, case, scheduler)
+            run_as_loaded(fixture, case, problems, scheduler, findings, options)
             for case, problems in checked_cases(fixture)
         )
     return results

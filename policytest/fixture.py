@@ -134,7 +134,24 @@ class Fixture:
 
 
 def build_fixture(document: Document, value: Mapping[str, Any]) -> Fixture | Finding:
-    """Build the model from a schema-valid decoded fixture (its ``value``)."""
+    """Build the model from a schema-valid decoded fixture (its ``value``); the first
+    problem with it instead, if any (see :func:`build_fixture_all`)."""
+    fixture, problems = build_fixture_all(document, value)
+    return problems[0] if problems else fixture
+
+
+def build_fixture_all(
+    document: Document,
+    value: Mapping[str, Any],
+    skip_nodes: frozenset[int] = frozenset(),
+    skip_cases: frozenset[int] = frozenset(),
+) -> tuple[Fixture, list[Finding]]:
+    """Build the model from a decoded fixture, and every problem of names in it: nodes
+    and cases listed twice, expectations naming nodes not in the cluster.
+
+    ``skip_nodes`` / ``skip_cases``: indices of items left out of the model (items the
+    schema refuses, so that the rest can still be checked in the same pass).
+    """
     root, text = document.root, document.text
     scheduler_node = merged_child(root, "scheduler", text) or root
     scheduler = value["scheduler"]
@@ -144,34 +161,44 @@ def build_fixture(document: Document, value: Mapping[str, Any]) -> Fixture | Fin
     ref = SchedulerRef(scheduler.get("config"), inline, scheduler.get("profile"), scheduler_node)
     cluster_node = merged_child(root, "cluster", text) or root
     node_nodes = _paired(value["cluster"]["nodes"], merged_child(cluster_node, "nodes", text), root)
-    nodes = tuple(NodeSpec(spec["name"], spec, node) for spec, node in node_nodes)
+    nodes = tuple(
+        NodeSpec(spec["name"], spec, node)
+        for index, (spec, node) in enumerate(node_nodes)
+        if index not in skip_nodes
+    )
     case_nodes = _paired(value["cases"], merged_child(root, "cases", text), root)
-    cases = tuple(_case(spec, node) for spec, node in case_nodes)
+    cases = tuple(
+        _case(spec, node)
+        for index, (spec, node) in enumerate(case_nodes)
+        if index not in skip_cases
+    )
     known = {spec.name for spec in nodes}
-    repeated_node = _repeated(nodes)
-    if repeated_node is not None:
-        return FIXTURE_ERROR.at(
-            document, repeated_node.node, f"node `{repeated_node.name}` is listed twice"
-        )
-    repeated_case = _repeated(cases)
-    if repeated_case is not None:
-        return FIXTURE_ERROR.at(
+    problems = [
+        FIXTURE_ERROR.at(document, repeated.node, f"node `{repeated.name}` is listed twice")
+        for repeated in _repeated_all(nodes)
+    ]
+    problems += [
+        FIXTURE_ERROR.at(
             document,
-            repeated_case.node,
-            f"case `{repeated_case.name}` is listed twice: a case's name identifies it in "
+            repeated.node,
+            f"case `{repeated.name}` is listed twice: a case's name identifies it in "
             "reports, pytest item ids, `diff` and `--update`; give each case its own name",
         )
+        for repeated in _repeated_all(cases)
+    ]
     for case in cases:
-        unknown = sorted(case.expect.node_names() - known)
-        if unknown:
-            return FIXTURE_ERROR.at(
-                document,
-                case.node,
-                f"case `{case.name}` expects node `{unknown[0]}`, which is not in the cluster "
-                f"(nodes: {', '.join(sorted(known))})",
+        for unknown in sorted(case.expect.node_names() - known):
+            problems.append(
+                FIXTURE_ERROR.at(
+                    document,
+                    case.node,
+                    f"case `{case.name}` expects node `{unknown}`, which is not in the cluster "
+                    f"(nodes: {', '.join(sorted(known))})",
+                )
             )
-    name = str((value.get("metadata") or {}).get("name") or document.path)
-    return Fixture(document, name, ref, nodes, cases)
+    metadata = value.get("metadata")
+    name = str((metadata if isinstance(metadata, Mapping) else {}).get("name") or document.path)
+    return Fixture(document, name, ref, nodes, cases), problems
 
 
 class _Named(Protocol):
@@ -182,14 +209,15 @@ class _Named(Protocol):
 _N = TypeVar("_N", bound=_Named)
 
 
-def _repeated(items: Sequence[_N]) -> _N | None:
-    """The first item whose name an earlier item already has."""
+def _repeated_all(items: Sequence[_N]) -> list[_N]:
+    """Every item whose name an earlier item already has."""
     seen: set[str] = set()
+    repeated = []
     for item in items:
         if item.name in seen:
-            return item
+            repeated.append(item)
         seen.add(item.name)
-    return None
+    return repeated
 
 
 def merged_child(node: Node | None, key: str, text: str, depth: int = 0) -> Node | None:

@@ -9,6 +9,7 @@ This module imports nothing heavy until a fixture file is actually collected.
 from __future__ import annotations
 
 import fnmatch
+import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import cached_property, partial
 from pathlib import Path
@@ -36,7 +37,32 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--policytest-root",
         default=None,
         metavar="DIR",
-        help="configs must live inside DIR (default: the git repository root)",
+        help="configs must live inside DIR (default: the git checkout's top directory, "
+        "else the directory pytest was invoked from)",
+    )
+    group.addoption(
+        "--policytest-select",
+        default=None,
+        metavar="RULES",
+        help="only these rules or prefixes count, comma-separated (ini: policytest_select)",
+    )
+    group.addoption(
+        "--policytest-ignore",
+        default=None,
+        metavar="RULES",
+        help="these rules or prefixes do not count, comma-separated (ini: policytest_ignore)",
+    )
+    parser.addini(
+        "policytest_select",
+        type="args",
+        default=[],
+        help="rules or prefixes whose findings count (default: all), as --select",
+    )
+    parser.addini(
+        "policytest_ignore",
+        type="args",
+        default=[],
+        help="rules or prefixes whose findings do not count, as --ignore",
     )
     parser.addini(
         "policytest_files",
@@ -44,6 +70,62 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=DEFAULT_PATTERNS,
         help="glob patterns of fixture files to collect (default: *.policytest.yaml)",
     )
+
+
+_UPDATED = pytest.StashKey[list[str]]()
+"""The fixture files ``--policytest-update`` rewrote in this process."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.stash[_UPDATED] = []
+
+
+def _updated(config: pytest.Config) -> list[str]:
+    return config.stash.setdefault(_UPDATED, [])
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    output = getattr(session.config, "workeroutput", None)  # a pytest-xdist worker
+    if output is not None:
+        output["policytest_updated"] = list(_updated(session.config))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """pytest-xdist: a worker finished; keep the files it rewrote, to list them."""
+    updated = getattr(node, "workeroutput", {}).get("policytest_updated", [])
+    _updated(node.config).extend(updated)
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    for path in sorted(set(_updated(terminalreporter.config))):
+        terminalreporter.write_line(f"policytest: updated {path}")
+
+
+def check_options(config: pytest.Config) -> Any:
+    """The check options of this session: the rule filter from the command line, else
+    from the ini file (the same filter as ``policytest --select/--ignore``)."""
+    from policytest.options import CheckOptions, RuleFilter, rule_list
+
+    def rules(name: str) -> tuple[str, ...]:
+        given = config.getoption(f"policytest_{name}")
+        if given is not None:
+            return rule_list(given)
+        return rule_list(",".join(config.getini(f"policytest_{name}")))
+
+    return CheckOptions(rules=RuleFilter(rules("select"), rules("ignore")))
+
+
+def fixture_root(config: pytest.Config, path: str) -> Any:
+    """``--policytest-root``, else the fixture's git checkout, else the directory pytest
+    was invoked from."""
+    from policytest.options import CheckOptions
+    from policytest.suite import repository_root, root_for
+
+    given = config.getoption("policytest_root")
+    if given:
+        return root_for(path, CheckOptions(root=given))
+    return repository_root(path, str(config.invocation_params.dir))
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> FixtureFile | None:
@@ -64,13 +146,17 @@ class FixtureFile(pytest.File):
     others find nothing left to change.
     """
 
-    def collect(self) -> Iterator[CaseItem]:
-        from policytest.options import CheckOptions
-        from policytest.suite import PlannedCase, plan_file, repository_root, run_file
+    def collect(self) -> Iterator[CaseItem | ConfigItem]:
+        from policytest.suite import PlannedCase, PlannedConfig, plan_file, run_file
 
-        root = self.config.getoption("policytest_root") or repository_root(str(self.path))
+        options = check_options(self.config)
+        root = fixture_root(self.config, str(self.path))
         with young_collections_only():
-            planned = plan_file(str(self.path), CheckOptions(), root)
+            planned = plan_file(str(self.path), options, root)
+        configs: dict[str, PlannedConfig] = {}
+        for case in planned:
+            if case.config is not None:
+                configs.setdefault(case.config.name, case.config)
         if self.config.getoption("policytest_update"):
             results = [case.run() for case in planned]
             failing = {r.case: r for r in results if r.status == "failed"}
@@ -78,13 +164,19 @@ class FixtureFile(pytest.File):
                 from policytest.golden import UnsafeUpdate, rewrite_file
 
                 try:
-                    rewrite_file(str(self.path), failing, root)
+                    if rewrite_file(str(self.path), failing, root):
+                        where = self.config.invocation_params.dir
+                        _updated(self.config).append(os.path.relpath(self.path, where))
                 except UnsafeUpdate as refusal:
                     raise self.CollectError(str(refusal)) from None
-                results = run_file(str(self.path), CheckOptions(), root)
+                results = run_file(str(self.path), options, root)
             planned = [PlannedCase(r.case, r.line, partial(_known, r)) for r in results]
         for case in planned:
             yield CaseItem.from_parent(self, name=case.name, line=case.line, run=case.run)
+        for config in configs.values():
+            yield ConfigItem.from_parent(
+                self, name=f"config {config.name}", line=config.line, check=config.check
+            )
 
 
 def _known(result: CaseResult) -> CaseResult:
@@ -128,10 +220,11 @@ class CaseItem(pytest.Item):
             f"{self.result.case} ({self.result.status}) at {self.result.file}:{self.result.line}",
             *describe_failure(self.result),
         ]
-        lines += [
-            f"config: {f.path}:{f.line}:{f.column}: {f.rule} {f.message}"
-            for f in self.result.findings
-        ]
+        # an error's message already names its findings; a config's own findings are
+        # the config item's (one per config, beside the cases)
+        if self.result.corrections:
+            lines.append("as the scheduler loads the config:")
+            lines += [f"  {correction}" for correction in self.result.corrections]
         lines.append(
             "(run with --policytest-update to accept the actual results)"
             if self.result.status == "failed"
@@ -143,15 +236,53 @@ class CaseItem(pytest.Item):
         return self.path, self.line - 1, f"policytest: {self.name}"
 
 
+class ConfigFindings(Exception):
+    """Raised by a config item whose config has error findings."""
+
+
+class ConfigItem(pytest.Item):
+    """The findings of the scheduler config a fixture file's cases run with: one item
+    per config, failing on error findings (suppressions applied), as ``policytest run``
+    fails on them. The cases are scored with the config as the scheduler loads it."""
+
+    def __init__(self, *, line: int, check: Callable[[], tuple[Any, ...]], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.line = line
+        self.check = check
+
+    def runtest(self) -> None:
+        from policytest.findings import Severity
+
+        with young_collections_only():
+            findings = self.check()
+        if findings is None:
+            pytest.skip("the config was not loaded (its fixture's cases say why)")
+        if any(f.severity is Severity.ERROR for f in findings):
+            raise ConfigFindings(findings)
+
+    def repr_failure(
+        self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
+    ) -> str | Any:
+        if not isinstance(excinfo.value, ConfigFindings):
+            return super().repr_failure(excinfo)
+        from policytest.reporters.text import format_finding
+
+        (findings,) = excinfo.value.args
+        return "\n".join(format_finding(f, color=False) for f in findings)
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, self.line - 1, f"policytest: {self.name}"
+
+
 class PolicytestAPI:
     """The ``policytest`` fixture: load fixtures, or build clusters and rank pods in Python."""
 
     def run(self, path: str | Path) -> list[CaseResult]:
         """Run every case of a fixture file."""
         from policytest.options import CheckOptions
-        from policytest.suite import repository_root, run_file
+        from policytest.suite import root_for, run_file
 
-        return run_file(str(path), CheckOptions(), repository_root(str(path)))
+        return run_file(str(path), CheckOptions(), root_for(str(path), CheckOptions()))
 
     def scheduler(self, config: str | Path, profile: str | None = None) -> Any:
         """An executable scheduler from a config file (raw or inside a ConfigMap)."""

@@ -57,6 +57,8 @@ class CaseResult:
     line: int = 1
     utilisation: Mapping[str, Mapping[str, tuple[int, int]]] = field(default_factory=dict)
     not_modelled: tuple[str, ...] = ()
+    corrections: tuple[str, ...] = ()
+    """How the scheduler loaded the config differently from how it is written."""
 
     @property
     def nodes_used(self) -> int:
@@ -107,6 +109,7 @@ def run_case(
         line=fixture.document.position(case.node).line,
         findings=tuple(findings),
         not_modelled=scheduler.not_modelled,
+        corrections=scheduler.corrections,
     )
     try:
         if nodes is None:

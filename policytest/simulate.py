@@ -5,6 +5,12 @@ full they are per resource, what capacity is stranded (free, but on nodes where 
 pod of the workload fits any more, e.g. GPUs left on a node whose CPU is full), and
 how many pods stay pending. Placement is the runner's (:func:`place_all`), so the
 numbers are the ones ``policytest run`` would assert on.
+
+Stranded capacity, per resource, is the free capacity left on *full* nodes: nodes on
+which a pod of the workload fitted before it was placed and none fits any more (GPUs
+left on a node whose CPU the workload filled). A node on which no pod of the workload
+ever fits (a CPU-only node for a GPU workload) is not full and strands nothing: its
+capacity was never usable by this workload, whatever the config.
 """
 
 from __future__ import annotations
@@ -15,14 +21,15 @@ from dataclasses import dataclass
 
 from policytest.cluster import ClusterSpecError, Node, Pod
 from policytest.engine import ClusterState, Scheduler
-from policytest.findings import Severity
+from policytest.findings import Finding, Severity
 from policytest.options import CheckOptions
 from policytest.quantity import QuantityError
 from policytest.recognise import Kind, kind_of
 from policytest.runner import expand_pods
 from policytest.scoring.fast import MAX_KINDS, build_nodes, place_all
 from policytest.source import read_file
-from policytest.suite import checked_cases, load_fixture, load_scheduler
+from policytest.suite import checked_cases, load_fixture, load_scheduler, refusal
+from policytest.suppression import visible
 
 __all__ = [
     "PackingReport",
@@ -50,13 +57,18 @@ class Workload:
     nodes: tuple[Node, ...]
     pods: tuple[Pod, ...]
     scheduler: Scheduler | None
-    """The fixture's own scheduler (``None`` when its config would not load)."""
+    """The fixture's own scheduler, as the scheduler loads its config (``None`` when the
+    scheduler refuses it)."""
+    findings: tuple[Finding, ...] = ()
+    """The shown findings of the fixture's own config (suppressions applied)."""
+    refusal: str = ""
+    """Why the scheduler refuses the fixture's config, when it does."""
 
 
 @dataclass(frozen=True)
 class ResourceUse:
     """One resource after the workload: totals, utilisation over the nodes in use, and
-    the free capacity stranded on full nodes, in ``unit``."""
+    the free capacity stranded on full nodes (see the module docstring), in ``unit``."""
 
     name: str
     unit: str
@@ -82,7 +94,8 @@ class PackingReport:
     nodes_in_use: int
     """Nodes holding any pod afterwards (bound before, or placed)."""
     full_nodes: int
-    """Nodes in use on which no pod kind of the workload fits any more."""
+    """Nodes on which a pod of the workload fitted before it was placed and none fits
+    any more."""
     tie_decided: int
     resources: tuple[ResourceUse, ...]
 
@@ -111,20 +124,26 @@ def load_workloads(
                     "; ".join(f"{p.line}:{p.column}: {p.rule} {p.message}" for p in problems)
                 )
         scheduler, findings = load_scheduler(fixture, options, root)
-        if any(finding.severity is Severity.ERROR for finding in findings):
-            scheduler = None
+        errors = [f for f in findings if f.severity is Severity.ERROR]
+        refused = "" if scheduler is not None else _refused(errors)
+        shown = tuple(visible(findings, options))
         try:
             nodes = tuple(build_nodes((spec.name, spec.spec) for spec in fixture.nodes))
             for item in fixture.cases:
                 if case is not None and item.name != case:
                     continue
                 pods = tuple(expand_pods(item.pods, f"case `{item.name}`"))
-                workloads.append(Workload(path, item.name, nodes, pods, scheduler))
+                workloads.append(Workload(path, item.name, nodes, pods, scheduler, shown, refused))
         except (ClusterSpecError, QuantityError) as error:
             raise SimulationError(str(error)) from error
     if not workloads:
         raise SimulationError(f"no case named `{case}`" if case else "no fixture cases")
     return workloads
+
+
+def _refused(errors: Sequence[Finding]) -> str:
+    described = "; ".join(f"{f.path}:{f.line}:{f.column}: {f.rule} {f.message}" for f in errors)
+    return f"{refusal(errors)}: {described}" if described else refusal(errors)
 
 
 def simulate(
@@ -135,10 +154,12 @@ def simulate(
 ) -> PackingReport:
     """Place the workload's pods with ``scheduler`` and measure the packing."""
     state = scheduler.cluster(workload.nodes)
+    kinds = _kinds(workload.pods)
+    usable = _fitting(state, kinds, [node.name for node in workload.nodes])
     choices, _ = place_all(state, workload.pods, progress)
     placed = Counter(node for node, _ in choices if node is not None)
     in_use = [node.name for node in workload.nodes if node.pods or placed[node.name]]
-    full = _full_nodes(state, workload.pods, in_use)
+    full = usable - _fitting(state, kinds, sorted(usable))
     usage = state.utilisation()
     return PackingReport(
         label=label,
@@ -155,15 +176,21 @@ def simulate(
     )
 
 
-def _full_nodes(state: ClusterState, pods: Sequence[Pod], in_use: Sequence[str]) -> set[str]:
-    """Nodes in use where none of the workload's (most frequent) pod kinds fits."""
-    kinds = [pod for pod, _ in Counter(pods).most_common(MAX_KINDS)]
-    full = set(in_use)
+def _kinds(pods: Sequence[Pod]) -> list[Pod]:
+    """The workload's pod kinds (the most frequent ones, as the runner bounds them)."""
+    return [pod for pod, _ in Counter(pods).most_common(MAX_KINDS)]
+
+
+def _fitting(state: ClusterState, kinds: Sequence[Pod], names: Sequence[str]) -> set[str]:
+    """The nodes among ``names`` on which at least one of the pod kinds fits now."""
+    fitting: set[str] = set()
+    rest = list(names)
     for kind in kinds:
-        if not full:
+        if not rest:
             break
-        full -= {score.name for score in state.score(kind, only=sorted(full)) if score.feasible}
-    return full
+        fitting |= {score.name for score in state.score(kind, only=rest) if score.feasible}
+        rest = [name for name in rest if name not in fitting]
+    return fitting
 
 
 def _resources(

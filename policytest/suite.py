@@ -14,22 +14,25 @@ from dataclasses import dataclass
 from functools import cache, partial
 
 from policytest.checks import check_document, decoded
+from policytest.cluster import Node
 from policytest.engine import Scheduler
 from policytest.findings import Finding, Severity
 from policytest.fixture import (
     FIXTURE_ERROR,
     Case,
     Fixture,
-    build_fixture,
+    build_fixture_all,
     merged_child,
     size_problem,
 )
 from policytest.fixture_checks import case_problems, cluster_problems
+from policytest.fixture_salvage import salvageable
 from policytest.options import CheckOptions
 from policytest.recognise import Kind, expand, kind_of, read_as_scheduler
 from policytest.runner import CaseResult, cluster_nodes, error_result, run_case
 from policytest.schema import schema_findings
 from policytest.source import Document, child, read_file, scalar, sequence_items
+from policytest.suppression import visible
 from policytest.validate import SKIPPED_DIRECTORIES, PathNotFound
 
 FIXTURE_SUFFIXES = (".policytest.yaml", ".policytest.yml")
@@ -38,25 +41,56 @@ SCHEDULER_KINDS = (Kind.VOLCANO, Kind.KUBE_SCHEDULER)
 
 @dataclass(frozen=True)
 class RunReport:
-    """Every case result of a run, in file and case order."""
+    """Every case result of a run, in file and case order, and the paths searched."""
 
     results: tuple[CaseResult, ...]
+    paths: tuple[str, ...] = ()
 
     def count(self, status: str) -> int:
         return sum(1 for result in self.results if result.status == status)
 
     @property
+    def config_findings(self) -> tuple[Finding, ...]:
+        """The shown findings of the configs the cases ran with, each once."""
+        return tuple(sorted({f for r in self.results if r.status != "error" for f in r.findings}))
+
+    @property
     def ok(self) -> bool:
-        return all(result.status == "passed" for result in self.results)
+        """Cases ran, all passed, and no config they ran with has an error finding
+        (nothing to run is a failure: a wrong path or pattern must not pass CI)."""
+        return (
+            bool(self.results)
+            and all(result.status == "passed" for result in self.results)
+            and not any(f.severity is Severity.ERROR for f in self.config_findings)
+        )
 
 
-def root_for(path: str, options: CheckOptions) -> str:
-    """Where ``path``'s configs must live: ``--root`` if given, else its git repository."""
-    return options.root or repository_root(path)
+class Root(str):
+    """The directory a fixture's configs must stay inside, and where that came from
+    (shown when a config is refused as outside it)."""
+
+    origin: str
+
+    def __new__(cls, path: str, origin: str = "") -> Root:
+        made = super().__new__(cls, path)
+        made.origin = origin
+        return made
 
 
-def repository_root(start: str) -> str:
-    """The nearest directory at or above ``start`` that holds ``.git`` (else ``start``).
+ROOT_OPTION = "--root (pytest: --policytest-root)"
+
+
+def root_for(path: str, options: CheckOptions, working_directory: str | None = None) -> Root:
+    """Where ``path``'s configs must live: ``--root`` if given, else its git checkout,
+    else the working directory (``working_directory``: pytest's invocation directory)."""
+    if options.root:
+        return Root(os.path.realpath(options.root), f"set by {ROOT_OPTION}")
+    return repository_root(path, working_directory)
+
+
+def repository_root(start: str, working_directory: str | None = None) -> Root:
+    """The nearest directory at or above ``start`` that holds ``.git``; outside a git
+    checkout (a Docker build context, a CI job without ``.git``), the working directory.
 
     The search climbs the path as written, not its target: a symlinked ``fixtures/``
     that points outside the repository still belongs to the repository it sits in, so
@@ -66,10 +100,14 @@ def repository_root(start: str) -> str:
     probe = current
     while True:
         if os.path.exists(os.path.join(probe, ".git")):
-            return os.path.realpath(probe)
+            return Root(os.path.realpath(probe), "the git checkout the fixture is in")
         parent = os.path.dirname(probe)
         if parent == probe:
-            return os.path.realpath(current)
+            where = working_directory or os.getcwd()
+            return Root(
+                os.path.realpath(where),
+                "the working directory, as no `.git` was found above the fixture",
+            )
         probe = parent
 
 
@@ -104,7 +142,7 @@ def run_paths(
         results.extend(run_file(path, options, root_for(path, options)))
         if progress is not None:
             progress(done, len(files), path)
-    return RunReport(tuple(results))
+    return RunReport(tuple(results), tuple(paths))
 
 
 def run_file(path: str, options: CheckOptions, root: str) -> list[CaseResult]:
@@ -120,6 +158,18 @@ class PlannedCase:
     name: str
     line: int
     run: Callable[[], CaseResult]
+    config: PlannedConfig | None = None
+    """The config the case runs with (shared by the cases of one fixture)."""
+
+
+@dataclass(frozen=True)
+class PlannedConfig:
+    """A fixture's scheduler config, checked on demand: ``check`` gives its shown
+    findings (loaded once, with the cases: the same load the cases score with)."""
+
+    name: str
+    line: int
+    check: Callable[[], tuple[Finding, ...] | None]
 
 
 def plan_file(path: str, options: CheckOptions, root: str) -> list[PlannedCase]:
@@ -145,18 +195,59 @@ def plan_fixture_document(
     nodes = cache(lambda: cluster_nodes(fixture))  # every case starts from the same nodes
 
     def run(case: Case, problems: list[Finding]) -> CaseResult:
-        if problems:
-            return findings_result(fixture, case, problems, problems)
         loaded, findings = scheduler()
-        errors = [f for f in findings if f.severity is Severity.ERROR]
-        if loaded is None or errors:
-            return findings_result(fixture, case, errors, findings, "no scheduler config")
-        return run_case(fixture, case, loaded, findings, nodes())
+        return run_as_loaded(fixture, case, problems, loaded, findings, options, nodes())
 
+    def check() -> tuple[Finding, ...] | None:
+        """The config's shown findings; ``None`` when there is no config to check (the
+        fixture's own problem, such as a missing file: its cases say so)."""
+        loaded, findings = scheduler()
+        if loaded is None and all(f.rule == FIXTURE_ERROR.id for f in findings):
+            return None
+        return tuple(f for f in visible(findings, options) if f.rule != FIXTURE_ERROR.id)
+
+    ref = fixture.scheduler
+    where = child(ref.node, "config") if ref.config_path is not None else ref.config_node
+    config = PlannedConfig(
+        ref.config_path or "(inline)", document.position(where or ref.node).line, check
+    )
     return [
-        PlannedCase(case.name, document.position(case.node).line, partial(run, case, problems))
+        PlannedCase(
+            case.name, document.position(case.node).line, partial(run, case, problems), config
+        )
         for case, problems in checked_cases(fixture)
     ]
+
+
+def run_as_loaded(
+    fixture: Fixture,
+    case: Case,
+    problems: Sequence[Finding],
+    loaded: Scheduler | None,
+    findings: Sequence[Finding],
+    options: CheckOptions,
+    nodes: Sequence[Node] | None = None,
+) -> CaseResult:
+    """One case as the scheduler would run it: scored with the config as loaded (with
+    the scheduler's silent corrections), its shown findings attached; an error only
+    when the fixture itself is broken (``problems``) or the scheduler refuses the config."""
+    if problems:
+        return findings_result(fixture, case, problems, problems)
+    shown = visible(findings, options)
+    if loaded is None:
+        errors = [f for f in findings if f.severity is Severity.ERROR]
+        return findings_result(fixture, case, errors, shown, refusal(errors))
+    return run_case(fixture, case, loaded, shown, nodes)
+
+
+def refusal(errors: Sequence[Finding]) -> str:
+    """How a config the scheduler refuses is described before its errors."""
+    rules = {finding.rule[:1] for finding in errors}
+    if "K" in rules:
+        return "kube-scheduler refuses this config and does not start"
+    if "V" in rules:
+        return "Volcano rejects this conf and keeps running its previous one"
+    return "" if errors else "no scheduler config"  # the fixture's own problem (PT003)
 
 
 def checked_cases(fixture: Fixture) -> list[tuple[Case, list[Finding]]]:
@@ -174,7 +265,8 @@ def findings_result(
     otherwise: str = "",
 ) -> CaseResult:
     """A case that could not run because of ``errors`` (shown with all ``findings``)."""
-    message = "; ".join(_describe(f) for f in errors) or otherwise
+    described = "; ".join(_describe(f) for f in errors)
+    message = f"{otherwise}: {described}" if otherwise and described else described or otherwise
     line = fixture.document.position(case.node).line
     return error_result(fixture.document.path, case.name, message, line, findings)
 
@@ -184,17 +276,36 @@ def _ready(result: CaseResult) -> PlannedCase:
 
 
 def load_fixture(document: Document, options: CheckOptions) -> tuple[Fixture | None, list[Finding]]:
-    """Decode and schema-check a fixture document into the model."""
+    """Decode and schema-check a fixture document into the model (``None`` and every
+    problem found when it is not a valid fixture)."""
+    fixture, problems = _fixture_and_problems(document, options)
+    return (None if problems else fixture), problems
+
+
+def _fixture_and_problems(
+    document: Document, options: CheckOptions
+) -> tuple[Fixture | None, list[Finding]]:
+    """The model and every problem that keeps it from running, found in one pass: with
+    schema problems in some nodes or cases, the rest is still built and checked (see
+    :mod:`policytest.fixture_salvage`) and the model is returned for the checks only."""
     value = decoded(document, options)
     if isinstance(value, Finding):
         return None, [value]
     problems = schema_findings(document, "policytest-fixture", value)
+    skip_nodes: frozenset[int] = frozenset()
+    skip_cases: frozenset[int] = frozenset()
     if problems:
-        return None, problems
-    assert isinstance(value, dict)  # the schema says the document is a mapping
-    built = build_fixture(document, value)
-    if isinstance(built, Finding):
-        return None, [built]
+        skipped = salvageable(value)
+        if skipped is None:
+            return None, problems
+        skip_nodes, skip_cases = skipped
+    assert isinstance(value, dict)  # the schema (or the salvage) says it is a mapping
+    built, named = build_fixture_all(document, value, skip_nodes, skip_cases)
+    problems = [*problems, *named]
+    if problems:
+        problems += cluster_problems(built)
+        problems += (f for case in built.cases for f in case_problems(built, case))
+        return built, sorted(set(problems))
     too_big = size_problem(built, options.limits)
     if too_big is not None:
         return None, [too_big]
@@ -203,15 +314,17 @@ def load_fixture(document: Document, options: CheckOptions) -> tuple[Fixture | N
 
 def fixture_findings(document: Document, options: CheckOptions, root: str) -> list[Finding]:
     """Everything that would make a fixture's cases error, without running them: what
-    ``validate`` reports for a fixture (the config's own findings belong to the config)."""
-    fixture, problems = load_fixture(document, options)
+    ``validate`` reports for a fixture (the config's own findings belong to the config),
+    all in one pass."""
+    fixture, problems = _fixture_and_problems(document, options)
     if fixture is None:
         return problems
-    problems = cluster_problems(fixture)
-    problems += (finding for case in fixture.cases for finding in case_problems(fixture, case))
+    if not problems:
+        problems = cluster_problems(fixture)
+        problems += (finding for case in fixture.cases for finding in case_problems(fixture, case))
     _, config_findings = load_scheduler(fixture, options, root)
     problems += (f for f in config_findings if f.rule == FIXTURE_ERROR.id)
-    return problems
+    return sorted(set(problems))
 
 
 def load_scheduler(
@@ -233,8 +346,9 @@ def load_scheduler(
             FIXTURE_ERROR.at(
                 document,
                 key_node,
-                f"config `{ref.config_path}` is outside the repository root ({root}); "
-                "fixtures may only use configs inside the repository",
+                f"config `{ref.config_path}` is outside the root {root}"
+                f"{_origin(root)}; fixtures may only use configs inside the root: run "
+                f"from a directory that holds both, or name one with {ROOT_OPTION}",
             )
         ]
     if not os.path.isfile(resolved):
@@ -267,22 +381,33 @@ def scheduler_from_file(
     """An executable scheduler from a config file, for Python tests and scripts.
 
     Raises :class:`ConfigUnusable` listing the error findings when the scheduler would
-    refuse the config or the file holds none.
+    refuse the config, the file holds none, or the config has error findings that are
+    not suppressed (a Python test asks for a config without mistakes).
     """
     options = options or CheckOptions()
+    scheduler, findings = config_scheduler(path, profile, options)
+    errors = [f for f in visible(findings, options) if f.severity is Severity.ERROR]
+    if scheduler is None or errors:
+        every = errors or [f for f in findings if f.severity is Severity.ERROR]
+        raise ConfigUnusable("; ".join(_describe(f) for f in every) or path)
+    return scheduler
+
+
+def config_scheduler(
+    path: str, profile: str | None, options: CheckOptions
+) -> tuple[Scheduler | None, list[Finding]]:
+    """The scheduler the first config in the file at ``path`` makes, as the scheduler
+    loads it (``None`` when it refuses it), and every finding of the config."""
     source = read_as_scheduler(read_file(path, options.limits), options)
     for document in source.documents:
         for embedded, kind in expand(document, options.limits):
             if kind in SCHEDULER_KINDS:
-                scheduler, findings = _scheduler_from(embedded, kind, profile, options)
-                errors = [f for f in findings if f.severity is Severity.ERROR]
-                if scheduler is None or errors:
-                    raise ConfigUnusable("; ".join(_describe(f) for f in errors) or path)
-                return scheduler
-    raise ConfigUnusable(
-        "; ".join(_describe(p) for p in source.problems)
-        or f"{path}: no Volcano conf or KubeSchedulerConfiguration"
-    )
+                return _scheduler_from(embedded, kind, profile, options)
+    if source.problems:
+        return None, list(source.problems)
+    return None, [
+        FIXTURE_ERROR.finding(path, 1, 1, "no Volcano conf or KubeSchedulerConfiguration")
+    ]
 
 
 class ConfigUnusable(Exception):
@@ -324,6 +449,11 @@ def _scheduler_from(
         _LOADED.clear()
     _LOADED[key] = scheduler, tuple(result)
     return scheduler, result
+
+
+def _origin(root: str) -> str:
+    origin = getattr(root, "origin", "")
+    return f" ({origin})" if origin else ""
 
 
 def _shown(path: str) -> str:

@@ -13,9 +13,10 @@ from dataclasses import dataclass, field, replace
 
 from policytest.checks import check_document
 from policytest.findings import Finding, Severity
-from policytest.options import CheckOptions
+from policytest.options import CheckOptions, RuleFilter
 from policytest.recognise import expand, read_as_scheduler
 from policytest.source import READ_ERROR, STDIN, STDIN_NAME, SourceFile, is_yaml_path, read_file
+from policytest.suppression import shown
 
 SKIPPED_DIRECTORIES = frozenset(
     {
@@ -41,24 +42,10 @@ _LOOKS_LIKE_OURS = re.compile(
     r"volcano-scheduler|^\s*(actions|tiers)\s*:",
     re.MULTILINE,
 )
-_SUPPRESSION = re.compile(r"#\s*policytest:\s*ignore(?:\[([A-Za-z0-9_,\s]*)\])?")
 
 
 class PathNotFound(Exception):
     """A path named on the command line does not exist (a usage error)."""
-
-
-@dataclass(frozen=True)
-class RuleFilter:
-    """``--select`` / ``--ignore``: rule ids or prefixes (``VB``, ``VB00``, ``VB004``)."""
-
-    select: tuple[str, ...] = ()
-    ignore: tuple[str, ...] = ()
-
-    def allows(self, rule_id: str) -> bool:
-        if self.select and not rule_id.startswith(self.select):
-            return False
-        return not rule_id.startswith(self.ignore) if self.ignore else True
 
 
 @dataclass(frozen=True)
@@ -107,9 +94,11 @@ def _skipped(directory: str) -> bool:
 def validate_paths(
     paths: Sequence[str],
     options: CheckOptions,
-    rules: RuleFilter = RuleFilter(),
+    rules: RuleFilter | None = None,
 ) -> ValidationReport:
-    """Validate every scheduler config and fixture under ``paths``."""
+    """Validate every scheduler config and fixture under ``paths`` (``rules``, when
+    given, instead of ``options.rules``)."""
+    rules = options.rules if rules is None else rules
     findings: list[Finding] = []
     checked: list[str] = []
     skipped: list[str] = []
@@ -170,21 +159,4 @@ def _filtered(findings: Iterable[Finding], source: SourceFile, rules: RuleFilter
     # the file as written: a Volcano conf read after trimming has a trimmed document text
     text = source.text if source.text is not None else "".join(d.text for d in source.documents[:1])
     lines = text.splitlines()
-    kept = []
-    for finding in findings:
-        if not rules.allows(finding.rule):
-            continue
-        if 0 < finding.line <= len(lines) and _suppressed(lines[finding.line - 1], finding.rule):
-            continue
-        kept.append(finding)
-    return kept
-
-
-def _suppressed(line: str, rule_id: str) -> bool:
-    match = _SUPPRESSION.search(line)
-    if match is None:
-        return False
-    listed = match.group(1)
-    if listed is None:
-        return True
-    return rule_id in {item.strip() for item in listed.split(",")}
+    return [finding for finding in findings if shown(finding, rules, lines)]

@@ -45,6 +45,7 @@ class FakeScheduler:
     name: str = "fake"
     integer_scores: bool = True
     not_modelled: tuple[str, ...] = ("TaintToleration",)
+    corrections: tuple[str, ...] = ()
 
     def cluster(self, nodes: Sequence[Node]) -> PackByCpu:
         return PackByCpu(

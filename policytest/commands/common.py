@@ -10,11 +10,39 @@ from typing import Any, TextIO
 
 from policytest.limits import Limits, limit_names
 from policytest.limits import describe as describe_limits
-from policytest.options import NEWEST_KUBERNETES, NEWEST_VOLCANO, CheckOptions
+from policytest.options import (
+    NEWEST_KUBERNETES,
+    NEWEST_VOLCANO,
+    CheckOptions,
+    RuleFilter,
+    rule_list,
+)
+
+
+def add_rule_options(parser: argparse.ArgumentParser) -> None:
+    """``--select`` / ``--ignore``: the one rule filter of every command."""
+    group = parser.add_argument_group("which findings count")
+    group.add_argument(
+        "--select",
+        type=rule_list,
+        default=(),
+        metavar="RULES",
+        help="only these rules or prefixes, comma-separated (e.g. VB,KS001)",
+    )
+    group.add_argument(
+        "--ignore",
+        type=rule_list,
+        default=(),
+        metavar="RULES",
+        help="skip these rules or prefixes, comma-separated (comments "
+        "`# policytest: ignore[RULE]` on a line work too)",
+    )
 
 
 def add_scheduler_options(parser: argparse.ArgumentParser) -> None:
-    """``--volcano-version``, ``--kubernetes-version`` and the input limits."""
+    """``--select``/``--ignore``, ``--volcano-version``, ``--kubernetes-version`` and the
+    input limits."""
+    add_rule_options(parser)
     group = parser.add_argument_group("scheduler versions and limits")
     group.add_argument(
         "--volcano-version",
@@ -75,7 +103,8 @@ def add_fixture_options(parser: argparse.ArgumentParser) -> None:
         "--root",
         default=None,
         metavar="DIR",
-        help="configs must live inside DIR (default: the git repository root)",
+        help="configs must live inside DIR (default: the git checkout's top directory, "
+        "else the working directory)",
     )
     add_scheduler_options(parser)
 
@@ -122,6 +151,7 @@ def check_options(args: Any) -> CheckOptions:
         kubernetes_version=args.kubernetes_version,
         limits=Limits().overridden(settings),
         root=getattr(args, "root", None),
+        rules=RuleFilter(tuple(args.select), tuple(args.ignore)),
     )
 
 

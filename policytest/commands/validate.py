@@ -29,20 +29,6 @@ def configure(subparsers: Any) -> None:
     add_output_format(parser, VALIDATE_FORMATS)
     parser.add_argument("--strict", action="store_true", help="warnings also fail (exit 1)")
     parser.add_argument(
-        "--select",
-        type=_rule_list,
-        default=(),
-        metavar="RULES",
-        help="only these rules or prefixes, comma-separated (e.g. VB,KS001)",
-    )
-    parser.add_argument(
-        "--ignore",
-        type=_rule_list,
-        default=(),
-        metavar="RULES",
-        help="skip these rules or prefixes, comma-separated",
-    )
-    parser.add_argument(
         "-v",
         "--verbose",
         action="store_true",
@@ -52,21 +38,15 @@ def configure(subparsers: Any) -> None:
     parser.set_defaults(execute=execute)
 
 
-def _rule_list(text: str) -> tuple[str, ...]:
-    return tuple(item.strip().upper() for item in text.split(",") if item.strip())
-
-
 def execute(args: Any) -> int:
     from policytest.exitcodes import ExitCode
     from policytest.findings import Severity
     from policytest.reporters import render_validation
-    from policytest.validate import PathNotFound, RuleFilter, validate_paths
+    from policytest.validate import PathNotFound, validate_paths
 
     chosen = output_format(args)
     try:
-        report = validate_paths(
-            args.paths, check_options(args), RuleFilter(args.select, args.ignore)
-        )
+        report = validate_paths(args.paths, check_options(args))
     except PathNotFound as missing:
         return usage_error(f"path does not exist: {missing}")
     color = chosen == "text" and _color_stdout()

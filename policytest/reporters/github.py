@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from policytest.findings import Severity
+from policytest.findings import Finding, Severity
 from policytest.reporters.text import summary_line
 from policytest.validate import ValidationReport
 
@@ -17,11 +17,15 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def render(report: ValidationReport, *, color: bool) -> str:
-    lines = [
+def annotation(f: Finding) -> str:
+    """One finding as a workflow annotation on its file and line."""
+    return (
         f"::{_LEVEL[f.severity]} file={escape_property(f.path)},line={f.line},col={f.column},"
         f"title={escape_property(f.rule)}::{escape_data(f.message)}"
-        for f in report.findings
-    ]
+    )
+
+
+def render(report: ValidationReport, *, color: bool) -> str:
+    lines = [annotation(f) for f in report.findings]
     lines.append(summary_line(report))
     return "\n".join(lines) + "\n"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from policytest.reporters.github import escape_data, escape_property
+from policytest.reporters.github import annotation, escape_data, escape_property
 from policytest.reporters.run_text import summary
 from policytest.suite import RunReport
 
@@ -17,5 +17,7 @@ def render(report: RunReport, *, color: bool) -> str:
             f"::error file={escape_property(result.file)},line={result.line},"
             f"title={title}::{escape_data(result.message)}"
         )
+    for finding in report.config_findings:  # each once, however many cases ran with it
+        lines.append(annotation(finding))
     lines.append(summary(report))
     return "\n".join(lines) + "\n"

@@ -5,7 +5,9 @@ from __future__ import annotations
 import xml.etree.ElementTree as ElementTree
 from itertools import groupby
 
+from policytest.findings import Severity
 from policytest.reporters.run_text import describe_failure
+from policytest.reporters.text import format_finding
 from policytest.suite import RunReport
 
 
@@ -38,5 +40,26 @@ def render(report: RunReport, *, color: bool) -> str:
                     message=result.message.splitlines()[0] if result.message else result.status,
                 )
                 problem.text = "\n".join(describe_failure(result))
+    findings = report.config_findings
+    if findings:  # the configs' own findings: one test case per config, failing on errors
+        configs = sorted({f.path for f in findings})
+        suite = ElementTree.SubElement(
+            suites,
+            "testsuite",
+            name="configs",
+            tests=str(len(configs)),
+            failures=str(len({f.path for f in findings if f.severity is Severity.ERROR})),
+            errors="0",
+        )
+        for config in configs:
+            mine = [f for f in findings if f.path == config]
+            case = ElementTree.SubElement(suite, "testcase", classname="configs", name=config)
+            errors = [f for f in mine if f.severity is Severity.ERROR]
+            text = "\n".join(format_finding(f, color=False) for f in mine)
+            if errors:
+                failure = ElementTree.SubElement(case, "failure", message=errors[0].message)
+                failure.text = text
+            else:
+                ElementTree.SubElement(case, "system-out").text = text
     ElementTree.indent(suites)
     return ElementTree.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"

@@ -13,14 +13,28 @@ def paint(text: str, code: str, color: bool) -> str:
     return f"\033[{code}m{text}\033[0m" if color else text
 
 
+def plural(count: int, noun: str) -> str:
+    """``1 error``, ``2 errors``, ``1 info``: a count and its noun, agreeing."""
+    if count == 1 or noun == "info":
+        return f"{count} {noun}"
+    return f"{count} {noun}es" if noun.endswith(("s", "sh", "ch", "x")) else f"{count} {noun}s"
+
+
 def format_finding(finding: Finding, *, color: bool) -> str:
     """One finding on one line, the way compilers and linters print them."""
     where = f"{finding.path}:{finding.line}:{finding.column}:"
     severity = paint(finding.severity.value, _COLORS[finding.severity], color)
     return (
         f"{paint(where, '1', color)} {paint(finding.rule, '1', color)} {severity}: "
-        f"{finding.message}"
+        f"{one_line(finding.message)}"
     )
+
+
+def one_line(message: str) -> str:
+    """A message on one line (text output is one finding per line): line breaks
+    become `` / ``, so a multi-line message (KS002's suggested config) stays readable."""
+    lines = [line.rstrip() for line in message.splitlines() if line.strip()]
+    return " / ".join(lines)
 
 
 def summary_line(report: ValidationReport) -> str:

@@ -79,6 +79,7 @@ class VolcanoScheduler:
     name: str = "volcano"
     integer_scores: bool = False
     not_modelled: tuple[str, ...] = VOLCANO_NOT_MODELLED
+    corrections: tuple[str, ...] = ()
 
     def cluster(self, nodes: Sequence[Node]) -> VolcanoCluster:
         return VolcanoCluster(
@@ -162,6 +163,8 @@ class VolcanoCluster:
                     weight * (request[name] + info.used.get(name, 0.0)) / info.allocatable[name]
                     if info.allocatable.get(name)
                     else 0.0,
+                    plugin_weight=weights.weight,
+                    division="float",
                 )
                 for name, weight in weights.resources.items()
                 if request.get(name, 0.0) > 0
@@ -200,6 +203,7 @@ class KubeScheduler:
     ignored_resource_groups: frozenset[str] = frozenset()
     name: str = "kube-scheduler"
     integer_scores: bool = True
+    corrections: tuple[str, ...] = ()
 
     def cluster(self, nodes: Sequence[Node]) -> KubeCluster:
         return KubeCluster(self, {node.name: kube_node_info(node) for node in nodes})
@@ -242,7 +246,9 @@ class KubeCluster:
                 plugins[FIT] = fit(info) * scheduler.fit_weight
             if balanced is not None:
                 plugins[BALANCED] = balanced(info) * scheduler.balanced_weight
-            details = LazyDetails(partial(_fit_details, resources, info)) if resources else {}
+            details = (
+                LazyDetails(partial(_fit_details, resources, info, scheduler)) if resources else {}
+            )
             results.append(NodeScore(name, True, None, sum(plugins.values()), plugins, details))
         return results
 
@@ -269,10 +275,13 @@ def _add_parts(parts: dict[str, float], scores: NodeOrderScores, weights: NodeOr
 
 
 def _fit_details(
-    resources: Callable[[KubeNodeInfo], list[FitResource]], info: KubeNodeInfo
+    resources: Callable[[KubeNodeInfo], list[FitResource]],
+    info: KubeNodeInfo,
+    scheduler: KubeScheduler,
 ) -> Mapping[str, tuple[ResourceDetail, ...]]:
     """Each resource's share: its own score times its weight (Fit averages these over
-    the weights of the resources that count)."""
+    the weights of the resources that count, then the profile weight multiplies)."""
+    shaped = scheduler.fit is not None and scheduler.fit.strategy == "RequestedToCapacityRatio"
     return {
         FIT: tuple(
             ResourceDetail(
@@ -282,6 +291,9 @@ def _fit_details(
                 weight,
                 name == "cpu",
                 None if score is None else score * weight,
+                score,
+                scheduler.fit_weight,
+                "round" if shaped else "int64",
             )
             for name, requested, allocatable, weight, score in resources(info)
         )
@@ -321,9 +333,13 @@ def volcano_scheduler(conf: VolcanoConf) -> VolcanoScheduler:
             entries.append(NodeOrderEntry("binpack", binpack=call.weights))
         elif isinstance(call.weights, NodeOrderWeights):
             entries.append(NodeOrderEntry("nodeorder", nodeorder=call.weights))
+    from policytest.corrections import volcano_corrections
+
     runs_nodeorder = any(entry.plugin == "nodeorder" for entry in entries)
     return VolcanoScheduler(
-        tuple(entries), not_modelled=VOLCANO_NOT_MODELLED if runs_nodeorder else ()
+        tuple(entries),
+        not_modelled=VOLCANO_NOT_MODELLED if runs_nodeorder else (),
+        corrections=volcano_corrections(conf),
     )
 
 
@@ -333,6 +349,8 @@ def kube_scheduler(config: KubeSchedulerConfig, name: str | None) -> KubeSchedul
     if name is not None and name not in profiles:
         raise UnknownProfile(name, list(profiles))
     profile = profiles[name] if name is not None else config.profiles[0]
+    from policytest.corrections import kube_corrections
+
     return KubeScheduler(
         fit=profile.fit_args if profile.scores(FIT) else None,
         fit_weight=profile.weight(FIT) or 0,
@@ -342,4 +360,5 @@ def kube_scheduler(config: KubeSchedulerConfig, name: str | None) -> KubeSchedul
         fit_filter=profile.filters(FIT),
         ignored_resources=frozenset(profile.fit_ignored_resources),
         ignored_resource_groups=frozenset(profile.fit_ignored_resource_groups),
+        corrections=kube_corrections(config, profile.scheduler_name),
     )
