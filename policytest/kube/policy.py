@@ -9,7 +9,6 @@ Before 1.23 kube-scheduler could read a ``Policy`` (``--policy-config-file``) wh
 from __future__ import annotations
 
 import json
-
 from dataclasses import dataclass
 from typing import Any
 
