@@ -90,7 +90,9 @@ def root_for(path: str, options: CheckOptions, working_directory: str | None = N
 
 def repository_root(start: str, working_directory: str | None = None) -> Root:
     """The nearest directory at or above ``start`` that holds ``.git``; outside a git
-    checkout (a Docker build context, a CI job without ``.git``), the working directory.
+    checkout (a Docker build context, a CI job without ``.git``), the working directory
+    (``working_directory``: pytest's invocation directory), or the fixture's own
+    directory when the fixture is not below the working directory.
 
     The search climbs the path as written, not its target: a symlinked ``fixtures/``
     that points outside the repository still belongs to the repository it sits in, so
@@ -103,10 +105,15 @@ def repository_root(start: str, working_directory: str | None = None) -> Root:
             return Root(os.path.realpath(probe), "the git checkout the fixture is in")
         parent = os.path.dirname(probe)
         if parent == probe:
-            where = working_directory or os.getcwd()
+            where = os.path.realpath(working_directory or os.getcwd())
+            if is_inside(os.path.realpath(current), where):
+                return Root(
+                    where, "the working directory, as no `.git` was found above the fixture"
+                )
             return Root(
-                os.path.realpath(where),
-                "the working directory, as no `.git` was found above the fixture",
+                os.path.realpath(current),
+                "the fixture's own directory, as no `.git` was found above it and it is "
+                "outside the working directory",
             )
         probe = parent
 

@@ -232,7 +232,7 @@ def test_validate_reports_a_config_outside_the_repository(
     findings, _ = both(run_line, uses_outside_config)
     (finding,) = findings
     assert finding["rule"] == "PT003"
-    assert "is outside the repository root" in str(finding["message"])
+    assert "is outside the root" in str(finding["message"])
 
 
 def test_validate_root_option_widens_where_configs_may_live(
@@ -265,6 +265,8 @@ def test_a_name_listed_twice_is_pt003_at_the_second(
     path = write(tmp_path, FIXTURE.replace(old, new))
     result = run_line(["validate", "--format", "json", path])
     assert result.exit_code == 1, result
-    (finding,) = json.loads(result.stdout)["findings"]
+    # every problem at once: renaming node-b also leaves the expectation's node-b unknown
+    (finding,) = [
+        f for f in json.loads(result.stdout)["findings"] if str(f["message"]).startswith(message)
+    ]
     assert (finding["rule"], finding["line"]) == ("PT003", line)
-    assert str(finding["message"]).startswith(message)

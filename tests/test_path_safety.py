@@ -145,7 +145,7 @@ def test_escape_is_an_error_at_the_config_line_and_never_a_read(
     assert result.status == "error"
     (finding,) = result.findings
     assert (finding.rule, finding.line, finding.column) == ("PT003", CONFIG_LINE, CONFIG_COLUMN)
-    assert "is outside the repository root" in finding.message
+    assert "is outside the root" in finding.message
     assert SECRET not in result.message + finding.message
     touched = {path for path in opened if path.startswith(os.path.realpath(layout.outside))}
     assert not touched - {os.path.realpath(fixture)}, "a file outside the root was opened"
@@ -167,7 +167,7 @@ def test_no_output_echoes_the_secret(
     assert SECRET not in result.stdout + result.stderr
     if command == "run":
         (case,) = json.loads(result.stdout)["results"]
-        assert case["status"] == "error" and "outside the repository root" in case["message"]
+        assert case["status"] == "error" and "is outside the root" in case["message"]
 
 
 def test_positive_control_the_secret_would_show_if_the_file_were_read(
@@ -187,7 +187,7 @@ def test_a_config_inside_the_root_through_a_symlink_is_fine(layout: Layout) -> N
     (layout.repo / "fixtures" / "alias.yaml").symlink_to(real)
     fixture = layout.fixture("alias.yaml")
     (result,) = run_file(str(fixture), CheckOptions(), repository_root(str(fixture)))
-    assert "outside the repository root" not in result.message
+    assert "is outside the root" not in result.message
     assert "in-repo" in result.message  # read: the profile error names the config's profiles
 
 
@@ -198,4 +198,4 @@ def test_root_option_narrows_the_repository(run_line: RunLine, layout: Layout) -
     fixture = layout.fixture("../configs/c.yaml")
     result = run_line(["run", "--root", layout.repo / "fixtures", fixture])
     assert result.exit_code == 1
-    assert "outside the repository root" in result.stdout and SECRET not in result.stdout
+    assert "is outside the root" in result.stdout and SECRET not in result.stdout

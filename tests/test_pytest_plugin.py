@@ -32,15 +32,16 @@ def test_each_case_is_an_item_named_file_and_case(project: pytest.Pytester) -> N
     result.stdout.fnmatch_lines(
         [
             "*three.policytest.yaml::a 1-CPU task prefers the node with the most CPU in use PASS*",
+            "*three.policytest.yaml::config configs/volcano-binpack-cpu-weighted.yaml PASS*",
         ]
     )
-    result.assert_outcomes(passed=1)
+    result.assert_outcomes(passed=2)  # the case, and the config it runs with
 
 
 def test_failure_shows_expected_and_actual_without_a_traceback(project: pytest.Pytester) -> None:
     (project.path / "three.policytest.yaml").write_text(WRONG)
     result = project.runpytest()
-    result.assert_outcomes(failed=1)
+    result.assert_outcomes(failed=1, passed=1)
     assert (
         "ranking: expected [node-b, node-a, node-c], got [node-a, node-c, node-b]"
         in result.stdout.str()
@@ -60,7 +61,7 @@ def test_broken_config_reference_is_an_error_case(project: pytest.Pytester) -> N
     broken = FIXTURE.replace("configs/volcano-binpack-cpu-weighted.yaml", "configs/missing.yaml")
     (project.path / "broken.policytest.yaml").write_text(broken)
     result = project.runpytest()
-    result.assert_outcomes(failed=1)
+    result.assert_outcomes(failed=1, skipped=1)
     result.stdout.fnmatch_lines(["*PT003*configs/missing.yaml*does not exist*"])
 
 
@@ -68,9 +69,9 @@ def test_update_rewrites_expectations_and_keeps_comments(project: pytest.Pyteste
     path = project.path / "three.policytest.yaml"
     path.write_text(WRONG)
     result = project.runpytest("--policytest-update")
-    result.assert_outcomes(passed=1)
+    result.assert_outcomes(passed=2)
     assert path.read_text() == FIXTURE
-    project.runpytest().assert_outcomes(passed=1)
+    project.runpytest().assert_outcomes(passed=2)
 
 
 def test_update_through_a_symlink_rewrites_its_target(project: pytest.Pytester) -> None:
@@ -78,7 +79,7 @@ def test_update_through_a_symlink_rewrites_its_target(project: pytest.Pytester) 
     target.write_text(WRONG)  # its config is found from the link, where pytest found it
     link = project.path / "three.policytest.yaml"
     link.symlink_to(target)
-    project.runpytest("--policytest-update", link.name).assert_outcomes(passed=1)
+    project.runpytest("--policytest-update", link.name).assert_outcomes(passed=2)
     assert link.is_symlink()
     assert target.read_text() == FIXTURE
 
@@ -98,7 +99,7 @@ def test_update_through_a_symlink_out_of_the_repository_is_refused(
 def test_file_pattern_is_configurable(project: pytest.Pytester) -> None:
     (project.path / "three.golden.yaml").write_text(FIXTURE)
     project.makeini("[pytest]\npolicytest_files = *.golden.yaml\n")
-    project.runpytest().assert_outcomes(passed=1)
+    project.runpytest().assert_outcomes(passed=2)
 
 
 def test_runs_under_xdist(project: pytest.Pytester) -> None:
@@ -106,7 +107,7 @@ def test_runs_under_xdist(project: pytest.Pytester) -> None:
         (project.path / f"f{index}.policytest.yaml").write_text(FIXTURE)
     (project.path / "wrong.policytest.yaml").write_text(WRONG)
     result = project.runpytest_subprocess("-n", "2", "-p", "no:cacheprovider")
-    result.assert_outcomes(passed=4, failed=1)
+    result.assert_outcomes(passed=9, failed=1)
 
 
 def test_update_under_xdist_rewrites_every_file_once(project: pytest.Pytester) -> None:
@@ -128,12 +129,12 @@ def test_update_under_xdist_rewrites_every_file_once(project: pytest.Pytester) -
     result = project.runpytest_subprocess(
         "-n", "2", "-p", "no:cacheprovider", "--policytest-update"
     )
-    result.assert_outcomes(passed=6)
+    result.assert_outcomes(passed=12)
     assert len(log.read_text().splitlines()) == len(paths)  # one write per file
     for path in paths:  # each holds one update's text, its comments kept
         assert path.read_text() == FIXTURE
     assert not [p.name for p in project.path.iterdir() if p.name.startswith(".policytest-")]
-    project.runpytest_subprocess("-n", "2", "-p", "no:cacheprovider").assert_outcomes(passed=6)
+    project.runpytest_subprocess("-n", "2", "-p", "no:cacheprovider").assert_outcomes(passed=12)
 
 
 def test_policytest_fixture_ranks_places_and_runs_in_python(project: pytest.Pytester) -> None:

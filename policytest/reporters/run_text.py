@@ -105,8 +105,9 @@ def summary(report: RunReport) -> str:
     if not report.results:
         looked = ", ".join(report.paths) or "the paths given"
         return (
-            f"No fixture cases found in {looked} (looked for *.policytest.yaml files with "
-            "`cases`); nothing ran, which fails the run"
+            f"No fixture cases found in {looked} (looked for documents with `apiVersion: "
+            "policytest/v1` in the files named and in the *.policytest.yaml files under the "
+            "directories); nothing ran, which fails the run"
         )
     counts = [f"{report.count('passed')} passed", f"{report.count('failed')} failed"]
     if report.count("error"):
