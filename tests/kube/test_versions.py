@@ -57,7 +57,7 @@ def test_an_unparseable_target_means_the_newest_release() -> None:
 def test_policy_is_a_warning_before_1_23_and_uses_the_served_version() -> None:
     found = findings_for(LEGACY_POLICY, CheckOptions(kubernetes_version="1.22"))
     assert [(f.rule, f.severity) for f in found] == [("KS002", Severity.WARNING)]
-    assert "\"apiVersion\": \"kubescheduler.config.k8s.io/v1beta2\"" in found[0].message
+    assert '"apiVersion": "kubescheduler.config.k8s.io/v1beta2"' in found[0].message
     assert "removed in Kubernetes 1.23" in found[0].message
 
 
