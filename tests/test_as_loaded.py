@@ -98,7 +98,23 @@ def test_run_json_has_the_findings_in_each_result(run_line: RunLine, negative: P
     assert [r["status"] for r in results] == ["passed", "passed"]
     for one in results:
         assert [f["rule"] for f in one["findings"]] == ["VB002"]
+        assert one["corrections"] == [
+            "binpack.resources.nvidia.com/gpu: written -2, Volcano uses 1"
+        ]
     assert results[0]["ranking"] == [["cpu-busy"], ["gpu-busy"]]
+
+
+def test_github_and_junit_report_the_config_findings_once(
+    run_line: RunLine, negative: Path
+) -> None:
+    github = run_line(["run", "--format", "github", negative])
+    assert github.exit_code == 1
+    annotations = [line for line in github.stdout.splitlines() if line.startswith("::error")]
+    assert len(annotations) == 1 and "title=VB002::" in annotations[0], github
+    junit = run_line(["run", "--format", "junit", negative])
+    assert junit.exit_code == 1
+    assert '<testsuite name="configs" tests="1" failures="1" errors="0">' in junit.stdout
+    assert junit.stdout.count("VB002") == 1, junit
 
 
 def test_a_config_the_scheduler_refuses_makes_the_cases_error(
@@ -151,6 +167,7 @@ def test_explain_shows_the_ranking_and_each_correction(run_line: RunLine, tmp_pa
         )
     )
     result = run_line(["explain", fixture, "--case", "a GPU job"])
+    assert result.exit_code == 1, result  # error findings fail explain as they fail run
     assert "As the scheduler loads the config (scored this way):" in result.stdout
     for line in (
         "binpack.cpu: written -1, Volcano uses 1",

@@ -43,5 +43,6 @@ def execute(args: Any) -> int:
                 f"{did_you_mean(args.case, names)}{listed}"
             )
     write("\n".join(render_case(result) for result in results))
-    ok = all(result.status == "passed" for result in results)
-    return int(ExitCode.OK if ok else ExitCode.FINDINGS)
+    from policytest.suite import RunReport
+
+    return int(ExitCode.OK if RunReport(tuple(results)).ok else ExitCode.FINDINGS)
