@@ -29,12 +29,12 @@ from workloads import (
 
 def ranking_seconds(fixture: str, repeats: int) -> list[float]:
     """Score + rank of one pod with the cluster loaded (in this process)."""
-    from policytest.cluster import pod_from_dict
-    from policytest.options import CheckOptions
-    from policytest.runner import rank
+    from policytest.core.options import CheckOptions
+    from policytest.fixtures.load import load_fixture, load_scheduler
+    from policytest.fixtures.runner import rank
+    from policytest.read.source import read_file
     from policytest.scoring.fast import build_nodes
-    from policytest.source import read_file
-    from policytest.suite import load_fixture, load_scheduler
+    from policytest.scoring.specs import pod_from_dict
 
     options = CheckOptions()
     document = read_file(fixture, options.limits).documents[0]

@@ -12,9 +12,9 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from policytest import __version__
-from policytest.exitcodes import ExitCode
-from policytest.gctuning import young_collections_only
+from policytest.core.exitcodes import ExitCode
+from policytest.core.gctuning import young_collections_only
+from policytest.core.version import __version__
 
 COMMANDS = ("validate", "run", "explain", "diff", "simulate", "schema", "rules")
 

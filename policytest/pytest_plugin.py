@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from policytest.gctuning import young_collections_only
+from policytest.core.errors import PolicytestError
+from policytest.core.gctuning import young_collections_only
 
 if TYPE_CHECKING:
-    from policytest.runner import CaseResult, Placement
+    from policytest.fixtures.runner import CaseResult, Placement
 
 DEFAULT_PATTERNS = ["*.policytest.yaml", "*.policytest.yml"]
 
@@ -105,7 +106,7 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
 def check_options(config: pytest.Config) -> Any:
     """The check options of this session: the rule filter from the command line, else
     from the ini file (the same filter as ``policytest --select/--ignore``)."""
-    from policytest.options import CheckOptions, RuleFilter, rule_list
+    from policytest.core.options import CheckOptions, RuleFilter, rule_list
 
     def rules(name: str) -> tuple[str, ...]:
         given = config.getoption(f"policytest_{name}")
@@ -119,8 +120,8 @@ def check_options(config: pytest.Config) -> Any:
 def fixture_root(config: pytest.Config, path: str) -> Any:
     """``--policytest-root``, else the fixture's git checkout, else the directory pytest
     was invoked from."""
-    from policytest.options import CheckOptions
-    from policytest.suite import repository_root, root_for
+    from policytest.core.options import CheckOptions
+    from policytest.fixtures.load import repository_root, root_for
 
     given = config.getoption("policytest_root")
     if given:
@@ -147,7 +148,7 @@ class FixtureFile(pytest.File):
     """
 
     def collect(self) -> Iterator[CaseItem | ConfigItem]:
-        from policytest.suite import PlannedCase, PlannedConfig, plan_file, run_file
+        from policytest.fixtures.suite import PlannedCase, PlannedConfig, plan_file, run_file
 
         options = check_options(self.config)
         root = fixture_root(self.config, str(self.path))
@@ -161,7 +162,7 @@ class FixtureFile(pytest.File):
             results = [case.run() for case in planned]
             failing = {r.case: r for r in results if r.status == "failed"}
             if failing:
-                from policytest.golden import UnsafeUpdate, rewrite_file
+                from policytest.fixtures.golden import UnsafeUpdate, rewrite_file
 
                 try:
                     if rewrite_file(str(self.path), failing, root):
@@ -183,7 +184,7 @@ def _known(result: CaseResult) -> CaseResult:
     return result
 
 
-class CaseFailure(Exception):
+class CaseFailure(PolicytestError):
     """Raised by a failing case; rendered by :meth:`CaseItem.repr_failure`."""
 
 
@@ -214,7 +215,7 @@ class CaseItem(pytest.Item):
     ) -> str | Any:
         if not isinstance(excinfo.value, CaseFailure):
             return super().repr_failure(excinfo)
-        from policytest.reporters.run_text import describe_failure
+        from policytest.reporters.run.text import describe_failure
 
         lines = [
             f"{self.result.case} ({self.result.status}) at {self.result.file}:{self.result.line}",
@@ -236,7 +237,7 @@ class CaseItem(pytest.Item):
         return self.path, self.line - 1, f"policytest: {self.name}"
 
 
-class ConfigFindings(Exception):
+class ConfigFindings(PolicytestError):
     """Raised by a config item whose config has error findings."""
 
 
@@ -251,7 +252,7 @@ class ConfigItem(pytest.Item):
         self.check = check
 
     def runtest(self) -> None:
-        from policytest.findings import Severity
+        from policytest.core.findings import Severity
 
         with young_collections_only():
             findings = self.check()
@@ -265,7 +266,7 @@ class ConfigItem(pytest.Item):
     ) -> str | Any:
         if not isinstance(excinfo.value, ConfigFindings):
             return super().repr_failure(excinfo)
-        from policytest.reporters.text import format_finding
+        from policytest.reporters.validate.text import format_finding
 
         (findings,) = excinfo.value.args
         return "\n".join(format_finding(f, color=False) for f in findings)
@@ -279,14 +280,15 @@ class PolicytestAPI:
 
     def run(self, path: str | Path) -> list[CaseResult]:
         """Run every case of a fixture file."""
-        from policytest.options import CheckOptions
-        from policytest.suite import root_for, run_file
+        from policytest.core.options import CheckOptions
+        from policytest.fixtures.load import root_for
+        from policytest.fixtures.suite import run_file
 
         return run_file(str(path), CheckOptions(), root_for(str(path), CheckOptions()))
 
     def scheduler(self, config: str | Path, profile: str | None = None) -> Any:
         """An executable scheduler from a config file (raw or inside a ConfigMap)."""
-        from policytest.suite import scheduler_from_file
+        from policytest.fixtures.load import scheduler_from_file
 
         return scheduler_from_file(str(config), profile)
 
@@ -294,8 +296,8 @@ class PolicytestAPI:
         self, scheduler: Any, nodes: Sequence[Mapping[str, Any]], pod: Mapping[str, Any]
     ) -> list[list[str]]:
         """Rank ``nodes`` (fixture node form) for ``pod``: best first, ties grouped."""
-        from policytest.cluster import node_from_dict, pod_from_dict
-        from policytest.runner import rank
+        from policytest.fixtures.runner import rank
+        from policytest.scoring.specs import node_from_dict, pod_from_dict
 
         state = scheduler.cluster(
             [node_from_dict(n, default_requests_from_limits=True) for n in nodes]
@@ -309,9 +311,9 @@ class PolicytestAPI:
         """Place ``pods`` (fixture pod form, ``count`` allowed) one by one, as ``run``
         places a case's ``pods``: ``.placements`` (pods per node), ``.pending``,
         ``.nodes_used`` and ``.steps`` (where each pod went, and the nodes it tied with)."""
-        from policytest.cluster import pods_from_dict
-        from policytest.runner import place_sequence
+        from policytest.fixtures.runner import place_sequence
         from policytest.scoring.fast import build_nodes
+        from policytest.scoring.specs import pods_from_dict
 
         built = build_nodes((str(spec.get("name", "")), spec) for spec in nodes)
         incoming = [

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from policytest import bigload
 from policytest.cli import main
+from policytest.read import bigload
 
 DATA = Path(__file__).parent / "data"
 

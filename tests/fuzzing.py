@@ -37,14 +37,14 @@ from typing import Union
 from hypothesis import strategies as st
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from policytest import validate_paths
 from policytest.cli import main
-from policytest.findings import Finding
-from policytest.limits import Limits
-from policytest.options import CheckOptions
-from policytest.recognise import expand
-from policytest.source import ParseFailure, compose_all, read_bytes
-from policytest.suite import run_file
-from policytest.validate import validate_paths
+from policytest.core.findings import Finding
+from policytest.core.limits import Limits
+from policytest.core.options import CheckOptions
+from policytest.fixtures.suite import run_file
+from policytest.read.recognise import expand
+from policytest.read.source import ParseFailure, compose_all, read_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
 SEED_DIR = ROOT / "tests" / "data" / "fuzz" / "seeds"

@@ -10,9 +10,9 @@ import json
 import warnings
 from pathlib import Path
 
-from policytest.goyaml import decode
-from policytest.limits import Limits
-from policytest.source import child, read_bytes
+from policytest.core.limits import Limits
+from policytest.read.goyaml import decode
+from policytest.read.source import child, read_bytes
 from tests.conftest import RunLine
 
 

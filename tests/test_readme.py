@@ -64,3 +64,14 @@ def test_readme_schema_modeline_points_at_the_file_its_commands_write(tmp_path: 
     (tmp_path / fixture_dir.group(1)).parent.mkdir(parents=True)
     schema = tmp_path / Path(fixture_dir.group(1)).parent / modeline.group(1)
     assert json.loads(schema.read_text())["$id"].endswith("policytest-fixture.schema.json")
+
+
+def test_readme_python_example_runs(tmp_path: Path) -> None:
+    section = README[README.index("## From Python") : README.index("## pre-commit")]
+    example = re.search(r"```python\n(.*?)```", section, re.DOTALL)
+    assert example is not None
+    done = subprocess.run(
+        [sys.executable, "-c", example.group(1)], cwd=ROOT, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert "volcano-nodeorder-binpack-weight-1.yaml" in done.stdout  # its VB012 warning

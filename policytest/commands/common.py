@@ -8,9 +8,9 @@ import sys
 from collections.abc import Iterable
 from typing import Any, TextIO
 
-from policytest.limits import Limits, limit_names
-from policytest.limits import describe as describe_limits
-from policytest.options import (
+from policytest.core.limits import Limits, limit_names
+from policytest.core.limits import describe as describe_limits
+from policytest.core.options import (
     NEWEST_KUBERNETES,
     NEWEST_VOLCANO,
     CheckOptions,
@@ -171,7 +171,7 @@ def write(text: str, stream: TextIO | None = None) -> None:
 
 def usage_error(message: str) -> int:
     """One line on stderr; exit code 2."""
-    from policytest.exitcodes import ExitCode
+    from policytest.core.exitcodes import ExitCode
 
     sys.stderr.write(f"policytest: error: {message}\n")
     return int(ExitCode.USAGE)

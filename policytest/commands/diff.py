@@ -83,7 +83,7 @@ def configure(subparsers: Any) -> None:
 
 def execute(args: Any) -> int:
     from policytest.commands.common import use_color
-    from policytest.diff import DiffError, PathNotFound, diff_files, diff_revisions
+    from policytest.diff.compare import DiffError, PathNotFound, diff_files, diff_revisions
     from policytest.reporters import render_diff
 
     options = check_options(args)

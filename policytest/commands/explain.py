@@ -23,9 +23,10 @@ def configure(subparsers: Any) -> None:
 def execute(args: Any) -> int:
     import os
 
-    from policytest.exitcodes import ExitCode
-    from policytest.reporters.explain import render_case
-    from policytest.suite import root_for, run_file
+    from policytest.core.exitcodes import ExitCode
+    from policytest.fixtures.load import root_for
+    from policytest.fixtures.suite import run_file
+    from policytest.reporters.run.explain import render_case
 
     if not os.path.isfile(args.fixture):
         return usage_error(f"not a file: {args.fixture}")
@@ -35,7 +36,7 @@ def execute(args: Any) -> int:
         names = [result.case for result in results]
         results = [result for result in results if result.case == args.case]
         if not results:
-            from policytest.kube.suggest import did_you_mean
+            from policytest.core.suggest import did_you_mean
 
             listed = "; its cases: " + ", ".join(repr(n) for n in names) if names else ""
             return usage_error(
@@ -43,6 +44,6 @@ def execute(args: Any) -> int:
                 f"{did_you_mean(args.case, names)}{listed}"
             )
     write("\n".join(render_case(result) for result in results))
-    from policytest.suite import RunReport
+    from policytest.fixtures.suite import RunReport
 
     return int(ExitCode.OK if RunReport(tuple(results)).ok else ExitCode.FINDINGS)

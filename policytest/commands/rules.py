@@ -24,11 +24,11 @@ def configure(subparsers: Any) -> None:
 
 
 def execute(args: Any) -> int:
-    from policytest.rules import all_rules
+    from policytest.reporters.catalogue import all_rules
 
     rules = list(all_rules())
     if args.format == "markdown":
-        from policytest.rules import catalogue_markdown
+        from policytest.reporters.catalogue import catalogue_markdown
 
         write(catalogue_markdown(rules))
         return 0

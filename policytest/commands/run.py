@@ -63,10 +63,10 @@ def progress_line(stream: TextIO) -> Callable[[int, int, str], None]:
 
 
 def execute(args: Any) -> int:
-    from policytest.exitcodes import ExitCode
+    from policytest.core.errors import PathNotFound
+    from policytest.core.exitcodes import ExitCode
+    from policytest.fixtures.suite import run_paths
     from policytest.reporters import render_run
-    from policytest.suite import run_paths
-    from policytest.validate import PathNotFound
 
     chosen = output_format(args)
     progress = progress_line(sys.stderr) if sys.stderr.isatty() else None
@@ -85,7 +85,7 @@ def execute(args: Any) -> int:
     except PathNotFound as missing:
         return usage_error(f"path does not exist: {missing}")
     if args.update:
-        from policytest.golden import update_expectations
+        from policytest.fixtures.golden import update_expectations
 
         written, refused = update_expectations(report.results, args.root)
         for path in written:

@@ -18,7 +18,7 @@ def configure(subparsers: Any) -> None:
 
 
 def execute(args: Any) -> int:
-    from policytest.schema import schema_names, schema_text
+    from policytest.read.schema import schema_names, schema_text
 
     if args.name is None:
         write("".join(f"{name}\n" for name in schema_names()))

@@ -41,21 +41,22 @@ def configure(subparsers: Any) -> None:
 def execute(args: Any) -> int:
     import os
 
-    from policytest.exitcodes import ExitCode
-    from policytest.reporters.packing import render_json, render_text
-    from policytest.reporters.text import format_finding
-    from policytest.simulate import SimulationError, load_workloads, simulate
-    from policytest.suite import config_scheduler, refusal, root_for
-    from policytest.suppression import visible
+    from policytest.check.suppress import visible
+    from policytest.core.exitcodes import ExitCode
+    from policytest.fixtures.load import config_scheduler, root_for
+    from policytest.fixtures.simulate import SimulationError, load_workloads, simulate
+    from policytest.fixtures.suite import refusal
+    from policytest.reporters.run.packing import render_json, render_text
+    from policytest.reporters.validate.text import format_finding
 
     if not os.path.isfile(args.fixture):
         return usage_error(f"not a file: {args.fixture}")
     for config in args.config:
         if config != "fixture" and not os.path.isfile(config):
             return usage_error(f"not a file: {config}")
-    from policytest.engine import Scheduler
-    from policytest.findings import Severity
-    from policytest.scoring.engines import UnknownProfile
+    from policytest.core.findings import Severity
+    from policytest.kube.scheduler import UnknownProfile
+    from policytest.scoring.protocol import Scheduler
 
     options = check_options(args)
     try:

@@ -39,10 +39,11 @@ def configure(subparsers: Any) -> None:
 
 
 def execute(args: Any) -> int:
-    from policytest.exitcodes import ExitCode
-    from policytest.findings import Severity
+    from policytest.api import validate_paths
+    from policytest.core.errors import PathNotFound
+    from policytest.core.exitcodes import ExitCode
+    from policytest.core.findings import Severity
     from policytest.reporters import render_validation
-    from policytest.validate import PathNotFound, validate_paths
 
     chosen = output_format(args)
     try:

@@ -1,1 +1,2 @@
-"""kube-scheduler (``KubeSchedulerConfiguration``): model and rules."""
+"""kube-scheduler (``KubeSchedulerConfiguration``): strict decoding, v1 defaulting, its
+rules and checks as start-up validation runs them, and its executable scheduler."""

@@ -7,18 +7,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from itertools import pairwise
-from typing import TYPE_CHECKING
 
+from policytest.core.suggest import did_you_mean
 from policytest.kube import rules
 from policytest.kube.framework import Framework, Problem, needed_plugins
-from policytest.kube.registry import FIT, PLUGIN_SETS, PLUGINS, REMOVED_PLUGINS
+from policytest.kube.profiles import ProfileData
+from policytest.kube.registry import FIT, PLUGIN_SETS, PLUGINS, REMOVED_PLUGINS, plugin_hint
 from policytest.kube.resources import FitArgs, Resource, ShapePoint
-from policytest.kube.suggest import did_you_mean, plugin_hint
 from policytest.kube.values import repeats
 from policytest.scoring.accounting import is_scalar_resource_name
-
-if TYPE_CHECKING:
-    from policytest.kube.semantics import ProfileData
 
 _BASIC_RESOURCES = ("cpu", "memory", "ephemeral-storage")
 
@@ -38,7 +35,7 @@ def advice(profiles: Sequence[ProfileData], frameworks: Sequence[Framework]) -> 
 def _zero_plugin_weights(framework: Framework) -> Iterator[Problem]:
     for plugin in framework.raised:
         yield Problem(
-            rules.ZERO_WEIGHT,
+            rules.KS040_ZERO_WEIGHT,
             (*plugin.path, "weight"),
             f"score weight 0 of {plugin.name} is raised to 1: the plugin still scores; "
             "to switch it off, list it under score.disabled instead",
@@ -49,7 +46,7 @@ def _unknown_names(profile: ProfileData) -> Iterator[Problem]:
     for entry in profile.plugin_config:
         if entry.name not in PLUGINS and entry.name not in REMOVED_PLUGINS:
             yield Problem(
-                rules.UNKNOWN_PLUGIN_CONFIG,
+                rules.KS041_UNKNOWN_PLUGIN_CONFIG,
                 (*entry.path, "name"),
                 f'pluginConfig for "{entry.name}", which is not a kube-scheduler plugin: '
                 f"kube-scheduler accepts and ignores these args{plugin_hint(entry.name)}",
@@ -58,7 +55,7 @@ def _unknown_names(profile: ProfileData) -> Iterator[Problem]:
         for plugin in profile.custom[key].disabled:
             if plugin.name != "*" and plugin.name not in PLUGINS:
                 yield Problem(
-                    rules.UNKNOWN_PLUGIN_CONFIG,
+                    rules.KS041_UNKNOWN_PLUGIN_CONFIG,
                     (*plugin.path, "name"),
                     f'disabling "{plugin.name}", which is not a kube-scheduler plugin, '
                     f"disables nothing{plugin_hint(plugin.name)}",
@@ -76,7 +73,7 @@ def _fit_not_scoring(profile: ProfileData, framework: Framework) -> Iterator[Pro
         else "NodeResourcesFit is not a score plugin of this profile"
     )
     yield Problem(
-        rules.FIT_NOT_SCORING,
+        rules.KS042_FIT_NOT_SCORING,
         profile.fit.strategy_path(),
         f"scoringStrategy has no effect: {unused}; enable NodeResourcesFit for scoring "
         "(remove it from score/multiPoint disabled) or drop the strategy",
@@ -90,7 +87,7 @@ def _resource_names(resources: Sequence[Resource]) -> Iterator[Problem]:
         if resource.path is None or name in _BASIC_RESOURCES or is_scalar_resource_name(name):
             continue
         yield Problem(
-            rules.NEVER_SCORED,
+            rules.KS044_NEVER_SCORED,
             (*resource.path, "name"),
             f"resource `{name}` is never scored: kube-scheduler only tracks cpu, memory, "
             "ephemeral-storage and domain-qualified names (nvidia.com/gpu), so this entry "
@@ -102,7 +99,7 @@ def _zero_resource_weights(resources: Sequence[Resource]) -> Iterator[Problem]:
     for resource in resources:
         if resource.written == 0 and resource.path is not None:
             yield Problem(
-                rules.ZERO_WEIGHT,
+                rules.KS040_ZERO_WEIGHT,
                 (*resource.path, "weight"),
                 f"weight 0 of `{resource.name}` is raised to 1: the resource still counts; "
                 "remove it to leave it out",
@@ -113,7 +110,7 @@ def _fit_duplicates(resources: Sequence[Resource]) -> Iterator[Problem]:
     written = [r for r in resources if r.path is not None]
     for resource, first in repeats(written, lambda r: r.name):
         yield Problem(
-            rules.FIT_DUPLICATE,
+            rules.KS043_FIT_DUPLICATE,
             (*(resource.path or ()), "name"),
             f"`{resource.name}` is listed twice: NodeResourcesFit scores it twice, so its "
             f"effective weight is {first.weight} + {resource.weight}; keep one entry",
@@ -126,7 +123,7 @@ def _shape(args: FitArgs) -> Iterator[Problem]:
         return
     if args.strategy in ("MostAllocated", "LeastAllocated"):
         yield Problem(
-            rules.SHAPE_IGNORED,
+            rules.KS045_SHAPE_IGNORED,
             args.strategy_path("requestedToCapacityRatio"),
             f"requestedToCapacityRatio is ignored with type {args.strategy}: nodes are scored "
             f"by {args.strategy}, not by this shape; set type RequestedToCapacityRatio or "
@@ -147,7 +144,7 @@ def _direction(shape: Sequence[ShapePoint], args: FitArgs) -> Iterator[Problem]:
     scores = [point.score for point in shape]
     if len(set(scores)) == 1:
         yield Problem(
-            rules.SHAPE_SPREADS,
+            rules.KS046_SHAPE_SPREADS,
             where,
             f"the shape is flat (score {scores[0]} "
             "everywhere): every node gets the same Fit score, so Fit does not "
@@ -170,4 +167,4 @@ def _direction(shape: Sequence[ShapePoint], args: FitArgs) -> Iterator[Problem]:
             f"the shape falls between utilization {ranges}: in that range fuller nodes score "
             "lower, so it spreads rather than packs there; make the score rise to pack"
         )
-    yield Problem(rules.SHAPE_SPREADS, (*falls[0][1].path, "score"), message)
+    yield Problem(rules.KS046_SHAPE_SPREADS, (*falls[0][1].path, "score"), message)

@@ -12,8 +12,9 @@ from typing import Any
 
 from ruamel.yaml.nodes import MappingNode, ScalarNode
 
-from policytest.findings import Finding, Severity
-from policytest.goyaml import DecodeError, decode, scalar_value
+from policytest.core.findings import Finding, Severity
+from policytest.core.options import NEWEST_KUBERNETES, CheckOptions
+from policytest.core.suggest import did_you_mean
 from policytest.kube import rules
 from policytest.kube.decode import at_path, decode_document
 from policytest.kube.model import KubeSchedulerConfig
@@ -30,11 +31,10 @@ from policytest.kube.registry import (
     show_version,
 )
 from policytest.kube.semantics import analyse
-from policytest.kube.suggest import did_you_mean
-from policytest.options import NEWEST_KUBERNETES, CheckOptions
-from policytest.source import Document, ParseFailure, child
+from policytest.read.goyaml import DecodeError, decode, scalar_value
+from policytest.read.source import Document, ParseFailure, child
 
-__all__ = ["check", "check_policy", "load", "load_failure"]
+__all__ = ["check", "check_policy", "load", "load_failure", "load_policy"]
 
 
 def load_failure(problem: Finding) -> Finding:
@@ -42,7 +42,7 @@ def load_failure(problem: Finding) -> Finding:
     finding): kube-scheduler cannot decode its ``--config`` and refuses to start."""
     return dataclasses.replace(
         problem,
-        rule=rules.NOT_A_CONFIG.id,
+        rule=rules.KS006_NOT_A_CONFIG.id,
         severity=Severity.ERROR,
         message=f"{problem.message}; kube-scheduler cannot read its --config and refuses to start",
     )
@@ -77,6 +77,11 @@ def load(
     return config, _sorted(findings)
 
 
+def load_policy(document: Document, options: CheckOptions) -> tuple[None, list[Finding]]:
+    """The legacy Policy API never runs (there is nothing to score): only findings."""
+    return None, check_policy(document, options)
+
+
 def check_policy(document: Document, options: CheckOptions) -> list[Finding]:
     """The legacy ``Policy`` API: removed in 1.23; shows the equivalent v1 config."""
     try:
@@ -99,7 +104,7 @@ def check_policy(document: Document, options: CheckOptions) -> list[Finding]:
     )
     where = child(document.root, "kind") or document.root
     severity = None if removed else Severity.WARNING
-    return [rules.LEGACY_POLICY.at(document, where, message, severity)]
+    return [rules.KS002_LEGACY_POLICY.at(document, where, message, severity)]
 
 
 def _header(document: Document, options: CheckOptions) -> tuple[list[Finding], bool]:
@@ -116,13 +121,13 @@ def _header(document: Document, options: CheckOptions) -> tuple[list[Finding], b
             "`kind` is missing: kube-scheduler fails with \"Object 'Kind' is missing\"; add "
             f"`kind: {KIND}`"
         )
-        return [rules.NOT_A_CONFIG.at(document, kind_node or root, message)], False
+        return [rules.KS006_NOT_A_CONFIG.at(document, kind_node or root, message)], False
     if kind != KIND:
         message = (
             f'kind "{kind}" is not {KIND}: kube-scheduler fails with `no kind "{kind}" is '
             f"registered`{did_you_mean(kind, [KIND])}"
         )
-        return [rules.NOT_A_CONFIG.at(document, kind_node or root, message)], False
+        return [rules.KS006_NOT_A_CONFIG.at(document, kind_node or root, message)], False
     api_version = _string(document, "apiVersion")
     if api_version is None:
         if child(document.root, "apiVersion") is not None:
@@ -131,7 +136,7 @@ def _header(document: Document, options: CheckOptions) -> tuple[list[Finding], b
             "`apiVersion` is missing: kube-scheduler fails with \"Object 'apiVersion' is "
             f'missing"; add `apiVersion: {CURRENT_API_VERSION}`'
         )
-        return [rules.NOT_A_CONFIG.at(document, root, message)], True
+        return [rules.KS006_NOT_A_CONFIG.at(document, root, message)], True
     finding = _api_version(document, api_version, _target(options))
     return ([finding] if finding else []), True
 
@@ -139,7 +144,7 @@ def _header(document: Document, options: CheckOptions) -> tuple[list[Finding], b
 def _unparsed(document: Document, failure: ParseFailure) -> Finding:
     """A ConfigMap value that mentions the scheduler's API but is not YAML."""
     where = document.positions.map(failure.line, failure.column)
-    return rules.NOT_A_CONFIG.finding(
+    return rules.KS006_NOT_A_CONFIG.finding(
         document.path,
         where.line,
         where.column,
@@ -161,7 +166,7 @@ def _api_version(document: Document, api_version: str, target: Version) -> Findi
             if group == API_GROUP
             else f"{api_version} is not the kube-scheduler configuration group ({API_GROUP})"
         )
-        return rules.API_VERSION.at(
+        return rules.KS001_API_VERSION.at(
             document,
             node,
             f'apiVersion {what}: {here} fails with `no kind "{KIND}" is '
@@ -169,7 +174,7 @@ def _api_version(document: Document, api_version: str, target: Version) -> Findi
         )
     introduced, removed = known
     if target < introduced:
-        return rules.API_VERSION.at(
+        return rules.KS001_API_VERSION.at(
             document,
             node,
             f"{api_version} is served from Kubernetes "
@@ -178,14 +183,14 @@ def _api_version(document: Document, api_version: str, target: Version) -> Findi
     if removed is None:
         return None
     if target >= removed:
-        return rules.API_VERSION.at(
+        return rules.KS001_API_VERSION.at(
             document,
             node,
             f"{api_version} was removed in Kubernetes {show_version(removed)}: "
             f'{here} fails with `no kind "{KIND}" is registered for version` and refuses to '
             f"start; {fix} (NodeResourcesFit args and plugin weights keep the same fields)",
         )
-    return rules.API_VERSION.at(
+    return rules.KS001_API_VERSION.at(
         document,
         node,
         f"{api_version} is deprecated and removed in Kubernetes "

@@ -17,13 +17,13 @@ from typing import Any
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from policytest.findings import Finding, Severity
-from policytest.goyaml import DecodeError, Uint64, decode, is_merge_key, scalar_value
+from policytest.core.findings import Finding, Severity
+from policytest.core.limits import Limits
+from policytest.core.options import CheckOptions
 from policytest.kube import rules
-from policytest.limits import Limits
-from policytest.options import CheckOptions
-from policytest.schema import locate, schema_findings
-from policytest.source import Document
+from policytest.read.goyaml import DecodeError, Uint64, decode, is_merge_key, scalar_value
+from policytest.read.schema import locate, schema_findings
+from policytest.read.source import Document
 
 SCHEMA_NAME = "kubescheduler-config-v1"
 Path = tuple[str | int, ...]
@@ -44,6 +44,10 @@ class Decoded:
     usable: bool
 
 
+_STOPPING = (rules.KS005_WRONG_TYPE.id, rules.KS006_NOT_A_CONFIG.id)
+"""Findings after which the decoded value cannot be analysed."""
+
+
 def at_path(document: Document, path: Path, *, key: bool = False) -> Node:
     """The node at a decoded path (its value, or its key with ``key``), or the nearest
     enclosing node that exists."""
@@ -62,13 +66,13 @@ def decode_document(document: Document, options: CheckOptions) -> Decoded:
             "and kind and refuses to start; write `apiVersion: kubescheduler.config.k8s.io/v1` "
             "and `kind: KubeSchedulerConfiguration` at the top level"
         )
-        return Decoded({}, (rules.NOT_A_CONFIG.at(document, root, message),), False)
+        return Decoded({}, (rules.KS006_NOT_A_CONFIG.at(document, root, message),), False)
     findings: list[Finding] = list(_merge_collisions(document, options.limits))
     duplicates: list[Finding] = []
 
     def on_duplicate(mapping: MappingNode, key_node: ScalarNode) -> None:
         duplicates.append(
-            rules.DUPLICATE_KEY.at(
+            rules.KS004_DUPLICATE_KEY.at(
                 document,
                 key_node,
                 f"key `{key_node.value}` is already set in this mapping: kube-scheduler "
@@ -80,7 +84,7 @@ def decode_document(document: Document, options: CheckOptions) -> Decoded:
         raw = decode(root, document.text, limits=options.limits, on_duplicate=on_duplicate)
     except DecodeError as error:
         findings.append(
-            rules.WRONG_TYPE.at(
+            rules.KS005_WRONG_TYPE.at(
                 document,
                 error.node,
                 f"{error}; kube-scheduler cannot decode the file and refuses to start",
@@ -91,7 +95,7 @@ def decode_document(document: Document, options: CheckOptions) -> Decoded:
     problems: list[tuple[Path, str]] = []
     value = _to_json(raw, (), problems)
     for path, message in problems:
-        findings.append(rules.WRONG_TYPE.at(document, at_path(document, path), message))
+        findings.append(rules.KS005_WRONG_TYPE.at(document, at_path(document, path), message))
     if not isinstance(value, dict):  # cannot happen for a mapping root; keeps mypy honest
         value = {}
     taken = {(f.line, f.column) for f in findings}
@@ -101,7 +105,8 @@ def decode_document(document: Document, options: CheckOptions) -> Decoded:
         if (finding.line, finding.column) not in taken
     )
     usable = not any(
-        f.rule in (rules.WRONG_TYPE.id, rules.NOT_A_CONFIG.id) and f.severity is Severity.ERROR
+        f.rule in (rules.KS005_WRONG_TYPE.id, rules.KS006_NOT_A_CONFIG.id)
+        and f.severity is Severity.ERROR
         for f in findings
     )
     return Decoded(value, tuple(sorted(set(findings))), usable)
@@ -110,7 +115,7 @@ def decode_document(document: Document, options: CheckOptions) -> Decoded:
 def _strict(finding: Finding) -> Finding:
     """Say what kube-scheduler does with a schema violation: it decodes strictly."""
     message = finding.message
-    if finding.rule == rules.UNKNOWN_FIELD.id:
+    if finding.rule == rules.KS003_UNKNOWN_FIELD.id:
         base, hint, name = message.partition("; did you mean ")
         message = (
             f"{base}: kube-scheduler decodes strictly (field names are case-sensitive) and "
@@ -159,7 +164,7 @@ def _collisions_in(
             total = sum(len(k) for k in keys)
             union = frozenset().union(*keys)
             if written & union or len(union) < total:
-                yield rules.DUPLICATE_KEY.at(
+                yield rules.KS004_DUPLICATE_KEY.at(
                     document,
                     key_node,
                     "this merge sets a key that is already set in the mapping: kube-scheduler "
@@ -170,7 +175,7 @@ def _collisions_in(
             continue
         key = _typed_key(key_node, document.text)
         if key is not None and key in written and key not in explicit:
-            yield rules.DUPLICATE_KEY.at(
+            yield rules.KS004_DUPLICATE_KEY.at(
                 document,
                 key_node,
                 f"key `{key_node.value}` is already set by a merge (`<<`): kube-scheduler reads "

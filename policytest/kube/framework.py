@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from policytest.findings import Severity
+from policytest.core.findings import Severity
+from policytest.core.rules import Rule
 from policytest.kube import rules
 from policytest.kube.registry import (
     DEFAULT_MULTI_POINT,
@@ -24,9 +25,8 @@ from policytest.kube.registry import (
     PLUGINS,
     REMOVED_PLUGINS,
     go_interface,
+    plugin_hint,
 )
-from policytest.kube.suggest import plugin_hint
-from policytest.rules import Rule
 from policytest.scoring.kube import wrap_int64
 
 Path = tuple[str | int, ...]
@@ -137,7 +137,7 @@ def build(sets: dict[str, PluginSet], profile_path: Path) -> Framework:
         if (point == "queueSort" and count != 1) or (point == "bind" and count == 0):
             problems.append(
                 Problem(
-                    rules.QUEUE_SORT_BIND,
+                    rules.KS024_QUEUE_SORT_BIND,
                     (*profile_path, "plugins") if profile_path else (),
                     f"this profile ends up with {count} {point} plugins, but kube-scheduler "
                     f"needs {verb} plugin and refuses to start; enable "
@@ -168,7 +168,7 @@ def _register(point: str, plugin_set: PluginSet, report: _Report) -> list[str]:
                 point,
                 plugin,
                 Problem(
-                    rules.WRONG_EXTENSION_POINT,
+                    rules.KS021_WRONG_EXTENSION_POINT,
                     (*plugin.path, "name"),
                     f'plugin "{plugin.name}" does not extend {go_interface(point)}: '
                     f"kube-scheduler refuses to start; it implements {points}, so move it "
@@ -237,7 +237,7 @@ def _score_weights(sets: dict[str, PluginSet]) -> tuple[dict[str, int], list[Pro
             culprit = negatives[-1] if negatives else plugin
             problems.append(
                 Problem(
-                    rules.NEGATIVE_WEIGHT,
+                    rules.KS023_NEGATIVE_WEIGHT,
                     (*culprit.path, "weight"),
                     f"score weight {culprit.weight} of {culprit.name} is negative: "
                     "kube-scheduler's overflow guard then fails (`total score of Score "
@@ -252,7 +252,7 @@ def _score_weights(sets: dict[str, PluginSet]) -> tuple[dict[str, int], list[Pro
     for plugin in negatives:
         problems.append(
             Problem(
-                rules.NEGATIVE_WEIGHT,
+                rules.KS023_NEGATIVE_WEIGHT,
                 (*plugin.path, "weight"),
                 f"score weight {plugin.weight} of {plugin.name} is negative: kube-scheduler "
                 "accepts it only because no score plugin is checked after it, and the "
@@ -267,7 +267,7 @@ def _score_weights(sets: dict[str, PluginSet]) -> tuple[dict[str, int], list[Pro
 def unknown_plugin(plugin: PluginRef, point: str) -> Problem:
     """The "does not exist" error, with a suggestion."""
     return Problem(
-        rules.UNKNOWN_PLUGIN,
+        rules.KS020_UNKNOWN_PLUGIN,
         (*plugin.path, "name"),
         f'{go_interface(point)} "{plugin.name}" does not exist: kube-scheduler refuses to '
         f"start{plugin_hint(plugin.name)}",
@@ -276,7 +276,7 @@ def unknown_plugin(plugin: PluginRef, point: str) -> Problem:
 
 def _twice(plugin: PluginRef, point: str) -> Problem:
     return Problem(
-        rules.PLUGIN_TWICE,
+        rules.KS022_PLUGIN_TWICE,
         (*plugin.path, "name"),
         f'plugin "{plugin.name}" is enabled twice (already registered as '
         f'"{go_interface(point)}"): kube-scheduler refuses to start; list it once',

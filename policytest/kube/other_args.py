@@ -20,7 +20,7 @@ Validator = Callable[[dict[str, Any], Path], Iterator[Problem]]
 
 
 def _problem(path: Path, message: str) -> Problem:
-    return Problem(rules.PLUGIN_ARGS, path, f"{message}; kube-scheduler refuses to start")
+    return Problem(rules.KS030_PLUGIN_ARGS, path, f"{message}; kube-scheduler refuses to start")
 
 
 def _range(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Final
 
+from policytest.core.suggest import did_you_mean
 from policytest.scoring.kube import DEFAULT_RESOURCES as DEFAULT_RESOURCES
 from policytest.scoring.kube import MAX_CUSTOM_PRIORITY_SCORE as MAX_CUSTOM_PRIORITY_SCORE
 from policytest.scoring.kube import MAX_NODE_SCORE as MAX_NODE_SCORE
@@ -157,3 +158,11 @@ def served_api_version(target: Version) -> str:
 def show_version(version: Version) -> str:
     """(1, 29) -> ``1.29``."""
     return f"{version[0]}.{version[1]}"
+
+
+def plugin_hint(name: str) -> str:
+    """What to use instead of a plugin name kube-scheduler does not know."""
+    replacement = RETIRED_PLUGINS.get(name)
+    if replacement is not None:
+        return f"; {name} no longer exists in v1: use {replacement}"
+    return did_you_mean(name, PLUGINS)

@@ -14,11 +14,11 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
+from policytest.core.suggest import did_you_mean
 from policytest.kube import rules
 from policytest.kube.framework import Path, Problem
 from policytest.kube.names import qualified_name_errors
 from policytest.kube.registry import DEFAULT_RESOURCES, MAX_CUSTOM_PRIORITY_SCORE
-from policytest.kube.suggest import did_you_mean
 from policytest.kube.values import integer, items, mapping, repeats, text
 from policytest.scoring.kube import STRATEGIES, BalancedArgs, FitScoring
 
@@ -154,7 +154,7 @@ def fit_problems(args: FitArgs) -> Iterator[Problem]:
     for name, path in args.ignored_resources:
         for message in qualified_name_errors(name):
             yield Problem(
-                rules.FIT_IGNORED,
+                rules.KS016_FIT_IGNORED,
                 path,
                 f"ignoredResources entry `{name}`: "
                 f"{message}; kube-scheduler fails to build NodeResourcesFit",
@@ -164,7 +164,7 @@ def fit_problems(args: FitArgs) -> Iterator[Problem]:
         reasons += qualified_name_errors(name)
         for message in reasons:
             yield Problem(
-                rules.FIT_IGNORED,
+                rules.KS016_FIT_IGNORED,
                 path,
                 f"ignoredResourceGroups entry `{name}`: "
                 f"{message}; kube-scheduler fails to build NodeResourcesFit "
@@ -173,7 +173,7 @@ def fit_problems(args: FitArgs) -> Iterator[Problem]:
     if args.strategy not in STRATEGIES:
         shown = f'"{args.strategy}"' if args.strategy else "missing"
         yield Problem(
-            rules.FIT_STRATEGY,
+            rules.KS010_FIT_STRATEGY,
             args.strategy_path("type"),
             f"scoringStrategy.type is {shown}: kube-scheduler accepts only "
             f"{', '.join(STRATEGIES)} (case-sensitive) and refuses to start"
@@ -183,7 +183,7 @@ def fit_problems(args: FitArgs) -> Iterator[Problem]:
     for resource in args.resources:
         if not 0 < resource.weight <= 100 and resource.path is not None:
             yield Problem(
-                rules.FIT_WEIGHT,
+                rules.KS011_FIT_WEIGHT,
                 (*resource.path, "weight"),
                 f"weight {resource.weight} of `{resource.name}` is outside 1..100: "
                 "kube-scheduler fails to build NodeResourcesFit and refuses to start; only "
@@ -193,7 +193,7 @@ def fit_problems(args: FitArgs) -> Iterator[Problem]:
         yield from _shape_problems(args)
     elif args.strategy == "RequestedToCapacityRatio":
         yield Problem(
-            rules.RTCR_MISSING,
+            rules.KS012_RTCR_MISSING,
             args.strategy_path("type"),
             "type RequestedToCapacityRatio without `requestedToCapacityRatio`: kube-scheduler "
             "1.35 dereferences the missing shape and crashes at start-up (nil pointer); "
@@ -205,7 +205,7 @@ def _shape_problems(args: FitArgs) -> Iterator[Problem]:
     shape = args.shape or ()
     if not shape:
         yield Problem(
-            rules.SHAPE,
+            rules.KS013_SHAPE,
             args.strategy_path("requestedToCapacityRatio"),
             "requestedToCapacityRatio.shape has no points: kube-scheduler needs at least one "
             "and refuses to start; e.g. `shape: [{utilization: 0, score: 0}, "
@@ -215,7 +215,7 @@ def _shape_problems(args: FitArgs) -> Iterator[Problem]:
     for before, point in pairwise(shape):
         if before.utilization >= point.utilization:
             yield Problem(
-                rules.SHAPE,
+                rules.KS013_SHAPE,
                 (*point.path, "utilization"),
                 f"shape utilization {point.utilization} does not rise above the previous "
                 f"point's {before.utilization}: kube-scheduler needs strictly increasing "
@@ -225,14 +225,14 @@ def _shape_problems(args: FitArgs) -> Iterator[Problem]:
     for point in shape:
         if not 0 <= point.utilization <= 100:
             yield Problem(
-                rules.SHAPE,
+                rules.KS013_SHAPE,
                 (*point.path, "utilization"),
                 f"shape utilization {point.utilization} is outside 0..100: "
                 "kube-scheduler refuses to start; utilization is a percentage of allocatable",
             )
         if not 0 <= point.score <= MAX_CUSTOM_PRIORITY_SCORE:
             yield Problem(
-                rules.SHAPE,
+                rules.KS013_SHAPE,
                 (*point.path, "score"),
                 f"shape score {point.score} is outside 0..10: kube-scheduler refuses to start; "
                 "scores are on a 0..10 scale (it multiplies them by 10)",
@@ -244,7 +244,7 @@ def balanced_problems(args: BalancedArgsData) -> Iterator[Problem]:
     written = [r for r in args.resources if r.path is not None]
     for resource, _ in repeats(written, lambda r: r.name):
         yield Problem(
-            rules.BALANCED_DUPLICATE,
+            rules.KS015_BALANCED_DUPLICATE,
             (*(resource.path or ()), "name"),
             f"`{resource.name}` is listed twice: NodeResourcesBalancedAllocation rejects "
             "duplicate resources and kube-scheduler refuses to start; remove one",
@@ -252,7 +252,7 @@ def balanced_problems(args: BalancedArgsData) -> Iterator[Problem]:
     for resource in written:
         if resource.weight != 1:
             yield Problem(
-                rules.BALANCED_WEIGHT,
+                rules.KS014_BALANCED_WEIGHT,
                 (*(resource.path or ()), "weight"),
                 f"weight {resource.weight} of `{resource.name}`: NodeResourcesBalancedAllocation "
                 "weights must be 1 and kube-scheduler refuses to start; drop the weight (raise "

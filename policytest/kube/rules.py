@@ -9,10 +9,10 @@ refuses to start with; each ``doc`` says what the scheduler does and how to fix 
 
 from __future__ import annotations
 
-from policytest.findings import Severity
-from policytest.rules import rule
+from policytest.core.findings import Severity
+from policytest.core.rules import rule
 
-API_VERSION = rule(
+KS001_API_VERSION = rule(
     "KS001",
     Severity.ERROR,
     "apiVersion kube-scheduler does not serve (removed beta version, or wrong group)",
@@ -38,7 +38,7 @@ API_VERSION = rule(
     """,
 )
 
-LEGACY_POLICY = rule(
+KS002_LEGACY_POLICY = rule(
     "KS002",
     Severity.ERROR,
     "legacy scheduler Policy API: removed in Kubernetes 1.23",
@@ -71,7 +71,7 @@ LEGACY_POLICY = rule(
     """,
 )
 
-UNKNOWN_FIELD = rule(
+KS003_UNKNOWN_FIELD = rule(
     "KS003",
     Severity.ERROR,
     "unknown field: kube-scheduler decodes strictly and refuses to start",
@@ -114,7 +114,7 @@ UNKNOWN_FIELD = rule(
     """,
 )
 
-DUPLICATE_KEY = rule(
+KS004_DUPLICATE_KEY = rule(
     "KS004",
     Severity.ERROR,
     "duplicate key: kube-scheduler refuses to start",
@@ -141,7 +141,7 @@ DUPLICATE_KEY = rule(
     """,
 )
 
-WRONG_TYPE = rule(
+KS005_WRONG_TYPE = rule(
     "KS005",
     Severity.ERROR,
     "value of the wrong type or form: kube-scheduler cannot decode it",
@@ -186,7 +186,7 @@ WRONG_TYPE = rule(
     """,
 )
 
-NOT_A_CONFIG = rule(
+KS006_NOT_A_CONFIG = rule(
     "KS006",
     Severity.ERROR,
     "not a KubeSchedulerConfiguration kube-scheduler can read (kind, apiVersion, shape)",
@@ -210,7 +210,7 @@ NOT_A_CONFIG = rule(
     """,
 )
 
-FIT_STRATEGY = rule(
+KS010_FIT_STRATEGY = rule(
     "KS010",
     Severity.ERROR,
     "scoring strategy type of NodeResourcesFit is not LeastAllocated, MostAllocated or "
@@ -250,7 +250,7 @@ FIT_STRATEGY = rule(
     """,
 )
 
-FIT_WEIGHT = rule(
+KS011_FIT_WEIGHT = rule(
     "KS011",
     Severity.ERROR,
     "resource weight of NodeResourcesFit outside 1..100",
@@ -297,7 +297,7 @@ FIT_WEIGHT = rule(
     """,
 )
 
-RTCR_MISSING = rule(
+KS012_RTCR_MISSING = rule(
     "KS012",
     Severity.ERROR,
     "type RequestedToCapacityRatio without a requestedToCapacityRatio block: the scheduler crashes",
@@ -338,7 +338,7 @@ RTCR_MISSING = rule(
     """,
 )
 
-SHAPE = rule(
+KS013_SHAPE = rule(
     "KS013",
     Severity.ERROR,
     "invalid requestedToCapacityRatio shape (empty, utilization not 0..100 and strictly "
@@ -385,7 +385,7 @@ SHAPE = rule(
     """,
 )
 
-BALANCED_WEIGHT = rule(
+KS014_BALANCED_WEIGHT = rule(
     "KS014",
     Severity.ERROR,
     "resource weight of NodeResourcesBalancedAllocation other than 1",
@@ -423,7 +423,7 @@ BALANCED_WEIGHT = rule(
     """,
 )
 
-BALANCED_DUPLICATE = rule(
+KS015_BALANCED_DUPLICATE = rule(
     "KS015",
     Severity.ERROR,
     "resource listed twice in NodeResourcesBalancedAllocation",
@@ -460,7 +460,7 @@ BALANCED_DUPLICATE = rule(
     """,
 )
 
-FIT_IGNORED = rule(
+KS016_FIT_IGNORED = rule(
     "KS016",
     Severity.ERROR,
     "invalid NodeResourcesFit ignoredResources or ignoredResourceGroups",
@@ -495,7 +495,7 @@ FIT_IGNORED = rule(
     """,
 )
 
-UNKNOWN_PLUGIN = rule(
+KS020_UNKNOWN_PLUGIN = rule(
     "KS020",
     Severity.ERROR,
     "unknown or removed plugin enabled under plugins",
@@ -533,7 +533,7 @@ UNKNOWN_PLUGIN = rule(
     """,
 )
 
-WRONG_EXTENSION_POINT = rule(
+KS021_WRONG_EXTENSION_POINT = rule(
     "KS021",
     Severity.ERROR,
     "plugin enabled at an extension point it does not implement",
@@ -567,7 +567,7 @@ WRONG_EXTENSION_POINT = rule(
     """,
 )
 
-PLUGIN_TWICE = rule(
+KS022_PLUGIN_TWICE = rule(
     "KS022",
     Severity.ERROR,
     "plugin enabled twice at one extension point",
@@ -602,7 +602,7 @@ PLUGIN_TWICE = rule(
     """,
 )
 
-NEGATIVE_WEIGHT = rule(
+KS023_NEGATIVE_WEIGHT = rule(
     "KS023",
     Severity.ERROR,
     "negative score plugin weight",
@@ -637,7 +637,7 @@ NEGATIVE_WEIGHT = rule(
     """,
 )
 
-QUEUE_SORT_BIND = rule(
+KS024_QUEUE_SORT_BIND = rule(
     "KS024",
     Severity.ERROR,
     "queue sort or bind plugins misconfigured (not exactly one queue sort, no binder, "
@@ -678,7 +678,7 @@ QUEUE_SORT_BIND = rule(
     """,
 )
 
-DUPLICATE_PLUGIN_CONFIG = rule(
+KS025_DUPLICATE_PLUGIN_CONFIG = rule(
     "KS025",
     Severity.ERROR,
     "pluginConfig configures the same plugin twice",
@@ -712,7 +712,7 @@ DUPLICATE_PLUGIN_CONFIG = rule(
     """,
 )
 
-SCHEDULER_NAME = rule(
+KS026_SCHEDULER_NAME = rule(
     "KS026",
     Severity.ERROR,
     "profile schedulerName empty or used twice",
@@ -739,7 +739,7 @@ SCHEDULER_NAME = rule(
     """,
 )
 
-PERCENTAGE = rule(
+KS027_PERCENTAGE = rule(
     "KS027",
     Severity.ERROR,
     "percentageOfNodesToScore outside 0..100",
@@ -761,7 +761,7 @@ PERCENTAGE = rule(
     """,
 )
 
-SETTINGS = rule(
+KS028_SETTINGS = rule(
     "KS028",
     Severity.ERROR,
     "invalid scheduler setting (parallelism, pod backoff, leader election, client connection)",
@@ -787,7 +787,7 @@ SETTINGS = rule(
     """,
 )
 
-EXTENDERS = rule(
+KS029_EXTENDERS = rule(
     "KS029",
     Severity.ERROR,
     "invalid scheduler extender",
@@ -815,7 +815,7 @@ EXTENDERS = rule(
     """,
 )
 
-PLUGIN_ARGS = rule(
+KS030_PLUGIN_ARGS = rule(
     "KS030",
     Severity.ERROR,
     "invalid args for another in-tree plugin (DefaultPreemption, InterPodAffinity, "
@@ -852,7 +852,7 @@ PLUGIN_ARGS = rule(
     """,
 )
 
-ZERO_WEIGHT = rule(
+KS040_ZERO_WEIGHT = rule(
     "KS040",
     Severity.WARNING,
     "weight 0 is silently raised to 1",
@@ -886,7 +886,7 @@ ZERO_WEIGHT = rule(
     """,
 )
 
-UNKNOWN_PLUGIN_CONFIG = rule(
+KS041_UNKNOWN_PLUGIN_CONFIG = rule(
     "KS041",
     Severity.WARNING,
     "pluginConfig or disabled entry names a plugin that does not exist: ignored",
@@ -921,7 +921,7 @@ UNKNOWN_PLUGIN_CONFIG = rule(
     """,
 )
 
-FIT_NOT_SCORING = rule(
+KS042_FIT_NOT_SCORING = rule(
     "KS042",
     Severity.WARNING,
     "scoring strategy of NodeResourcesFit configured while Fit does not score",
@@ -959,7 +959,7 @@ FIT_NOT_SCORING = rule(
     """,
 )
 
-FIT_DUPLICATE = rule(
+KS043_FIT_DUPLICATE = rule(
     "KS043",
     Severity.WARNING,
     "resource listed twice in NodeResourcesFit (accepted; the weights add up)",
@@ -1000,7 +1000,7 @@ FIT_DUPLICATE = rule(
     """,
 )
 
-NEVER_SCORED = rule(
+KS044_NEVER_SCORED = rule(
     "KS044",
     Severity.WARNING,
     "resource name that is never scored (no domain, wrong case)",
@@ -1041,7 +1041,7 @@ NEVER_SCORED = rule(
     """,
 )
 
-SHAPE_IGNORED = rule(
+KS045_SHAPE_IGNORED = rule(
     "KS045",
     Severity.WARNING,
     "requestedToCapacityRatio shape given with MostAllocated or LeastAllocated: ignored",
@@ -1085,7 +1085,7 @@ SHAPE_IGNORED = rule(
     """,
 )
 
-SHAPE_SPREADS = rule(
+KS046_SHAPE_SPREADS = rule(
     "KS046",
     Severity.WARNING,
     "shape of RequestedToCapacityRatio that falls or is flat: it spreads rather than packs",

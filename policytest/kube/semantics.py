@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from policytest.findings import Severity
+from policytest.core.findings import Severity
 from policytest.kube import rules
 from policytest.kube.advice import advice
 from policytest.kube.framework import (
@@ -28,6 +28,8 @@ from policytest.kube.framework import (
 )
 from policytest.kube.model import KubeSchedulerConfig, Profile
 from policytest.kube.other_args import VALIDATORS
+from policytest.kube.process_settings import percentage_problem, settings_problems
+from policytest.kube.profiles import PluginConfigEntry, ProfileData
 from policytest.kube.registry import (
     BALANCED,
     DEFAULT_SCHEDULER_NAME,
@@ -39,47 +41,14 @@ from policytest.kube.registry import (
 from policytest.kube.resources import (
     DEFAULT_BALANCED,
     DEFAULT_FIT,
-    BalancedArgsData,
-    FitArgs,
     balanced_problems,
     fit_problems,
     read_balanced_args,
     read_fit_args,
 )
-from policytest.kube.settings import percentage_problem, settings_problems
 from policytest.kube.values import integer, items, mapping, repeats, text
 
 _REFUSES = "kube-scheduler refuses to start"
-
-
-@dataclass(frozen=True)
-class PluginConfigEntry:
-    """One ``pluginConfig`` item: the plugin name, its args as written, its path."""
-
-    name: str
-    args: Any
-    path: Path
-
-    @property
-    def args_path(self) -> Path:
-        return (*self.path, "args")
-
-
-@dataclass(frozen=True)
-class ProfileData:
-    """A profile after v1 defaulting, with the paths of what the user wrote."""
-
-    path: Path
-    name: str
-    written: dict[str, Any]
-    custom: dict[str, PluginSet]
-    sets: dict[str, PluginSet]
-    plugin_config: tuple[PluginConfigEntry, ...]
-    fit: FitArgs
-    balanced: BalancedArgsData
-
-    def configured(self, plugin: str) -> PluginConfigEntry | None:
-        return next((e for e in self.plugin_config if e.name == plugin), None)
 
 
 @dataclass(frozen=True)
@@ -171,7 +140,7 @@ def _validate_profiles(profiles: list[ProfileData]) -> Iterator[Problem]:
         yield from _validate_profile(profile)
     for profile, _ in repeats(profiles, lambda p: p.name):
         yield Problem(
-            rules.SCHEDULER_NAME,
+            rules.KS026_SCHEDULER_NAME,
             (*profile.path, "schedulerName"),
             f'schedulerName "{profile.name}" is already used by another profile: '
             f"{_REFUSES}; give each profile its own name",
@@ -182,7 +151,7 @@ def _validate_profiles(profiles: list[ProfileData]) -> Iterator[Problem]:
 def _validate_profile(profile: ProfileData) -> Iterator[Problem]:
     if not profile.name:
         yield Problem(
-            rules.SCHEDULER_NAME,
+            rules.KS026_SCHEDULER_NAME,
             (*profile.path, "schedulerName"),
             f"profile has no schedulerName: {_REFUSES}; with more than one profile "
             "each needs a name",
@@ -196,7 +165,7 @@ def _validate_profile(profile: ProfileData) -> Iterator[Problem]:
                 yield _removed(plugin.name, (*plugin.path, "name"))
     for entry, _ in repeats(profile.plugin_config, lambda e: e.name):
         yield Problem(
-            rules.DUPLICATE_PLUGIN_CONFIG,
+            rules.KS025_DUPLICATE_PLUGIN_CONFIG,
             (*entry.path, "name"),
             f"pluginConfig for {entry.name} is given twice: {_REFUSES}; merge the two entries' "
             "args",
@@ -212,7 +181,7 @@ def _validate_profile(profile: ProfileData) -> Iterator[Problem]:
 
 def _removed(name: str, path: Path) -> Problem:
     return Problem(
-        rules.UNKNOWN_PLUGIN,
+        rules.KS020_UNKNOWN_PLUGIN,
         path,
         f"plugin {name} was removed from "
         f"kubescheduler.config.k8s.io/v1: {_REFUSES}; use NodeVolumeLimits",
@@ -231,7 +200,7 @@ def _common_queue_sort(profiles: list[ProfileData]) -> Iterator[Problem]:
     enabled = first.sets["queueSort"].enabled
     if len(enabled) > 1:
         yield Problem(
-            rules.QUEUE_SORT_BIND,
+            rules.KS024_QUEUE_SORT_BIND,
             (*first.path, "plugins", "queueSort", "enabled"),
             f"{len(enabled)} queue sort plugins are enabled, only one may be: {_REFUSES}",
         )
@@ -241,7 +210,7 @@ def _common_queue_sort(profiles: list[ProfileData]) -> Iterator[Problem]:
     for profile in profiles[1:]:
         if _queue_sort_signature(profile) != canon:
             yield Problem(
-                rules.QUEUE_SORT_BIND,
+                rules.KS024_QUEUE_SORT_BIND,
                 (*profile.path, "plugins", "queueSort"),
                 "queueSort differs from the first profile's: all profiles share one "
                 f"queue, so it must be the same everywhere; {_REFUSES}",
@@ -250,7 +219,7 @@ def _common_queue_sort(profiles: list[ProfileData]) -> Iterator[Problem]:
         for entry in profile.plugin_config:
             if entry.name == sort_name and entry.args != (sort_args[-1] if sort_args else None):
                 yield Problem(
-                    rules.QUEUE_SORT_BIND,
+                    rules.KS024_QUEUE_SORT_BIND,
                     entry.args_path,
                     f"args of the queue sort plugin {sort_name} differ from the "
                     f"first profile's: {_REFUSES}",

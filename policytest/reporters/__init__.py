@@ -10,28 +10,28 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from policytest.diff_model import DiffReport
-    from policytest.suite import RunReport
-    from policytest.validate import ValidationReport
+    from policytest.check.validate import ValidationReport
+    from policytest.diff.model import DiffReport
+    from policytest.fixtures.suite import RunReport
 
 VALIDATE_FORMATS: dict[str, str] = {
-    "text": "policytest.reporters.text",
+    "text": "policytest.reporters.validate.text",
     "json": "policytest.reporters.json_report",
-    "github": "policytest.reporters.github",
-    "sarif": "policytest.reporters.sarif",
+    "github": "policytest.reporters.validate.github",
+    "sarif": "policytest.reporters.validate.sarif",
 }
 
 RUN_FORMATS: dict[str, str] = {
-    "text": "policytest.reporters.run_text",
-    "json": "policytest.reporters.run_json",
-    "github": "policytest.reporters.run_github",
-    "junit": "policytest.reporters.run_junit",
+    "text": "policytest.reporters.run.text",
+    "json": "policytest.reporters.run.json",
+    "github": "policytest.reporters.run.github",
+    "junit": "policytest.reporters.run.junit",
 }
 
 DIFF_FORMATS: dict[str, str] = {
-    "text": "policytest.reporters.diff_text",
-    "markdown": "policytest.reporters.diff_markdown",
-    "json": "policytest.reporters.diff_json",
+    "text": "policytest.reporters.diff.text",
+    "markdown": "policytest.reporters.diff.markdown",
+    "json": "policytest.reporters.diff.json",
 }
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import TypedDict
 
-from policytest.findings import Finding, Severity
-from policytest.validate import ValidationReport
+from policytest.check.validate import ValidationReport
+from policytest.core.findings import Finding, Severity
 
 
 class FindingJSON(TypedDict):

@@ -26,8 +26,8 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Final, TypeVar
 
-from policytest.cluster import Container, Node, Pod, ResourceList
-from policytest.quantity import Quantity
+from policytest.scoring.cluster import Container, Node, Pod, ResourceList
+from policytest.scoring.quantity import Quantity
 
 __all__ = [
     "DEFAULT_MEMORY_REQUEST",

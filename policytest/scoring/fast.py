@@ -1,7 +1,7 @@
 """Fast paths for big clusters and long sequences, exactly equal to the reference path.
 
 Nothing here scores differently: every number still comes from the scalar scorers
-behind :class:`~policytest.engine.ClusterState`. What is saved is repeated work:
+behind :class:`~policytest.scoring.protocol.ClusterState`. What is saved is repeated work:
 
 - :func:`build_nodes` parses each distinct bound-pod description once. A cluster dump
   repeats a few deployment shapes thousands of times; the reference builds the same
@@ -10,7 +10,7 @@ behind :class:`~policytest.engine.ClusterState`. What is saved is repeated work:
   chosen node, so each pod kind's per-node totals are kept (for the few most recent
   kinds) and only the bound node is rescored; the best node and its ties come from a
   heap of totals instead of building and ranking a ``NodeScore`` per node.
-  Ties are broken exactly as :func:`policytest.runner.rank` orders them (cluster order).
+  Ties are broken exactly as :func:`policytest.fixtures.runner.rank` orders them (cluster order).
 """
 
 from __future__ import annotations
@@ -20,8 +20,9 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
-from policytest.cluster import Node, Pod, node_from_dict, pods_from_dict
-from policytest.engine import ClusterState, NodeScore
+from policytest.scoring.cluster import Node, Pod
+from policytest.scoring.protocol import ClusterState, NodeScore
+from policytest.scoring.specs import node_from_dict, pods_from_dict
 
 __all__ = ["Choice", "build_nodes", "place_all", "shape_key"]
 

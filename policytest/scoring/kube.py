@@ -7,8 +7,7 @@ Reproduces Kubernetes v1.35 (``noderesources/{fit,least_allocated,most_allocated
 requested_to_capacity_ratio,balanced_allocation,resource_allocation}.go``).
 
 Inputs are the defaulted plugin args (``FitScoring``, ``BalancedArgs``), the incoming pod
-and a node as ``accounting.kube_node_info`` counts it. ``fit_args_from_dict`` /
-``balanced_args_from_dict`` apply the scheduler's own defaulting to raw ``args``.
+and a node as ``accounting.kube_node_info`` counts it.
 """
 
 from __future__ import annotations
@@ -17,9 +16,8 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import Any, Final, Literal
+from typing import Final, Literal
 
-from policytest.cluster import Pod
 from policytest.scoring.accounting import (
     CPU,
     EPHEMERAL_STORAGE,
@@ -30,6 +28,7 @@ from policytest.scoring.accounting import (
     kube_pod_non_zero_requests,
     kube_pod_requests,
 )
+from policytest.scoring.cluster import Pod
 
 __all__ = [
     "MAX_NODE_SCORE",
@@ -41,8 +40,6 @@ __all__ = [
     "balanced_allocation_score",
     "balanced_allocation_scorer",
     "balanced_allocation_skips",
-    "balanced_args_from_dict",
-    "fit_args_from_dict",
     "fit_filter",
     "fit_resources",
     "fit_score",
@@ -98,31 +95,6 @@ class BalancedArgs:
     validated to be 1 and do not enter the score)."""
 
     resources: tuple[tuple[str, int], ...] = DEFAULT_RESOURCES
-
-
-def fit_args_from_dict(args: Mapping[str, Any] | None) -> FitScoring:
-    """``SetDefaults_NodeResourcesFitArgs`` applied to ``pluginConfig[].args`` as written."""
-    strategy = (args or {}).get("scoringStrategy")
-    if strategy is None:
-        return FitScoring()
-    kind = strategy.get("type")
-    ratio = strategy.get("requestedToCapacityRatio") or {}
-    shape = tuple(
-        (int(p.get("utilization") or 0), int(p.get("score") or 0)) for p in ratio.get("shape") or ()
-    )
-    return FitScoring(kind, _resources_from_dict(strategy.get("resources")), shape)
-
-
-def balanced_args_from_dict(args: Mapping[str, Any] | None) -> BalancedArgs:
-    """``SetDefaults_NodeResourcesBalancedAllocationArgs`` applied to raw ``args``."""
-    return BalancedArgs(_resources_from_dict((args or {}).get("resources")))
-
-
-def _resources_from_dict(items: Sequence[Mapping[str, Any]] | None) -> tuple[tuple[str, int], ...]:
-    """No resources -> cpu 1 / memory 1; a weight of 0 or null -> 1."""
-    if not items:
-        return DEFAULT_RESOURCES
-    return tuple((str(item.get("name") or ""), int(item.get("weight") or 0) or 1) for item in items)
 
 
 # --- Score ---------------------------------------------------------------------------------

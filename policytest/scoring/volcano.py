@@ -21,11 +21,10 @@ topology constraints.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
-from policytest.cluster import Pod
 from policytest.scoring.accounting import (
     CPU,
     MEMORY,
@@ -33,6 +32,7 @@ from policytest.scoring.accounting import (
     VolcanoNodeInfo,
     volcano_pod_request,
 )
+from policytest.scoring.cluster import Pod
 from policytest.scoring.kube import (
     BalancedArgs,
     FitScoring,
@@ -40,7 +40,7 @@ from policytest.scoring.kube import (
     fit_scorer,
     wrap_int64,
 )
-from policytest.volcano.weights import BinpackWeights, NodeOrderWeights
+from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
 
 __all__ = [
     "BALANCED_RESOURCE_ARGS",
@@ -49,7 +49,6 @@ __all__ = [
     "NodeOrderScores",
     "binpack_score",
     "binpack_scorer",
-    "node_order_total",
     "nodeorder_scorer",
     "nodeorder_scores",
     "predicates_filter",
@@ -158,15 +157,6 @@ def nodeorder_scorer(
         )
 
     return score
-
-
-def node_order_total(contributions: Iterable[float]) -> float:
-    """The session's node score: every registered node-order function's score, summed in
-    tier and plugin order from 0.0 (duplicated plugins count once per entry)."""
-    total = 0.0
-    for contribution in contributions:
-        total += contribution
-    return total
 
 
 # --- fit -----------------------------------------------------------------------------------

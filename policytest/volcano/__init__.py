@@ -1,1 +1,2 @@
-"""Volcano scheduler (``volcano-scheduler.conf``): model, rules and weights."""
+"""Volcano (``volcano-scheduler.conf``): decoding as yaml.v2 and Volcano do, the conf
+model with its silent corrections, its rules and checks, and its executable scheduler."""

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from policytest.goyaml import Uint64, go_type
+from policytest.read.goyaml import Uint64, go_type
 from policytest.volcano.gotext import atoi
 
 _PLAIN_DECIMAL = re.compile(r"[-+]?(0|[1-9][0-9]*)")

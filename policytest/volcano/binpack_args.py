@@ -11,22 +11,22 @@ weight. A ``binpack.weight`` of 0 keeps the node-order function from registering
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ruamel.yaml.nodes import Node, ScalarNode
 
-from policytest.findings import Finding, Severity
-from policytest.goyaml import Uint64
+from policytest.core.findings import Finding, Severity
+from policytest.core.suggest import closest
+from policytest.read.goyaml import Uint64
+from policytest.scoring.weights import BinpackWeights
 from policytest.volcano import rules
 from policytest.volcano.arguments import IntRead, describe, get_int, surprising_int
 from policytest.volcano.gotext import trim_space
-from policytest.volcano.weights import BinpackWeights
 
 if TYPE_CHECKING:
-    from policytest.source import Document
-    from policytest.volcano.conf import PluginEntry
+    from policytest.read.source import Document
+    from policytest.volcano.entry import PluginEntry
 
 BINPACK = "binpack"
 WEIGHT = "binpack.weight"
@@ -105,8 +105,7 @@ def resource_name_problem(name: str) -> str | None:
                 f"case-sensitive, so it never matches: write `{standard}`"
             )
     if "gpu" in name.lower():
-        close = difflib.get_close_matches(name.lower(), _GPU_NAMES, n=1, cutoff=0.6)
-        hint = close[0] if close else "nvidia.com/gpu"
+        hint = closest(name, _GPU_NAMES) or "nvidia.com/gpu"
         return (
             f"`{name}` looks like a GPU but is not a device plugin's resource name "
             f"(NVIDIA's is `nvidia.com/gpu`, AMD's `amd.com/gpu`); did you mean `{hint}`?"
@@ -156,7 +155,7 @@ class _EntryCheck:
         read = self.read(key)
         node = self.value_node(key)
         if read.ignored is not None:
-            yield rules.BINPACK_NOT_INT.at(
+            yield rules.VB001_BINPACK_NOT_INT.at(
                 self.document,
                 node,
                 f"`{key}`: {read.ignored}; Volcano ignores it (only a log line) and keeps "
@@ -168,7 +167,7 @@ class _EntryCheck:
         if isinstance(node, ScalarNode) and not self.string_arguments:
             surprise = surprising_int(node.value, read.value)
             if surprise is not None:
-                yield rules.BINPACK_NOT_INT.at(
+                yield rules.VB001_BINPACK_NOT_INT.at(
                     self.document,
                     node,
                     f"`{key}`: {surprise}; write {read.value} in plain decimal",
@@ -190,7 +189,7 @@ class _EntryCheck:
         node = self.value_node(key)
         if key == WEIGHT:
             if value == 0:
-                yield rules.BINPACK_OFF.at(
+                yield rules.VB003_BINPACK_OFF.at(
                     self.document,
                     node,
                     "`binpack.weight: 0`: Volcano does not register binpack's node-order "
@@ -198,14 +197,14 @@ class _EntryCheck:
                     "remove the plugin or use a positive weight such as 10",
                 )
             elif value < 0:
-                yield rules.BINPACK_SPREADS.at(
+                yield rules.VB004_BINPACK_SPREADS.at(
                     self.document,
                     node,
                     f"`binpack.weight: {value}` is negative: the fullest nodes score lowest, "
                     "so pods are spread instead of packed; use a positive weight such as 10",
                 )
             if abs(value) * 100 > INT64_MAX:
-                yield rules.BINPACK_OVERFLOW.at(
+                yield rules.VB014_BINPACK_OVERFLOW.at(
                     self.document,
                     node,
                     f"`binpack.weight: {value}`: 100 x weight overflows Go's int64 and wraps, "
@@ -213,7 +212,7 @@ class _EntryCheck:
                     "the tens",
                 )
         elif value < 0:
-            yield rules.BINPACK_NEGATIVE.at(
+            yield rules.VB002_BINPACK_NEGATIVE.at(
                 self.document,
                 node,
                 f"`{key}: {value}` is negative: Volcano silently uses weight 1 instead; "
@@ -228,7 +227,7 @@ class _EntryCheck:
             shown = describe(value) if not isinstance(value, list) else "a YAML list"
             fix = ", ".join(str(item) for item in value) if isinstance(value, list) else ""
             example = f'`binpack.resources: "{fix or "nvidia.com/gpu"}"`'
-            yield rules.BINPACK_RESOURCES_TYPE.at(
+            yield rules.VB007_BINPACK_RESOURCES_TYPE.at(
                 self.document,
                 node,
                 f"`binpack.resources` must be one comma-separated string, but it is {shown}; "
@@ -242,7 +241,7 @@ class _EntryCheck:
                 continue
             seen.add(name)
             if name in ("cpu", "memory"):
-                yield rules.BINPACK_CPU_MEMORY.at(
+                yield rules.VB008_BINPACK_CPU_MEMORY.at(
                     self.document,
                     node,
                     f"`{name}` in `binpack.resources` adds nothing: {name} always counts with "
@@ -253,9 +252,9 @@ class _EntryCheck:
                 continue
             problem = resource_name_problem(name)
             if problem is not None:
-                yield rules.BINPACK_RESOURCE_NAME.at(self.document, node, problem)
+                yield rules.VB013_BINPACK_RESOURCE_NAME.at(self.document, node, problem)
             if PREFIX + name not in self.arguments:
-                yield rules.BINPACK_DEFAULT_WEIGHT.at(
+                yield rules.VB006_BINPACK_DEFAULT_WEIGHT.at(
                     self.document,
                     node,
                     f"`{name}` is declared without `{PREFIX}{name}`: its weight is 1; write "
@@ -269,7 +268,7 @@ class _EntryCheck:
             effective = getattr(self.weights, name)
             value = self.arguments[key]
             differs = not (isinstance(value, int) and value == effective)
-            yield rules.BINPACK_CPU_MEMORY.at(
+            yield rules.VB008_BINPACK_CPU_MEMORY.at(
                 self.document,
                 self.key_node(key),
                 f"`{key}` is ignored: {name} always counts with weight `binpack.{name}` "
@@ -280,7 +279,7 @@ class _EntryCheck:
         if name in declared:
             yield from self.integer(key, 1)
             return
-        yield rules.BINPACK_UNDECLARED.at(
+        yield rules.VB005_BINPACK_UNDECLARED.at(
             self.document, self.key_node(key), self.undeclared_message(key, name, declared)
         )
 
@@ -309,20 +308,20 @@ class _EntryCheck:
             )
         else:
             candidates = [*KNOWN_KEYS, *(PREFIX + name for name in self.declared or ())]
-            close = difflib.get_close_matches(key, candidates, n=1, cutoff=0.6)
-            if not close and "binpack." + key in KNOWN_KEYS:
-                close = ["binpack." + key]
+            close = closest(key, candidates)
+            if close is None and "binpack." + key in KNOWN_KEYS:
+                close = "binpack." + key
             if close:
-                message += f"; did you mean `{close[0]}`?"
+                message += f"; did you mean `{close}`?"
             else:
                 message += f" (it reads {', '.join(KNOWN_KEYS)} and {PREFIX}<name>)"
-        return rules.BINPACK_UNKNOWN_KEY.at(self.document, self.key_node(key), message)
+        return rules.VB009_BINPACK_UNKNOWN_KEY.at(self.document, self.key_node(key), message)
 
     def entry_level(self) -> Iterator[Finding]:
         """VB010 (all weights 0) and VB011 (enableNodeOrder: false)."""
         weights = self.weights
         if weights.weight != 0 and all(value == 0 for value in weights.resources.values()):
-            yield rules.BINPACK_ALL_ZERO.at(
+            yield rules.VB010_BINPACK_ALL_ZERO.at(
                 self.document,
                 self.entry.arguments_node or self.entry.anchor,
                 f"every resource weight of {_where(self.entry)} is 0, so it scores 0 on "
@@ -330,7 +329,7 @@ class _EntryCheck:
             )
         flag = self.entry.flag_nodes.get("enableNodeOrder")
         if flag is not None and not self.entry.enabled("enableNodeOrder"):
-            yield rules.BINPACK_NO_NODE_ORDER.at(
+            yield rules.VB011_BINPACK_NO_NODE_ORDER.at(
                 self.document,
                 flag,
                 "`enableNodeOrder: false` on binpack: its node-order score is its only "

@@ -13,12 +13,11 @@ import re
 
 from ruamel.yaml.nodes import ScalarNode
 
-from policytest.checks import UNREADABLE
-from policytest.findings import Finding
-from policytest.goyaml import NULL, Budget, DecodeError, DecodeLimit, resolve_scalar
-from policytest.options import CheckOptions
-from policytest.positions import IDENTITY, Position, PositionMap
-from policytest.source import Document, ParseFailure, compose_all, empty_root
+from policytest.core.findings import Finding
+from policytest.core.options import CheckOptions
+from policytest.read.goyaml import NULL, Budget, DecodeError, DecodeLimit, resolve_scalar
+from policytest.read.positions import IDENTITY, Position, PositionMap
+from policytest.read.source import PT001_UNREADABLE, Document, ParseFailure, compose_all, empty_root
 from policytest.volcano import rules, versions
 from policytest.volcano.binpack_args import BINPACK, binpack_findings
 from policytest.volcano.conf import VolcanoConf, build, drf_conflicts, split_actions
@@ -117,7 +116,7 @@ def as_scheduler_reads(
         roots = compose_all(kept, options.limits)
     except ParseFailure as failure:
         where = positions.map(failure.line, failure.column)
-        return rules.LOAD_FAILURE.finding(
+        return rules.VC001_LOAD_FAILURE.finding(
             path,
             where.line,
             where.column,
@@ -138,7 +137,7 @@ def load(document: Document, options: CheckOptions) -> tuple[VolcanoConf | None,
     findings: list[Finding] = []
     if document.embedding is None and document.index > 0:
         return None, [
-            rules.IGNORED_DOCUMENT.at(
+            rules.VC009_IGNORED_DOCUMENT.at(
                 document,
                 document.root,
                 f"this is YAML document {document.index + 1} of the file: mounted as "
@@ -149,7 +148,7 @@ def load(document: Document, options: CheckOptions) -> tuple[VolcanoConf | None,
     view = trimmed(document, options)
     if document.embedding is not None and document.embedding.ignored:
         findings.append(
-            rules.IGNORED_DOCUMENT.at(
+            rules.VC009_IGNORED_DOCUMENT.at(
                 document,
                 document.embedding.ignored[0],
                 f"`{document.embedding.key}` holds more than one YAML document (a `---` or "
@@ -165,13 +164,13 @@ def load(document: Document, options: CheckOptions) -> tuple[VolcanoConf | None,
     try:
         raw = unmarshal(view.root, view.text, budget, string_arguments=release.string_arguments)
     except DecodeLimit as error:
-        return None, sorted([*findings, UNREADABLE.at(view, error.node, str(error))])
+        return None, sorted([*findings, PT001_UNREADABLE.at(view, error.node, str(error))])
     except DecodeError as error:
         message = (
             f"{error}: Volcano cannot load this file (yaml.v2 stops here) and keeps running "
             "its previous configuration"
         )
-        return None, sorted([*findings, rules.LOAD_FAILURE.at(view, error.node, message)])
+        return None, sorted([*findings, rules.VC001_LOAD_FAILURE.at(view, error.node, message)])
     conf = build(raw, release)
     findings.extend(type_problem(view, problem) for problem in raw.problems)
     findings.extend(drf_findings(view, conf))
@@ -200,7 +199,7 @@ def _is_empty(document: Document) -> bool:
 
 
 def _empty_conf(document: Document) -> Finding:
-    return rules.LOAD_FAILURE.at(
+    return rules.VC001_LOAD_FAILURE.at(
         document,
         document.root,
         "the conf is empty (no YAML content, or only a null): Volcano rejects an empty "

@@ -19,52 +19,17 @@ from typing import Any
 
 from ruamel.yaml.nodes import Node
 
+from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
 from policytest.volcano.binpack_args import BINPACK, binpack_weights
 from policytest.volcano.decode import FLAGS, UNSET_FLAGS, RawConf, RawMap, RawPlugin
+from policytest.volcano.entry import PluginEntry, Weights
 from policytest.volcano.gotext import trim_space
 from policytest.volcano.nodeorder_args import NODEORDER, nodeorder_weights
 from policytest.volcano.versions import Release
-from policytest.volcano.weights import BinpackWeights, NodeOrderWeights
-
-Weights = BinpackWeights | NodeOrderWeights
 
 
 def _frozen(mapping: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
     return None if mapping is None else MappingProxyType(dict(mapping))
-
-
-@dataclass(frozen=True)
-class PluginEntry:
-    """One entry of a tier's ``plugins`` list, after Volcano's defaulting.
-
-    ``flags`` holds every flag's effective value (``None``: unset, for the two flags that
-    have no default). ``arguments`` is ``None`` when Go's map is nil (absent or null);
-    its values are typed as yaml.v2 typed them (all strings up to Volcano 1.5).
-    ``weights`` is what ``calculateWeight`` makes of the arguments for binpack and
-    nodeorder entries. The nodes are kept for positions.
-    """
-
-    name: str
-    tier: int
-    index: int
-    node: Node
-    name_node: Node | None
-    flags: Mapping[str, bool | None]
-    flag_nodes: Mapping[str, Node]
-    arguments: Mapping[str, Any] | None
-    argument_nodes: Mapping[str, tuple[Node, Node]]
-    arguments_node: Node | None
-    registered: bool
-    weights: Weights | None = None
-
-    def enabled(self, flag: str) -> bool:
-        """Is the function behind ``flag`` on for this entry?"""
-        return bool(self.flags.get(flag))
-
-    @property
-    def anchor(self) -> Node:
-        """Where findings about the entry as a whole point: its ``name`` value."""
-        return self.name_node if self.name_node is not None else self.node
 
 
 @dataclass(frozen=True)

@@ -6,22 +6,22 @@ model) and yields findings that say what Volcano will do and how to fix it.
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode
 
-from policytest.findings import Finding, Severity
-from policytest.positions import Position
-from policytest.rules import Rule
-from policytest.source import Document
+from policytest.core.findings import Finding, Severity
+from policytest.core.rules import Rule
+from policytest.core.suggest import closest
+from policytest.read.positions import Position
+from policytest.read.source import Document
+from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
 from policytest.volcano import rules, versions
 from policytest.volcano.binpack_args import BINPACK
 from policytest.volcano.conf import VolcanoConf, drf_conflicts, split_actions
 from policytest.volcano.decode import FLAGS, PLUGIN_KEYS, RawConf, TypeProblem, UnknownKey
 from policytest.volcano.nodeorder_args import NODEORDER
 from policytest.volcano.versions import Release
-from policytest.volcano.weights import BinpackWeights, NodeOrderWeights
 
 EXAMPLE_ACTIONS = '"enqueue, allocate, backfill"'
 PLUGIN_ALIASES = {"numaaware": "numa-aware", "tasktopology": "task-topology"}
@@ -29,19 +29,6 @@ PLUGIN_ALIASES = {"numaaware": "numa-aware", "tasktopology": "task-topology"}
 
 def line_of(node: Node, document: Document) -> int:
     return document.position(node).line
-
-
-def closest(name: str, choices: Sequence[str]) -> str | None:
-    """The real spelling ``name`` most likely means (case and separators ignored first)."""
-    squashed = name.lower().replace("-", "").replace("_", "").replace(" ", "")
-    for choice in choices:
-        if choice.lower().replace("-", "") == squashed:
-            return choice
-    close = difflib.get_close_matches(name, list(choices), n=1, cutoff=0.6)
-    if not close:
-        close = difflib.get_close_matches(name.lower(), [c.lower() for c in choices], n=1)
-        close = [c for c in choices if close and c.lower() == close[0]]
-    return close[0] if close else None
 
 
 def at_offset(rule: Rule, document: Document, node: Node, offset: int, message: str) -> Finding:
@@ -78,7 +65,7 @@ def type_problem(document: Document, problem: TypeProblem) -> Finding:
         fix = "; write the arguments as `key: value` lines under `arguments:`"
     elif problem.field == "actions":
         fix = f"; write one string such as `actions: {EXAMPLE_ACTIONS}`"
-    return rules.LOAD_FAILURE.at(
+    return rules.VC001_LOAD_FAILURE.at(
         document,
         node,
         f"{where} must be {problem.expected}{fix}. Volcano cannot load this file "
@@ -95,7 +82,7 @@ def action_findings(document: Document, raw: RawConf, release: Release) -> Itera
     if node is None:
         if any(problem.field in ("actions", "document") for problem in raw.problems):
             return  # present but not a string (or no mapping at all): VC001 says so
-        yield rules.UNKNOWN_ACTION.at(
+        yield rules.VC002_UNKNOWN_ACTION.at(
             document,
             _first_key(raw.root),
             "`actions` is missing: Volcano reads it as one empty action name and rejects "
@@ -108,7 +95,7 @@ def action_findings(document: Document, raw: RawConf, release: Release) -> Itera
         if item.name in release.actions:
             if item.name in seen:
                 yield at_offset(
-                    rules.ACTIONS_SHAPE,
+                    rules.VC008_ACTIONS_SHAPE,
                     document,
                     node,
                     item.offset + item.written.index(item.name),
@@ -119,14 +106,14 @@ def action_findings(document: Document, raw: RawConf, release: Release) -> Itera
             continue
         offset = item.offset + (item.written.index(item.name) if item.name else 0)
         yield at_offset(
-            rules.UNKNOWN_ACTION,
+            rules.VC002_UNKNOWN_ACTION,
             document,
             node,
             offset,
             _action_message(item.name, release),
         )
     if "allocate" not in seen and all(item.name in release.actions for item in items):
-        yield rules.ACTIONS_SHAPE.at(
+        yield rules.VC008_ACTIONS_SHAPE.at(
             document,
             node,
             "no `allocate` action: nothing binds normal pending tasks to nodes, so jobs "
@@ -183,7 +170,7 @@ def drf_findings(document: Document, conf: VolcanoConf) -> Iterator[Finding]:
     for tier in drf_conflicts(conf):
         drf = next(p for p in tier.plugins if p.name == "drf" and p.flags.get("enableHierarchy"))
         proportion = next(p for p in tier.plugins if p.name == "proportion")
-        yield rules.DRF_PROPORTION.at(
+        yield rules.VC003_DRF_PROPORTION.at(
             document,
             drf.flag_nodes.get("enableHierarchy", drf.anchor),
             f"drf has `enableHierarchy: true` and proportion is in the same tier (line "
@@ -201,13 +188,13 @@ def plugin_findings(document: Document, conf: VolcanoConf, release: Release) -> 
     seen: dict[str, int] = {}
     for entry in conf.plugins:
         if not entry.registered:
-            yield rules.UNKNOWN_PLUGIN.at(
+            yield rules.VC004_UNKNOWN_PLUGIN.at(
                 document, entry.anchor, _plugin_problem(entry.name, release)
             )
             continue
         seen[entry.name] = seen.get(entry.name, 0) + 1
         if seen[entry.name] == 2:
-            yield rules.DUPLICATE_PLUGIN.at(
+            yield rules.VC005_DUPLICATE_PLUGIN.at(
                 document, entry.anchor, _duplicate_message(document, conf, entry.name)
             )
 
@@ -270,7 +257,7 @@ def unknown_key(document: Document, unknown: UnknownKey) -> Finding:
             suggestion = name.rstrip("s") + "s"
         if suggestion is not None:
             message += f"; did you mean `{suggestion}`?"
-    return rules.UNKNOWN_KEY.at(document, unknown.key, message)
+    return rules.VC006_UNKNOWN_KEY.at(document, unknown.key, message)
 
 
 def _flag_spelling(name: str) -> str | None:
@@ -291,7 +278,7 @@ def structure_findings(document: Document, raw: RawConf) -> Iterator[Finding]:
     for duplicate in raw.duplicates:
         first = line_of(duplicate.first, document)
         if duplicate.merged:
-            yield rules.DUPLICATE_KEY.at(
+            yield rules.VC007_DUPLICATE_KEY.at(
                 document,
                 duplicate.key,
                 f"second `{duplicate.name}:` in this entry (first at line {first}): yaml.v2 "
@@ -299,7 +286,7 @@ def structure_findings(document: Document, raw: RawConf) -> Iterator[Finding]:
                 Severity.WARNING,
             )
         else:
-            yield rules.DUPLICATE_KEY.at(
+            yield rules.VC007_DUPLICATE_KEY.at(
                 document,
                 duplicate.key,
                 f"`{duplicate.name}` is written twice in this mapping (first at line {first}): "
@@ -308,7 +295,7 @@ def structure_findings(document: Document, raw: RawConf) -> Iterator[Finding]:
     for tier in raw.tiers or ():
         for plugin in tier.plugins or ():
             for node in plugin.null_flags:
-                yield rules.NULL_FLAG.at(
+                yield rules.VC010_NULL_FLAG.at(
                     document,
                     node,
                     f"`{node.value}` sets this flag to false (only `null`, `~` or an empty "
@@ -339,7 +326,7 @@ def configuration_findings(
                 f"configuration for `{name}`, which is not an action: no action reads it; "
                 f"did you mean `{suggestion}`?"
             )
-        yield rules.IDLE_CONFIGURATION.at(document, node, message)
+        yield rules.VC011_IDLE_CONFIGURATION.at(document, node, message)
 
 
 # --- VB012 ------------------------------------------------------------------------------
@@ -358,7 +345,7 @@ def cancellation_findings(document: Document, conf: VolcanoConf) -> Iterator[Fin
     source = binpack_calls[-1].source
     node = source.argument_nodes.get("binpack.weight", (None, source.anchor))[1]
     assert node is not None
-    yield rules.BINPACK_CANCELLED.at(
+    yield rules.VB012_BINPACK_CANCELLED.at(
         document,
         node,
         f"binpack.weight is {packing} and nodeorder's leastrequested.weight is {spreading}: "

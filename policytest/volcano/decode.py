@@ -17,7 +17,7 @@ from typing import Any
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from policytest.goyaml import (
+from policytest.read.goyaml import (
     BINARY,
     NULL,
     Budget,
@@ -30,9 +30,6 @@ from policytest.goyaml import (
     short_tag,
 )
 
-ROOT_KEYS = ("actions", "tiers", "configurations", "metrics")
-TIER_KEYS = ("plugins",)
-CONFIGURATION_KEYS = ("name", "arguments")
 FLAGS = (
     "enableJobOrder",
     "enableHierarchy",
@@ -459,11 +456,8 @@ def unmarshal(root: Node, text: str, budget: Budget, *, string_arguments: bool) 
 
 
 __all__ = [
-    "CONFIGURATION_KEYS",
     "FLAGS",
     "PLUGIN_KEYS",
-    "ROOT_KEYS",
-    "TIER_KEYS",
     "UNSET_FLAGS",
     "Duplicate",
     "RawConf",

@@ -7,21 +7,21 @@ negative weight inverts it, anything that is not a Go ``int`` is ignored.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator, Mapping
 from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
 from ruamel.yaml.nodes import ScalarNode
 
-from policytest.findings import Finding, Severity
+from policytest.core.findings import Finding, Severity
+from policytest.core.suggest import closest
+from policytest.scoring.weights import NodeOrderWeights
 from policytest.volcano import rules
 from policytest.volcano.arguments import get_int, surprising_int
-from policytest.volcano.weights import NodeOrderWeights
 
 if TYPE_CHECKING:
-    from policytest.source import Document
-    from policytest.volcano.conf import PluginEntry
+    from policytest.read.source import Document
+    from policytest.volcano.entry import PluginEntry
 
 NODEORDER = "nodeorder"
 KEYS = {f"{field.name}.weight": field.name for field in fields(NodeOrderWeights)}
@@ -47,9 +47,9 @@ def _suggestion(key: str) -> str:
     for candidate in (key + ".weight", key.lower(), key.lower() + ".weight"):
         if candidate in KEYS:
             return f"; did you mean `{candidate}`?"
-    close = difflib.get_close_matches(key.lower(), list(KEYS), n=1, cutoff=0.6)
+    close = closest(key, KEYS)
     if close:
-        return f"; did you mean `{close[0]}`?"
+        return f"; did you mean `{close}`?"
     return f" (it reads {', '.join(KEYS)})"
 
 
@@ -66,7 +66,7 @@ def _findings(document: Document, entry: PluginEntry, string_arguments: bool) ->
     for key in sorted(arguments, key=lambda k: nodes[k][0].start_mark.index):
         key_node, value_node = nodes[key]
         if key not in KEYS:
-            yield rules.NODEORDER_UNKNOWN_KEY.at(
+            yield rules.VN003_NODEORDER_UNKNOWN_KEY.at(
                 document,
                 key_node,
                 f"`{key}` is not a nodeorder argument; Volcano ignores it{_suggestion(key)}",
@@ -75,7 +75,7 @@ def _findings(document: Document, entry: PluginEntry, string_arguments: bool) ->
         default = getattr(DEFAULTS, KEYS[key])
         read = get_int(arguments, key, string_arguments=string_arguments)
         if read.ignored is not None:
-            yield rules.NODEORDER_NOT_INT.at(
+            yield rules.VN001_NODEORDER_NOT_INT.at(
                 document,
                 value_node,
                 f"`{key}`: {read.ignored}; Volcano ignores it (only a log line) and keeps "
@@ -87,14 +87,14 @@ def _findings(document: Document, entry: PluginEntry, string_arguments: bool) ->
         if isinstance(value_node, ScalarNode) and not string_arguments:
             surprise = surprising_int(value_node.value, read.value)
             if surprise is not None:
-                yield rules.NODEORDER_NOT_INT.at(
+                yield rules.VN001_NODEORDER_NOT_INT.at(
                     document,
                     value_node,
                     f"`{key}`: {surprise}; write {read.value} in plain decimal",
                     Severity.WARNING,
                 )
         if read.value < 0:
-            yield rules.NODEORDER_NEGATIVE.at(
+            yield rules.VN002_NODEORDER_NEGATIVE.at(
                 document,
                 value_node,
                 f"`{key}: {read.value}` is negative: nodeorder does not clamp it, so this "
@@ -104,7 +104,7 @@ def _findings(document: Document, entry: PluginEntry, string_arguments: bool) ->
     weights = entry.weights if isinstance(entry.weights, NodeOrderWeights) else DEFAULTS
     if weights.leastrequested > 0 and weights.mostrequested > 0:
         where = nodes.get("mostrequested.weight") or nodes.get("leastrequested.weight")
-        yield rules.NODEORDER_FIGHT.at(
+        yield rules.VN004_NODEORDER_FIGHT.at(
             document,
             where[1] if where else entry.anchor,
             f"leastrequested.weight ({weights.leastrequested}) and mostrequested.weight "
@@ -114,7 +114,7 @@ def _findings(document: Document, entry: PluginEntry, string_arguments: bool) ->
         )
     flag = entry.flag_nodes.get("enableNodeOrder")
     if flag is not None and not entry.enabled("enableNodeOrder") and arguments:
-        yield rules.NODEORDER_NO_NODE_ORDER.at(
+        yield rules.VN005_NODEORDER_NO_NODE_ORDER.at(
             document,
             flag,
             "`enableNodeOrder: false` on nodeorder: Volcano calls none of its scores, so "

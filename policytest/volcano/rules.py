@@ -8,10 +8,10 @@ warning where it is legal but almost certainly unintended, info for advice.
 
 from __future__ import annotations
 
-from policytest.findings import Severity
-from policytest.rules import rule
+from policytest.core.findings import Severity
+from policytest.core.rules import rule
 
-LOAD_FAILURE = rule(
+VC001_LOAD_FAILURE = rule(
     "VC001",
     Severity.ERROR,
     "the file does not load in Volcano (YAML error or a wrongly typed field)",
@@ -43,7 +43,7 @@ LOAD_FAILURE = rule(
     """,
 )
 
-UNKNOWN_ACTION = rule(
+VC002_UNKNOWN_ACTION = rule(
     "VC002",
     Severity.ERROR,
     "unknown action: Volcano rejects the whole file",
@@ -66,7 +66,7 @@ UNKNOWN_ACTION = rule(
     """,
 )
 
-DRF_PROPORTION = rule(
+VC003_DRF_PROPORTION = rule(
     "VC003",
     Severity.ERROR,
     "drf with enableHierarchy and proportion in the same tier: rejected",
@@ -94,7 +94,7 @@ DRF_PROPORTION = rule(
     """,
 )
 
-UNKNOWN_PLUGIN = rule(
+VC004_UNKNOWN_PLUGIN = rule(
     "VC004",
     Severity.ERROR,
     "unknown plugin name: skipped at every scheduling cycle",
@@ -120,7 +120,7 @@ UNKNOWN_PLUGIN = rule(
     """,
 )
 
-DUPLICATE_PLUGIN = rule(
+VC005_DUPLICATE_PLUGIN = rule(
     "VC005",
     Severity.ERROR,
     "the same plugin is listed more than once",
@@ -152,7 +152,7 @@ DUPLICATE_PLUGIN = rule(
     """,
 )
 
-UNKNOWN_KEY = rule(
+VC006_UNKNOWN_KEY = rule(
     "VC006",
     Severity.ERROR,
     "unknown key: silently ignored",
@@ -181,7 +181,7 @@ UNKNOWN_KEY = rule(
     """,
 )
 
-DUPLICATE_KEY = rule(
+VC007_DUPLICATE_KEY = rule(
     "VC007",
     Severity.ERROR,
     "duplicate key in a mapping: yaml.v2 silently keeps the last one",
@@ -210,7 +210,7 @@ DUPLICATE_KEY = rule(
     """,
 )
 
-ACTIONS_SHAPE = rule(
+VC008_ACTIONS_SHAPE = rule(
     "VC008",
     Severity.WARNING,
     "no allocate action, or an action listed twice",
@@ -229,7 +229,7 @@ ACTIONS_SHAPE = rule(
     """,
 )
 
-IGNORED_DOCUMENT = rule(
+VC009_IGNORED_DOCUMENT = rule(
     "VC009",
     Severity.WARNING,
     "Volcano reads only the first YAML document of its conf",
@@ -254,7 +254,7 @@ IGNORED_DOCUMENT = rule(
     """,
 )
 
-NULL_FLAG = rule(
+VC010_NULL_FLAG = rule(
     "VC010",
     Severity.WARNING,
     "a flag written as Null or NULL is false, not unset",
@@ -279,7 +279,7 @@ NULL_FLAG = rule(
     """,
 )
 
-IDLE_CONFIGURATION = rule(
+VC011_IDLE_CONFIGURATION = rule(
     "VC011",
     Severity.WARNING,
     "configuration for an action that does not run: ignored",
@@ -304,7 +304,7 @@ IDLE_CONFIGURATION = rule(
     """,
 )
 
-BINPACK_NOT_INT = rule(
+VB001_BINPACK_NOT_INT = rule(
     "VB001",
     Severity.ERROR,
     "binpack argument that Volcano does not read as an integer: default kept",
@@ -332,7 +332,7 @@ BINPACK_NOT_INT = rule(
     """,
 )
 
-BINPACK_NEGATIVE = rule(
+VB002_BINPACK_NEGATIVE = rule(
     "VB002",
     Severity.ERROR,
     "negative binpack resource weight: reset to 1",
@@ -355,7 +355,7 @@ BINPACK_NEGATIVE = rule(
     """,
 )
 
-BINPACK_OFF = rule(
+VB003_BINPACK_OFF = rule(
     "VB003",
     Severity.WARNING,
     "binpack.weight: 0 switches binpack's node scoring off",
@@ -380,7 +380,7 @@ BINPACK_OFF = rule(
     """,
 )
 
-BINPACK_SPREADS = rule(
+VB004_BINPACK_SPREADS = rule(
     "VB004",
     Severity.WARNING,
     "negative binpack.weight: packing turns into spreading",
@@ -403,7 +403,7 @@ BINPACK_SPREADS = rule(
     """,
 )
 
-BINPACK_UNDECLARED = rule(
+VB005_BINPACK_UNDECLARED = rule(
     "VB005",
     Severity.ERROR,
     "weight for a resource not declared in binpack.resources: ignored",
@@ -428,7 +428,7 @@ BINPACK_UNDECLARED = rule(
     """,
 )
 
-BINPACK_DEFAULT_WEIGHT = rule(
+VB006_BINPACK_DEFAULT_WEIGHT = rule(
     "VB006",
     Severity.INFO,
     "resource declared in binpack.resources without its weight key: weight 1",
@@ -451,7 +451,7 @@ BINPACK_DEFAULT_WEIGHT = rule(
     """,
 )
 
-BINPACK_RESOURCES_TYPE = rule(
+VB007_BINPACK_RESOURCES_TYPE = rule(
     "VB007",
     Severity.ERROR,
     "binpack.resources that is not a string: treated as empty",
@@ -477,7 +477,7 @@ BINPACK_RESOURCES_TYPE = rule(
     """,
 )
 
-BINPACK_CPU_MEMORY = rule(
+VB008_BINPACK_CPU_MEMORY = rule(
     "VB008",
     Severity.WARNING,
     "cpu or memory in binpack.resources: overridden by binpack.cpu / binpack.memory",
@@ -502,7 +502,7 @@ BINPACK_CPU_MEMORY = rule(
     """,
 )
 
-BINPACK_UNKNOWN_KEY = rule(
+VB009_BINPACK_UNKNOWN_KEY = rule(
     "VB009",
     Severity.ERROR,
     "unknown binpack argument: ignored",
@@ -528,7 +528,7 @@ BINPACK_UNKNOWN_KEY = rule(
     """,
 )
 
-BINPACK_ALL_ZERO = rule(
+VB010_BINPACK_ALL_ZERO = rule(
     "VB010",
     Severity.WARNING,
     "every binpack resource weight is 0: binpack scores 0 everywhere",
@@ -553,7 +553,7 @@ BINPACK_ALL_ZERO = rule(
     """,
 )
 
-BINPACK_NO_NODE_ORDER = rule(
+VB011_BINPACK_NO_NODE_ORDER = rule(
     "VB011",
     Severity.WARNING,
     "binpack with enableNodeOrder: false: its weights do nothing",
@@ -576,7 +576,7 @@ BINPACK_NO_NODE_ORDER = rule(
     """,
 )
 
-BINPACK_CANCELLED = rule(
+VB012_BINPACK_CANCELLED = rule(
     "VB012",
     Severity.WARNING,
     "nodeorder's leastrequested score cancels binpack's packing score",
@@ -601,7 +601,7 @@ BINPACK_CANCELLED = rule(
     """,
 )
 
-BINPACK_RESOURCE_NAME = rule(
+VB013_BINPACK_RESOURCE_NAME = rule(
     "VB013",
     Severity.WARNING,
     "resource name that no node reports (case, whitespace, GPU spelling)",
@@ -625,7 +625,7 @@ BINPACK_RESOURCE_NAME = rule(
     """,
 )
 
-BINPACK_OVERFLOW = rule(
+VB014_BINPACK_OVERFLOW = rule(
     "VB014",
     Severity.WARNING,
     "binpack.weight so large that 100 x weight overflows: scores wrap",
@@ -648,7 +648,7 @@ BINPACK_OVERFLOW = rule(
     """,
 )
 
-NODEORDER_NOT_INT = rule(
+VN001_NODEORDER_NOT_INT = rule(
     "VN001",
     Severity.ERROR,
     "nodeorder weight that Volcano does not read as an integer: default kept",
@@ -673,7 +673,7 @@ NODEORDER_NOT_INT = rule(
     """,
 )
 
-NODEORDER_NEGATIVE = rule(
+VN002_NODEORDER_NEGATIVE = rule(
     "VN002",
     Severity.WARNING,
     "negative nodeorder weight: inverts that score",
@@ -696,7 +696,7 @@ NODEORDER_NEGATIVE = rule(
     """,
 )
 
-NODEORDER_UNKNOWN_KEY = rule(
+VN003_NODEORDER_UNKNOWN_KEY = rule(
     "VN003",
     Severity.ERROR,
     "unknown nodeorder argument: ignored",
@@ -721,7 +721,7 @@ NODEORDER_UNKNOWN_KEY = rule(
     """,
 )
 
-NODEORDER_FIGHT = rule(
+VN004_NODEORDER_FIGHT = rule(
     "VN004",
     Severity.WARNING,
     "leastrequested and mostrequested both positive: they fight",
@@ -744,7 +744,7 @@ NODEORDER_FIGHT = rule(
     """,
 )
 
-NODEORDER_NO_NODE_ORDER = rule(
+VN005_NODEORDER_NO_NODE_ORDER = rule(
     "VN005",
     Severity.WARNING,
     "nodeorder weights with enableNodeOrder: false: they do nothing",

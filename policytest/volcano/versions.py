@@ -14,12 +14,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from policytest.options import NEWEST_VOLCANO
+from policytest.core.errors import PolicytestError
+from policytest.core.options import NEWEST_VOLCANO
 
 Version = tuple[int, int]
 
 
-class VersionError(ValueError):
+class VersionError(PolicytestError, ValueError):
     """``--volcano-version`` is not a release number such as ``1.16``."""
 
 

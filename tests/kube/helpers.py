@@ -12,12 +12,12 @@ from typing import Any
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from policytest.findings import Finding, Severity
+from policytest.core.findings import Finding, Severity
+from policytest.core.limits import DEFAULT_LIMITS
+from policytest.core.options import DEFAULT_OPTIONS, CheckOptions
 from policytest.kube.check import check, check_policy
-from policytest.limits import DEFAULT_LIMITS
-from policytest.options import DEFAULT_OPTIONS, CheckOptions
-from policytest.recognise import Kind, kind_of
-from policytest.source import Document, compose_all, read_bytes
+from policytest.read.recognise import Kind, kind_of
+from policytest.read.source import Document, compose_all, read_bytes
 
 ORACLE = Path(__file__).parent.parent / "data" / "kube" / "validate_cases.jsonl.gz"
 

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
+from policytest.core.limits import DEFAULT_LIMITS
+from policytest.core.options import DEFAULT_OPTIONS
 from policytest.kube.check import check, load
-from policytest.limits import DEFAULT_LIMITS
-from policytest.options import DEFAULT_OPTIONS
-from policytest.recognise import Kind, expand
-from policytest.source import Document, read_file
+from policytest.read.recognise import Kind, expand
+from policytest.read.source import Document, read_file
 
 DATA = Path(__file__).parent.parent / "data" / "kube"
 

@@ -14,13 +14,13 @@ from typing import Any
 
 import pytest
 
-from policytest.checks import check_document
+from policytest.check.configs import check_config, read_as_scheduler
+from policytest.core.limits import DEFAULT_LIMITS
+from policytest.core.options import DEFAULT_OPTIONS
 from policytest.kube.check import load
 from policytest.kube.model import Profile
-from policytest.limits import DEFAULT_LIMITS
-from policytest.options import DEFAULT_OPTIONS
-from policytest.recognise import expand, read_as_scheduler
-from policytest.source import Document, read_bytes
+from policytest.read.recognise import expand
+from policytest.read.source import Document, read_bytes
 from tests.kube.helpers import (
     Span,
     documents,
@@ -242,7 +242,7 @@ def test_recognition_lets_every_rejected_config_through() -> None:
         found = list(source.problems)
         recognised = [pair for doc in source.documents for pair in expand(doc, DEFAULT_LIMITS)]
         for document, kind in recognised:
-            found += check_document(document, kind, DEFAULT_OPTIONS)
+            found += check_config(document, kind, DEFAULT_OPTIONS)
         if not recognised and not source.problems:
             skipped.add(case["id"])
         elif bool(errors(found)) == case["accepted"]:

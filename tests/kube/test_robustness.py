@@ -10,10 +10,10 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from policytest.goyaml import decode
+from policytest.core.limits import Limits
+from policytest.core.options import DEFAULT_OPTIONS, CheckOptions
 from policytest.kube.check import load
-from policytest.limits import Limits
-from policytest.options import DEFAULT_OPTIONS, CheckOptions
+from policytest.read.goyaml import decode
 from tests.kube.helpers import documents, findings_for, oracle_cases
 
 TEXTS = [case["yaml"] for case in oracle_cases()]

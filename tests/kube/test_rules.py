@@ -7,9 +7,9 @@ import textwrap
 
 import pytest
 
-from policytest.findings import Severity
+from policytest.core.findings import Severity
+from policytest.core.rules import Rule
 from policytest.kube import rules
-from policytest.rules import Rule
 from tests.kube.helpers import errors, findings_for, rule_ids
 
 KS_RULES = [
@@ -74,17 +74,17 @@ MOST_ALLOCATED = (
 )
 WARNINGS = {
     "score weight 0": (
-        rules.ZERO_WEIGHT,
+        rules.KS040_ZERO_WEIGHT,
         profile("plugins:\n  score:\n    enabled:\n    - {name: NodeResourcesFit, weight: 0}\n"),
         profile("plugins:\n  score:\n    enabled:\n    - {name: NodeResourcesFit, weight: 5}\n"),
     ),
     "Fit resource weight 0": (
-        rules.ZERO_WEIGHT,
+        rules.KS040_ZERO_WEIGHT,
         fit("type: MostAllocated\nresources:\n- {name: cpu, weight: 0}\n"),
         fit("type: MostAllocated\nresources:\n- {name: cpu}\n"),
     ),
     "BalancedAllocation weight 0": (
-        rules.ZERO_WEIGHT,
+        rules.KS040_ZERO_WEIGHT,
         profile(
             "pluginConfig:\n- name: NodeResourcesBalancedAllocation\n"
             "  args: {resources: [{name: cpu, weight: 0}]}\n"
@@ -95,17 +95,17 @@ WARNINGS = {
         ),
     ),
     "pluginConfig for an unknown plugin": (
-        rules.UNKNOWN_PLUGIN_CONFIG,
+        rules.KS041_UNKNOWN_PLUGIN_CONFIG,
         profile("pluginConfig:\n- name: NodeResourcesMostAllocated\n  args: {}\n"),
         profile("pluginConfig:\n- name: NodeResourcesFit\n  args: {}\n"),
     ),
     "disabling an unknown plugin": (
-        rules.UNKNOWN_PLUGIN_CONFIG,
+        rules.KS041_UNKNOWN_PLUGIN_CONFIG,
         profile("plugins:\n  score:\n    disabled:\n    - name: NodeResourceFit\n"),
         profile("plugins:\n  score:\n    disabled:\n    - name: NodeResourcesFit\n"),
     ),
     "Fit args while Fit does not score": (
-        rules.FIT_NOT_SCORING,
+        rules.KS042_FIT_NOT_SCORING,
         profile(
             "plugins:\n  score:\n    disabled:\n    - name: NodeResourcesFit\n" + MOST_ALLOCATED
         ),
@@ -115,7 +115,7 @@ WARNINGS = {
         ),
     ),
     "Fit args while Fit is disabled everywhere": (
-        rules.FIT_NOT_SCORING,
+        rules.KS042_FIT_NOT_SCORING,
         profile(
             "plugins:\n  multiPoint:\n    disabled:\n    - name: NodeResourcesFit\n"
             + MOST_ALLOCATED
@@ -126,26 +126,26 @@ WARNINGS = {
         ),
     ),
     "duplicate Fit resource": (
-        rules.FIT_DUPLICATE,
+        rules.KS043_FIT_DUPLICATE,
         fit(
             "type: MostAllocated\nresources:\n- {name: cpu, weight: 1}\n- {name: cpu, weight: 2}\n"
         ),
         fit("type: MostAllocated\nresources:\n- {name: cpu, weight: 3}\n"),
     ),
     "resource without a domain": (
-        rules.NEVER_SCORED,
+        rules.KS044_NEVER_SCORED,
         fit("type: MostAllocated\nresources:\n- {name: gpu, weight: 5}\n- {name: cpu}\n"),
         fit(
             "type: MostAllocated\nresources:\n- {name: nvidia.com/gpu, weight: 5}\n- {name: cpu}\n"
         ),
     ),
     "resource name in the wrong case": (
-        rules.NEVER_SCORED,
+        rules.KS044_NEVER_SCORED,
         fit("type: MostAllocated\nresources:\n- {name: CPU}\n"),
         fit("type: MostAllocated\nresources:\n- {name: cpu}\n"),
     ),
     "shape with MostAllocated": (
-        rules.SHAPE_IGNORED,
+        rules.KS045_SHAPE_IGNORED,
         fit(
             "type: MostAllocated\nrequestedToCapacityRatio:\n"
             "  shape: [{utilization: 0, score: 0}, {utilization: 100, score: 10}]\n"
@@ -153,7 +153,7 @@ WARNINGS = {
         fit("type: MostAllocated\n"),
     ),
     "shape with LeastAllocated": (
-        rules.SHAPE_IGNORED,
+        rules.KS045_SHAPE_IGNORED,
         fit(
             "type: LeastAllocated\nrequestedToCapacityRatio:\n"
             "  shape: [{utilization: 0, score: 10}, {utilization: 100, score: 0}]\n"
@@ -161,7 +161,7 @@ WARNINGS = {
         fit("type: LeastAllocated\n"),
     ),
     "falling shape": (
-        rules.SHAPE_SPREADS,
+        rules.KS046_SHAPE_SPREADS,
         fit(
             "type: RequestedToCapacityRatio\nrequestedToCapacityRatio:\n"
             "  shape: [{utilization: 0, score: 10}, {utilization: 100, score: 0}]\n"
@@ -172,7 +172,7 @@ WARNINGS = {
         ),
     ),
     "shape falling in one range": (
-        rules.SHAPE_SPREADS,
+        rules.KS046_SHAPE_SPREADS,
         fit(
             "type: RequestedToCapacityRatio\nrequestedToCapacityRatio:\n  shape:\n"
             "  - {utilization: 0, score: 0}\n  - {utilization: 50, score: 10}\n"
@@ -185,7 +185,7 @@ WARNINGS = {
         ),
     ),
     "flat shape": (
-        rules.SHAPE_SPREADS,
+        rules.KS046_SHAPE_SPREADS,
         fit(
             "type: RequestedToCapacityRatio\nrequestedToCapacityRatio:\n"
             "  shape: [{utilization: 50, score: 5}]\n"

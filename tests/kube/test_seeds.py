@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import pytest
 
+from policytest.core.options import DEFAULT_OPTIONS
 from policytest.kube.check import load
-from policytest.options import DEFAULT_OPTIONS
 from tests.kube.helpers import documents, errors, findings_for
 
 MOST_ALLOCATED = """\

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from policytest.findings import Severity
+from policytest.core.findings import Severity
+from policytest.core.options import DEFAULT_OPTIONS
 from policytest.kube.check import load
 from policytest.kube.model import KubeSchedulerConfig
-from policytest.options import DEFAULT_OPTIONS
 from tests.kube.helpers import documents, findings_for
 
 HEADER = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"

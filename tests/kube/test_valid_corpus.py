@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from policytest.core.options import DEFAULT_OPTIONS
 from policytest.kube.check import load
-from policytest.options import DEFAULT_OPTIONS
 from tests.kube.helpers import documents, findings_for
 
 VALID = sorted((Path(__file__).parent.parent / "data" / "kube" / "valid").glob("*.yaml"))

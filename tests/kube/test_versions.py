@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from policytest.findings import Severity
+from policytest.core.findings import Severity
+from policytest.core.options import CheckOptions
 from policytest.kube.registry import parse_version, served_api_version
-from policytest.options import CheckOptions
 from tests.kube.helpers import findings_for
 from tests.kube.test_seeds import LEGACY_POLICY
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from policytest.findings import Finding
-from policytest.options import CheckOptions
+from policytest.core.findings import Finding
+from policytest.core.options import CheckOptions
 from policytest.volcano.check import check
 from tests.volcano.helpers import OPTIONS, Check, documents
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from policytest.findings import Finding
-from policytest.options import CheckOptions
-from policytest.recognise import Kind, expand
-from policytest.source import Document, read_bytes
+from policytest.core.findings import Finding
+from policytest.core.options import CheckOptions
+from policytest.read.recognise import Kind, expand
+from policytest.read.source import Document, read_bytes
 from policytest.volcano.check import as_scheduler_reads
 
 DATA = Path(__file__).parent.parent / "data" / "volcano"

@@ -12,8 +12,8 @@ from typing import Any
 
 import pytest
 
-from policytest.options import CheckOptions
-from policytest.validate import validate_paths
+from policytest import validate_paths
+from policytest.core.options import CheckOptions
 from tests.volcano.helpers import DATA
 
 CORPUS = DATA / "corpus"

@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
-from policytest.findings import Finding
-from policytest.source import read_bytes
+from policytest.core.findings import Finding
+from policytest.read.source import read_bytes
 from policytest.volcano.check import as_scheduler_reads, load
 from tests.volcano.helpers import DATA, OPTIONS, documents
 from tests.volcano.test_rules import configmap

@@ -10,7 +10,8 @@ import pytest
 from ruamel.yaml import YAML
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode
 
-from policytest.goyaml import (
+from policytest.core.limits import Limits
+from policytest.read.goyaml import (
     Budget,
     DecodeError,
     DecodeLimit,
@@ -20,7 +21,6 @@ from policytest.goyaml import (
     resolve_plain,
     scalar_value,
 )
-from policytest.limits import Limits
 
 
 def compose(text: str) -> Node:

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from policytest.options import CheckOptions
-from policytest.source import Document
+from policytest.core.options import CheckOptions
+from policytest.read.source import Document
+from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
 from policytest.volcano.binpack_args import binpack_weights
 from policytest.volcano.check import as_scheduler_reads, check, load
 from policytest.volcano.conf import VolcanoConf
 from policytest.volcano.gotext import atoi, trim_space
 from policytest.volcano.nodeorder_args import nodeorder_weights
 from policytest.volcano.versions import VersionError, parse_version, release
-from policytest.volcano.weights import BinpackWeights, NodeOrderWeights
 from tests.volcano.helpers import OPTIONS, documents
 from tests.volcano.test_rules import HEAD, binpack, configmap
 

@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 
-from policytest.findings import Finding, Severity
-from policytest.goyaml import go_type
+from policytest.core.findings import Finding, Severity
+from policytest.read.goyaml import go_type
+from policytest.scoring.weights import BinpackWeights
 from policytest.volcano.check import load
 from policytest.volcano.conf import VolcanoConf
-from policytest.volcano.weights import BinpackWeights
 from tests.volcano.helpers import DATA, OPTIONS, conf_document
 
 with gzip.open(DATA / "conf_cases.jsonl.gz", "rt") as _lines:

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from policytest.findings import Severity
-from policytest.validate import validate_paths
+from policytest import validate_paths
+from policytest.core.findings import Severity
 from tests.volcano.helpers import OPTIONS
 from tests.volcano.test_oracle import CASES, REJECTING_RULES
 

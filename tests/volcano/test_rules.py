@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 import pytest
 
-from policytest.findings import Finding, Severity
-from policytest.rules import get_rule
-from policytest.source import read_bytes
+from policytest.core.findings import Finding, Severity
+from policytest.core.rules import get_rule
+from policytest.read.source import read_bytes
 from policytest.volcano import rules as volcano_rules
 from policytest.volcano.check import check
 from tests.volcano.helpers import OPTIONS, Check, documents

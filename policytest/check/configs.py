@@ -1,0 +1,96 @@
+"""Scheduler configs: read as their scheduler reads them, then loaded once.
+
+Each config kind has one loader, which builds the model the scheduler would run
+(``None`` when the scheduler refuses the config) and every finding about it. Checking
+a config is loading it and keeping the findings; running fixtures keeps the model too,
+so a config is never loaded twice for the two. Loaders are imported only when a
+document of their kind turns up: validating a Volcano conf never loads kube-scheduler
+code.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import os
+import re
+from collections.abc import Callable
+
+from policytest.core.findings import Finding
+from policytest.core.options import CheckOptions
+from policytest.read.recognise import VOLCANO_CONF_NAME, VOLCANO_HINT, Kind, kind_of
+from policytest.read.source import INVALID_YAML, Document, SourceFile, empty_root
+
+SCHEDULER_KINDS = (Kind.VOLCANO, Kind.KUBE_SCHEDULER)
+"""The kinds a fixture can run (the legacy Policy API is only reported)."""
+
+Loaded = tuple[object | None, list[Finding]]
+Loader = Callable[[Document, CheckOptions], Loaded]
+
+# kind -> (module, function): resolved lazily, see the module docstring.
+_LOADERS: dict[Kind, tuple[str, str]] = {
+    Kind.VOLCANO: ("policytest.volcano.check", "load"),
+    Kind.KUBE_SCHEDULER: ("policytest.kube.check", "load"),
+    Kind.KUBE_POLICY: ("policytest.kube.check", "load_policy"),
+}
+
+
+def load_config(document: Document, kind: Kind, options: CheckOptions) -> Loaded:
+    """The model the scheduler runs from this config (``None`` if it refuses it) and
+    every finding about it, sorted."""
+    module_name, function_name = _LOADERS[kind]
+    loader: Loader = getattr(importlib.import_module(module_name), function_name)
+    return loader(document, options)
+
+
+def check_config(document: Document, kind: Kind, options: CheckOptions) -> list[Finding]:
+    """Every finding for one recognised config document."""
+    return load_config(document, kind, options)[1]
+
+
+def read_as_scheduler(source: SourceFile, options: CheckOptions) -> SourceFile:
+    """``source`` as its scheduler reads it, when it is a Volcano conf or a
+    KubeSchedulerConfiguration file.
+
+    A file that says ``kind: KubeSchedulerConfiguration`` and is not YAML is
+    kube-scheduler's failure to start (KS006), not a mere unreadable file.
+
+    volcano-scheduler trims the whole file (Go's ``strings.TrimSpace``) before parsing, so
+    a raw conf whose first line is indented loads in Volcano while YAML tools reject it;
+    one that does not parse even then is Volcano's load failure (VC001), not a mere
+    unreadable file. A ``volcano-scheduler.conf`` without any YAML content (empty,
+    comments only) is still read by Volcano, as an empty conf.
+    """
+    syntax = [p for p in source.problems if p.message.startswith(INVALID_YAML)]
+    if syntax and _KUBE_CONFIG_KIND.search(source.head):
+        from policytest.kube.check import load_failure
+
+        return dataclasses.replace(source, problems=tuple(map(load_failure, syntax)))
+    named = os.path.basename(source.path) == VOLCANO_CONF_NAME
+    if source.text is None:
+        if named and not source.documents and not source.problems:
+            return dataclasses.replace(
+                source, documents=(Document(source.path, 0, empty_root(), source.head),)
+            )
+        return source
+    if not (named or VOLCANO_HINT.search(source.head)):
+        return source
+    from policytest.volcano.check import as_scheduler_reads
+
+    read = as_scheduler_reads(source.path, source.text, options)
+    if isinstance(read, Document):
+        if named or kind_of(read.root) is Kind.VOLCANO:
+            return dataclasses.replace(source, documents=(read,), problems=())
+        return source
+    if named or not _KUBERNETES_OBJECT.search(source.head):
+        return dataclasses.replace(source, problems=(read,))
+    return source
+
+
+_KUBE_CONFIG_KIND = re.compile(
+    r"""^(kind|[ \t]{0,4}"kind")\s*:\s*["']?KubeSchedulerConfiguration\b""", re.MULTILINE
+)
+"""A top-level ``kind: KubeSchedulerConfiguration`` in the head: YAML at column 0, or a
+JSON key indented as a pretty-printed top level is (not as one embedded in a ConfigMap)."""
+_KUBERNETES_OBJECT = re.compile(r'^(apiVersion|kind)\s*:|"(apiVersion|kind)"\s*:', re.MULTILINE)
+"""A top-level ``kind``/``apiVersion``: a manifest or fixture, never a raw Volcano conf."""

@@ -1,0 +1,121 @@
+"""``policytest validate``: walk paths, read, recognise, check, filter findings.
+
+This is the library entry point behind the CLI and the pre-commit hook; it returns a
+report and never prints.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+
+from policytest.check import suppress
+from policytest.check.configs import check_config, read_as_scheduler
+from policytest.core.findings import Finding, Severity
+from policytest.core.options import CheckOptions, RuleFilter
+from policytest.read.recognise import Kind, expand
+from policytest.read.source import (
+    PT001_UNREADABLE,
+    STDIN_NAME,
+    Document,
+    SourceFile,
+    is_yaml_path,
+    read_file,
+)
+from policytest.read.walk import walk
+
+_LOOKS_LIKE_OURS = re.compile(
+    r"KubeSchedulerConfiguration|kubescheduler\.config\.k8s\.io|policytest/v1|PolicyTest|"
+    r"volcano-scheduler|^\s*(actions|tiers)\s*:",
+    re.MULTILINE,
+)
+
+
+@dataclass(frozen=True)
+class ValidationReport:
+    """What ``validate`` found: findings sorted by file and position, and file counts."""
+
+    findings: tuple[Finding, ...]
+    checked: tuple[str, ...]
+    skipped: tuple[str, ...] = field(default=())
+
+    def count(self, severity: Severity) -> int:
+        return sum(1 for finding in self.findings if finding.severity is severity)
+
+
+Checker = Callable[[Document, CheckOptions], list[Finding]]
+"""The findings of one recognised document."""
+
+
+def validate_paths(
+    paths: Sequence[str],
+    options: CheckOptions,
+    rules: RuleFilter | None = None,
+    *,
+    check_fixture: Checker,
+) -> ValidationReport:
+    """Validate every scheduler config and fixture under ``paths`` (findings filtered by
+    ``rules``, default ``options.rules``).
+
+    Fixtures are checked by ``check_fixture``, which loads their configs through this
+    stage (:mod:`policytest.fixtures` sits above it); :func:`policytest.validate_paths`
+    passes the fixtures' checker.
+    """
+    rules = options.rules if rules is None else rules
+    findings: list[Finding] = []
+    checked: list[str] = []
+    skipped: list[str] = []
+    for path, explicit in walk(paths, is_yaml_path):
+        source = read_as_scheduler(read_file(path, options.limits), options)
+        ours, file_findings = _check_source(source, options, explicit, check_fixture)
+        if not ours:
+            skipped.append(source.path)
+            continue
+        checked.append(source.path)
+        findings.extend(suppress.kept(file_findings, source, rules))
+    return ValidationReport(tuple(sorted(findings)), tuple(checked), tuple(skipped))
+
+
+def _check_source(
+    source: SourceFile, options: CheckOptions, explicit: bool, check_fixture: Checker
+) -> tuple[bool, list[Finding]]:
+    """Whether the file holds anything of ours, and the findings for it.
+
+    A file that cannot be parsed is an error when its text mentions a scheduler config
+    or a fixture, when it is standard input (asked for, and never passed by a hook), or
+    when it was named explicitly and cannot be read at all (permission denied, a
+    dangling symlink). Otherwise it is somebody else's file (a Helm template, JSON with
+    comments, a file too large): named explicitly, it gets a warning, so a
+    repository-wide hook reports it without failing; found by walking, it is skipped.
+    """
+    if source.problems:
+        asked_for = source.path == STDIN_NAME or (explicit and source.unreadable)
+        if asked_for or _LOOKS_LIKE_OURS.search(source.head) or _claimed(source):
+            return True, list(source.problems)
+        if not explicit:
+            return False, []
+        return True, [
+            replace(
+                problem,
+                severity=Severity.WARNING,
+                message=f"{problem.message} (not recognisable as a scheduler config or "
+                "fixture, so not checked)",
+            )
+            for problem in source.problems
+        ]
+    findings: list[Finding] = []
+    ours = False
+    for document in source.documents:
+        for embedded, kind in expand(document, options.limits):
+            ours = True
+            if kind is Kind.FIXTURE:
+                findings.extend(check_fixture(embedded, options))
+            else:
+                findings.extend(check_config(embedded, kind, options))
+    return ours, findings
+
+
+def _claimed(source: SourceFile) -> bool:
+    """A scheduler's own reading already rejected it (VC001 for a Volcano conf file)."""
+    return any(problem.rule != PT001_UNREADABLE.id for problem in source.problems)

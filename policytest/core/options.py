@@ -1,0 +1,54 @@
+"""Options that change what the checks conclude (not how findings are shown)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from policytest.core.limits import DEFAULT_LIMITS, Limits
+
+NEWEST_VOLCANO = "1.16"
+NEWEST_KUBERNETES = "1.35"
+
+
+@dataclass(frozen=True)
+class RuleFilter:
+    """``--select`` / ``--ignore``: rule ids or prefixes (``VB``, ``VB00``, ``VB004``).
+
+    The one rule filter of every command and of the pytest plugin: it decides which
+    findings are shown and counted, never what the scheduler does with a config.
+    """
+
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+
+    def allows(self, rule_id: str) -> bool:
+        if self.select and not rule_id.startswith(self.select):
+            return False
+        return not rule_id.startswith(self.ignore) if self.ignore else True
+
+
+def rule_list(text: str) -> tuple[str, ...]:
+    """``VB,ks001`` as rule ids or prefixes: ``("VB", "KS001")``."""
+    return tuple(item.strip().upper() for item in text.split(",") if item.strip())
+
+
+@dataclass(frozen=True)
+class CheckOptions:
+    """Which scheduler releases to judge a config against, the input limits, and the root
+    that fixtures' configs must stay inside."""
+
+    volcano_version: str = NEWEST_VOLCANO
+    kubernetes_version: str = NEWEST_KUBERNETES
+    limits: Limits = field(default_factory=Limits)
+    root: str | None = None
+    """Where fixtures' configs must live (``None``: each fixture's git repository root,
+    else the working directory)."""
+    rules: RuleFilter = field(default_factory=RuleFilter)
+    """Which findings are shown and counted (``--select``/``--ignore``)."""
+
+
+DEFAULT_OPTIONS = CheckOptions(limits=DEFAULT_LIMITS)
+
+
+EVERY_RULE = RuleFilter()
+"""No ``--select`` / ``--ignore``: every rule applies."""

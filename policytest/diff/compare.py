@@ -1,0 +1,427 @@
+"""``policytest diff``: what a change to the scheduler configs does to placement.
+
+Two ways in, one report out (:class:`~policytest.diff.model.DiffReport`):
+
+- :func:`diff_revisions` compares two revisions of a git repository (a commit and the
+  working tree by default). Both sides are copied into a temporary directory, only the
+  files the diff needs (see :mod:`policytest.diff.git`). Every fixture in scope that
+  changed, or whose config changed, runs on both sides (every fixture with ``run_all``);
+  every changed scheduler config is shown as the scheduler holds it on each side; the
+  changed files are validated on both sides and their findings compared.
+- :func:`diff_files` compares two config files outside git: the fixtures that use the
+  old one (or all of them) run once with each.
+
+Nothing here prints; reporters render the report.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import tempfile
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+
+from policytest.check.validate import validate_paths
+from policytest.core.errors import PathNotFound
+from policytest.core.options import CheckOptions
+from policytest.diff.effective import UNREADABLE, ConfigView, config_views
+from policytest.diff.git import (
+    CommitSide,
+    DiffError,
+    Repository,
+    Side,
+    WorkTreeSide,
+    find_repository,
+)
+from policytest.diff.model import (
+    ConfigDiff,
+    DiffReport,
+    FixtureDiff,
+    Located,
+    compare_findings,
+    compare_fixture,
+    compare_views,
+)
+from policytest.fixtures.load import (
+    check_fixture,
+    config_scheduler,
+    is_inside,
+    load_fixture,
+)
+from policytest.fixtures.model import Fixture
+from policytest.fixtures.runner import CaseResult, error_result
+from policytest.fixtures.suite import (
+    FIXTURE_SUFFIXES,
+    checked_cases,
+    discover,
+    run_as_loaded,
+    run_file,
+)
+from policytest.read.recognise import Kind, kind_of
+from policytest.read.source import is_yaml_path, read_file
+from policytest.read.walk import SKIPPED_DIRECTORIES
+
+__all__ = ["DiffError", "PathNotFound", "diff_files", "diff_revisions"]
+
+
+def diff_revisions(
+    paths: Sequence[str],
+    options: CheckOptions,
+    *,
+    base: str | None = None,
+    head: str | None = None,
+    run_all: bool = False,
+    cwd: str | None = None,
+) -> DiffReport:
+    """Compare ``base`` (default: the merge-base with the default branch) with ``head``
+    (default: the working tree) for the fixtures and configs under ``paths`` (default:
+    the whole repository). Raises :class:`DiffError` for what cannot be compared."""
+    start = os.path.abspath(cwd or os.getcwd())
+    repository = find_repository(start)
+    scope = _scope(repository, start, paths)
+    base_revision = repository.resolve(base) if base else repository.default_base()
+    head_revision = repository.resolve(head) if head else None
+    changed = repository.changed_paths(base_revision, head_revision)
+    with tempfile.TemporaryDirectory(prefix="policytest-diff-") as temporary:
+        before: Side = CommitSide(repository, base_revision, os.path.join(temporary, "base"))
+        after: Side = (
+            CommitSide(repository, head_revision, os.path.join(temporary, "head"))
+            if head_revision
+            else WorkTreeSide(repository, os.path.join(temporary, "head"))
+        )
+        for path, wanted in zip(paths, scope, strict=False):
+            if not os.path.exists(os.path.join(start, path)) and not any(
+                _within(name, (wanted,)) for name in before.files | after.files
+            ):
+                raise DiffError(f"path does not exist in {before.label} or {after.label}: {path}")
+        return _Comparison(before, after, changed, scope, options).report(run_all)
+
+
+def _scope(repository: Repository, start: str, paths: Sequence[str]) -> tuple[str, ...]:
+    """``paths`` relative to the repository root, ``/``-separated (``""``: all of it)."""
+    scope = []
+    for path in paths:
+        real = os.path.realpath(os.path.join(start, path))
+        relative = os.path.relpath(real, repository.root)
+        if relative == os.pardir or relative.startswith(os.pardir + os.sep):
+            raise DiffError(f"{path} is outside the repository ({repository.root})")
+        scope.append("" if relative == os.curdir else relative.replace(os.sep, "/"))
+    return tuple(scope) or ("",)
+
+
+def _within(path: str, scope: Iterable[str]) -> bool:
+    return any(not top or path == top or path.startswith(top + "/") for top in scope)
+
+
+def _is_fixture(path: str) -> bool:
+    return path.endswith(FIXTURE_SUFFIXES)
+
+
+def _walked(path: str) -> bool:
+    """Would a directory walk reach ``path`` (not inside ``.git``, virtualenvs, ...)?"""
+    return not any(
+        part in SKIPPED_DIRECTORIES or part.endswith(".egg-info") for part in path.split("/")[:-1]
+    )
+
+
+class _Comparison:
+    """One git comparison: both sides, what changed, and the fixtures' config references."""
+
+    def __init__(
+        self,
+        before: Side,
+        after: Side,
+        changed: frozenset[str],
+        scope: tuple[str, ...],
+        options: CheckOptions,
+    ) -> None:
+        self.before = before
+        self.after = after
+        self.changed = changed
+        self.scope = scope
+        self.options = options
+        self._differs: dict[str, bool] = {}
+
+    def report(self, run_all: bool) -> DiffReport:
+        before, after = self.before, self.after
+        fixtures = sorted(
+            path
+            for path in before.files | after.files
+            if _is_fixture(path) and _within(path, self.scope) and _walked(path)
+        )
+        refs_after = {path: self._references(after, path) for path in fixtures if after.has(path)}
+        refs_before = {
+            path: self._references(before, path) if self.differs(path) else refs_after[path]
+            for path in fixtures
+            if before.has(path)
+        }
+        referenced = {ref for refs in (*refs_before.values(), *refs_after.values()) for ref in refs}
+        runs: list[FixtureDiff] = []
+        not_run: list[str] = []
+        for path in fixtures:
+            refs = sorted(set(refs_before.get(path, ())) | set(refs_after.get(path, ())))
+            reason = self._reason(path, refs, run_all)
+            if reason is None:
+                not_run.append(path)
+                continue
+            before.materialise([path, *refs])
+            after.materialise([path, *refs])
+            runs.append(
+                compare_fixture(path, reason, self._run(before, path), self._run(after, path))
+            )
+        users = {
+            config: tuple(
+                path
+                for path in fixtures
+                if config in refs_after.get(path, ()) or config in refs_before.get(path, ())
+            )
+            for config in referenced
+        }
+        candidates = sorted(
+            path
+            for path in self.changed
+            if path in referenced
+            or (_within(path, self.scope) and (is_yaml_path(path) or _is_fixture(path)))
+        )
+        configs = self._configs(candidates, users)
+        introduced, resolved = compare_findings(
+            self._findings(before, candidates), self._findings(after, candidates)
+        )
+        return DiffReport(
+            before.label,
+            after.label,
+            configs,
+            tuple(runs),
+            introduced,
+            resolved,
+            tuple(not_run),
+        )
+
+    def differs(self, path: str) -> bool:
+        """Did ``path`` really change (git may list a file whose bytes are the same)?"""
+        if path not in self._differs:
+            self._differs[path] = path in self.changed and self._content_differs(path)
+        return self._differs[path]
+
+    def _content_differs(self, path: str) -> bool:
+        if self.before.has(path) != self.after.has(path):
+            return True
+        self.before.materialise([path])
+        self.after.materialise([path])
+        return _content(self.before.path(path)) != _content(self.after.path(path))
+
+    def _reason(self, path: str, refs: Sequence[str], run_all: bool) -> str | None:
+        """Why the fixture at ``path`` runs, or ``None`` when nothing it uses changed."""
+        if not self.before.has(path):
+            return "the fixture is new"
+        if not self.after.has(path):
+            return "the fixture was removed"
+        if self.differs(path):
+            return "the fixture changed"
+        changed = [ref for ref in refs if self.differs(ref)]
+        if changed:
+            noun = "its config changed" if len(changed) == 1 else "its configs changed"
+            return f"{noun}: {', '.join(changed)}"
+        return "run with --all" if run_all else None
+
+    def _references(self, side: Side, path: str) -> tuple[str, ...]:
+        """The config files (repo-relative) the fixture at ``path`` names on ``side``."""
+        side.materialise([path])
+        refs = []
+        for fixture in _fixtures(side.path(path), self.options):
+            config = fixture.scheduler.config_path
+            if config is None or os.path.isabs(config):
+                continue
+            joined = posixpath.normpath(posixpath.join(posixpath.dirname(path), config))
+            if joined != ".." and not joined.startswith("../"):
+                refs.append(joined)
+        return tuple(refs)
+
+    def _run(self, side: Side, path: str) -> list[CaseResult] | None:
+        if not side.has(path):
+            return None
+        results = run_file(side.path(path), self.options, side.root)
+        return [
+            replace(result, file=path, message=_scrub(result.message, side)) for result in results
+        ]
+
+    def _configs(
+        self, candidates: Sequence[str], users: dict[str, tuple[str, ...]]
+    ) -> tuple[ConfigDiff, ...]:
+        diffs: list[ConfigDiff] = []
+        for path in candidates:
+            if not self.differs(path):
+                continue
+            old = self._views(self.before, path)
+            new = self._views(self.after, path)
+            if _holds_config(old) or _holds_config(new):
+                diffs.extend(compare_views(path, old, new, users.get(path, ())))
+        return tuple(diffs)
+
+    def _views(self, side: Side, path: str) -> tuple[ConfigView, ...] | None:
+        if not side.has(path):
+            return None
+        side.materialise([path])
+        return config_views(side.path(path), self.options)
+
+    def _findings(self, side: Side, candidates: Sequence[str]) -> list[Located]:
+        paths = [path for path in candidates if side.has(path) and self.differs(path)]
+        side.materialise(paths)
+        # a link that leaves the repository is not read (the runner refuses it too)
+        files = [side.path(path) for path in paths if _inside(side.path(path), side.root)]
+        if not files:
+            return []
+        report = validate_paths(
+            files, replace(self.options, root=side.root), check_fixture=check_fixture
+        )
+        located = []
+        for finding in report.findings:
+            relative = _relative(finding.path, side.root)
+            located.append(
+                (
+                    relative,
+                    replace(finding, path=relative, message=_scrub(finding.message, side)),
+                )
+            )
+        return located
+
+
+def _holds_config(views: Sequence[ConfigView] | None) -> bool:
+    return any(view.kind != UNREADABLE for view in views or ())
+
+
+def _content(path: str) -> bytes | str:
+    if os.path.islink(path):
+        return os.readlink(path)
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
+def _inside(path: str, root: str) -> bool:
+    """Is ``path`` a file inside ``root``, also after following links?"""
+    return os.path.isfile(path) and is_inside(os.path.realpath(path), root)
+
+
+def _relative(path: str, root: str) -> str:
+    """``path`` (absolute, or relative to the working directory) relative to ``root``."""
+    for candidate, base in (
+        (os.path.abspath(path), os.path.abspath(root)),
+        (os.path.realpath(path), os.path.realpath(root)),
+    ):
+        if candidate.startswith(base + os.sep):
+            return os.path.relpath(candidate, base).replace(os.sep, "/")
+    return path
+
+
+def _scrub(text: str, side: Side) -> str:
+    """Paths in a message as the user knows them: inside the temporary copy, relative to
+    the repository; the copy itself, the repository's own directory."""
+    root = side.root
+    prefixes = {root, os.path.realpath(root)}
+    relative = os.path.relpath(root)
+    if not relative.startswith(os.pardir):
+        prefixes.add(relative)
+    for prefix in sorted(prefixes, key=len, reverse=True):
+        text = text.replace(prefix + os.sep, "")
+    for prefix in sorted(prefixes, key=len, reverse=True):
+        text = text.replace(prefix, side.origin)
+    return text
+
+
+def _fixtures(path: str, options: CheckOptions) -> list[Fixture]:
+    source = read_file(path, options.limits)
+    fixtures = []
+    for document in source.documents:
+        if kind_of(document.root) is Kind.FIXTURE:
+            fixture, _ = load_fixture(document, options)
+            if fixture is not None:
+                fixtures.append(fixture)
+    return fixtures
+
+
+# --- two files outside git -------------------------------------------------------------
+
+
+def diff_files(
+    old: str,
+    new: str,
+    fixture_paths: Sequence[str],
+    options: CheckOptions,
+    *,
+    run_all: bool = False,
+) -> DiffReport:
+    """Run the fixtures under ``fixture_paths`` that use ``old`` (or ``new``; every
+    fixture with ``run_all``) once with each config, and compare the two configs.
+    Raises :class:`PathNotFound` for a path that does not exist."""
+    for path in (old, new):
+        if not os.path.isfile(path):
+            raise PathNotFound(path)
+    runs: list[FixtureDiff] = []
+    not_run: list[str] = []
+    for path in discover(fixture_paths):
+        fixtures = _fixtures(path, options)
+        uses = [
+            shown
+            for shown in (old, new)
+            if any(_uses(path, fixture, shown) for fixture in fixtures)
+        ]
+        if not (uses or run_all):
+            not_run.append(path)
+            continue
+        reason = f"it uses {' and '.join(uses)}" if uses else "run with --all"
+        before = _run_with(path, fixtures, old, options)
+        after = _run_with(path, fixtures, new, options)
+        runs.append(compare_fixture(path, reason, before, after))
+    label = f"{old} -> {new}"
+    users = tuple(fixture.path for fixture in runs)
+    introduced, resolved = compare_findings(
+        [(label, f) for f in validate_paths([old], options, check_fixture=check_fixture).findings],
+        [(label, f) for f in validate_paths([new], options, check_fixture=check_fixture).findings],
+    )
+    return DiffReport(
+        old,
+        new,
+        compare_views(label, config_views(old, options), config_views(new, options), users),
+        tuple(runs),
+        introduced,
+        resolved,
+        tuple(not_run),
+        f"they use neither {old} nor {new}",
+    )
+
+
+def _uses(path: str, fixture: Fixture, config_file: str) -> bool:
+    config = fixture.scheduler.config_path
+    if config is None:
+        return False
+    named = os.path.realpath(os.path.join(os.path.dirname(path), config))
+    return named == os.path.realpath(config_file)
+
+
+def _run_with(
+    path: str, fixtures: Sequence[Fixture], config: str, options: CheckOptions
+) -> list[CaseResult]:
+    """Every case of the fixtures in one file, scored with the scheduler in ``config``
+    as the scheduler loads it (an error only where it refuses it)."""
+    from policytest.kube.scheduler import UnknownProfile
+
+    if not fixtures:
+        return [error_result(path, "(fixture)", "not a valid fixture; see `policytest validate`")]
+    results: list[CaseResult] = []
+    for fixture in fixtures:
+        try:
+            scheduler, findings = config_scheduler(config, fixture.scheduler.profile, options)
+        except UnknownProfile as unusable:
+            results.extend(
+                error_result(
+                    path, case.name, str(unusable), fixture.document.position(case.node).line
+                )
+                for case in fixture.cases
+            )
+            continue
+        results.extend(
+            run_as_loaded(fixture, case, problems, scheduler, findings, options)
+            for case, problems in checked_cases(fixture)
+        )
+    return results

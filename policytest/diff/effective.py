@@ -1,0 +1,295 @@
+"""Effective scheduler settings, for the config part of ``policytest diff``.
+
+A reviewer of a config change wants to know what the scheduler will hold, not which
+characters moved: ``binpack.cpu: -5`` is held as 1, a quoted ``"10"`` leaves the
+default 1, ``binpack.weight: 0`` switches the plugin off, and a kube-scheduler profile
+scores with its defaulted strategy, resources and weights. Each setting here is read
+from the config models that the validators and scorers use (``VolcanoConf``,
+``KubeSchedulerConfig``), never from raw YAML; ``written`` keeps what the file says
+where the scheduler reads it differently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING
+
+from policytest.core.options import CheckOptions
+from policytest.fixtures.load import load_fixture
+from policytest.read.recognise import Kind, expand
+from policytest.read.source import Document, child, read_file
+from policytest.scoring.weights import BinpackWeights
+from policytest.volcano.binpack_args import BINPACK
+from policytest.volcano.corrections import shown_value, written_weight
+from policytest.volcano.nodeorder_args import NODEORDER
+
+if TYPE_CHECKING:
+    from policytest.kube.model import KubeSchedulerConfig
+    from policytest.volcano.conf import VolcanoConf
+    from policytest.volcano.entry import PluginEntry
+
+VOLCANO = "Volcano"
+KUBE = "kube-scheduler"
+UNREADABLE = "unreadable"
+STATUS = "status"
+FIT = "NodeResourcesFit"
+BALANCED = "NodeResourcesBalancedAllocation"
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One effective setting: ``value`` as the scheduler holds it, ``written`` as the
+    file says it when that differs (``None`` otherwise)."""
+
+    key: str
+    value: str
+    written: str | None = None
+
+
+@dataclass(frozen=True)
+class ConfigView:
+    """One scheduler config inside a file, as the scheduler holds it after loading.
+
+    ``label`` tells documents of one file apart (``""`` for a file that is one config).
+    """
+
+    label: str
+    kind: str
+    settings: tuple[Setting, ...]
+
+
+def config_views(path: str, options: CheckOptions) -> tuple[ConfigView, ...]:
+    """Every scheduler config in the file at ``path``: plain, in ConfigMaps or Lists,
+    or inline in a fixture. An unreadable file gives one ``unreadable`` view."""
+    source = read_file(path, options.limits)
+    if source.problems:
+        problem = source.problems[0]
+        return (
+            ConfigView(
+                "",
+                UNREADABLE,
+                (Setting(STATUS, f"cannot be read: {problem.message} (line {problem.line})"),),
+            ),
+        )
+    views: list[ConfigView] = []
+    several = len(source.documents) > 1
+    for document in source.documents:
+        for embedded, kind in expand(document, options.limits):
+            views.extend(_views(embedded, kind, several, options))
+    return _distinct_labels(views)
+
+
+def _views(
+    document: Document, kind: Kind, several: bool, options: CheckOptions
+) -> Iterator[ConfigView]:
+    prefix = f"document {document.index + 1}" if several else ""
+    if kind is Kind.VOLCANO or kind is Kind.KUBE_SCHEDULER:
+        embedding = document.embedding
+        where = f"ConfigMap {embedding.configmap}, key {embedding.key}" if embedding else ""
+        yield _view(document, kind, ", ".join(part for part in (prefix, where) if part), options)
+    elif kind is Kind.FIXTURE:
+        inline = _inline_config(document, options)
+        if inline is not None:
+            config, config_kind, name = inline
+            label = ", ".join(part for part in (prefix, f"fixture {name}, inline config") if part)
+            yield _view(config, config_kind, label, options)
+
+
+def _inline_config(document: Document, options: CheckOptions) -> tuple[Document, Kind, str] | None:
+    fixture, _ = load_fixture(document, options)
+    if fixture is None or fixture.scheduler.config_node is None:
+        return None
+    node = fixture.scheduler.config_node
+    kind = Kind.VOLCANO if child(fixture.scheduler.node, "volcano") is node else Kind.KUBE_SCHEDULER
+    return document.item(node), kind, fixture.name
+
+
+def _view(document: Document, kind: Kind, label: str, options: CheckOptions) -> ConfigView:
+    if kind is Kind.VOLCANO:
+        from policytest.volcano.check import load as load_volcano
+
+        conf, _ = load_volcano(document, options)
+        return ConfigView(label, VOLCANO, volcano_settings(conf))
+    from policytest.kube.check import load as load_kube
+
+    config, _ = load_kube(document, options)
+    return ConfigView(label, KUBE, kube_settings(config))
+
+
+def _distinct_labels(views: Sequence[ConfigView]) -> tuple[ConfigView, ...]:
+    """Number repeated labels (two configs in one ConfigMap value list, say)."""
+    seen: dict[str, int] = {}
+    distinct = []
+    for view in views:
+        seen[view.label] = seen.get(view.label, 0) + 1
+        if seen[view.label] > 1:
+            view = ConfigView(f"{view.label} #{seen[view.label]}".strip(), view.kind, view.settings)
+        distinct.append(view)
+    return tuple(distinct)
+
+
+# --- Volcano ---------------------------------------------------------------------------
+
+
+def volcano_settings(conf: VolcanoConf | None) -> tuple[Setting, ...]:
+    """What Volcano runs with: actions, plugins per tier, binpack and nodeorder weights."""
+    if conf is None:
+        return (
+            Setting(
+                STATUS,
+                "rejected: Volcano cannot load this file and keeps its previous configuration",
+            ),
+        )
+    settings = [Setting(STATUS, "loads"), Setting("actions", ", ".join(conf.actions))]
+    for number, tier in enumerate(conf.tiers, start=1):
+        names = [
+            entry.name if entry.registered else f"{entry.name} (unknown to Volcano: skipped)"
+            for entry in tier.plugins
+        ]
+        settings.append(Setting(f"tier {number} plugins", ", ".join(names) or "(none)"))
+    settings.extend(_binpack_settings(conf))
+    settings.extend(_nodeorder_settings(conf))
+    return tuple(settings)
+
+
+def _binpack_settings(conf: VolcanoConf) -> Iterator[Setting]:
+    calls = conf.calls(BINPACK)
+    weights = conf.binpack
+    if not calls or weights is None:
+        yield Setting(BINPACK, f"off: {_binpack_off_reason(conf)}")
+        return
+    yield Setting(BINPACK, _on(len(calls)))
+    source = calls[0].source
+    arguments = source.arguments or {}
+    yield _weight(source, "binpack.weight", weights.weight)
+    yield _weight(source, "binpack.cpu", weights.cpu)
+    yield _weight(source, "binpack.memory", weights.memory)
+    extra = [name for name in weights.resources if name not in ("cpu", "memory")]
+    listed = arguments.get("binpack.resources")
+    yield Setting(
+        "binpack.resources",
+        ", ".join(extra) or "(none)",
+        None if listed is None or isinstance(listed, str) else shown_value(listed),
+    )
+    for name in extra:
+        yield _weight(source, f"binpack.resources.{name}", weights.resources[name])
+
+
+def _binpack_off_reason(conf: VolcanoConf) -> str:
+    entries = conf.entries(BINPACK)
+    registered = [entry for entry in entries if entry.registered]
+    if not entries:
+        return "not in any tier"
+    if not registered:
+        return f"not a plugin of Volcano {conf.release}"
+    if all(
+        isinstance(entry.weights, BinpackWeights) and entry.weights.weight == 0
+        for entry in registered
+    ):
+        return "binpack.weight is 0, so Volcano does not register its score"
+    return "enableNodeOrder is false on every binpack entry"
+
+
+def _nodeorder_settings(conf: VolcanoConf) -> Iterator[Setting]:
+    calls = conf.calls(NODEORDER)
+    weights = conf.nodeorder
+    if not calls or weights is None:
+        entries = conf.entries(NODEORDER)
+        reason = (
+            "not in any tier"
+            if not entries
+            else f"not a plugin of Volcano {conf.release}"
+            if not any(entry.registered for entry in entries)
+            else "enableNodeOrder is false on every nodeorder entry"
+        )
+        yield Setting(NODEORDER, f"off: {reason}")
+        return
+    yield Setting(NODEORDER, _on(len(calls)))
+    for field in fields(weights):
+        key = f"{field.name}.weight"
+        setting = _weight(calls[0].source, key, getattr(weights, field.name))
+        yield Setting(f"nodeorder.{key}", setting.value, setting.written)
+
+
+def _on(calls: int) -> str:
+    return "on" if calls == 1 else f"on, scored {calls} times per node (listed {calls} times)"
+
+
+def _weight(entry: PluginEntry, key: str, effective: int) -> Setting:
+    """A weight as held, with what the file wrote when that reads differently."""
+    return Setting(key, str(effective), written_weight(entry, key, effective))
+
+
+# --- kube-scheduler --------------------------------------------------------------------
+
+
+def kube_settings(config: KubeSchedulerConfig | None) -> tuple[Setting, ...]:
+    """What kube-scheduler runs with, per profile: score plugins and their weights,
+    NodeResourcesFit's strategy, resources and shape, BalancedAllocation's resources."""
+    if config is None:
+        return (
+            Setting(STATUS, "refuses to start: kube-scheduler exits at start-up with this file"),
+        )
+    settings = [
+        Setting(STATUS, "starts"),
+        Setting("profiles", ", ".join(config.scheduler_names) or "(none)"),
+        Setting(
+            "percentageOfNodesToScore",
+            str(config.percentage_of_nodes_to_score)
+            + (" (adaptive)" if config.percentage_of_nodes_to_score == 0 else ""),
+        ),
+    ]
+    for profile in config.profiles:
+        prefix = f"profile {profile.scheduler_name}: "
+        raised = profile.raised_weights
+        for name, weight in profile.score_plugins:
+            written = "0" if name in raised else None
+            settings.append(Setting(f"{prefix}{name} weight", str(weight), written))
+        fit = profile.fit_args
+        if fit is not None and profile.scores(FIT):
+            settings.append(Setting(f"{prefix}{FIT} scoringStrategy.type", fit.strategy))
+            settings.append(
+                Setting(
+                    f"{prefix}{FIT} scoringStrategy.resources",
+                    _resources(fit.resources),
+                    _written_resources(FIT, fit.resources, raised),
+                )
+            )
+            if fit.shape:
+                shape = ", ".join(f"{utilization}% -> {score}" for utilization, score in fit.shape)
+                settings.append(
+                    Setting(f"{prefix}{FIT} scoringStrategy.requestedToCapacityRatio.shape", shape)
+                )
+        else:
+            settings.append(Setting(f"{prefix}{FIT}", "does not score"))
+        if profile.scores(BALANCED):
+            names = ", ".join(name for name, _ in profile.balanced_args.resources)
+            settings.append(Setting(f"{prefix}{BALANCED} resources", names))
+    return tuple(settings)
+
+
+def _resources(resources: Sequence[tuple[str, int]]) -> str:
+    return ", ".join(f"{name} {weight}" for name, weight in resources) or "(none)"
+
+
+def _written_resources(
+    plugin: str, resources: Sequence[tuple[str, int]], raised: Sequence[str]
+) -> str | None:
+    """The resource list as written, when a weight 0 in it is held as 1."""
+    zero = {name for name, _ in resources if f"{plugin}/{name}" in raised}
+    if not zero:
+        return None
+    return _resources([(name, 0 if name in zero else weight) for name, weight in resources])
+
+
+__all__ = [
+    "KUBE",
+    "UNREADABLE",
+    "VOLCANO",
+    "ConfigView",
+    "Setting",
+    "config_views",
+    "kube_settings",
+    "volcano_settings",
+]

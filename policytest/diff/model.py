@@ -1,0 +1,540 @@
+"""The result of ``policytest diff``: frozen values, computed once, rendered by reporters.
+
+Comparing is pure: two runs of the same fixture (``CaseResult``s), two views of the same
+config (``ConfigView``s), two lists of findings go in; what changed comes out. Reading
+revisions and running fixtures happens in :mod:`policytest.diff.compare`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Literal
+
+from policytest.core.exitcodes import ExitCode
+from policytest.core.findings import Finding, Severity
+from policytest.diff.effective import ConfigView, Setting
+from policytest.fixtures.runner import FLOAT_TOLERANCE, CaseResult, Ranking, Status, close_enough
+
+Change = Literal["added", "removed", "changed", "unchanged"]
+FailOn = Literal["findings", "ranking-change", "never"]
+FAIL_ON: tuple[FailOn, ...] = ("findings", "ranking-change", "never")
+
+
+# --- configs ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SettingChange:
+    """One effective setting that differs: absent on one side when ``None``."""
+
+    key: str
+    before: Setting | None
+    after: Setting | None
+
+
+@dataclass(frozen=True)
+class ConfigDiff:
+    """One scheduler config (a document of a changed file) before and after.
+
+    ``change`` is ``unchanged`` when the file changed but the scheduler holds the same
+    settings (a comment, a reordering, a value it reads the same).
+    """
+
+    path: str
+    document: str
+    kind: str
+    change: Change
+    settings: tuple[SettingChange, ...]
+    fixtures: tuple[str, ...] = ()
+
+
+def compare_settings(
+    before: Sequence[Setting], after: Sequence[Setting]
+) -> tuple[SettingChange, ...]:
+    """The settings that differ, in the head's order, then those only the base has."""
+    old = {setting.key: setting for setting in before}
+    new = {setting.key: setting for setting in after}
+    changes = [SettingChange(key, old.get(key), s) for key, s in new.items() if old.get(key) != s]
+    changes += [SettingChange(key, s, None) for key, s in old.items() if key not in new]
+    return tuple(changes)
+
+
+def compare_views(
+    path: str,
+    before: Sequence[ConfigView] | None,
+    after: Sequence[ConfigView] | None,
+    fixtures: Sequence[str] = (),
+) -> tuple[ConfigDiff, ...]:
+    """Pair the configs of one file by label (then by order) and compare each pair;
+    ``None`` for a side that does not have the file."""
+    diffs = []
+    for old, new in _pairs(before or (), after or ()):
+        shown = new or old
+        assert shown is not None
+        if old is None or new is None:
+            change: Change = "added" if old is None else "removed"
+            settings = tuple(
+                SettingChange(s.key, None if old is None else s, None if new is None else s)
+                for s in shown.settings
+            )
+        else:
+            settings = compare_settings(old.settings, new.settings)
+            change = "changed" if settings or old.kind != new.kind else "unchanged"
+        kind = (
+            shown.kind
+            if old is None or new is None or old.kind == new.kind
+            else (f"{old.kind} -> {new.kind}")
+        )
+        diffs.append(ConfigDiff(path, shown.label, kind, change, settings, tuple(fixtures)))
+    return tuple(diffs)
+
+
+def _pairs(
+    before: Sequence[ConfigView], after: Sequence[ConfigView]
+) -> Iterator[tuple[ConfigView | None, ConfigView | None]]:
+    old_by_label = {view.label: view for view in before}
+    matched = {view.label for view in after if view.label in old_by_label}
+    old_left = [view for view in before if view.label not in matched]
+    for view in after:
+        if view.label in matched:
+            yield old_by_label[view.label], view
+        elif old_left:
+            yield old_left.pop(0), view  # relabelled (a ConfigMap renamed, say)
+        else:
+            yield None, view
+    for view in old_left:
+        yield view, None
+
+
+# --- cases -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NodeChange:
+    """One node in one case: rank (1 = best, ties share) and total score on each side.
+
+    ``None`` rank and score: filtered out (``filtered_*`` says why) or not scored.
+    """
+
+    name: str
+    rank_before: int | None
+    rank_after: int | None
+    score_before: float | None
+    score_after: float | None
+    filtered_before: str | None = None
+    filtered_after: str | None = None
+    plugins_before: Mapping[str, float] = field(default_factory=dict)
+    plugins_after: Mapping[str, float] = field(default_factory=dict)
+
+    @property
+    def delta(self) -> float | None:
+        if self.score_before is None or self.score_after is None:
+            return None
+        return self.score_after - self.score_before
+
+    @property
+    def rank_changed(self) -> bool:
+        return self.rank_before != self.rank_after
+
+    @property
+    def changed(self) -> bool:
+        return (
+            self.rank_changed
+            or self.filtered_before != self.filtered_after
+            or not _same_score(self.score_before, self.score_after)
+        )
+
+
+@dataclass(frozen=True)
+class PlacementChange:
+    """How many pods of a sequence one node received, before and after."""
+
+    node: str
+    before: int
+    after: int
+
+
+@dataclass(frozen=True)
+class CaseSide:
+    """One side's outcome of a case."""
+
+    status: Status
+    message: str
+    ranking: Ranking
+    placements: Mapping[str, int] | None = None
+    pending: int | None = None
+
+    @property
+    def winner(self) -> tuple[str, ...]:
+        """The best node, or the nodes tied for best."""
+        return self.ranking[0] if self.ranking else ()
+
+    @property
+    def nodes_used(self) -> int | None:
+        if self.placements is None:
+            return None
+        return sum(1 for count in self.placements.values() if count)
+
+    @property
+    def placed(self) -> dict[str, int]:
+        """Nodes that received pods, with their counts."""
+        return {name: count for name, count in (self.placements or {}).items() if count}
+
+
+@dataclass(frozen=True)
+class CaseDiff:
+    """One case of a fixture on both sides (``None``: the side does not have it)."""
+
+    name: str
+    sequence: bool
+    before: CaseSide | None
+    after: CaseSide | None
+    nodes: tuple[NodeChange, ...] = ()
+
+    @property
+    def change(self) -> Change:
+        if self.before is None:
+            return "added"
+        if self.after is None:
+            return "removed"
+        changed = (
+            self.status_changed
+            or self.ranking_changed
+            or self.placements_changed
+            or self.scores_changed
+            or self.error_changed
+        )
+        return "changed" if changed else "unchanged"
+
+    @property
+    def comparable(self) -> bool:
+        """Both sides ran (an error has no ranking to compare)."""
+        return (
+            self.before is not None
+            and self.after is not None
+            and "error" not in (self.before.status, self.after.status)
+        )
+
+    @property
+    def status_changed(self) -> bool:
+        return (
+            self.before is not None
+            and self.after is not None
+            and self.before.status != self.after.status
+        )
+
+    @property
+    def error_changed(self) -> bool:
+        """Both sides error, for different reasons."""
+        return (
+            self.before is not None
+            and self.after is not None
+            and self.before.status == self.after.status == "error"
+            and self.before.message != self.after.message
+        )
+
+    @property
+    def winner_changed(self) -> bool:
+        if not self.comparable:
+            return False
+        assert self.before is not None and self.after is not None
+        return set(self.before.winner) != set(self.after.winner)
+
+    @property
+    def ranking_changed(self) -> bool:
+        if not self.comparable:
+            return False
+        assert self.before is not None and self.after is not None
+        return [set(group) for group in self.before.ranking] != [
+            set(group) for group in self.after.ranking
+        ]
+
+    @property
+    def placements_changed(self) -> bool:
+        if not self.comparable or not self.sequence:
+            return False
+        assert self.before is not None and self.after is not None
+        return (self.before.placed, self.before.pending) != (
+            self.after.placed,
+            self.after.pending,
+        )
+
+    @property
+    def scores_changed(self) -> bool:
+        return self.comparable and any(node.changed for node in self.nodes)
+
+    @property
+    def moved(self) -> tuple[NodeChange, ...]:
+        """Nodes whose rank changed (filtered nodes have no rank)."""
+        return tuple(node for node in self.nodes if node.rank_changed)
+
+    @property
+    def placements(self) -> tuple[PlacementChange, ...]:
+        """Every node that received pods on either side, in fixture order."""
+        before = self.before.placed if self.before else {}
+        after = self.after.placed if self.after else {}
+        return tuple(
+            PlacementChange(name, before.get(name, 0), after.get(name, 0))
+            for name in dict.fromkeys(_all_nodes(self))
+            if before.get(name, 0) or after.get(name, 0)
+        )
+
+
+def _all_nodes(case: CaseDiff) -> list[str]:
+    names: list[str] = []
+    for side in (case.before, case.after):
+        if side is not None and side.placements is not None:
+            names.extend(side.placements)
+    return names
+
+
+def compare_case(name: str, before: CaseResult | None, after: CaseResult | None) -> CaseDiff:
+    """One case's two results, compared node by node."""
+    shown = after or before
+    assert shown is not None
+    return CaseDiff(
+        name,
+        shown.placements is not None,
+        _side(before),
+        _side(after),
+        _node_changes(before, after),
+    )
+
+
+def _side(result: CaseResult | None) -> CaseSide | None:
+    if result is None:
+        return None
+    placements = None if result.placements is None else MappingProxyType(dict(result.placements))
+    return CaseSide(result.status, result.message, result.ranking, placements, result.pending)
+
+
+def _node_changes(before: CaseResult | None, after: CaseResult | None) -> tuple[NodeChange, ...]:
+    old = {node.name: node for node in (before.nodes if before else ())}
+    new = {node.name: node for node in (after.nodes if after else ())}
+    old_rank = _ranks(before)
+    new_rank = _ranks(after)
+    changes = []
+    for name in dict.fromkeys([*new, *old]):
+        was, now = old.get(name), new.get(name)
+        changes.append(
+            NodeChange(
+                name,
+                old_rank.get(name),
+                new_rank.get(name),
+                was.total if was is not None and was.feasible else None,
+                now.total if now is not None and now.feasible else None,
+                was.reason if was is not None and not was.feasible else None,
+                now.reason if now is not None and not now.feasible else None,
+                MappingProxyType(dict(was.plugins)) if was is not None else MappingProxyType({}),
+                MappingProxyType(dict(now.plugins)) if now is not None else MappingProxyType({}),
+            )
+        )
+    unranked = math.inf
+    changes.sort(
+        key=lambda n: (
+            n.rank_after if n.rank_after is not None else unranked,
+            n.rank_before if n.rank_before is not None else unranked,
+        )
+    )
+    return tuple(changes)
+
+
+def _ranks(result: CaseResult | None) -> dict[str, int]:
+    if result is None:
+        return {}
+    return {name: rank for rank, group in enumerate(result.ranking, start=1) for name in group}
+
+
+def _same_score(before: float | None, after: float | None) -> bool:
+    if before is None or after is None:
+        return before is after
+    return close_enough(after, before, FLOAT_TOLERANCE)
+
+
+# --- fixtures --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FixtureDiff:
+    """One fixture file run on both sides; ``reason`` says why it was run."""
+
+    path: str
+    change: Change
+    reason: str
+    cases: tuple[CaseDiff, ...]
+
+    @property
+    def changed_cases(self) -> tuple[CaseDiff, ...]:
+        return tuple(case for case in self.cases if case.change != "unchanged")
+
+
+def compare_fixture(
+    path: str,
+    reason: str,
+    before: Sequence[CaseResult] | None,
+    after: Sequence[CaseResult] | None,
+) -> FixtureDiff:
+    """Match the cases of both runs by name (and occurrence, for repeated names)."""
+    old = _by_key(before or ())
+    new = _by_key(after or ())
+    cases = tuple(
+        compare_case(key[0], old.get(key), new.get(key)) for key in dict.fromkeys([*new, *old])
+    )
+    if before is None or after is None:
+        change: Change = "added" if before is None else "removed"
+    else:
+        change = "changed" if any(case.change != "unchanged" for case in cases) else "unchanged"
+    return FixtureDiff(path, change, reason, cases)
+
+
+def _by_key(results: Sequence[CaseResult]) -> dict[tuple[str, int], CaseResult]:
+    seen: Counter[str] = Counter()
+    keyed = {}
+    for result in results:
+        seen[result.case] += 1
+        keyed[(result.case, seen[result.case])] = result
+    return keyed
+
+
+# --- findings --------------------------------------------------------------------------
+
+Located = tuple[str, Finding]
+"""A finding with the logical file it belongs to (the same file on both sides)."""
+FindingKey = tuple[str, str, str, str]
+
+
+def compare_findings(
+    before: Sequence[Located], after: Sequence[Located]
+) -> tuple[tuple[Finding, ...], tuple[Finding, ...]]:
+    """(introduced, resolved): findings matched by file, rule, severity and message, never
+    by line, so moving a block of YAML is not noise. Repeats are counted."""
+
+    def key(item: Located) -> FindingKey:
+        logical, finding = item
+        return logical, finding.rule, finding.severity.value, finding.message
+
+    old = Counter(key(item) for item in before)
+    new = Counter(key(item) for item in after)
+    introduced = _surplus(after, new - old, key)
+    resolved = _surplus(before, old - new, key)
+    return tuple(sorted(introduced)), tuple(sorted(resolved))
+
+
+def _surplus(
+    items: Sequence[Located], surplus: Counter[FindingKey], key: Callable[[Located], FindingKey]
+) -> list[Finding]:
+    """The last ``surplus[key]`` findings of each key (the earlier ones are matched)."""
+    left = Counter(surplus)
+    picked = []
+    for item in reversed(items):
+        k = key(item)
+        if left[k] > 0:
+            left[k] -= 1
+            picked.append(item[1])
+    return picked
+
+
+# --- the report ------------------------------------------------------------------------
+
+Counted = Literal["winner", "ranking", "placements", "status"]
+
+
+def _counts_as(case: CaseDiff, what: Counted) -> bool:
+    if what == "winner":
+        return case.winner_changed
+    if what == "ranking":
+        return case.ranking_changed
+    if what == "placements":
+        return case.placements_changed
+    return case.status_changed
+
+
+@dataclass(frozen=True)
+class DiffReport:
+    """Everything ``policytest diff`` found, in a stable order.
+
+    ``fixtures`` are the fixtures that were run (affected by the change, or all with
+    ``--all``); ``not_run`` the fixtures in scope that were not, ``not_run_reason`` why.
+    """
+
+    base: str
+    head: str
+    configs: tuple[ConfigDiff, ...] = ()
+    fixtures: tuple[FixtureDiff, ...] = ()
+    introduced: tuple[Finding, ...] = ()
+    resolved: tuple[Finding, ...] = ()
+    not_run: tuple[str, ...] = ()
+    not_run_reason: str = "nothing they use changed"
+
+    @property
+    def changed_configs(self) -> tuple[ConfigDiff, ...]:
+        return tuple(config for config in self.configs if config.change != "unchanged")
+
+    @property
+    def changed_fixtures(self) -> tuple[FixtureDiff, ...]:
+        return tuple(fixture for fixture in self.fixtures if fixture.change != "unchanged")
+
+    @property
+    def unchanged_fixtures(self) -> tuple[FixtureDiff, ...]:
+        return tuple(fixture for fixture in self.fixtures if fixture.change == "unchanged")
+
+    @property
+    def changed_cases(self) -> tuple[tuple[FixtureDiff, CaseDiff], ...]:
+        return tuple((fixture, case) for fixture in self.fixtures for case in fixture.changed_cases)
+
+    def count(self, what: Counted) -> int:
+        """How many cases have a new winner, another ranking, other placements, another
+        status."""
+        return sum(1 for _, case in self.changed_cases if _counts_as(case, what))
+
+    @property
+    def introduced_errors(self) -> tuple[Finding, ...]:
+        return tuple(f for f in self.introduced if f.severity is Severity.ERROR)
+
+    @property
+    def placement_changed(self) -> bool:
+        """Does any case rank or place differently?"""
+        return any(
+            case.ranking_changed or case.placements_changed for _, case in self.changed_cases
+        )
+
+    @property
+    def has_changes(self) -> bool:
+        return bool(
+            self.changed_configs or self.changed_fixtures or self.introduced or self.resolved
+        )
+
+    def exit_code(self, fail_on: FailOn) -> ExitCode:
+        """``findings``: error findings introduced fail; ``ranking-change``: those, and any
+        ranking or placement change, fail; ``never``: always 0."""
+        if fail_on == "never":
+            return ExitCode.OK
+        if self.introduced_errors:
+            return ExitCode.FINDINGS
+        if fail_on == "ranking-change" and self.placement_changed:
+            return ExitCode.FINDINGS
+        return ExitCode.OK
+
+
+__all__ = [
+    "FAIL_ON",
+    "CaseDiff",
+    "CaseSide",
+    "Change",
+    "ConfigDiff",
+    "DiffReport",
+    "FailOn",
+    "FixtureDiff",
+    "NodeChange",
+    "PlacementChange",
+    "SettingChange",
+    "compare_case",
+    "compare_findings",
+    "compare_fixture",
+    "compare_settings",
+    "compare_views",
+]

@@ -1,0 +1,39 @@
+"""One profile of a loaded KubeSchedulerConfiguration as an executable scheduler."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from policytest.core.errors import PolicytestError
+from policytest.kube.corrections import kube_corrections
+from policytest.kube.model import KubeSchedulerConfig
+from policytest.scoring.schedulers import BALANCED, FIT, KubeScheduler
+
+
+class UnknownProfile(PolicytestError, LookupError):
+    """The fixture names a kube-scheduler profile the config does not have."""
+
+    def __init__(self, name: str, available: Sequence[str]) -> None:
+        super().__init__(
+            f"no profile with schedulerName `{name}` "
+            f"(the config has: {', '.join(available) or 'none'})"
+        )
+
+
+def kube_scheduler(config: KubeSchedulerConfig, name: str | None) -> KubeScheduler:
+    """The profile called ``name`` (default: the first) as an executable scheduler."""
+    profiles = {profile.scheduler_name: profile for profile in config.profiles}
+    if name is not None and name not in profiles:
+        raise UnknownProfile(name, list(profiles))
+    profile = profiles[name] if name is not None else config.profiles[0]
+    return KubeScheduler(
+        fit=profile.fit_args if profile.scores(FIT) else None,
+        fit_weight=profile.weight(FIT) or 0,
+        balanced=profile.balanced_args if profile.scores(BALANCED) else None,
+        balanced_weight=profile.weight(BALANCED) or 0,
+        not_modelled=tuple(n for n, _ in profile.score_plugins if n not in (FIT, BALANCED)),
+        fit_filter=profile.filters(FIT),
+        ignored_resources=frozenset(profile.fit_ignored_resources),
+        ignored_resource_groups=frozenset(profile.fit_ignored_resource_groups),
+        corrections=kube_corrections(profile),
+    )

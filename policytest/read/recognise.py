@@ -1,0 +1,178 @@
+"""Recognising: which kind of document is this, and where do embedded configs hide?
+
+A ``kind: List`` contributes its items and a ConfigMap contributes every ``data``
+value that parses as a scheduler config (Volcano's chart uses
+``volcano-scheduler.conf``, but Helm values may pick any key). Everything else is
+"not ours" and is skipped, so the pre-commit hook can run on every YAML file.
+
+Shape decides, with one exception: a file or ConfigMap key named
+``volcano-scheduler.conf`` is what Volcano mounts and reads whatever its shape (empty,
+a list, a fragment), and a ConfigMap value that is evidently a scheduler config but not
+YAML is still that scheduler's config: both are checked so the rejection is reported.
+How each scheduler reads its own file (trimming, load failures) is
+:func:`policytest.check.configs.read_as_scheduler`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import os
+import re
+
+from ruamel.yaml.nodes import MappingNode, Node, ScalarNode
+
+from policytest.core.limits import Limits
+from policytest.core.suggest import closest
+from policytest.read import positions
+from policytest.read.goyaml import scalar_text
+from policytest.read.source import (
+    Document,
+    Embedding,
+    ParseFailure,
+    child,
+    compose_all,
+    empty_root,
+    lookup,
+    scalar,
+    sequence_items,
+)
+
+KUBE_SCHEDULER_API_GROUP = "kubescheduler.config.k8s.io/"
+FIXTURE_API_VERSION = "policytest/v1"
+VOLCANO_CONF_NAME = "volcano-scheduler.conf"
+"""The file Volcano mounts (and the key of its chart's ConfigMap)."""
+
+
+class Kind(str, enum.Enum):
+    """The kinds of document policytest understands."""
+
+    VOLCANO = "volcano-scheduler-conf"
+    KUBE_SCHEDULER = "KubeSchedulerConfiguration"
+    KUBE_POLICY = "Policy"
+    FIXTURE = "PolicyTest"
+    OTHER = "other"
+
+
+def kind_of(root: Node) -> Kind:
+    """Recognise one document by its shape (see :func:`expand` for the file name)."""
+    if not isinstance(root, MappingNode):
+        return Kind.OTHER
+    kind = scalar(child(root, "kind"))
+    api_version = scalar(child(root, "apiVersion")) or ""
+    if kind == "KubeSchedulerConfiguration":
+        return Kind.KUBE_SCHEDULER
+    if kind == "PolicyTest" or api_version == FIXTURE_API_VERSION:
+        return Kind.FIXTURE
+    if kind == "Policy" and (
+        api_version in ("", "v1") or api_version.startswith(KUBE_SCHEDULER_API_GROUP)
+    ):
+        return Kind.KUBE_POLICY  # the scheduler's; audit.k8s.io and others have a Policy too
+    if kind is None and (lookup(root, "predicates") or lookup(root, "priorities")):
+        return Kind.KUBE_POLICY
+    if api_version.startswith(KUBE_SCHEDULER_API_GROUP) and _meant_as_kube_config(kind):
+        return Kind.KUBE_SCHEDULER  # kube-scheduler rejects it: the checker says why
+    if kind is None and (lookup(root, "actions") or lookup(root, "tiers")):
+        return Kind.VOLCANO
+    return Kind.OTHER
+
+
+def _meant_as_kube_config(kind: str | None) -> bool:
+    """A missing ``kind`` or a near miss (``KubeSchedulerConfig``) in the scheduler's group;
+    its other kinds (``NodeResourcesFitArgs``...) are plugin arguments, not configs."""
+    if not kind:
+        return True
+    return closest(kind, [Kind.KUBE_SCHEDULER.value], cutoff=0.8) is not None
+
+
+def expand(document: Document, limits: Limits) -> list[tuple[Document, Kind]]:
+    """The documents to check inside ``document``: itself, List items, ConfigMap data."""
+    root = document.root
+    kind = scalar(child(root, "kind"))
+    if kind == "List":
+        found: list[tuple[Document, Kind]] = []
+        for item in sequence_items(child(root, "items"))[: limits.max_documents]:
+            found.extend(expand(document.item(item), limits))
+        return found
+    if kind == "ConfigMap":
+        return _configmap_documents(document, limits)
+    recognised = kind_of(root)
+    if recognised is Kind.OTHER and _is_volcano_file(document):
+        return [(document, Kind.VOLCANO)]
+    return [] if recognised is Kind.OTHER else [(document, recognised)]
+
+
+def _is_volcano_file(document: Document) -> bool:
+    """The first document of a file named ``volcano-scheduler.conf``: what Volcano reads."""
+    return (
+        document.embedding is None
+        and document.index == 0
+        and os.path.basename(document.path) == VOLCANO_CONF_NAME
+    )
+
+
+_SCHEDULER_KINDS = (Kind.VOLCANO, Kind.KUBE_SCHEDULER, Kind.KUBE_POLICY)
+
+
+def _configmap_documents(document: Document, limits: Limits) -> list[tuple[Document, Kind]]:
+    name = scalar(child(child(document.root, "metadata") or document.root, "name")) or ""
+    found: list[tuple[Document, Kind]] = []
+    data = child(document.root, "data")
+    if not isinstance(data, MappingNode):
+        return found
+    for key_node, value_node in data.value:
+        key = str(key_node.value)
+        if not isinstance(value_node, ScalarNode):
+            continue
+        if key != VOLCANO_CONF_NAME and not _may_hold_config(scalar_text(value_node)):
+            continue
+        embedded = _embedded_document(document, value_node, Embedding(name, key), limits)
+        embedded_kind = _embedded_kind(embedded, key)
+        if embedded_kind is not None:
+            found.append((embedded, embedded_kind))
+    return found
+
+
+def _may_hold_config(value: str) -> bool:
+    """Several lines, or one line of JSON: a one-word value is never a config."""
+    text = value.strip()
+    return "\n" in text or text.startswith("{")
+
+
+def _embedded_kind(embedded: Document, key: str) -> Kind | None:
+    """The scheduler that reads this ConfigMap value, or ``None`` if it is not a config."""
+    if embedded.unparsed is not None:
+        if _KUBE_TEXT.search(embedded.text):
+            return Kind.KUBE_SCHEDULER
+        volcano = key.endswith(".conf") or VOLCANO_HINT.search(embedded.text)
+        return Kind.VOLCANO if volcano else None
+    recognised = kind_of(embedded.root)
+    if recognised in _SCHEDULER_KINDS:
+        return recognised
+    return Kind.VOLCANO if key == VOLCANO_CONF_NAME else None
+
+
+def _embedded_document(
+    outer: Document, node: ScalarNode, embedding: Embedding, limits: Limits
+) -> Document:
+    """Parse a ConfigMap value; a text that is not YAML keeps the failure (``unparsed``)."""
+    mark = node.start_mark
+    text = scalar_text(node)
+    mapping = (
+        positions.for_scalar(outer.text, node.style, mark.line, mark.column, mark.index, text)
+        if outer.positions is positions.IDENTITY
+        else positions.Fixed(outer.position(node))
+    )
+    try:
+        roots = compose_all(text, limits)
+    except ParseFailure as failure:
+        return outer.embedded(empty_root(), text, mapping, embedding, unparsed=failure)
+    if not roots:
+        return outer.embedded(empty_root(), text, mapping, embedding)
+    # The schedulers read the first document of a multi-document string only.
+    embedding = dataclasses.replace(embedding, ignored=tuple(roots[1:]))
+    return outer.embedded(roots[0], text, mapping, embedding)
+
+
+VOLCANO_HINT = re.compile(r"^\s*(actions|tiers)\s*:", re.MULTILINE)
+_KUBE_TEXT = re.compile(r"KubeSchedulerConfiguration|kubescheduler\.config\.k8s\.io")

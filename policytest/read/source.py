@@ -1,0 +1,389 @@
+"""Reading: bytes -> YAML node trees that remember where every node came from.
+
+Only ruamel.yaml's *composer* runs here: it builds a node graph with source marks and
+constructs no Python objects, so no tag can ever instantiate anything. Aliases stay
+shared nodes (never expanded here); whoever walks a tree bounds the walk.
+
+A ConfigMap value that holds the real config is parsed as its own document whose
+positions are mapped back into the outer file (see :mod:`policytest.read.positions`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import os
+import re
+import sys
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from policytest.core.errors import PolicytestError
+from policytest.core.findings import Finding, Severity
+from policytest.core.limits import Limits, NodeCounter, TooManyNodes
+from policytest.core.rules import rule
+from policytest.read.positions import IDENTITY, Position, PositionMap
+
+PT001_UNREADABLE = rule(
+    "PT001",
+    Severity.ERROR,
+    "file cannot be read as YAML or JSON",
+    """
+    The file is not valid YAML or JSON (a syntax error, a binary file, a non-UTF-8
+    encoding, or beyond the size, depth, alias or document-count limits). Neither
+    scheduler can load it; fix the syntax at the reported line and column.
+
+    Failing::
+
+        actions: "enqueue, allocate"
+        tiers:
+        - plugins:
+          - name: binpack
+           arguments: {binpack.weight: 10}
+
+    Passing::
+
+        actions: "enqueue, allocate"
+        tiers:
+        - plugins:
+          - name: binpack
+            arguments: {binpack.weight: 10}
+    """,
+)
+INVALID_YAML = "invalid YAML"
+"""How a reader finding about YAML syntax begins (as opposed to a limit or encoding)."""
+
+STDIN = "-"
+STDIN_NAME = "<stdin>"
+"""How standard input is named in findings."""
+
+
+@dataclass(frozen=True)
+class Embedding:
+    """Where an embedded document sits: a ConfigMap ``data`` value.
+
+    ``ignored`` holds the roots of any further YAML documents in the same string: the
+    schedulers read only the first one.
+    """
+
+    configmap: str
+    key: str
+    ignored: tuple[Node, ...] = ()
+
+
+@dataclass(frozen=True)
+class Document:
+    """One YAML document (or one embedded config) with its source positions."""
+
+    path: str
+    index: int
+    root: Node
+    text: str
+    positions: PositionMap = IDENTITY
+    embedding: Embedding | None = None
+    unparsed: ParseFailure | None = None
+    """Why ``text`` is not YAML, for a config that is evidently a scheduler's anyway (a
+    ConfigMap value under a scheduler key): ``root`` is then an empty placeholder and the
+    checker reports the failure as the scheduler's own error."""
+
+    def position(self, node: Node, *, end: bool = False) -> Position:
+        """1-based position of ``node`` in the file the user edits."""
+        mark = node.end_mark if end else node.start_mark
+        return self.positions.map(mark.line, mark.column)
+
+    def embedded(
+        self,
+        root: Node,
+        text: str,
+        positions: PositionMap,
+        embedding: Embedding,
+        unparsed: ParseFailure | None = None,
+    ) -> Document:
+        """A document parsed from a string inside this one."""
+        return Document(self.path, self.index, root, text, positions, embedding, unparsed)
+
+    def item(self, root: Node) -> Document:
+        """A sub-tree of this document treated as a document (``kind: List`` items)."""
+        return Document(self.path, self.index, root, self.text, self.positions, self.embedding)
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    """Everything read from one path: its documents, or the reason it has none."""
+
+    path: str
+    documents: tuple[Document, ...] = ()
+    problems: tuple[Finding, ...] = field(default_factory=tuple)
+    head: str = ""
+    """The first bytes of the file as text (lossy), to tell whose file a broken one is."""
+    text: str | None = None
+    """The decoded text of a file that is text but not YAML, for scheduler-specific reads."""
+    unreadable: bool = False
+    """The file could not be opened or read at all (permission denied, dangling symlink)."""
+
+
+class ParseFailure(PolicytestError):
+    """A text that is not YAML; carries the 0-based mark of the problem."""
+
+    def __init__(self, message: str, line: int, column: int) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.column = column
+
+
+def _read_bytes(path: str, limit: int) -> bytes:
+    if path == STDIN:
+        return sys.stdin.buffer.read(limit + 1)
+    with open(path, "rb") as handle:
+        return handle.read(limit + 1)
+
+
+def read_file(path: str, limits: Limits) -> SourceFile:
+    """Read and compose every document of ``path`` (``-`` is standard input)."""
+    shown = STDIN_NAME if path == STDIN else path
+    try:
+        data = _read_bytes(path, limits.max_file_bytes)
+    except OSError as exc:
+        problem = _problem(shown, 1, 1, f"cannot read file: {exc.strerror or exc}")
+        return dataclasses.replace(problem, unreadable=True)
+    return read_bytes(shown, data, limits)
+
+
+HEAD_BYTES = 64 * 1024
+
+
+def read_bytes(path: str, data: bytes, limits: Limits) -> SourceFile:
+    """Decode and compose ``data``; every failure becomes a ``PT001`` finding."""
+    head = data[:HEAD_BYTES].decode("utf-8", "replace")
+    source = _read_bytes_checked(path, data, limits)
+    return dataclasses.replace(source, head=head)
+
+
+def _read_bytes_checked(path: str, data: bytes, limits: Limits) -> SourceFile:
+    if len(data) > limits.max_file_bytes:
+        return _problem(
+            path,
+            1,
+            1,
+            f"file is larger than {limits.max_file_bytes:,} bytes; not read "
+            "(raise the limit with --max-file-bytes if it really is a config)",
+        )
+    if b"\x00" in data[:8192]:
+        return _problem(path, 1, 1, "binary file (contains NUL bytes); not YAML or JSON")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        return _problem(
+            path,
+            line,
+            column,
+            f"not UTF-8 text (byte 0x{data[exc.start]:02x}); YAML and JSON must be UTF-8",
+        )
+    try:
+        roots = compose_all(text, limits)
+    except ParseFailure as failure:
+        unparsed = _problem(path, failure.line + 1, failure.column + 1, failure.message)
+        return dataclasses.replace(unparsed, text=text)
+    documents = tuple(Document(path, index, root, text) for index, root in enumerate(roots))
+    return SourceFile(path, documents)
+
+
+def compose_all(text: str, limits: Limits) -> list[Node]:
+    """Compose every non-empty document of ``text``; raise :class:`ParseFailure`."""
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+    _refuse_deep_flow(text, limits.max_depth)
+    roots: list[Node] = []
+    try:
+        for root in _composed(text, limits.max_depth, NodeCounter(limits.max_nodes)):
+            if root is None or _is_empty(root):
+                continue
+            if len(roots) >= limits.max_documents:
+                raise ParseFailure(
+                    f"more than {limits.max_documents:,} documents in one file; not read",
+                    root.start_mark.line,
+                    root.start_mark.column,
+                )
+            roots.append(root)
+    except TooManyNodes as exc:
+        raise ParseFailure(
+            f"file has too many nodes (more than {limits.max_nodes:,} YAML nodes); not read "
+            "(raise the limit with --limit yaml-nodes=N if it really is a config)",
+            0,
+            0,
+        ) from exc
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, column = (mark.line, mark.column) if mark is not None else (0, 0)
+        raise ParseFailure(f"{INVALID_YAML}: {_yaml_message(exc)}", line, column) from exc
+    except YAMLError as exc:  # ReaderError: a character YAML does not allow
+        line, column = _reader_error_position(exc, text)
+        raise ParseFailure(f"{INVALID_YAML}: {_first_line(str(exc))}", line, column) from exc
+    except RecursionError as exc:
+        raise ParseFailure(
+            "document nests too deeply to be a scheduler config; not read", 0, 0
+        ) from exc
+    return roots
+
+
+def _composed(text: str, max_depth: int, count: NodeCounter) -> Iterable[Node]:
+    """libyaml when installed (see :mod:`policytest.read.bigload`), else the pure composer;
+    both call ``count`` once per node as they build it (aliases are not new nodes)."""
+    from policytest.read import bigload
+
+    if bigload.available():
+        roots = bigload.compose_all(text, max_depth, count)
+        if roots is not None:
+            return roots
+        count.left = count.limit  # libyaml gave up part-way: the pure composer starts over
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="rt", pure=True)
+    yaml.composer.warn_double_anchors = False  # yaml.v2 accepts a redefined anchor: the last wins
+
+    class CountingResolver(yaml.Resolver):  # type: ignore[misc,name-defined]
+        """The composer calls ``descend_resolver`` once per node it builds."""
+
+        def descend_resolver(self, parent: Node | None, index: object) -> None:
+            count()
+            super().descend_resolver(parent, index)
+
+    yaml.Resolver = CountingResolver
+    composed: Iterable[Node] = yaml.compose_all(io.StringIO(text))
+    return composed
+
+
+_FLOW_TOKENS = re.compile(r"""[\[\]{}\n#]|"(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*'""")
+
+
+def _refuse_deep_flow(text: str, max_depth: int) -> None:
+    """Refuse flow collections nested deeper than ``max_depth`` before parsing.
+
+    The YAML scanner is quadratic in flow depth (a 10,000-deep ``[[[...]]]`` takes
+    seconds before it fails), so count brackets first, skipping quoted strings and
+    comments. Cheap: only texts with that many opening brackets are scanned at all.
+    """
+    if text.count("[") + text.count("{") <= max_depth:
+        return
+    depth = 0
+    in_comment = False
+    for match in _FLOW_TOKENS.finditer(text):
+        token = match.group()
+        if token == "\n":
+            in_comment = False
+        elif in_comment or token[0] in "\"'":
+            continue
+        elif token == "#":
+            in_comment = True
+        elif token in "[{":
+            depth += 1
+            if depth > max_depth:
+                line = text.count("\n", 0, match.start())
+                column = match.start() - (text.rfind("\n", 0, match.start()) + 1)
+                raise ParseFailure(
+                    f"document nests deeper than {max_depth} levels; not read", line, column
+                )
+        else:
+            depth = max(0, depth - 1)
+
+
+def empty_root() -> Node:
+    """The root of an empty document: what yaml.v2 decodes from an empty text (nothing)."""
+    from ruamel.yaml.error import StreamMark
+
+    mark = StreamMark("<empty>", 0, 0, 0)
+    return ScalarNode("tag:yaml.org,2002:null", "", mark, mark)
+
+
+def _is_empty(root: Node) -> bool:
+    """An empty document (``---`` followed by nothing) composes to an empty plain null."""
+    return isinstance(root, ScalarNode) and root.value == "" and root.style is None
+
+
+def _yaml_message(exc: Exception) -> str:
+    problem = getattr(exc, "problem", None)
+    context = getattr(exc, "context", None)
+    if problem and context:
+        return _untupled(f"{problem} ({context})")
+    return _untupled(str(problem or context or _first_line(str(exc))))
+
+
+_TUPLE_REPR = re.compile(r"\(('[^'\n]*'),\)")
+
+
+def _untupled(message: str) -> str:
+    """ruamel.yaml words one error with a Python tuple (``but found ('<block mapping
+    start>',)``); a user reads the token: ``but found '<block mapping start>'``."""
+    return _TUPLE_REPR.sub(r"\1", message)
+
+
+def _first_line(message: str) -> str:
+    return message.strip().splitlines()[0] if message.strip() else "unreadable"
+
+
+def _reader_error_position(exc: Exception, text: str) -> tuple[int, int]:
+    offset = getattr(exc, "position", None)
+    if not isinstance(offset, int):
+        return 0, 0
+    line = text.count("\n", 0, offset)
+    return line, offset - (text.rfind("\n", 0, offset) + 1)
+
+
+def _problem(path: str, line: int, column: int, message: str) -> SourceFile:
+    finding = PT001_UNREADABLE.finding(path, line, column, message)
+    return SourceFile(path, (), (finding,))
+
+
+# --- small, bounded accessors over composed nodes -------------------------------------
+
+
+def mapping_items(node: Node) -> Iterator[tuple[Node, Node]]:
+    """Key and value nodes of a mapping, in source order, duplicates included."""
+    if isinstance(node, MappingNode):
+        yield from node.value
+
+
+def lookup(node: Node, key: str) -> tuple[Node, Node] | None:
+    """The last ``key: value`` pair of a mapping (yaml.v2 keeps the last duplicate)."""
+    found = None
+    for key_node, value_node in mapping_items(node):
+        if isinstance(key_node, ScalarNode) and key_node.value == key:
+            found = (key_node, value_node)
+    return found
+
+
+def scalar(node: Node | None) -> str | None:
+    """The raw text of a scalar node, else ``None``."""
+    return node.value if isinstance(node, ScalarNode) else None
+
+
+def child(node: Node, key: str) -> Node | None:
+    """The value node of ``key`` in a mapping, else ``None``."""
+    pair = lookup(node, key)
+    return pair[1] if pair else None
+
+
+def sequence_items(node: Node | None) -> tuple[Node, ...]:
+    """Items of a sequence node (empty for anything else)."""
+    return tuple(node.value) if isinstance(node, SequenceNode) else ()
+
+
+def is_yaml_path(path: str) -> bool:
+    """Does the name look like a YAML/JSON/conf file worth reading during a walk?"""
+    return os.path.splitext(path)[1].lower() in {".yaml", ".yml", ".json", ".conf"}
+
+
+def decoded(document: Document, limits: Limits) -> object:
+    """The document decoded with yaml.v2 typing, or the PT001 finding that says why not."""
+    from policytest.read.bigload import decode
+    from policytest.read.goyaml import DecodeError
+
+    try:
+        return decode(document.root, document.text, limits)
+    except DecodeError as error:
+        return PT001_UNREADABLE.at(document, error.node, str(error))

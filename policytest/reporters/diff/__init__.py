@@ -1,0 +1,1 @@
+"""``diff`` output: text, Markdown for a PR comment, and JSON."""

@@ -1,0 +1,238 @@
+"""``policytest diff`` as a pull-request comment (GitHub-flavoured Markdown).
+
+A short summary comes first (one sentence and one table row per changed case); the
+evidence follows in collapsed ``<details>`` blocks: findings, each changed config's
+effective settings, each changed fixture's node tables. Everything is in a stable order,
+and when nothing changed the comment is two lines. GitHub refuses comments longer than
+65,536 characters, so whole blocks are left out from the end, with a note, to stay under
+:data:`COMMENT_LIMIT`. The first line is a hidden marker, so a CI job can find and update
+its earlier comment instead of adding one per push.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable, Sequence
+
+from policytest.core.findings import Finding
+from policytest.diff.model import CaseDiff, ConfigDiff, DiffReport, FixtureDiff
+from policytest.reporters.diff import words as words
+
+MARKER = "<!-- policytest-diff -->"
+COMMENT_LIMIT = 65_536
+MAX_SUMMARY_ROWS = 50
+MAX_NODE_ROWS = 25
+_NOTE_ROOM = 400
+_QUOTED = re.compile(r"`([^`]+)`")
+_MARKDOWN_SPECIAL = str.maketrans({c: f"\\{c}" for c in "\\`*_[]|~#"})
+
+
+def text(value: str) -> str:
+    """Plain text that Markdown and HTML leave alone (also inside a table cell); arrows
+    become arrows and `quoted` spans become code, as messages write them."""
+    parts = _QUOTED.split(" ".join(value.split()).replace(" -> ", " → "))
+    return "".join(
+        code(part) if index % 2 else html.escape(part, quote=False).translate(_MARKDOWN_SPECIAL)
+        for index, part in enumerate(parts)
+    )
+
+
+def code(value: str) -> str:
+    """Inline code that survives table cells and HTML blocks."""
+    return "<code>" + html.escape(value).replace("|", "&#124;") + "</code>"
+
+
+def render(report: DiffReport, *, color: bool = False, limit: int = COMMENT_LIMIT) -> str:
+    head = [
+        MARKER,
+        "### policytest diff",
+        "",
+        f"{code(report.base)} → {code(report.head)}: {text(words.headline(report))}.",
+    ]
+    if not report.has_changes:
+        return "\n".join(head) + "\n"
+    blocks = ["\n".join(head)]
+    blocks += _summary(report)
+    blocks += _findings(report)
+    blocks += [_config(config) for config in report.configs if config.change != "unchanged"]
+    blocks += [_fixture(fixture) for fixture in report.changed_fixtures]
+    return _fit(blocks, limit)
+
+
+def _fit(blocks: Sequence[str], limit: int) -> str:
+    """Keep whole blocks while they fit under ``limit`` (in UTF-8 bytes, the stricter
+    measure); say how many were left out."""
+    kept: list[str] = []
+    size = 0
+    budget = limit - _NOTE_ROOM
+    for index, block in enumerate(blocks):
+        cost = len(block.encode("utf-8")) + 2
+        if size + cost > budget:
+            left = len(blocks) - index
+            kept.append(
+                f"> **Truncated:** {words.plural(left, 'more section')} left out to stay "
+                "under GitHub's comment size limit. Run `policytest diff` locally, or use "
+                "`--format json`, for the whole diff."
+            )
+            break
+        kept.append(block)
+        size += cost
+    return "\n\n".join(kept) + "\n"
+
+
+def _summary(report: DiffReport) -> list[str]:
+    blocks = []
+    rows = [
+        f"| {code(fixture.path)} | {text(case.name)} | {text(words.case_summary(case))} |"
+        for fixture, case in report.changed_cases
+        if fixture.change == "changed"
+    ]
+    rows += [
+        f"| {code(fixture.path)} | {text(words.plural(len(fixture.cases), 'case'))} | "
+        f"{text(words.fixture_summary(fixture))} |"
+        for fixture in report.changed_fixtures
+        if fixture.change != "changed"
+    ]
+    if rows:
+        table = ["| Fixture | Case | What changed |", "| --- | --- | --- |"]
+        table += rows[:MAX_SUMMARY_ROWS]
+        if len(rows) > MAX_SUMMARY_ROWS:
+            table.append(f"| … | {len(rows) - MAX_SUMMARY_ROWS} more | see the details |")
+        blocks.append("\n".join(table))
+    same = [c for c in report.configs if c.change == "unchanged"]
+    lines = []
+    if report.changed_configs:
+        lines.append(
+            "Configs: "
+            + ", ".join(f"{code(c.path)} ({_config_change(c)})" for c in report.changed_configs)
+            + "."
+        )
+    if same:
+        lines.append(
+            "Changed in text only (the scheduler reads them the same): "
+            + ", ".join(code(c.path) for c in same)
+            + "."
+        )
+    if report.unchanged_fixtures or report.not_run:
+        lines.append(f"Unchanged: {text(words.unchanged_sentence(report))}.")
+    if lines:
+        blocks.append("\n\n".join(lines))
+    return blocks
+
+
+def _config_change(config: ConfigDiff) -> str:
+    if config.change == "added":
+        return "new"
+    if config.change == "removed":
+        return "removed"
+    return words.plural(len(config.settings), "setting") + " changed"
+
+
+def _details(summary: str, body: Iterable[str], *, open_: bool = False) -> str:
+    tag = "<details open>" if open_ else "<details>"
+    lines = list(body)
+    while lines and not lines[-1]:
+        lines.pop()
+    return "\n".join([tag, f"<summary>{summary}</summary>", "", *lines, "", "</details>"])
+
+
+def _findings(report: DiffReport) -> list[str]:
+    if not report.introduced and not report.resolved:
+        return []
+    errors = len(report.introduced_errors)
+    summary = (
+        f"Findings: {len(report.introduced)} introduced"
+        + (f" ({words.plural(errors, 'error')})" if errors else "")
+        + f", {len(report.resolved)} resolved"
+    )
+    body = []
+    for title, findings in (("Introduced", report.introduced), ("Resolved", report.resolved)):
+        if findings:
+            body += [f"**{title}**", "", *(_finding(finding) for finding in findings), ""]
+    return [_details(summary, body, open_=bool(errors))]
+
+
+def _finding(finding: Finding) -> str:
+    where = f"{finding.path}:{finding.line}:{finding.column}"
+    return (
+        f"- {code(where)} **{text(finding.rule)}** {finding.severity.value}: "
+        f"{text(finding.message)}"
+    )
+
+
+def _config(config: ConfigDiff) -> str:
+    what = {"added": "new file", "removed": "file removed"}.get(
+        config.change, words.plural(len(config.settings), "effective setting") + " changed"
+    )
+    where = ", ".join(part for part in (config.kind, config.document) if part)
+    summary = f"Config {code(config.path)} ({html.escape(where)}): {what}"
+    if config.change in ("added", "removed"):
+        rows = ["| Setting | Value |", "| --- | --- |"]
+        rows += [
+            f"| {code(change.key)} | {text(words.setting_value(change.after or change.before))} |"
+            for change in config.settings
+        ]
+    else:
+        rows = ["| Setting | Before | After |", "| --- | --- | --- |"]
+        rows += [
+            f"| {code(change.key)} | {text(words.setting_value(change.before))} | "
+            f"{text(words.setting_value(change.after))} |"
+            for change in config.settings
+        ]
+    used = ", ".join(code(path) for path in config.fixtures) or "no fixture"
+    return _details(summary, [*rows, "", f"Used by: {used}."])
+
+
+def _fixture(fixture: FixtureDiff) -> str:
+    summary = (
+        f"Fixture {code(fixture.path)}: {html.escape(words.fixture_summary(fixture))} "
+        f"({html.escape(fixture.reason)})"
+    )
+    body: list[str] = []
+    if fixture.change in ("added", "removed"):
+        body += [
+            f"- {text(case.name)}: {text(words.outcome(case.after or case.before))}"
+            for case in fixture.cases
+        ]
+    else:
+        for case in fixture.changed_cases:
+            body += _case(case)
+    return _details(summary, body)
+
+
+def _case(case: CaseDiff) -> list[str]:
+    lines = [f"**{text(case.name)}**: {text(words.case_summary(case))}", ""]
+    if case.before is None or case.after is None:
+        return lines
+    for side, label in ((case.before, "Before"), (case.after, "After")):
+        if side.status != "passed" and side.message:
+            lines += [f"{label}: {side.status}: {text(words.first_line(side.message))}", ""]
+    if case.ranking_changed:
+        lines += [
+            f"Ranking {code(words.ranking(case.before))} → {code(words.ranking(case.after))}",
+            "",
+        ]
+    nodes = [node for node in case.nodes if node.changed] if case.comparable else []
+    if nodes:
+        lines += ["| Node | Rank | Score | Change |", "| --- | --- | --- | --- |"]
+        lines += [
+            f"| {text(node.name)} | {words.rank(node.rank_before)} → "
+            f"{words.rank(node.rank_after)} | "
+            f"{words.score(node.score_before, node.filtered_before)} → "
+            f"{words.score(node.score_after, node.filtered_after)} | {words.delta(node.delta)} |"
+            for node in nodes[:MAX_NODE_ROWS]
+        ]
+        if len(nodes) > MAX_NODE_ROWS:
+            lines.append(f"| … | {len(nodes) - MAX_NODE_ROWS} more nodes | | |")
+        lines.append("")
+    if case.placements_changed:
+        lines += ["| Node | Pods before | Pods after |", "| --- | --- | --- |"]
+        lines += [f"| {text(p.node)} | {p.before} | {p.after} |" for p in case.placements]
+        lines += [
+            "",
+            f"Nodes used {case.before.nodes_used} → {case.after.nodes_used}, "
+            f"pending {case.before.pending} → {case.after.pending}.",
+            "",
+        ]
+    return lines

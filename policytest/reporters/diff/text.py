@@ -1,0 +1,116 @@
+"""``policytest diff`` for terminals: a summary line, then each changed config and case."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from policytest.core.findings import Finding
+from policytest.diff.model import CaseDiff, ConfigDiff, DiffReport, FixtureDiff
+from policytest.reporters.diff import words as words
+from policytest.reporters.validate.text import format_finding
+
+
+def _bold(text: str, color: bool) -> str:
+    return f"\033[1m{text}\033[0m" if color else text
+
+
+def render(report: DiffReport, *, color: bool) -> str:
+    out = [_bold(f"policytest diff: {report.base} -> {report.head}", color)]
+    out.append(words.headline(report).capitalize() + ".")
+    for config in report.configs:
+        if config.change != "unchanged":
+            out += ["", *_config(config, color)]
+    same_text = [c for c in report.configs if c.change == "unchanged"]
+    if same_text:
+        out += ["", "Changed in text only (the scheduler reads them the same):"]
+        out += [f"  {c.path}{_document(c)}" for c in same_text]
+    for fixture in report.changed_fixtures:
+        out += ["", *_fixture(fixture, color)]
+    out += _findings("Findings introduced", report.introduced, color)
+    out += _findings("Findings resolved", report.resolved, color)
+    if report.has_changes and (report.unchanged_fixtures or report.not_run):
+        out += ["", f"Unchanged: {words.unchanged_sentence(report)}."]
+    return "\n".join(out) + "\n"
+
+
+def _document(config: ConfigDiff) -> str:
+    details = ", ".join(part for part in (config.kind, config.document) if part)
+    return f" ({details})"
+
+
+def _config(config: ConfigDiff, color: bool) -> list[str]:
+    what = {"added": " (new file)", "removed": " (removed)"}.get(config.change, "")
+    lines = [_bold(f"Config {config.path}{_document(config)}{what}", color)]
+    width = max(len(change.key) for change in config.settings) if config.settings else 0
+    for change in config.settings:
+        before = words.setting_value(change.before)
+        after = words.setting_value(change.after)
+        if config.change == "added":
+            lines.append(f"  {change.key:<{width}}  {after}")
+        elif config.change == "removed":
+            lines.append(f"  {change.key:<{width}}  {before}")
+        else:
+            lines.append(f"  {change.key:<{width}}  {before} -> {after}")
+    lines.append(f"  used by: {words.fixture_list(config.fixtures)}")
+    return lines
+
+
+def _fixture(fixture: FixtureDiff, color: bool) -> list[str]:
+    lines = [
+        _bold(f"Fixture {fixture.path}", color)
+        + f" ({fixture.reason}): {words.fixture_summary(fixture)}"
+    ]
+    shown = fixture.cases if fixture.change in ("added", "removed") else fixture.changed_cases
+    for case in shown:
+        if fixture.change in ("added", "removed"):
+            lines.append(f"  {case.name}: {words.outcome(case.after or case.before)}")
+        else:
+            lines += _case(case)
+    return lines
+
+
+def _case(case: CaseDiff) -> list[str]:
+    lines = [f"  {case.name}: {words.case_summary(case)}"]
+    if case.before is None or case.after is None:
+        return lines
+    for side, label in ((case.before, "before"), (case.after, "after")):
+        if side.status != "passed" and side.message:
+            lines.append(f"    {label}: {side.status}: {words.first_line(side.message)}")
+    if case.ranking_changed:
+        lines.append(f"    ranking  {words.ranking(case.before)} -> {words.ranking(case.after)}")
+    nodes = [node for node in case.nodes if node.changed] if case.comparable else []
+    if nodes:
+        rows = [["node", "rank", "score", "change"]]
+        rows += [
+            [
+                node.name,
+                f"{words.rank(node.rank_before)} -> {words.rank(node.rank_after)}",
+                f"{words.score(node.score_before, node.filtered_before)} -> "
+                f"{words.score(node.score_after, node.filtered_after)}",
+                words.delta(node.delta),
+            ]
+            for node in nodes
+        ]
+        lines += [f"    {row}" for row in _table(rows)]
+    if case.placements_changed:
+        rows = [["node", "pods before", "pods after"]]
+        rows += [[p.node, str(p.before), str(p.after)] for p in case.placements]
+        lines += [f"    {row}" for row in _table(rows)]
+        lines.append(
+            f"    nodes used {case.before.nodes_used} -> {case.after.nodes_used}, "
+            f"pending {case.before.pending} -> {case.after.pending}"
+        )
+    return lines
+
+
+def _table(rows: Sequence[Sequence[str]]) -> list[str]:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    return ["  ".join(cell.ljust(widths[i]) for i, cell in enumerate(row)).rstrip() for row in rows]
+
+
+def _findings(title: str, findings: Sequence[Finding], color: bool) -> list[str]:
+    if not findings:
+        return []
+    return ["", f"{title} ({len(findings)}):"] + [
+        f"  {format_finding(finding, color=color)}" for finding in findings
+    ]

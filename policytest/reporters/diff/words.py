@@ -1,0 +1,177 @@
+"""The sentences every ``policytest diff`` format shares (text and Markdown).
+
+Plain strings only; each reporter escapes or decorates them for its medium.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from policytest.diff.effective import Setting
+from policytest.diff.model import CaseDiff, CaseSide, DiffReport, FixtureDiff
+from policytest.fixtures.runner import format_ranking, format_score
+
+ABSENT = "(absent)"
+
+
+def plural(count: int, noun: str, plural_form: str | None = None) -> str:
+    return f"{count} {noun if count == 1 else plural_form or noun + 's'}"
+
+
+def headline(report: DiffReport) -> str:
+    """One sentence: what changed, most important first; says so when nothing did."""
+    parts = []
+    if report.introduced_errors:
+        parts.append(plural(len(report.introduced_errors), "error finding") + " introduced")
+    winners = report.count("winner")
+    if winners:
+        parts.append(plural(winners, "new winner"))
+    rankings = report.count("ranking") - winners
+    if rankings:
+        parts.append(plural(rankings, "other ranking", "other rankings"))
+    placements = report.count("placements")
+    if placements:
+        parts.append(plural(placements, "placement change"))
+    statuses = report.count("status")
+    if statuses:
+        parts.append(plural(statuses, "case status change"))
+    other = len(report.changed_cases) - _counted(report)
+    if other:
+        parts.append(plural(other, "other case change"))
+    configs = report.changed_configs
+    if configs:
+        parts.append(plural(len(configs), "config") + " changed")
+    warnings = len(report.introduced) - len(report.introduced_errors)
+    if warnings:
+        parts.append(plural(warnings, "other finding") + " introduced")
+    if report.resolved:
+        parts.append(plural(len(report.resolved), "finding") + " resolved")
+    if not parts:
+        return "no change in scheduling: " + unchanged_sentence(report)
+    return ", ".join(parts)
+
+
+def _counted(report: DiffReport) -> int:
+    return sum(
+        1
+        for _, case in report.changed_cases
+        if case.ranking_changed or case.placements_changed or case.status_changed
+    )
+
+
+def unchanged_sentence(report: DiffReport) -> str:
+    """The fixtures that ran and did not change, and those that did not need to run."""
+    unchanged = report.unchanged_fixtures
+    cases = sum(len(fixture.cases) for fixture in unchanged)
+    parts = []
+    if unchanged:
+        parts.append(
+            f"{plural(len(unchanged), 'fixture')} ({plural(cases, 'case')}) rank and place "
+            "as before"
+        )
+    if report.not_run:
+        parts.append(f"{plural(len(report.not_run), 'fixture')} not run ({report.not_run_reason})")
+    if not parts:
+        return "no fixture uses a changed config"
+    return "; ".join(parts)
+
+
+def winner(side: CaseSide | None) -> str:
+    if side is None or not side.winner:
+        return "none"
+    if len(side.winner) == 1:
+        return side.winner[0]
+    return "a tie of " + ", ".join(side.winner)
+
+
+def counts(placed: Mapping[str, int]) -> str:
+    return "{" + ", ".join(f"{name}: {count}" for name, count in placed.items()) + "}"
+
+
+def ranking(side: CaseSide | None) -> str:
+    return format_ranking(side.ranking) if side is not None and side.ranking else "[]"
+
+
+def case_summary(case: CaseDiff) -> str:
+    """What happened to one case, in one line."""
+    if case.before is None:
+        return f"new case: {outcome(case.after)}"
+    if case.after is None:
+        return "case removed"
+    if not case.comparable:
+        if case.status_changed:
+            return f"status {case.before.status} -> {case.after.status}"
+        return "the error changed"
+    parts = []
+    first = "first pod: " if case.sequence else ""
+    if case.winner_changed:
+        parts.append(f"{first}new winner {winner(case.after)} (was {winner(case.before)})")
+    elif case.ranking_changed:
+        parts.append(f"{first}ranking changed, winner still {winner(case.after)}")
+    if case.placements_changed:
+        parts.append(f"placements {counts(case.before.placed)} -> {counts(case.after.placed)}")
+        if case.before.nodes_used != case.after.nodes_used:
+            parts.append(f"nodes used {case.before.nodes_used} -> {case.after.nodes_used}")
+        if case.before.pending != case.after.pending:
+            parts.append(f"pending {case.before.pending} -> {case.after.pending}")
+    if case.status_changed:
+        parts.append(f"status {case.before.status} -> {case.after.status}")
+    if not parts and case.scores_changed:
+        parts.append("scores changed, same ranking")
+    if not parts:
+        parts.append("nodes filtered differently")
+    return "; ".join(parts)
+
+
+def outcome(side: CaseSide | None) -> str:
+    """One side of a case on its own (an added or removed case or fixture)."""
+    if side is None:
+        return "-"
+    if side.status == "error":
+        return f"error: {first_line(side.message)}"
+    if side.placements is not None:
+        return f"placements {counts(side.placed)}, pending {side.pending}"
+    return f"winner {winner(side)}, ranking {ranking(side)}"
+
+
+def fixture_summary(fixture: FixtureDiff) -> str:
+    if fixture.change == "added":
+        return f"new fixture with {plural(len(fixture.cases), 'case')}"
+    if fixture.change == "removed":
+        return f"fixture removed ({plural(len(fixture.cases), 'case')})"
+    return f"{len(fixture.changed_cases)} of {plural(len(fixture.cases), 'case')} changed"
+
+
+def setting_value(setting: Setting | None) -> str:
+    if setting is None:
+        return ABSENT
+    if setting.written is None:
+        return setting.value
+    return f"{setting.value} (written {setting.written})"
+
+
+def score(value: float | None, filtered: str | None = None) -> str:
+    if value is None:
+        return "filtered" if filtered else "-"
+    return format_score(value)
+
+
+def delta(value: float | None) -> str:
+    if value is None:
+        return ""
+    if value == 0:
+        return "0"
+    sign = "+" if value > 0 else "-"
+    return f"{sign}{format_score(abs(value))}"
+
+
+def rank(value: int | None) -> str:
+    return "-" if value is None else str(value)
+
+
+def first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else ""
+
+
+def fixture_list(paths: Sequence[str]) -> str:
+    return ", ".join(paths) if paths else "no fixture"

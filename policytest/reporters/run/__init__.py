@@ -1,0 +1,1 @@
+"""``run``, ``explain`` and ``simulate`` output: text, JSON, GitHub and JUnit."""

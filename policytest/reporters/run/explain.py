@@ -1,0 +1,197 @@
+"""``policytest explain``: why each node ranks where it does, for a reviewer to read.
+
+Per case: the nodes in rank order with their totals and each plugin's weighted share,
+then each resource's utilisation after placement and its contribution, the parts of a
+plugin made of several scores (Volcano's nodeorder), the nodes that were filtered out
+and why, the plugins not modelled, and for sequences a utilisation bar per node at the
+end of the sequence.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+from policytest.fixtures.runner import CaseResult, format_ranking, format_score
+from policytest.reporters.run.text import node_table
+from policytest.reporters.validate.text import format_finding, plural
+from policytest.scoring.protocol import NodeScore, ResourceDetail
+
+BAR_WIDTH = 20
+
+
+def render_case(result: CaseResult) -> str:
+    """The explanation of one case."""
+    lines = [f"{result.file} :: {result.case}  [{result.status}]"]
+    if result.message:
+        lines += [f"  {line}" for line in result.message.splitlines()]
+    if result.status == "error":
+        return "\n".join(lines) + "\n"
+    if result.corrections:
+        lines += ["", "  As the scheduler loads the config (scored this way):"]
+        lines += [f"    {correction}" for correction in result.corrections]
+    title = "first pod" if result.steps else "pod"
+    lines += ["", f"  Scores for the {title}, best first: {format_ranking(result.ranking)}"]
+    lines += [f"    {row}" for row in node_table(result.nodes)]
+    details = list(_resource_lines(result.nodes))
+    if details:
+        lines += [
+            "",
+            "  Resources (utilisation after placement; each resource's score x its weight, "
+            "then the plugin's arithmetic up to its contribution to the total):",
+            *details,
+        ]
+    parts = _part_lines(result.nodes)
+    if parts:
+        lines += ["", "  Parts of a plugin's score (each part's score x its weight):", *parts]
+    if result.not_modelled:
+        lines += [
+            "",
+            "  Not modelled (neutral for this cluster: no taints, affinities, topology "
+            "constraints, images or volumes):",
+            f"    {', '.join(result.not_modelled)}",
+        ]
+    if result.steps:
+        lines += ["", *_sequence_lines(result)]
+    if result.findings:
+        lines.append("")
+    lines += [f"  config: {format_finding(f, color=False)}" for f in result.findings]
+    return "\n".join(lines) + "\n"
+
+
+def _resource_lines(nodes: Sequence[NodeScore]) -> list[str]:
+    lines: list[str] = []
+    for node in sorted((n for n in nodes if n.feasible), key=lambda n: -n.total):
+        for plugin, resources in node.resources.items():
+            if not resources:
+                continue
+            lines.append(f"    {node.name} / {plugin}:")
+            for item in resources:
+                share = _percent(item.requested, item.allocatable)
+                amount = (
+                    f"{format_amount(item.requested, item.milli, item.name)} / "
+                    f"{format_amount(item.allocatable, item.milli, item.name)}"
+                )
+                lines.append(
+                    f"      {item.name:<16} {amount:>16} {share:>7}  {_product(item)}".rstrip()
+                )
+            lines += [f"      {line}" for line in _sum_lines(plugin, resources, node)]
+    return lines
+
+
+def _product(item: ResourceDetail) -> str:
+    """``score 56 x weight 3 = 168`` (kube-scheduler), ``weight 1 -> 0.8125`` (Volcano)."""
+    if item.score is None:
+        return f"weight {item.weight:<3} (left out: nothing to score on this node)"
+    if item.own_score is not None:
+        return (
+            f"score {format_score(item.own_score)} x weight {item.weight} = "
+            f"{format_score(item.score)}"
+        )
+    return f"weight {item.weight:<3} -> {format_score(item.score)}"
+
+
+def _sum_lines(plugin: str, resources: Sequence[ResourceDetail], node: NodeScore) -> list[str]:
+    """From the resources' weighted scores to the plugin's contribution to the total,
+    every step shown (shown only when it reproduces the scorer's own number)."""
+    counted = [item for item in resources if item.score is not None]
+    first = resources[0]
+    contribution = node.plugins.get(plugin)
+    if not counted or first.plugin_weight is None or contribution is None:
+        return []
+    total = sum(item.score or 0.0 for item in counted)
+    weights = sum(item.weight for item in counted)
+    scores = " + ".join(format_score(item.score or 0.0) for item in counted)
+    sums = f"({scores}) / ({' + '.join(str(item.weight) for item in counted)})"
+    if first.division == "float":  # Volcano binpack: float64, scaled by 100 x binpack.weight
+        mean = total / weights if weights > 0 else total
+        value = mean * 100 * first.plugin_weight
+        if not _close(value, contribution):
+            return []
+        return [
+            f"= {sums} = {format_score(mean)}; x 100 x binpack.weight "
+            f"{first.plugin_weight} = {format_score(contribution)}"
+        ]
+    whole = int(total)
+    if weights == 0:
+        return []
+    if first.division == "round":
+        mean_int = math.floor(whole / weights + 0.5)
+        how = "rounded half away from zero"
+    else:
+        mean_int = int(whole / weights)  # int64 division truncates toward zero
+        how = "int64 division truncates"
+    if mean_int * first.plugin_weight != contribution:
+        return []
+    return [
+        f"= {sums} = {format_score(total)} / {weights} = {mean_int} ({how})",
+        f"x plugin weight {first.plugin_weight} = {format_score(contribution)} "
+        f"({plugin}'s contribution to the total)",
+    ]
+
+
+def _close(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
+
+
+def _part_lines(nodes: Sequence[NodeScore]) -> list[str]:
+    """``node / nodeorder: leastrequested 40, balancedresource 79``: what a plugin made of
+    several scores adds up (where packing and spreading cancel, this shows it)."""
+    return [
+        f"    {node.name} / {plugin}: "
+        + ", ".join(f"{part} {format_score(value)}" for part, value in values.items())
+        for node in sorted((n for n in nodes if n.feasible), key=lambda n: -n.total)
+        for plugin, values in node.parts.items()
+        if values
+    ]
+
+
+def _sequence_lines(result: CaseResult) -> list[str]:
+    placed = ", ".join(f"{n}: {c}" for n, c in (result.placements or {}).items() if c)
+    lines = [
+        f"  Sequence: {plural(len(result.steps), 'pod')}; placements {{{placed}}}; "
+        f"nodes used {result.nodes_used}; pending {result.pending}"
+    ]
+    ties = [step for step in result.steps if step.tied_with]
+    for step in ties[:10]:
+        lines.append(
+            f"    pod {step.index + 1}: tie, went to {step.node} "
+            f"(also best: {', '.join(step.tied_with)}"
+            f"{'; identical nodes' if step.identical else ''})"
+        )
+    if len(ties) > 10:
+        lines.append(f"    ... {len(ties) - 10} more ties")
+    lines.append("  Utilisation at the end:")
+    lines += [f"    {line}" for line in utilisation_bars(result.utilisation)]
+    return lines
+
+
+def utilisation_bars(utilisation: Mapping[str, Mapping[str, tuple[int, int]]]) -> list[str]:
+    """``node-a  cpu [#########.....]  62%`` per node and resource."""
+    width = max((len(name) for name in utilisation), default=0)
+    lines = []
+    for name, resources in utilisation.items():
+        for resource, (used, allocatable) in resources.items():
+            fraction = min(1.0, used / allocatable) if allocatable else 0.0
+            filled = round(fraction * BAR_WIDTH)
+            bar = "#" * filled + "." * (BAR_WIDTH - filled)
+            lines.append(f"{name:<{width}}  {resource:<16} [{bar}] {_percent(used, allocatable)}")
+    return lines
+
+
+_BINARY = (("Ti", 1 << 40), ("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10))
+
+
+def format_amount(value: int, milli: bool, name: str) -> str:
+    """A resource amount as a person writes it: ``7``, ``500m``, ``6Gi``, ``1.5Gi``."""
+    if milli:
+        return f"{value // 1000}" if value % 1000 == 0 else f"{value}m"
+    if name == "memory" or name.startswith(("hugepages-", "ephemeral")):
+        for suffix, size in _BINARY:
+            if value >= size:
+                return f"{value / size:.4g}{suffix}"
+    return str(value)
+
+
+def _percent(used: int, allocatable: int) -> str:
+    return f"{used * 100 / allocatable:.1f}%" if allocatable else "n/a"

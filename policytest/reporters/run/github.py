@@ -1,0 +1,23 @@
+"""GitHub Actions annotations for failed and erroring cases."""
+
+from __future__ import annotations
+
+from policytest.fixtures.suite import RunReport
+from policytest.reporters.run.text import summary
+from policytest.reporters.validate.github import annotation, escape_data, escape_property
+
+
+def render(report: RunReport, *, color: bool) -> str:
+    lines = []
+    for result in report.results:
+        if result.status == "passed":
+            continue
+        title = escape_property(f"{result.case} ({result.status})")
+        lines.append(
+            f"::error file={escape_property(result.file)},line={result.line},"
+            f"title={title}::{escape_data(result.message)}"
+        )
+    for finding in report.config_findings:  # each once, however many cases ran with it
+        lines.append(annotation(finding))
+    lines.append(summary(report))
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,63 @@
+"""JSON for automation: ``{"results": [...], "summary": {...}}`` as the README documents."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from policytest.fixtures.runner import CaseResult, plain_number
+from policytest.fixtures.suite import RunReport
+from policytest.reporters.json_report import finding_json
+
+
+def result_json(result: CaseResult) -> dict[str, Any]:
+    rank_of = {
+        name: position for position, group in enumerate(result.ranking, start=1) for name in group
+    }
+    return {
+        "file": result.file,
+        "case": result.case,
+        "status": result.status,
+        "message": result.message,
+        "nodes": [
+            {
+                "name": node.name,
+                "rank": rank_of.get(node.name),
+                "total": plain_number(node.total) if node.feasible else None,
+                "plugins": {name: plain_number(value) for name, value in node.plugins.items()},
+                "feasible": node.feasible,
+                "reason": node.reason,
+            }
+            for node in result.nodes
+        ],
+        "ranking": [list(group) for group in result.ranking],
+        "placements": dict(result.placements) if result.placements is not None else None,
+        "pending": result.pending,
+        "ties": [
+            {
+                "pod": step.index + 1,
+                "node": step.node,
+                "tiedWith": list(step.tied_with),
+                "identical": step.identical,
+            }
+            for step in result.steps
+            if step.tied_with
+        ],
+        "findings": [finding_json(f) for f in result.findings],
+        "corrections": list(result.corrections),
+    }
+
+
+def as_json(report: RunReport) -> dict[str, Any]:
+    return {
+        "results": [result_json(result) for result in report.results],
+        "summary": {
+            "passed": report.count("passed"),
+            "failed": report.count("failed"),
+            "errors": report.count("error"),
+        },
+    }
+
+
+def render(report: RunReport, *, color: bool) -> str:
+    return json.dumps(as_json(report), indent=2) + "\n"

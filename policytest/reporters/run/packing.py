@@ -1,0 +1,91 @@
+"""``policytest simulate`` output: packing metrics, one column per config."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict
+
+from policytest.fixtures.simulate import PackingReport, ResourceUse
+
+__all__ = ["render_json", "render_text"]
+
+
+def render_text(reports: Sequence[PackingReport]) -> str:
+    """A table per workload: rows are metrics, columns are the configs compared."""
+    blocks = []
+    for (path, case), group in _by_workload(reports):
+        first = group[0]
+        rows: list[tuple[str, list[str]]] = [
+            ("config", [report.label for report in group]),
+            ("pods placed", [f"{r.placed:,} of {r.pods:,}" for r in group]),
+            ("pods pending", [f"{r.pending:,}" for r in group]),
+            ("nodes used (got pods)", [f"{r.nodes_used:,}" for r in group]),
+            ("nodes in use", [f"{r.nodes_in_use:,} of {r.nodes:,}" for r in group]),
+            ("full nodes (no pod fits any more)", [f"{r.full_nodes:,}" for r in group]),
+            ("placements decided by a tie", [f"{r.tie_decided:,}" for r in group]),
+        ]
+        for name in _resource_names(group):
+            uses = [_find(report, name) for report in group]
+            rows.append((f"{name} utilisation mean / max", [_utilisation(u) for u in uses]))
+            rows.append((f"{name} stranded on full nodes", [_stranded(u) for u in uses]))
+        counts = f"{_count(first.pods, 'pod')}, {_count(first.nodes, 'node')}"
+        header = f"{path}: case `{case}` ({counts})"
+        blocks.append(header + "\n" + _table(rows))
+    return "\n".join(blocks)
+
+
+def render_json(reports: Sequence[PackingReport]) -> str:
+    """``{"reports": [...]}``: every field of every report (utilisation as 0..1)."""
+    return json.dumps({"reports": [asdict(report) for report in reports]}, indent=2) + "\n"
+
+
+def _by_workload(
+    reports: Sequence[PackingReport],
+) -> list[tuple[tuple[str, str], list[PackingReport]]]:
+    groups: dict[tuple[str, str], list[PackingReport]] = {}
+    for report in reports:
+        groups.setdefault((report.path, report.case), []).append(report)
+    return list(groups.items())
+
+
+def _resource_names(group: Sequence[PackingReport]) -> list[str]:
+    names: dict[str, None] = {}
+    for report in group:
+        names.update((use.name, None) for use in report.resources)
+    return list(names)
+
+
+def _find(report: PackingReport, name: str) -> ResourceUse | None:
+    return next((use for use in report.resources if use.name == name), None)
+
+
+def _utilisation(use: ResourceUse | None) -> str:
+    if use is None:
+        return "-"
+    return f"{use.mean_utilisation:.1%} / {use.max_utilisation:.1%}"
+
+
+def _stranded(use: ResourceUse | None) -> str:
+    if use is None:
+        return "-"
+    return f"{_number(use.stranded)} {use.unit}".rstrip()
+
+
+def _count(count: int, noun: str) -> str:
+    return f"{count:,} {noun}{'s' * (count != 1)}"
+
+
+def _number(value: float) -> str:
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.2f}"
+
+
+def _table(rows: Sequence[tuple[str, list[str]]]) -> str:
+    label_width = max(len(label) for label, _ in rows)
+    columns = len(rows[0][1])
+    widths = [max(len(cells[i]) for _, cells in rows) for i in range(columns)]
+    lines = []
+    for label, cells in rows:
+        padded = "  ".join(cell.rjust(widths[i]) for i, cell in enumerate(cells))
+        lines.append(f"  {label.ljust(label_width)}  {padded}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,1 @@
+"""``validate`` output: text, JSON, GitHub annotations and SARIF."""

@@ -1,0 +1,123 @@
+"""The cluster a scorer sees: nodes, the pods bound to them, and incoming pods.
+
+Quantities are parsed once, here, so scorers never touch strings. Every value is
+immutable and hashable, which lets the accounting cache per-pod totals (a fixture's
+``count: 500`` is one ``Pod`` object repeated, computed once).
+
+Pods are read from three spellings of the same thing:
+
+- a real ``v1.Pod`` (``{metadata, spec: {...}}``) or PodSpec fragment whose containers
+  carry ``resources: {requests, limits}``, as in manifests pasted into fixtures;
+- the oracle's compact form, whose containers carry ``requests`` / ``limits`` directly;
+- the fixture shorthand ``{requests: {...}}`` (one container), with ``count: N`` on any form.
+
+Reading those spellings is :mod:`policytest.scoring.specs`; this module is the model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import ItemsView, Iterator, KeysView, Mapping, ValuesView
+from dataclasses import dataclass, field
+from typing import Final, TypeVar, overload
+
+from policytest.scoring.quantity import Quantity
+
+__all__ = ["Container", "Node", "Pod", "ResourceList"]
+
+SIDECAR_RESTART_POLICY: Final = "Always"
+
+
+_T = TypeVar("_T")
+
+
+class ResourceList(Mapping[str, Quantity]):
+    """An immutable, hashable ``v1.ResourceList``: resource name -> parsed quantity."""
+
+    __slots__ = ("_hash", "_items")
+
+    def __init__(self, items: Mapping[str, Quantity] | None = None) -> None:
+        self._items: dict[str, Quantity] = dict(items or {})
+        self._hash: int | None = None
+
+    def __getitem__(self, name: str) -> Quantity:
+        return self._items[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            self._hash = hash(frozenset(self._items.items()))
+        return self._hash
+
+    # The Mapping mixins work through __getitem__; the accounting's caches compare and
+    # walk resource lists constantly, so delegate straight to the dict.
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, ResourceList):
+            return self._items == other._items
+        return super().__eq__(other)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._items
+
+    @overload
+    def get(self, name: str, /) -> Quantity | None: ...
+    @overload
+    def get(self, name: str, /, default: Quantity | _T) -> Quantity | _T: ...
+    def get(self, name: str, /, default: object = None) -> object:
+        return self._items.get(name, default)
+
+    def items(self) -> ItemsView[str, Quantity]:
+        return self._items.items()
+
+    def keys(self) -> KeysView[str]:
+        return self._items.keys()
+
+    def values(self) -> ValuesView[Quantity]:
+        return self._items.values()
+
+    def __repr__(self) -> str:
+        body = ", ".join(f"{name!r}: {q.nanos}n" for name, q in self._items.items())
+        return f"ResourceList({{{body}}})"
+
+
+EMPTY: Final = ResourceList()
+
+
+@dataclass(frozen=True, slots=True)
+class Container:
+    """A container's requests and limits; ``restart_policy`` "Always" on an init container
+    makes it a sidecar."""
+
+    requests: ResourceList = EMPTY
+    limits: ResourceList = EMPTY
+    restart_policy: str | None = None
+    name: str = ""
+
+    @property
+    def is_sidecar(self) -> bool:
+        return self.restart_policy == SIDECAR_RESTART_POLICY
+
+
+@dataclass(frozen=True, slots=True)
+class Pod:
+    """What the schedulers read from a pod: containers, init containers, overhead and the
+    pod-level requests (``spec.resources.requests``; ``None`` when not set)."""
+
+    containers: tuple[Container, ...] = ()
+    init_containers: tuple[Container, ...] = ()
+    overhead: ResourceList = EMPTY
+    pod_level_requests: ResourceList | None = None
+    name: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    """A node: its allocatable resources and the pods already bound to it, in order."""
+
+    name: str
+    allocatable: ResourceList = EMPTY
+    pods: tuple[Pod, ...] = field(default=())

@@ -1,0 +1,121 @@
+"""The seam between the runner and the reference scorers.
+
+A :class:`Scheduler` is built once from a config model; it turns fixture nodes into
+a :class:`ClusterState` that can score an incoming pod on every node and bind it.
+The runner only speaks this protocol, so Volcano and kube-scheduler look alike to it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from policytest.scoring.cluster import Node, Pod
+
+
+@dataclass(frozen=True)
+class ResourceDetail:
+    """One resource on one node, for ``explain``: what the score was made of."""
+
+    name: str
+    requested: int
+    allocatable: int
+    weight: int
+    milli: bool
+    """Whether ``requested``/``allocatable`` are in milli-units (cpu always is)."""
+    score: float | None = None
+    """This resource's score times its weight (what the plugin sums), where the plugin
+    has one to show; ``None``: the resource is left out of the plugin's mean."""
+    own_score: float | None = None
+    """The resource's own score before its weight (kube-scheduler: 0-100)."""
+    plugin_weight: int | None = None
+    """The weight the plugin's score is multiplied by (profile weight, binpack.weight)."""
+    division: str = ""
+    """How the plugin divides the sum by the sum of weights: ``int64`` (truncating),
+    ``round`` (math.Round of a float64 quotient) or ``float``."""
+
+
+class LazyDetails(Mapping[str, tuple[ResourceDetail, ...]]):
+    """Per-plugin resource details, computed on first use: a ranking of thousands of
+    nodes is shown (by ``explain``) for a few of them at most."""
+
+    __slots__ = ("_compute", "_value")
+
+    def __init__(self, compute: Callable[[], Mapping[str, tuple[ResourceDetail, ...]]]) -> None:
+        self._compute = compute
+        self._value: Mapping[str, tuple[ResourceDetail, ...]] | None = None
+
+    def _details(self) -> Mapping[str, tuple[ResourceDetail, ...]]:
+        if self._value is None:
+            self._value = self._compute()
+        return self._value
+
+    def __getitem__(self, plugin: str) -> tuple[ResourceDetail, ...]:
+        return self._details()[plugin]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._details())
+
+    def __len__(self) -> int:
+        return len(self._details())
+
+    def __repr__(self) -> str:
+        return repr(dict(self._details()))
+
+
+@dataclass(frozen=True)
+class NodeScore:
+    """A node's verdict for one pod: filtered out (with the reason) or scored."""
+
+    name: str
+    feasible: bool
+    reason: str | None = None
+    total: float = 0
+    plugins: Mapping[str, float] = field(default_factory=dict)
+    resources: Mapping[str, tuple[ResourceDetail, ...]] = field(default_factory=dict)
+    parts: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    """Per plugin made of several scores, each one's weighted score (Volcano's nodeorder:
+    ``leastrequested``, ``mostrequested``, ``balancedresource``), for ``explain``."""
+
+
+class ClusterState(Protocol):
+    """A cluster being scheduled into: score a pod on every node, then bind it."""
+
+    def score(self, pod: Pod, only: Sequence[str] | None = None) -> list[NodeScore]:
+        """Every node's verdict for ``pod`` in cluster order (only the nodes ``only``
+        names, in that order, when given: a fast path rescoring what a bind changed)."""
+        ...
+
+    def bind(self, node_name: str, pod: Pod) -> None: ...
+
+    def utilisation(self) -> Mapping[str, Mapping[str, tuple[int, int]]]:
+        """Per node, per resource: (requested, allocatable), for utilisation bars."""
+        ...
+
+
+class Scheduler(Protocol):
+    """A scheduler config made executable."""
+
+    @property
+    def name(self) -> str:
+        """``volcano`` or ``kube-scheduler``."""
+        ...
+
+    @property
+    def integer_scores(self) -> bool:
+        """True when scores are integers (exact comparison by default)."""
+        ...
+
+    @property
+    def not_modelled(self) -> tuple[str, ...]:
+        """Score plugins that are neutral for fixture clusters and therefore not computed."""
+        ...
+
+    @property
+    def corrections(self) -> tuple[str, ...]:
+        """The scheduler's silent corrections of the config, one line each
+        (``binpack.cpu: written -1, Volcano uses 1``)."""
+        ...
+
+    def cluster(self, nodes: Sequence[Node]) -> ClusterState: ...

@@ -1,0 +1,292 @@
+"""Executable schedulers: the scorers wired as the real schedulers wire them.
+
+:class:`VolcanoScheduler` runs every registered node-order function (binpack and
+nodeorder entries, in tier and plugin order, duplicates counted once per entry) and
+sums them as the session does. :class:`KubeScheduler` filters with NodeResourcesFit
+and sums each modelled score plugin's score times its profile weight. Plugins that
+are neutral for fixture clusters are listed as not modelled, never silently dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from functools import partial
+from typing import Literal
+
+from policytest.scoring.accounting import (
+    KubeNodeInfo,
+    VolcanoNodeInfo,
+    kube_node_info,
+    kube_node_info_with_pod,
+    volcano_node_info,
+    volcano_node_info_with_pod,
+    volcano_pod_request,
+)
+from policytest.scoring.cluster import Node, Pod
+from policytest.scoring.kube import (
+    BalancedArgs,
+    FitResource,
+    FitScoring,
+    balanced_allocation_scorer,
+    balanced_allocation_skips,
+    fit_filter,
+    fit_resources,
+    fit_scorer,
+)
+from policytest.scoring.protocol import LazyDetails, NodeScore, ResourceDetail
+from policytest.scoring.volcano import (
+    NodeOrderScores,
+    binpack_scorer,
+    nodeorder_scorer,
+    predicates_filter,
+)
+from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
+
+VOLCANO_NOT_MODELLED = (
+    "nodeorder.nodeaffinity",
+    "nodeorder.podaffinity",
+    "nodeorder.tainttoleration",
+    "nodeorder.imagelocality",
+    "nodeorder.podtopologyspread",
+)
+FIT = "NodeResourcesFit"
+BALANCED = "NodeResourcesBalancedAllocation"
+
+
+@dataclass(frozen=True)
+class NodeOrderEntry:
+    """One registered node-order function: a binpack or nodeorder plugin entry."""
+
+    plugin: Literal["binpack", "nodeorder"]
+    binpack: BinpackWeights | None = None
+    nodeorder: NodeOrderWeights | None = None
+
+
+@dataclass(frozen=True)
+class VolcanoScheduler:
+    """Volcano's allocate scoring: predicates fit check, then every node-order function."""
+
+    entries: tuple[NodeOrderEntry, ...]
+    name: str = "volcano"
+    integer_scores: bool = False
+    not_modelled: tuple[str, ...] = VOLCANO_NOT_MODELLED
+    corrections: tuple[str, ...] = ()
+
+    def cluster(self, nodes: Sequence[Node]) -> VolcanoCluster:
+        return VolcanoCluster(
+            self,
+            {node.name: node for node in nodes},
+            {node.name: volcano_node_info(node) for node in nodes},
+        )
+
+
+@dataclass
+class VolcanoCluster:
+    """Nodes being filled by Volcano: Volcano units for binpack, the kube view for nodeorder."""
+
+    scheduler: VolcanoScheduler
+    nodes: dict[str, Node]
+    infos: dict[str, VolcanoNodeInfo]
+    kube_infos: dict[str, KubeNodeInfo] = field(default_factory=dict)
+
+    def _kube_info(self, name: str) -> KubeNodeInfo:
+        if name not in self.kube_infos:
+            self.kube_infos[name] = kube_node_info(self.nodes[name])
+        return self.kube_infos[name]
+
+    def score(self, pod: Pod, only: Sequence[str] | None = None) -> list[NodeScore]:
+        scorers = [
+            (
+                entry,
+                binpack_scorer(entry.binpack, pod) if entry.binpack else None,
+                nodeorder_scorer(entry.nodeorder, pod) if entry.nodeorder else None,
+            )
+            for entry in self.scheduler.entries
+        ]
+        request = volcano_pod_request(pod)
+        results = []
+        for name in self.infos if only is None else only:
+            info = self.infos[name]
+            reason = predicates_filter(pod, info)
+            if reason is not None:
+                results.append(NodeScore(name, False, reason))
+                continue
+            total = 0.0
+            plugins: dict[str, float] = {}
+            parts: dict[str, dict[str, float]] = {}
+            for entry, binpack, nodeorder in scorers:
+                if binpack is not None:
+                    value = binpack(info)
+                else:
+                    assert nodeorder is not None and entry.nodeorder is not None
+                    scores = nodeorder(self._kube_info(name))
+                    value = scores.total
+                    _add_parts(parts.setdefault(entry.plugin, {}), scores, entry.nodeorder)
+                total += value
+                plugins[entry.plugin] = plugins.get(entry.plugin, 0.0) + value
+            results.append(
+                NodeScore(
+                    name,
+                    True,
+                    None,
+                    total,
+                    plugins,
+                    LazyDetails(partial(self._binpack_details, info, request)),
+                    parts,
+                )
+            )
+        return results
+
+    def _binpack_details(
+        self, info: VolcanoNodeInfo, request: Mapping[str, float]
+    ) -> Mapping[str, tuple[ResourceDetail, ...]]:
+        weights = next((e.binpack for e in reversed(self.scheduler.entries) if e.binpack), None)
+        if weights is None:
+            return {"binpack": ()}
+        return {
+            "binpack": tuple(
+                ResourceDetail(
+                    name,
+                    int(request[name] + info.used.get(name, 0.0)),
+                    int(info.allocatable.get(name, 0.0)),
+                    weight,
+                    name not in ("memory", "pods"),
+                    weight * (request[name] + info.used.get(name, 0.0)) / info.allocatable[name]
+                    if info.allocatable.get(name)
+                    else 0.0,
+                    plugin_weight=weights.weight,
+                    division="float",
+                )
+                for name, weight in weights.resources.items()
+                if request.get(name, 0.0) > 0
+            )
+        }
+
+    def bind(self, node_name: str, pod: Pod) -> None:
+        self.infos[node_name] = volcano_node_info_with_pod(self.infos[node_name], pod)
+        node = self.nodes[node_name]
+        self.nodes[node_name] = replace(node, pods=(*node.pods, pod))
+        if node_name in self.kube_infos:  # integer sums: adding one pod equals recounting
+            self.kube_infos[node_name] = kube_node_info_with_pod(self.kube_infos[node_name], pod)
+
+    def utilisation(self) -> Mapping[str, Mapping[str, tuple[int, int]]]:
+        return {
+            name: {
+                resource: (int(info.used.get(resource, 0.0)), int(capacity))
+                for resource, capacity in info.allocatable.items()
+                if resource != "pods"
+            }
+            for name, info in self.infos.items()
+        }
+
+
+@dataclass(frozen=True)
+class KubeScheduler:
+    """One kube-scheduler profile's resource scoring (weights already defaulted)."""
+
+    fit: FitScoring | None
+    fit_weight: int
+    balanced: BalancedArgs | None
+    balanced_weight: int
+    not_modelled: tuple[str, ...] = ()
+    fit_filter: bool = True
+    ignored_resources: frozenset[str] = frozenset()
+    ignored_resource_groups: frozenset[str] = frozenset()
+    name: str = "kube-scheduler"
+    integer_scores: bool = True
+    corrections: tuple[str, ...] = ()
+
+    def cluster(self, nodes: Sequence[Node]) -> KubeCluster:
+        return KubeCluster(self, {node.name: kube_node_info(node) for node in nodes})
+
+
+@dataclass
+class KubeCluster:
+    """Nodes being filled by kube-scheduler."""
+
+    scheduler: KubeScheduler
+    infos: dict[str, KubeNodeInfo]
+
+    def score(self, pod: Pod, only: Sequence[str] | None = None) -> list[NodeScore]:
+        scheduler = self.scheduler
+        fit = fit_scorer(scheduler.fit, pod) if scheduler.fit else None
+        balanced = (
+            balanced_allocation_scorer(scheduler.balanced, pod)
+            if scheduler.balanced and not balanced_allocation_skips(scheduler.balanced, pod)
+            else None
+        )
+        resources = fit_resources(scheduler.fit, pod) if scheduler.fit else None
+        results = []
+        for name in self.infos if only is None else only:
+            info = self.infos[name]
+            reason = (
+                fit_filter(
+                    pod,
+                    info,
+                    ignored_resources=scheduler.ignored_resources,
+                    ignored_resource_groups=scheduler.ignored_resource_groups,
+                )
+                if scheduler.fit_filter
+                else None
+            )
+            if reason is not None:
+                results.append(NodeScore(name, False, reason))
+                continue
+            plugins: dict[str, float] = {}
+            if fit is not None:
+                plugins[FIT] = fit(info) * scheduler.fit_weight
+            if balanced is not None:
+                plugins[BALANCED] = balanced(info) * scheduler.balanced_weight
+            details = (
+                LazyDetails(partial(_fit_details, resources, info, scheduler)) if resources else {}
+            )
+            results.append(NodeScore(name, True, None, sum(plugins.values()), plugins, details))
+        return results
+
+    def bind(self, node_name: str, pod: Pod) -> None:
+        self.infos[node_name] = kube_node_info_with_pod(self.infos[node_name], pod)
+
+    def utilisation(self) -> Mapping[str, Mapping[str, tuple[int, int]]]:
+        return {
+            name: {
+                resource: (info.requested.get(resource, 0), capacity)
+                for resource, capacity in info.allocatable.items()
+                if capacity
+            }
+            for name, info in self.infos.items()
+        }
+
+
+def _add_parts(parts: dict[str, float], scores: NodeOrderScores, weights: NodeOrderWeights) -> None:
+    """nodeorder's weighted scores, those with a weight, into ``parts`` (summed over
+    duplicated entries)."""
+    for part in ("leastrequested", "mostrequested", "balancedresource"):
+        if getattr(weights, part):
+            parts[part] = parts.get(part, 0.0) + getattr(scores, part)
+
+
+def _fit_details(
+    resources: Callable[[KubeNodeInfo], list[FitResource]],
+    info: KubeNodeInfo,
+    scheduler: KubeScheduler,
+) -> Mapping[str, tuple[ResourceDetail, ...]]:
+    """Each resource's share: its own score times its weight (Fit averages these over
+    the weights of the resources that count, then the profile weight multiplies)."""
+    shaped = scheduler.fit is not None and scheduler.fit.strategy == "RequestedToCapacityRatio"
+    return {
+        FIT: tuple(
+            ResourceDetail(
+                name,
+                requested,
+                allocatable,
+                weight,
+                name == "cpu",
+                None if score is None else score * weight,
+                score,
+                scheduler.fit_weight,
+                "round" if shaped else "int64",
+            )
+            for name, requested, allocatable, weight, score in resources(info)
+        )
+    }

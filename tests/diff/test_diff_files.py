@@ -1,0 +1,172 @@
+"""``policytest diff OLD_FILE NEW_FILE --fixtures DIR``: two configs outside git."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import RunLine
+from tests.diff.test_diff import BUNDLED, LEAST, MOST, bundled_fixture, write
+
+
+@pytest.fixture
+def files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """``old.yaml`` (LeastAllocated), ``new.yaml`` (MostAllocated), and fixtures: one uses
+    ``old.yaml``, one its own Volcano config."""
+    write(
+        tmp_path,
+        {
+            "old.yaml": LEAST,
+            "new.yaml": MOST,
+            "memory.yaml": (BUNDLED / "configs/volcano-binpack-memory-weighted.yaml").read_text(),
+            "fixtures/kube.policytest.yaml": bundled_fixture(
+                "kube-least-allocated.policytest.yaml", "../old.yaml"
+            ),
+            "fixtures/memory.policytest.yaml": bundled_fixture(
+                "volcano-three-nodes-memory-weighted.policytest.yaml", "../memory.yaml"
+            ),
+        },
+    )
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def test_fixtures_that_use_the_old_file_run_with_both(run_line: RunLine, files: Path) -> None:
+    result = run_line(["diff", "old.yaml", "new.yaml", "--fixtures", "fixtures"])
+    assert result.exit_code == 0, result
+    out = result.stdout
+    assert out.startswith("policytest diff: old.yaml -> new.yaml\n")
+    assert "Config old.yaml -> new.yaml (kube-scheduler, ConfigMap scheduler-config" in out
+    assert "scoringStrategy.type  LeastAllocated -> MostAllocated" in out
+    assert "Fixture fixtures/kube.policytest.yaml (it uses old.yaml): 2 of 2 cases changed" in out
+    assert "one pod: new winner node-1 (was node-3)" in out
+    assert "placements {node-2: 2, node-3: 4} -> {node-1: 3, node-2: 3}" in out
+    assert "Unchanged: 1 fixture not run (they use neither old.yaml nor new.yaml)." in out
+
+
+def test_cases_run_with_the_fixture_checks_of_run(run_line: RunLine, files: Path) -> None:
+    """A pod with a feature the scorers do not simulate errors on both sides (PT003)."""
+    fixture = files / "fixtures/kube.policytest.yaml"
+    text = fixture.read_text()
+    marked = text.replace("pod: {requests:", "pod: {nodeSelector: {zone: a}, requests:", 1)
+    assert marked != text
+    fixture.write_text(marked)
+    data = json.loads(
+        run_line(
+            ["diff", "old.yaml", "new.yaml", "--fixtures", "fixtures", "--format", "json", "--all"]
+        ).stdout
+    )
+    [kube] = [f for f in data["fixtures"] if f["path"] == "fixtures/kube.policytest.yaml"]
+    first = kube["cases"][0]
+    assert (first["before"]["status"], first["after"]["status"]) == ("error", "error")
+    assert "PT003" in first["after"]["message"]
+
+
+def test_json_and_markdown(run_line: RunLine, files: Path) -> None:
+    data = json.loads(
+        run_line(
+            ["diff", "old.yaml", "new.yaml", "--fixtures", "fixtures", "--format", "json"]
+        ).stdout
+    )
+    [fixture] = data["fixtures"]
+    one_pod = fixture["cases"][0]
+    assert (one_pod["before"]["winner"], one_pod["after"]["winner"]) == (["node-3"], ["node-1"])
+    [config] = data["configs"]
+    assert config["path"] == "old.yaml -> new.yaml"
+    assert config["fixtures"] == ["fixtures/kube.policytest.yaml"]
+    md = run_line(
+        ["diff", "old.yaml", "new.yaml", "--fixtures", "fixtures", "--format", "markdown"]
+    ).stdout
+    assert "<code>old.yaml</code> → <code>new.yaml</code>: 2 new winners" in md
+    assert "| one pod | new winner node-1 (was node-3); status passed → failed |" in md
+
+
+def test_all_runs_every_fixture_with_both_configs(run_line: RunLine, files: Path) -> None:
+    result = run_line(
+        ["diff", "old.yaml", "new.yaml", "--fixtures", "fixtures", "--all", "--format", "json"]
+    )
+    data = json.loads(result.stdout)
+    assert [f["path"] for f in data["fixtures"]] == [
+        "fixtures/kube.policytest.yaml",
+        "fixtures/memory.policytest.yaml",
+    ]
+    memory = data["fixtures"][1]
+    assert memory["reason"] == "run with --all"
+    assert data["notRun"] == []
+
+
+def test_a_fixture_may_name_the_new_file(run_line: RunLine, files: Path) -> None:
+    write(
+        files,
+        {
+            "fixtures/most.policytest.yaml": bundled_fixture(
+                "kube-most-allocated.policytest.yaml", "../new.yaml"
+            )
+        },
+    )
+    data = json.loads(
+        run_line(
+            ["diff", "old.yaml", "new.yaml", "--fixtures", "fixtures", "--format", "json"]
+        ).stdout
+    )
+    most = next(f for f in data["fixtures"] if f["path"].endswith("most.policytest.yaml"))
+    assert most["reason"] == "it uses new.yaml"
+    assert [case["after"]["status"] for case in most["cases"]] == ["passed", "passed"]
+
+
+def test_profile_missing_from_the_new_config_is_an_error_case(
+    run_line: RunLine, files: Path
+) -> None:
+    write(files, {"new.yaml": MOST.replace("bin-packing-scheduler", "renamed")})
+    result = run_line(["diff", "old.yaml", "new.yaml", "--fixtures", "fixtures"])
+    assert "one pod: status passed -> error" in result.stdout
+    assert "no profile with schedulerName `bin-packing-scheduler`" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "fail_on, code",
+    [("findings", 0), ("ranking-change", 1), ("never", 0)],
+)
+def test_fail_on(run_line: RunLine, files: Path, fail_on: str, code: int) -> None:
+    result = run_line(
+        ["diff", "old.yaml", "new.yaml", "--fixtures", "fixtures", "--fail-on", fail_on]
+    )
+    assert result.exit_code == code, result
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        pytest.param(
+            ["old.yaml", "gone.yaml", "--fixtures", "fixtures"],
+            "path does not exist: gone.yaml",
+            id="missing-new",
+        ),
+        pytest.param(
+            ["old.yaml", "new.yaml", "--fixtures", "nowhere"],
+            "path does not exist: nowhere",
+            id="missing-fixtures",
+        ),
+        pytest.param(
+            ["old.yaml", "--fixtures", "fixtures"],
+            "with --fixtures, name exactly two config files: OLD_FILE NEW_FILE",
+            id="one-file",
+        ),
+        pytest.param(
+            ["old.yaml", "new.yaml", "--fixtures", "fixtures", "--base", "main"],
+            "--base/--head compare git revisions and --fixtures compares two files",
+            id="both-modes",
+        ),
+        pytest.param(
+            ["old.yaml", "new.yaml", "--fixtures", "fixtures", "--fail-on", "sometimes"],
+            "invalid choice: 'sometimes'",
+            id="bad-fail-on",
+        ),
+    ],
+)
+def test_usage_errors(run_line: RunLine, files: Path, args: list[str], message: str) -> None:
+    result = run_line(["diff", *args])
+    assert result.exit_code == 2, result
+    assert message in result.stderr

@@ -1,0 +1,236 @@
+"""The fast paths give exactly the reference results.
+
+``place_all`` (incremental totals, rescoring only the bound node) must choose the same
+node, with the same ties, at every step as scoring every node and ranking them, and
+``build_nodes`` (each distinct pod parsed once) must build the same nodes as
+``node_from_dict``. Checked on the oracle corpora's clusters and on random clusters.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from policytest.fixtures.runner import rank
+from policytest.scoring.cluster import Node, Pod
+from policytest.scoring.fast import Choice, build_nodes, place_all
+from policytest.scoring.kube import (
+    BalancedArgs,
+    FitScoring,
+)
+from policytest.scoring.protocol import NodeScore, Scheduler
+from policytest.scoring.quantity import QuantityError
+from policytest.scoring.schedulers import KubeScheduler, NodeOrderEntry, VolcanoScheduler
+from policytest.scoring.specs import ClusterSpecError, node_from_dict, pod_from_dict
+from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
+from tests.kube_args import balanced_args_from_dict, fit_args_from_dict
+
+ORACLE = Path(__file__).parent.parent / "data" / "oracle"
+
+SCHEDULERS: dict[str, Scheduler] = {
+    "kube-most-balanced": KubeScheduler(
+        FitScoring("MostAllocated", (("cpu", 1), ("memory", 1))), 1, BalancedArgs(), 1
+    ),
+    "kube-least": KubeScheduler(
+        FitScoring("LeastAllocated", (("cpu", 1), ("memory", 1), ("nvidia.com/gpu", 3))), 2, None, 1
+    ),
+    "kube-rtcr": KubeScheduler(
+        FitScoring("RequestedToCapacityRatio", (("cpu", 1), ("memory", 1)), ((0, 0), (100, 100))),
+        1,
+        None,
+        1,
+    ),
+    "volcano-binpack-nodeorder": VolcanoScheduler(
+        (
+            NodeOrderEntry(
+                "binpack",
+                binpack=BinpackWeights(
+                    weight=10, resources={"cpu": 1, "memory": 1, "nvidia.com/gpu": 2}
+                ),
+            ),
+            NodeOrderEntry("nodeorder", nodeorder=NodeOrderWeights()),
+        )
+    ),
+    "volcano-spread": VolcanoScheduler(
+        (NodeOrderEntry("binpack", binpack=BinpackWeights(weight=-1)),)
+    ),
+}
+
+
+def reference(
+    scheduler: Scheduler, nodes: Sequence[Node], pods: Sequence[Pod]
+) -> tuple[list[Choice], list[NodeScore]]:
+    """The scalar reference: score every node, rank, bind the first of the best group."""
+    state = scheduler.cluster(nodes)
+    choices: list[Choice] = []
+    first: list[NodeScore] = []
+    for pod in pods:
+        scores = state.score(pod)
+        first = first or scores
+        ranking = rank(scores)
+        if not ranking:
+            choices.append((None, ()))
+            continue
+        chosen, *tied = ranking[0]
+        state.bind(chosen, pod)
+        choices.append((chosen, tuple(tied)))
+    return choices, first
+
+
+def assert_same_placements(
+    scheduler: Scheduler, nodes: Sequence[Node], pods: Sequence[Pod], max_kinds: int = 16
+) -> None:
+    expected = reference(scheduler, nodes, pods)
+    state = scheduler.cluster(nodes)
+    assert place_all(state, pods, max_kinds=max_kinds) == expected
+    assert state.utilisation() == _utilisation_after(scheduler, nodes, expected[0], pods)
+
+
+def _utilisation_after(
+    scheduler: Scheduler, nodes: Sequence[Node], choices: list[Choice], pods: Sequence[Pod]
+) -> Mapping[str, Mapping[str, tuple[int, int]]]:
+    state = scheduler.cluster(nodes)
+    for (node, _), pod in zip(choices, pods, strict=True):
+        if node is not None:
+            state.bind(node, pod)
+    return state.utilisation()
+
+
+# --- the oracle corpora's clusters --------------------------------------------------------
+
+
+def _oracle(name: str) -> list[dict[str, Any]]:
+    with gzip.open(ORACLE / name, "rt", encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle]
+
+
+def _kube_cases() -> list[dict[str, Any]]:
+    return [case for case in _oracle("kube_score_cases.jsonl.gz") if case.get("mode") == "score"]
+
+
+def _kube_scheduler(case: dict[str, Any]) -> KubeScheduler:
+    if case["plugin"] == "NodeResourcesFit":
+        return KubeScheduler(fit_args_from_dict(case["args"]), 1, None, 1)
+    return KubeScheduler(None, 1, balanced_args_from_dict(case["args"]), 1)
+
+
+def _cluster(nodes: list[Any], pod: Any) -> tuple[list[Node], Pod] | None:
+    """The oracle's cluster and pod as replayed (no defaulting); None if refused."""
+    try:
+        return (
+            [node_from_dict(node, default_requests_from_limits=False) for node in nodes],
+            pod_from_dict(pod, default_requests_from_limits=False),
+        )
+    except (ClusterSpecError, QuantityError):
+        return None
+
+
+def test_kube_oracle_clusters() -> None:
+    checked = 0
+    for case in _kube_cases()[::12]:  # a spread sample: every strategy, shape and edge kind
+        cluster = _cluster(case["nodes"], case["pod"])
+        if cluster is not None:
+            assert_same_placements(_kube_scheduler(case), cluster[0], [cluster[1]] * 3, 1)
+            checked += 1
+    assert checked > 200  # most of the sample replays (a few clusters are refused)
+
+
+@pytest.mark.parametrize("name", ["volcano-binpack-nodeorder", "volcano-spread"])
+def test_volcano_oracle_clusters(name: str) -> None:
+    checked = 0
+    for case in _oracle("volcano_binpack_score_cases.jsonl.gz")[::3]:
+        cluster = _cluster(case["input"]["nodes"], case["input"]["task"])
+        if cluster is not None:
+            assert_same_placements(SCHEDULERS[name], cluster[0], [cluster[1]] * 3)
+            checked += 1
+    assert checked > 400  # most of the sample replays (a few clusters are refused)
+
+
+# --- random clusters ---------------------------------------------------------------------
+
+_CPU = st.sampled_from(["0", "100m", "250m", "500m", "1", "2", "3500m", "4", "8", "16"])
+_MEMORY = st.sampled_from(["0", "128Mi", "512Mi", "1Gi", "2Gi", "4Gi", "16Gi", "64Gi"])
+_GPU = st.sampled_from(["0", "1", "2", "4"])
+
+
+@st.composite
+def _requests(draw: st.DrawFn) -> dict[str, str]:
+    requests = {"cpu": draw(_CPU), "memory": draw(_MEMORY)}
+    if draw(st.booleans()):
+        requests["nvidia.com/gpu"] = draw(_GPU)
+    return {name: value for name, value in requests.items() if draw(st.booleans()) or value != "0"}
+
+
+@st.composite
+def _node(draw: st.DrawFn, index: int) -> dict[str, Any]:
+    allocatable = {
+        "cpu": draw(st.sampled_from(["2", "4", "8", "16", "0"])),
+        "memory": draw(st.sampled_from(["4Gi", "8Gi", "32Gi", "0"])),
+        "pods": draw(st.sampled_from(["3", "10", "110"])),
+    }
+    if draw(st.booleans()):
+        allocatable["nvidia.com/gpu"] = draw(_GPU)
+    pods = [{"requests": draw(_requests())} for _ in range(draw(st.integers(0, 3)))]
+    return {"name": f"node-{index}", "allocatable": allocatable, "pods": pods}
+
+
+@st.composite
+def _workload(draw: st.DrawFn) -> tuple[list[dict[str, Any]], list[Pod]]:
+    nodes = [draw(_node(i)) for i in range(draw(st.integers(1, 6)))]
+    kinds = [
+        pod_from_dict({"requests": draw(_requests())}, default_requests_from_limits=True)
+        for _ in range(draw(st.integers(1, 4)))
+    ]
+    pods = [draw(st.sampled_from(kinds)) for _ in range(draw(st.integers(1, 25)))]
+    return nodes, pods
+
+
+@pytest.mark.parametrize("name", sorted(SCHEDULERS))
+@settings(max_examples=60, deadline=None)
+@given(workload=_workload(), max_kinds=st.sampled_from([1, 2, 16]))
+def test_random_clusters(
+    name: str, workload: tuple[list[dict[str, Any]], list[Pod]], max_kinds: int
+) -> None:
+    specs, pods = workload
+    nodes = [node_from_dict(spec, default_requests_from_limits=True) for spec in specs]
+    assert_same_placements(SCHEDULERS[name], nodes, pods, max_kinds)
+
+
+@settings(max_examples=60, deadline=None)
+@given(workload=_workload())
+def test_build_nodes_equals_node_from_dict(
+    workload: tuple[list[dict[str, Any]], list[Pod]],
+) -> None:
+    specs, _ = workload
+    specs = [{**spec, "pods": spec["pods"] * 2} for spec in specs]
+    expected = [
+        node_from_dict(s, default_requests_from_limits=True, where=s["name"]) for s in specs
+    ]
+    assert build_nodes((spec["name"], spec) for spec in specs) == expected
+
+
+@pytest.mark.parametrize(
+    "pods",
+    [
+        pytest.param([{"requests": {"cpu": "1"}}, {"requests": {"cpu": 1}}], id="int-vs-string"),
+        pytest.param([{"requests": {"cpu": 1.0}}, {"requests": {"cpu": True}}], id="float-vs-bool"),
+    ],
+)
+def test_build_nodes_tells_equal_looking_values_apart(pods: list[dict[str, Any]]) -> None:
+    spec = {"name": "n", "allocatable": {"cpu": "8"}, "pods": pods}
+    try:
+        expected: object = node_from_dict(spec, default_requests_from_limits=True, where="n")
+    except (ClusterSpecError, QuantityError) as error:
+        expected = str(error)
+    try:
+        actual: object = build_nodes([("n", spec)])[0]
+    except (ClusterSpecError, QuantityError) as error:
+        actual = str(error)
+    assert actual == expected

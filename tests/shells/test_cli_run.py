@@ -1,0 +1,185 @@
+"""``policytest run`` and ``explain`` through the real entry point, on the bundled fixtures."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import DATA, RunLine
+
+ROOT = Path(__file__).parent.parent.parent
+FIXTURES = ROOT / "fixtures"
+EXPLAINED = [
+    "volcano-three-nodes-cpu-weighted",
+    "volcano-three-nodes-memory-weighted",
+    "volcano-gpu-two-nodes",
+    "kube-requested-to-capacity-ratio",
+    "volcano-gpu-sequence-binpack-weight-10",
+]
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Iterator[Path]:
+    """A copy of the bundled fixtures in a fresh repository, as the working directory."""
+    shutil.copytree(FIXTURES, tmp_path / "fixtures")
+    (tmp_path / ".git").mkdir()
+    cwd = os.getcwd()
+    os.chdir(tmp_path)
+    try:
+        yield tmp_path
+    finally:
+        os.chdir(cwd)
+
+
+def test_bundled_fixtures_pass(run_line: RunLine, repo: Path) -> None:
+    result = run_line(["run"])
+    assert result.exit_code == 0, result
+    assert result.stdout.rstrip().endswith("Cases: 12 passed, 0 failed; config findings: 1 warning")
+
+
+def test_json_output(run_line: RunLine, repo: Path) -> None:
+    result = run_line(["run", "--format", "json", "fixtures/volcano-gpu-two-nodes.policytest.yaml"])
+    data = json.loads(result.stdout)
+    assert data["summary"] == {"passed": 1, "failed": 0, "errors": 0}
+    (case,) = data["results"]
+    assert case["ranking"] == [["node-2"], ["node-1"]]
+    assert {n["name"]: n["total"] for n in case["nodes"]} == {"node-1": 437.5, "node-2": 468.75}
+
+
+def break_fixture(repo: Path, name: str, old: str, new: str) -> Path:
+    path = repo / "fixtures" / f"{name}.policytest.yaml"
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("name", "old", "new", "status", "message"),
+    [
+        pytest.param(
+            "volcano-three-nodes-cpu-weighted",
+            "ranking: [node-a, node-c, node-b]",
+            "ranking: [node-c, node-a, node-b]",
+            "FAIL",
+            "ranking: expected [node-c, node-a, node-b], got [node-a, node-c, node-b]",
+            id="wrong-ranking",
+        ),
+        pytest.param(
+            "volcano-gpu-two-nodes",
+            "node-2: 468.75}",
+            "node-2: 468.7}",
+            "FAIL",
+            "scores: node-2 expected 468.7, got 468.75",
+            id="wrong-score",
+        ),
+        pytest.param(
+            "volcano-gpu-sequence-binpack-weight-10",
+            "placements: {gpu-1: 2, gpu-2: 2}",
+            "placements: {gpu-1: 4}",
+            "FAIL",
+            "placements: expected {gpu-1: 4}, got {gpu-1: 2, gpu-2: 2}",
+            id="wrong-placement",
+        ),
+        pytest.param(
+            "volcano-gpu-two-nodes",
+            "configs/volcano-binpack-gpu.yaml",
+            "configs/missing.yaml",
+            "ERROR",
+            "PT003 config `configs/missing.yaml` does not exist",
+            id="missing-config",
+        ),
+        pytest.param(
+            "kube-most-allocated",
+            "profile: bin-packing-scheduler",
+            "profile: no-such-profile",
+            "ERROR",
+            "no profile with schedulerName `no-such-profile`",
+            id="unknown-profile",
+        ),
+    ],
+)
+def test_broken_copies_fail_readably(
+    run_line: RunLine, repo: Path, name: str, old: str, new: str, status: str, message: str
+) -> None:
+    path = break_fixture(repo, name, old, new)
+    result = run_line(["run", path.relative_to(repo)])
+    assert result.exit_code == 1, result
+    assert f"  {status} " in result.stdout
+    assert message in result.stdout, result
+
+
+def test_invalid_config_makes_the_case_an_error(run_line: RunLine, repo: Path) -> None:
+    config = repo / "fixtures" / "configs" / "kube-most-allocated.yaml"
+    config.write_text(config.read_text().replace("type: MostAllocated", "type: MostAlocated"))
+    result = run_line(["run", "fixtures/kube-most-allocated.policytest.yaml"])
+    assert result.exit_code == 1, result
+    assert "  ERROR one pod" in result.stdout
+    assert "fixtures/configs/kube-most-allocated.yaml:" in result.stdout
+    assert "MostAlocated" in result.stdout
+
+
+def test_junit_and_github_formats(run_line: RunLine, repo: Path) -> None:
+    path = break_fixture(repo, "volcano-gpu-two-nodes", "node-2: 468.75}", "node-2: 1}")
+    junit = run_line(["run", "--format", "junit", path])
+    assert junit.exit_code == 1 and '<failure message="scores: node-2 expected 1' in junit.stdout
+    github = run_line(["run", "--format", "github", path])
+    assert github.stdout.startswith(f"::error file={path},line=")
+
+
+def test_update_through_the_cli(run_line: RunLine, repo: Path) -> None:
+    path = break_fixture(
+        repo,
+        "volcano-gpu-two-nodes",
+        "ranking: [node-2, node-1]",
+        "ranking: [node-1, node-2]  # keep me",
+    )
+    result = run_line(["run", "--update", path])
+    assert result.exit_code == 0, result
+    assert f"updated {path}" in result.stderr
+    assert "ranking: [node-2, node-1]  # keep me" in path.read_text()
+
+
+def test_missing_path_is_a_usage_error(run_line: RunLine, repo: Path) -> None:
+    assert run_line(["run", "nope/"]).exit_code == 2
+
+
+@pytest.mark.parametrize("name", EXPLAINED)
+def test_explain_golden_text(run_line: RunLine, repo: Path, name: str) -> None:
+    result = run_line(["explain", f"fixtures/{name}.policytest.yaml"])
+    assert result.exit_code == 0, result
+    golden = DATA / "explain" / f"{name}.txt"
+    if os.environ.get("POLICYTEST_REGENERATE"):
+        golden.write_text(result.stdout)
+    assert result.stdout == golden.read_text(), (
+        f"explain output changed; if intended, rerun with POLICYTEST_REGENERATE=1 and review "
+        f"the diff of {golden.relative_to(ROOT)}"
+    )
+
+
+def test_explain_one_case_and_unknown_case(run_line: RunLine, repo: Path) -> None:
+    path = "fixtures/kube-most-allocated.policytest.yaml"
+    one = run_line(["explain", path, "--case", "one pod"])
+    assert one.exit_code == 0 and "six pods" not in one.stdout
+    assert run_line(["explain", path, "--case", "nope"]).exit_code == 2
+
+
+def test_progress_line_on_a_terminal_for_long_runs() -> None:
+    import io
+
+    from policytest.commands.run import progress_line
+
+    stream = io.StringIO()
+    show = progress_line(stream)
+    show(1, 3, "a.policytest.yaml")
+    assert stream.getvalue() == ""  # short suites get no progress line
+    for done in range(1, 26):
+        show(done, 25, f"f{done}.policytest.yaml")
+    lines = stream.getvalue().split("\r")
+    assert lines[1].startswith("[1/25] f1.policytest.yaml")
+    assert lines[-1] == ""  # cleared at the end, so the report starts on a clean line
