@@ -108,6 +108,8 @@ def _sum_lines(plugin: str, resources: Sequence[ResourceDetail], node: NodeScore
         value = mean * 100 * first.plugin_weight
         if not _close(value, contribution):
             return []
+        if weights <= 0:  # Volcano divides only by a positive sum of weights
+            sums = f"{' + '.join(format_score(i.score or 0.0) for i in counted)} (weights sum to 0)"
         return [
             f"= {sums} = {format_score(mean)}; x 100 x binpack.weight "
             f"{first.plugin_weight} = {format_score(contribution)}"
