@@ -43,6 +43,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     except SystemExit as exit_:  # argparse: --help, --version, usage errors
         return int(exit_.code or 0)
+    if hasattr(args, "settings"):  # the commands that read the project settings file
+        from policytest.commands.common import apply_settings, usage_error
+        from policytest.read.project_settings import SettingsError
+
+        try:
+            apply_settings(args)
+        except SettingsError as error:
+            return usage_error(str(error))
     try:
         with young_collections_only():
             return int(args.execute(args))

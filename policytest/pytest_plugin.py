@@ -11,6 +11,7 @@ from __future__ import annotations
 import fnmatch
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from functools import cached_property, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,11 +20,61 @@ import pytest
 
 from policytest.core.errors import PolicytestError
 from policytest.core.gctuning import young_collections_only
+from policytest.core.options import RuleFilter
 
 if TYPE_CHECKING:
+    from policytest.core.options import CheckOptions
     from policytest.fixtures.runner import CaseResult, Placement
+    from policytest.read.project_settings import ProjectSettings
 
 DEFAULT_PATTERNS = ["*.policytest.yaml", "*.policytest.yml"]
+SETTINGS_NAMES = (".policytest.yaml", ".policytest.yml")
+"""The project settings file (see :mod:`policytest.project_settings`), never a fixture."""
+
+_OPTIONS: pytest.StashKey[CheckOptions] = pytest.StashKey()
+SETTINGS: pytest.StashKey[ProjectSettings] = pytest.StashKey()
+"""The project settings of the session (``config.stash[SETTINGS]``, once configured):
+its ``select``/``ignore`` are the rules filter for the plugin's findings."""
+
+
+def check_options(config: pytest.Config) -> CheckOptions:
+    """The check options of this session: the project settings file's releases and
+    scheduler builds (read once; a bad file is a usage error naming file, line, key)."""
+    if _OPTIONS not in config.stash:
+        from policytest.read.project_settings import SettingsError, options_from, project_settings
+
+        explicit = config.getoption("policytest_settings") or None
+        ini = config.getini("policytest_settings")
+        if explicit is None and ini:
+            explicit = str(config.rootpath / ini)
+        from policytest.commands.common import checked_versions
+
+        try:
+            settings = checked_versions(
+                project_settings(explicit, str(config.invocation_params.dir))
+            )
+        except SettingsError as error:
+            raise pytest.UsageError(f"policytest: {error}") from None
+        config.stash[SETTINGS] = settings
+        options = options_from(settings)
+        config.stash[_OPTIONS] = replace(options, rules=_rules(config, options.rules))
+    return config.stash[_OPTIONS]
+
+
+def _rules(config: pytest.Config, settings: RuleFilter) -> RuleFilter:
+    """The rule filter of the session (the same as ``policytest --select/--ignore``):
+    ``--policytest-select``/``--policytest-ignore``, else the ``policytest_select`` /
+    ``policytest_ignore`` ini keys, else the settings file's ``select``/``ignore``."""
+    from policytest.core.options import rule_ids
+
+    def chosen(name: str, fallback: tuple[str, ...]) -> tuple[str, ...]:
+        given = config.getoption(f"policytest_{name}")
+        if given is not None:
+            return rule_ids(given)
+        ini = config.getini(f"policytest_{name}")
+        return rule_ids(",".join(ini)) if ini else fallback
+
+    return RuleFilter(chosen("select", settings.select), chosen("ignore", settings.ignore))
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -33,6 +84,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         default=False,
         help="rewrite the expectations of failing fixture cases from actual results",
+    )
+    group.addoption(
+        "--policytest-settings",
+        default=None,
+        metavar="FILE",
+        help="the policytest project settings file (default: the policytest_settings ini "
+        "option, else the nearest .policytest.yaml in the invocation directory or above)",
     )
     group.addoption(
         "--policytest-root",
@@ -66,6 +124,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="rules or prefixes whose findings do not count, as --ignore",
     )
     parser.addini(
+        "policytest_settings",
+        type="string",
+        default="",
+        help="the policytest project settings file, relative to the rootdir "
+        "(default: the nearest .policytest.yaml)",
+    )
+    parser.addini(
         "policytest_files",
         type="args",
         default=DEFAULT_PATTERNS,
@@ -78,7 +143,9 @@ _UPDATED = pytest.StashKey[list[str]]()
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    """Read the project settings file now: a malformed one is a usage error (exit 4)."""
     config.stash[_UPDATED] = []
+    check_options(config)
 
 
 def _updated(config: pytest.Config) -> list[str]:
@@ -103,20 +170,6 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         terminalreporter.write_line(f"policytest: updated {path}")
 
 
-def check_options(config: pytest.Config) -> Any:
-    """The check options of this session: the rule filter from the command line, else
-    from the ini file (the same filter as ``policytest --select/--ignore``)."""
-    from policytest.core.options import CheckOptions, RuleFilter, rule_list
-
-    def rules(name: str) -> tuple[str, ...]:
-        given = config.getoption(f"policytest_{name}")
-        if given is not None:
-            return rule_list(given)
-        return rule_list(",".join(config.getini(f"policytest_{name}")))
-
-    return CheckOptions(rules=RuleFilter(rules("select"), rules("ignore")))
-
-
 def fixture_root(config: pytest.Config, path: str) -> Any:
     """``--policytest-root``, else the fixture's git checkout, else the directory pytest
     was invoked from."""
@@ -131,6 +184,8 @@ def fixture_root(config: pytest.Config, path: str) -> Any:
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> FixtureFile | None:
     patterns = parent.config.getini("policytest_files")
+    if file_path.name in SETTINGS_NAMES:
+        return None  # the project settings file, not a fixture
     if any(fnmatch.fnmatch(file_path.name, pattern) for pattern in patterns):
         collected: FixtureFile = FixtureFile.from_parent(parent, path=file_path)
         return collected
@@ -276,7 +331,11 @@ class ConfigItem(pytest.Item):
 
 
 class PolicytestAPI:
-    """The ``policytest`` fixture: load fixtures, or build clusters and rank pods in Python."""
+    """The ``policytest`` fixture: load fixtures, or build clusters and rank pods in Python
+    (judged with the project settings file's releases and scheduler builds)."""
+
+    def __init__(self, options: CheckOptions | None = None) -> None:
+        self.options = options
 
     def run(self, path: str | Path) -> list[CaseResult]:
         """Run every case of a fixture file."""
@@ -284,7 +343,8 @@ class PolicytestAPI:
         from policytest.fixtures.load import root_for
         from policytest.fixtures.suite import run_file
 
-        return run_file(str(path), CheckOptions(), root_for(str(path), CheckOptions()))
+        options = self.options or CheckOptions()
+        return run_file(str(path), options, root_for(str(path), options))
 
     def scheduler(self, config: str | Path, profile: str | None = None) -> Any:
         """An executable scheduler from a config file (raw or inside a ConfigMap)."""
@@ -328,6 +388,6 @@ class PolicytestAPI:
 
 
 @pytest.fixture
-def policytest() -> PolicytestAPI:
+def policytest(request: pytest.FixtureRequest) -> PolicytestAPI:
     """The policytest API for Python tests (see :class:`PolicytestAPI`)."""
-    return PolicytestAPI()
+    return PolicytestAPI(check_options(request.config))

@@ -18,7 +18,13 @@ from collections.abc import Callable
 
 from policytest.core.findings import Finding
 from policytest.core.options import CheckOptions
-from policytest.read.recognise import VOLCANO_CONF_NAME, VOLCANO_HINT, Kind, kind_of
+from policytest.read.recognise import (
+    VOLCANO_CONF_NAME,
+    VOLCANO_HINT,
+    Kind,
+    kind_of,
+    named_volcano_conf,
+)
 from policytest.read.source import INVALID_YAML, Document, SourceFile, empty_root
 
 SCHEDULER_KINDS = (Kind.VOLCANO, Kind.KUBE_SCHEDULER)
@@ -46,6 +52,23 @@ def load_config(document: Document, kind: Kind, options: CheckOptions) -> Loaded
 def check_config(document: Document, kind: Kind, options: CheckOptions) -> list[Finding]:
     """Every finding for one recognised config document."""
     return load_config(document, kind, options)[1]
+
+
+def lookalike_note(document: Document, kind: Kind) -> str | None:
+    """Why a document recognised as a Volcano conf by its shape alone is another
+    scheduler's config (see :mod:`policytest.volcano.lookalike`), else ``None``. What
+    Volcano reads by name (``volcano-scheduler.conf``) is always its conf."""
+    if kind is not Kind.VOLCANO or document.unparsed is not None:
+        return None
+    if named_volcano_conf(document):
+        return None
+    from policytest.volcano.lookalike import lookalike
+
+    reason = lookalike(document.root)
+    if reason is None:
+        return None
+    embedding = document.embedding
+    return f"ConfigMap key `{embedding.key}`: {reason}" if embedding else reason
 
 
 def read_as_scheduler(source: SourceFile, options: CheckOptions) -> SourceFile:

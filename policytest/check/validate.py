@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from policytest.check import suppress
-from policytest.check.configs import check_config, read_as_scheduler
+from policytest.check.configs import check_config, lookalike_note, read_as_scheduler
 from policytest.core.findings import Finding, Severity
 from policytest.core.options import CheckOptions, RuleFilter
 from policytest.read.recognise import Kind, expand
@@ -39,6 +39,8 @@ class ValidationReport:
     findings: tuple[Finding, ...]
     checked: tuple[str, ...]
     skipped: tuple[str, ...] = field(default=())
+    notes: tuple[tuple[str, str], ...] = field(default=())
+    """(path, why): documents skipped as another scheduler's config (a look-alike)."""
 
     def count(self, severity: Severity) -> int:
         return sum(1 for finding in self.findings if finding.severity is severity)
@@ -66,19 +68,26 @@ def validate_paths(
     findings: list[Finding] = []
     checked: list[str] = []
     skipped: list[str] = []
+    notes: list[tuple[str, str]] = []
     for path, explicit in walk(paths, is_yaml_path):
         source = read_as_scheduler(read_file(path, options.limits), options)
-        ours, file_findings = _check_source(source, options, explicit, check_fixture)
+        file_notes: list[str] = []
+        ours, file_findings = _check_source(source, options, explicit, check_fixture, file_notes)
+        notes.extend((source.path, note) for note in file_notes)
         if not ours:
             skipped.append(source.path)
             continue
         checked.append(source.path)
         findings.extend(suppress.kept(file_findings, source, rules))
-    return ValidationReport(tuple(sorted(findings)), tuple(checked), tuple(skipped))
+    return ValidationReport(tuple(sorted(findings)), tuple(checked), tuple(skipped), tuple(notes))
 
 
 def _check_source(
-    source: SourceFile, options: CheckOptions, explicit: bool, check_fixture: Checker
+    source: SourceFile,
+    options: CheckOptions,
+    explicit: bool,
+    check_fixture: Checker,
+    notes: list[str],
 ) -> tuple[bool, list[Finding]]:
     """Whether the file holds anything of ours, and the findings for it.
 
@@ -108,6 +117,10 @@ def _check_source(
     ours = False
     for document in source.documents:
         for embedded, kind in expand(document, options.limits):
+            note = lookalike_note(embedded, kind)
+            if note is not None:
+                notes.append(note)  # another scheduler's config: not ours
+                continue
             ours = True
             if kind is Kind.FIXTURE:
                 findings.extend(check_fixture(embedded, options))

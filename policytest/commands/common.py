@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Iterable
-from typing import Any, TextIO
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any, TextIO
 
 from policytest.core.limits import Limits, limit_names
 from policytest.core.limits import describe as describe_limits
@@ -15,7 +15,7 @@ from policytest.core.options import (
     NEWEST_VOLCANO,
     CheckOptions,
     RuleFilter,
-    rule_list,
+    rule_ids,
 )
 
 
@@ -24,40 +24,54 @@ def add_rule_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("which findings count")
     group.add_argument(
         "--select",
-        type=rule_list,
-        default=(),
+        type=lambda text: rule_list(text),
+        default=None,
         metavar="RULES",
-        help="only these rules or prefixes, comma-separated (e.g. VB,KS001)",
+        help="only these rules or prefixes, comma-separated (e.g. VB,KS001); "
+        "default: the settings file's select",
     )
     group.add_argument(
         "--ignore",
-        type=rule_list,
-        default=(),
+        type=lambda text: rule_list(text),
+        default=None,
         metavar="RULES",
         help="skip these rules or prefixes, comma-separated (comments "
-        "`# policytest: ignore[RULE]` on a line work too)",
+        "`# policytest: ignore[RULE]` on a line work too); default: the settings file's "
+        "ignore",
     )
+
+
+if TYPE_CHECKING:
+    from policytest.read.project_settings import ProjectSettings
 
 
 def add_scheduler_options(parser: argparse.ArgumentParser) -> None:
-    """``--select``/``--ignore``, ``--volcano-version``, ``--kubernetes-version`` and the
-    input limits."""
+    """``--settings``, ``--select``/``--ignore``, ``--volcano-version``,
+    ``--kubernetes-version`` and the input limits."""
     add_rule_options(parser)
     group = parser.add_argument_group("scheduler versions and limits")
     group.add_argument(
+        "--settings",
+        default=None,
+        metavar="FILE",
+        help="the project settings file (default: the nearest .policytest.yaml in the "
+        "working directory or above it); flags override it",
+    )
+    group.add_argument(
         "--volcano-version",
-        type=_release,
-        default=NEWEST_VOLCANO,
+        type=lambda text: VERSION_TYPES["volcano_version"](text),
+        default=None,
         metavar="X.Y",
-        help=f"judge Volcano confs as this release would (default {NEWEST_VOLCANO})",
+        help=f"judge Volcano confs as this release would (default: the settings file's "
+        f"volcanoVersion, else {NEWEST_VOLCANO})",
     )
     group.add_argument(
         "--kubernetes-version",
-        type=_release,
-        default=NEWEST_KUBERNETES,
+        type=lambda text: VERSION_TYPES["kubernetes_version"](text),
+        default=None,
         metavar="X.Y",
-        help="judge KubeSchedulerConfiguration as this release would "
-        f"(default {NEWEST_KUBERNETES})",
+        help="judge KubeSchedulerConfiguration as this release would (default: the "
+        f"settings file's kubernetesVersion, else {NEWEST_KUBERNETES})",
     )
     group.add_argument(
         "--max-file-bytes",
@@ -120,6 +134,14 @@ def _release(text: str) -> str:
     return text
 
 
+VERSION_TYPES: dict[str, Callable[[str], str]] = {
+    "kubernetes_version": _release,
+    "volcano_version": _release,
+}
+"""How ``--kubernetes-version`` / ``--volcano-version`` check a release; the settings
+file's ``kubernetesVersion`` / ``volcanoVersion`` go through the same functions."""
+
+
 def _positive(text: str) -> int:
     try:
         value = int(text)
@@ -141,18 +163,97 @@ def _limit_setting(text: str) -> tuple[str, int]:
     return name, _positive(value.strip().replace("_", ""))
 
 
+def apply_settings(args: Any) -> None:
+    """Fill in what the command line left unsaid from the project settings file
+    (``--settings FILE``, else the nearest ``.policytest.yaml``): the releases, and
+    ``select``/``ignore`` for commands that filter rules. Flags win over the file.
+    Raises :class:`~policytest.read.project_settings.SettingsError` (a usage error)."""
+    from policytest.read.project_settings import project_settings
+
+    settings = checked_versions(project_settings(args.settings))
+    args.project_settings = settings
+    if args.volcano_version is None:
+        args.volcano_version = settings.volcano_version or NEWEST_VOLCANO
+    if args.kubernetes_version is None:
+        args.kubernetes_version = settings.kubernetes_version or NEWEST_KUBERNETES
+    for key in ("select", "ignore"):
+        if hasattr(args, key) and not getattr(args, key):  # not given on the command line
+            setattr(args, key, getattr(settings, key) or ())
+
+
+def checked_versions(settings: ProjectSettings) -> ProjectSettings:
+    """The settings file checked for meaning, as the flags check theirs: its releases
+    through the flags' own type functions (:data:`VERSION_TYPES`), its ``select`` and
+    ``ignore`` against the rule catalogue. A refusal is a usage error naming the key."""
+    from policytest.read.project_settings import SettingsError
+
+    def refuse(key: str, message: str) -> SettingsError:
+        return SettingsError(settings.path or "", settings.line_of(key), key, message)
+
+    for key, dest in (
+        ("kubernetesVersion", "kubernetes_version"),
+        ("volcanoVersion", "volcano_version"),
+    ):
+        value = getattr(settings, dest)
+        if value is None:
+            continue
+        try:
+            VERSION_TYPES[dest](value)
+        except argparse.ArgumentTypeError as refused:
+            raise refuse(key, str(refused)) from None
+    for key in ("select", "ignore"):
+        for index, item in enumerate(getattr(settings, key) or ()):
+            if unknown_rule(item):
+                raise refuse(f"{key}[{index}]", unknown_rule_message(item))
+    return settings
+
+
+def known_rule_ids() -> frozenset[str]:
+    """Every rule id of the catalogue (imports the modules that declare rules)."""
+    from policytest.reporters.catalogue import all_rules
+
+    return frozenset(rule.id for rule in all_rules())
+
+
+def unknown_rule(token: str) -> bool:
+    """A ``--select``/``--ignore`` item that is neither a rule id nor a prefix of one."""
+    return not any(rule_id.startswith(token) for rule_id in known_rule_ids())
+
+
+def unknown_rule_message(token: str) -> str:
+    from policytest.core.suggest import did_you_mean
+
+    return (
+        f"no such rule: {token!r} (not a rule id or a prefix of one; `policytest rules` "
+        f"lists them){did_you_mean(token, known_rule_ids())}"
+    )
+
+
 def check_options(args: Any) -> CheckOptions:
-    """The frozen check options the parsed arguments describe."""
+    """The frozen check options the parsed arguments (and the settings file) describe."""
+    if not hasattr(args, "project_settings"):
+        apply_settings(args)
     settings = list(args.limit)
     if args.max_file_bytes is not None:
         settings.insert(0, ("file-bytes", args.max_file_bytes))
-    return CheckOptions(
+    options = CheckOptions(
         volcano_version=args.volcano_version,
         kubernetes_version=args.kubernetes_version,
         limits=Limits().overridden(settings),
         root=getattr(args, "root", None),
-        rules=RuleFilter(tuple(args.select), tuple(args.ignore)),
+        rules=RuleFilter(tuple(args.select or ()), tuple(args.ignore or ())),
     )
+    project: ProjectSettings = args.project_settings
+    return project.check_options(options)
+
+
+def rule_list(text: str) -> tuple[str, ...]:
+    """``--select``/``--ignore``: comma-separated rule ids or prefixes, each one known."""
+    listed = rule_ids(text)
+    for item in listed:
+        if unknown_rule(item):
+            raise argparse.ArgumentTypeError(unknown_rule_message(item))
+    return listed
 
 
 def use_color(stream: TextIO) -> bool:

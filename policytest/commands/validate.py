@@ -46,15 +46,21 @@ def execute(args: Any) -> int:
     from policytest.reporters import render_validation
 
     chosen = output_format(args)
+    options = check_options(args)
     try:
-        report = validate_paths(args.paths, check_options(args))
+        report = validate_paths(args.paths, options)
     except PathNotFound as missing:
         return usage_error(f"path does not exist: {missing}")
     color = chosen == "text" and _color_stdout()
     write(render_validation(chosen, report, color=color))
     if args.verbose:
+        noted = dict(report.notes)
         for skipped in report.skipped:
-            sys.stderr.write(f"skipped (not a scheduler config or fixture): {skipped}\n")
+            why = noted.get(skipped, "not a scheduler config or fixture")
+            sys.stderr.write(f"skipped ({why}): {skipped}\n")
+        for path, note in report.notes:
+            if path not in report.skipped:
+                sys.stderr.write(f"skipped a document ({note}): {path}\n")
     failing = report.count(Severity.ERROR) + (report.count(Severity.WARNING) if args.strict else 0)
     return int(ExitCode.FINDINGS if failing else ExitCode.OK)
 

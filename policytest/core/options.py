@@ -11,6 +11,22 @@ NEWEST_KUBERNETES = "1.35"
 
 
 @dataclass(frozen=True)
+class CustomPlugin:
+    """An out-of-tree kube-scheduler plugin compiled into the user's scheduler build
+    (from the project settings: a known distribution's, or one the user declared)."""
+
+    name: str
+    extension_points: frozenset[str] | None = None
+    """The extension points it implements (``None``: not stated, so accepted anywhere)."""
+    args_kind: str | None = "unchecked"
+    """Its pluginConfig args: ``"unchecked"`` (accepted as written), the name of its
+    args type (a distribution's, accepted), or ``None`` (it takes no args: they are
+    ignored)."""
+    origin: str = "the project settings"
+    """Where policytest learnt of it, for messages (``scheduler-plugins v0.34.7``)."""
+
+
+@dataclass(frozen=True)
 class RuleFilter:
     """``--select`` / ``--ignore``: rule ids or prefixes (``VB``, ``VB00``, ``VB004``).
 
@@ -27,7 +43,7 @@ class RuleFilter:
         return not rule_id.startswith(self.ignore) if self.ignore else True
 
 
-def rule_list(text: str) -> tuple[str, ...]:
+def rule_ids(text: str) -> tuple[str, ...]:
     """``VB,ks001`` as rule ids or prefixes: ``("VB", "KS001")``."""
     return tuple(item.strip().upper() for item in text.split(",") if item.strip())
 
@@ -44,7 +60,15 @@ class CheckOptions:
     """Where fixtures' configs must live (``None``: each fixture's git repository root,
     else the working directory)."""
     rules: RuleFilter = field(default_factory=RuleFilter)
-    """Which findings are shown and counted (``--select``/``--ignore``)."""
+    """Which findings are shown and counted (``--select``/``--ignore``, the settings
+    file's ``select``/``ignore``, suppression comments aside)."""
+    kube_distribution: str | None = None
+    """A known kube-scheduler build (``scheduler-plugins``) whose out-of-tree plugins the
+    kube-scheduler checks know (project settings ``kubeScheduler.distribution``)."""
+    kube_plugins: tuple[CustomPlugin, ...] = ()
+    """Out-of-tree plugins of the kube-scheduler build (project settings ``kubeScheduler``)."""
+    volcano_plugins: tuple[str, ...] = ()
+    """Custom Volcano plugins loaded with ``--plugins-dir`` (project settings ``volcano``)."""
 
 
 DEFAULT_OPTIONS = CheckOptions(limits=DEFAULT_LIMITS)

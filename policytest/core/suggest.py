@@ -4,6 +4,10 @@ A suggestion must be one the user can apply: the same name up to case and separa
 (``node-resources-fit`` -> ``NodeResourcesFit``) first, then the closest spelling by
 :mod:`difflib`, compared as written and then case-folded. Callers pass only names the
 scheduler really reads, so an applied suggestion is always read.
+
+A spelling is offered only when it is plausible as a slip of the keyboard: at most about
+one edit in four characters away (ignoring case), so ``Coscheduling`` (an out-of-tree
+plugin) is not offered ``GangScheduling``.
 """
 
 from __future__ import annotations
@@ -19,19 +23,53 @@ def _folded(name: str) -> str:
     return name.lower().replace("-", "").replace("_", "").replace(" ", "")
 
 
-def closest(name: str, choices: Iterable[str], *, cutoff: float = CUTOFF) -> str | None:
-    """The choice ``name`` most likely means, or ``None`` when none is close enough."""
+def edit_distance(left: str, right: str) -> int:
+    """Optimal string alignment distance (insert, delete, substitute, swap neighbours)."""
+    previous2: list[int] = []
+    previous = list(range(len(right) + 1))
+    for i, a in enumerate(left, 1):
+        current = [i] + [0] * len(right)
+        for j, b in enumerate(right, 1):
+            current[j] = min(
+                previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (0 if a == b else 1)
+            )
+            if i > 1 and j > 1 and a == right[j - 2] and left[i - 2] == b:
+                current[j] = min(current[j], previous2[j - 2] + 1)
+        previous2, previous = previous, current
+    return previous[-1]
+
+
+def plausible(name: str, candidate: str) -> bool:
+    """Is ``candidate`` close enough to ``name`` to be what was meant (a slip)?"""
+    a, b = name.lower(), candidate.lower()
+    return a == b or edit_distance(a, b) <= max(1, min(len(a), len(b)) // 4)
+
+
+def closest(
+    name: str, choices: Iterable[str], *, cutoff: float = CUTOFF, slips_only: bool = True
+) -> str | None:
+    """The choice ``name`` most likely means, or ``None`` when none is close enough
+    (``slips_only``: and :func:`plausible` as a slip; recognising a near-miss kind turns
+    it off)."""
     options = sorted(set(choices))
     folded = _folded(name)
     for option in options:
         if _folded(option) == folded:
             return option
-    close = difflib.get_close_matches(name, options, n=1, cutoff=cutoff)
+    close = [
+        option
+        for option in difflib.get_close_matches(name, options, n=3, cutoff=cutoff)
+        if not slips_only or plausible(name, option)
+    ]
     if close:
         return close[0]
     by_fold = {option.lower(): option for option in options}
-    close = difflib.get_close_matches(name.lower(), list(by_fold), n=1, cutoff=cutoff)
-    return by_fold[close[0]] if close else None
+    folded_close = [
+        by_fold[option]
+        for option in difflib.get_close_matches(name.lower(), list(by_fold), n=3, cutoff=cutoff)
+        if not slips_only or plausible(name, by_fold[option])
+    ]
+    return folded_close[0] if folded_close else None
 
 
 def did_you_mean(name: str, choices: Iterable[str], *, cutoff: float = CUTOFF) -> str:

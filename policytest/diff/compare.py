@@ -52,9 +52,9 @@ from policytest.fixtures.load import (
 from policytest.fixtures.model import Fixture
 from policytest.fixtures.runner import CaseResult, error_result
 from policytest.fixtures.suite import (
-    FIXTURE_SUFFIXES,
     checked_cases,
     discover,
+    is_fixture_name,
     run_as_loaded,
     run_file,
 )
@@ -115,7 +115,7 @@ def _within(path: str, scope: Iterable[str]) -> bool:
 
 
 def _is_fixture(path: str) -> bool:
-    return path.endswith(FIXTURE_SUFFIXES)
+    return is_fixture_name(path)
 
 
 def _walked(path: str) -> bool:

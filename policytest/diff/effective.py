@@ -19,6 +19,7 @@ from policytest.core.options import CheckOptions
 from policytest.fixtures.load import load_fixture
 from policytest.read.recognise import Kind, expand
 from policytest.read.source import Document, child, read_file
+from policytest.scoring.rsf import RSF, ResourceStrategyFitArgs
 from policytest.scoring.weights import BinpackWeights
 from policytest.volcano.binpack_args import BINPACK
 from policytest.volcano.corrections import shown_value, written_weight
@@ -109,7 +110,15 @@ def _view(document: Document, kind: Kind, label: str, options: CheckOptions) -> 
     if kind is Kind.VOLCANO:
         from policytest.volcano.check import load as load_volcano
 
-        conf, _ = load_volcano(document, options)
+        conf, findings = load_volcano(document, options)
+        fatal = [f for f in findings if f.rule in ("VR001", "VD001")]
+        if conf is None and fatal:
+            where = ", ".join(f"line {f.line}" for f in fatal)
+            status = (
+                "loads, but a plugin's arguments make the scheduler exit at its first "
+                f"scheduling cycle (crash-loop; {where})"
+            )
+            return ConfigView(label, VOLCANO, (Setting(STATUS, status),))
         return ConfigView(label, VOLCANO, volcano_settings(conf))
     from policytest.kube.check import load as load_kube
 
@@ -150,7 +159,57 @@ def volcano_settings(conf: VolcanoConf | None) -> tuple[Setting, ...]:
         settings.append(Setting(f"tier {number} plugins", ", ".join(names) or "(none)"))
     settings.extend(_binpack_settings(conf))
     settings.extend(_nodeorder_settings(conf))
+    if conf.entries(RSF):
+        settings.extend(_rsf_settings(conf))
     return tuple(settings)
+
+
+def _rsf_settings(conf: VolcanoConf) -> Iterator[Setting]:
+    """resource-strategy-fit as ``New`` leaves it (only for confs that list it)."""
+    calls = conf.calls(RSF)
+    registered = [e for e in conf.entries(RSF) if e.registered]
+    fatal = next(
+        (
+            e.weights.fatal
+            for e in registered
+            if isinstance(e.weights, ResourceStrategyFitArgs) and e.weights.fatal
+        ),
+        None,
+    )
+    if fatal is not None:
+        yield Setting(RSF, f"stops the scheduler: {fatal}")
+        return
+    if not calls:
+        reason = (
+            f"not a plugin of Volcano {conf.release}"
+            if not registered
+            else "no score registered (weights 0) or enableNodeOrder is false"
+        )
+        yield Setting(RSF, f"off: {reason}")
+    else:
+        yield Setting(RSF, _on(len(calls)))
+    source = calls[0].source if calls else registered[0] if registered else None
+    if source is None or not isinstance(source.weights, ResourceStrategyFitArgs):
+        return
+    args = source.weights
+    yield _weight(source, "resourceStrategyFitWeight", args.weight)
+    for name, strategy in args.resources.items():
+        yield Setting(f"resources.{name}", f"{strategy.type}, weight {strategy.weight}")
+    sra = args.sra
+    yield Setting(
+        "sra",
+        f"weight {sra.weight}: " + ", ".join(f"{k} {v}" for k, v in sra.resources.items())
+        if sra.weight > 0
+        else "off",
+    )
+    if args.proportional is not None:
+        yield Setting(
+            "proportional",
+            ", ".join(
+                f"{k} (cpu {v.cpu:g}, memory {v.memory:g})" for k, v in args.proportional.items()
+            )
+            or "(no resources)",
+        )
 
 
 def _binpack_settings(conf: VolcanoConf) -> Iterator[Setting]:

@@ -10,9 +10,11 @@ from itertools import pairwise
 
 from policytest.core.suggest import did_you_mean
 from policytest.kube import rules
-from policytest.kube.framework import Framework, Problem, needed_plugins
+from policytest.kube.builds import IN_TREE, Registry
+from policytest.kube.framework import Framework, Problem, custom_build_hint, needed_plugins
+from policytest.kube.other_args import MISKEYED_ARGS
 from policytest.kube.profiles import ProfileData
-from policytest.kube.registry import FIT, PLUGIN_SETS, PLUGINS, REMOVED_PLUGINS, plugin_hint
+from policytest.kube.registry import FIT, PLUGIN_SETS, REMOVED_PLUGINS, plugin_hint
 from policytest.kube.resources import FitArgs, Resource, ShapePoint
 from policytest.kube.values import repeats
 from policytest.scoring.accounting import is_scalar_resource_name
@@ -20,11 +22,15 @@ from policytest.scoring.accounting import is_scalar_resource_name
 _BASIC_RESOURCES = ("cpu", "memory", "ephemeral-storage")
 
 
-def advice(profiles: Sequence[ProfileData], frameworks: Sequence[Framework]) -> Iterator[Problem]:
+def advice(
+    profiles: Sequence[ProfileData],
+    frameworks: Sequence[Framework],
+    registry: Registry = IN_TREE,
+) -> Iterator[Problem]:
     """Every warning for these profiles (``frameworks`` in the same order)."""
     for profile, framework in zip(profiles, frameworks, strict=True):
         yield from _zero_plugin_weights(framework)
-        yield from _unknown_names(profile)
+        yield from _unknown_names(profile, registry)
         yield from _fit_not_scoring(profile, framework)
         yield from _resource_names([*profile.fit.resources, *profile.balanced.resources])
         yield from _zero_resource_weights([*profile.fit.resources, *profile.balanced.resources])
@@ -42,23 +48,38 @@ def _zero_plugin_weights(framework: Framework) -> Iterator[Problem]:
         )
 
 
-def _unknown_names(profile: ProfileData) -> Iterator[Problem]:
+def _unknown_names(profile: ProfileData, registry: Registry) -> Iterator[Problem]:
+    names = registry.names()
     for entry in profile.plugin_config:
-        if entry.name not in PLUGINS and entry.name not in REMOVED_PLUGINS:
+        if entry.name in MISKEYED_ARGS:
+            continue  # rejected at start-up (KS030), see other_args.MISKEYED_ARGS
+        custom = registry.custom.get(entry.name)
+        if custom is not None:
+            if custom.args_kind is None and entry.args is not None:
+                yield Problem(
+                    rules.KS041_UNKNOWN_PLUGIN_CONFIG,
+                    (*entry.path, "args"),
+                    f"{entry.name} ({custom.origin}) takes no args: kube-scheduler accepts "
+                    "these and the plugin ignores them; remove the pluginConfig entry",
+                    key=True,
+                )
+            continue
+        if not registry.knows(entry.name) and entry.name not in REMOVED_PLUGINS:
+            hint = plugin_hint(entry.name, names) or custom_build_hint(registry)
             yield Problem(
                 rules.KS041_UNKNOWN_PLUGIN_CONFIG,
                 (*entry.path, "name"),
                 f'pluginConfig for "{entry.name}", which is not a kube-scheduler plugin: '
-                f"kube-scheduler accepts and ignores these args{plugin_hint(entry.name)}",
+                f"kube-scheduler accepts and ignores these args{hint}",
             )
     for key in PLUGIN_SETS:
         for plugin in profile.custom[key].disabled:
-            if plugin.name != "*" and plugin.name not in PLUGINS:
+            if plugin.name != "*" and not registry.knows(plugin.name):
                 yield Problem(
                     rules.KS041_UNKNOWN_PLUGIN_CONFIG,
                     (*plugin.path, "name"),
                     f'disabling "{plugin.name}", which is not a kube-scheduler plugin, '
-                    f"disables nothing{plugin_hint(plugin.name)}",
+                    f"disables nothing{plugin_hint(plugin.name, names)}",
                 )
 
 

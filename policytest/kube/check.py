@@ -16,6 +16,7 @@ from policytest.core.findings import Finding, Severity
 from policytest.core.options import NEWEST_KUBERNETES, CheckOptions
 from policytest.core.suggest import did_you_mean
 from policytest.kube import rules
+from policytest.kube.builds import options_registry
 from policytest.kube.decode import at_path, decode_document
 from policytest.kube.model import KubeSchedulerConfig
 from policytest.kube.policy import translate
@@ -66,7 +67,7 @@ def load(
     findings.extend(decoded.findings)
     config = None
     if decoded.usable:
-        analysis = analyse(decoded.value, api_version)
+        analysis = analyse(decoded.value, api_version, options_registry(options))
         config = analysis.config
         findings.extend(
             p.rule.at(document, at_path(document, p.path, key=p.key), p.message, p.severity)

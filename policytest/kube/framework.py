@@ -16,13 +16,13 @@ from dataclasses import dataclass, field
 from policytest.core.findings import Severity
 from policytest.core.rules import Rule
 from policytest.kube import rules
+from policytest.kube.builds import IN_TREE, Registry
 from policytest.kube.registry import (
     DEFAULT_MULTI_POINT,
     EXTENSION_POINTS,
     MAX_INT64,
     MAX_NODE_SCORE,
     PLUGIN_SETS,
-    PLUGINS,
     REMOVED_PLUGINS,
     go_interface,
     plugin_hint,
@@ -115,8 +115,11 @@ def needed_plugins(sets: dict[str, PluginSet]) -> frozenset[str]:
     return frozenset(plugin.name for plugin_set in sets.values() for plugin in plugin_set.enabled)
 
 
-def build(sets: dict[str, PluginSet], profile_path: Path) -> Framework:
-    """Register explicit points, expand multiPoint, check queue sort/bind and weights."""
+def build(
+    sets: dict[str, PluginSet], profile_path: Path, registry: Registry = IN_TREE
+) -> Framework:
+    """Register explicit points, expand multiPoint, check queue sort/bind and weights
+    (``registry``: the plugins of the scheduler build, see :mod:`policytest.kube.builds`)."""
     problems: list[Problem] = []
     reported: set[tuple[str, str]] = set()
 
@@ -127,12 +130,16 @@ def build(sets: dict[str, PluginSet], profile_path: Path) -> Framework:
 
     plugins: dict[str, tuple[str, ...]] = {}
     for point in EXTENSION_POINTS:
-        explicit = _register(point, sets[point], report)
-        plugins[point] = _expand(point, explicit, sets, report)
+        explicit = _register(point, sets[point], report, registry)
+        plugins[point] = _expand(point, explicit, sets, report, registry)
+    # a multiPoint plugin of a custom build whose points were not declared may be the
+    # queue sort or the binder: the counts below cannot be known then
+    undeclared = any(p.name in registry.open for p in sets["multiPoint"].enabled)
     for point, verb in (("queueSort", "exactly one queue sort"), ("bind", "a bind")):
         count = len(plugins[point])
-        broken = any(p.name not in PLUGINS for p in sets[point].enabled)  # reported already
-        if broken:
+        written = (*sets[point].enabled, *sets["multiPoint"].enabled)
+        broken = any(not registry.knows(p.name) for p in written)  # KS020 reported it
+        if broken or undeclared:
             continue
         if (point == "queueSort" and count != 1) or (point == "bind" and count == 0):
             problems.append(
@@ -145,23 +152,23 @@ def build(sets: dict[str, PluginSet], profile_path: Path) -> Framework:
                     "(e.g. under multiPoint.enabled)",
                 )
             )
-    weights, weight_problems = _score_weights(sets)
+    weights, weight_problems = _score_weights(sets, registry)
     raised = tuple(
         plugin
-        for plugin in _weight_sources(sets)
+        for plugin in _weight_sources(sets, registry)
         if plugin.weight == 0 and plugin.name in plugins["score"]
     )
     return Framework(plugins, weights, problems + weight_problems, raised)
 
 
-def _register(point: str, plugin_set: PluginSet, report: _Report) -> list[str]:
+def _register(point: str, plugin_set: PluginSet, report: _Report, registry: Registry) -> list[str]:
     """``updatePluginList`` for one explicit extension point."""
     registered: list[str] = []
     for plugin in plugin_set.enabled:
-        implements = PLUGINS.get(plugin.name)
+        implements = registry.implements(plugin.name)
         if implements is None:
             if plugin.name not in REMOVED_PLUGINS:  # reported by validation already
-                report("unknown", plugin, unknown_plugin(plugin, point))
+                report("unknown", plugin, unknown_plugin(plugin, point, registry))
         elif point not in implements:
             points = ", ".join(p for p in EXTENSION_POINTS if p in implements)
             report(
@@ -183,7 +190,11 @@ def _register(point: str, plugin_set: PluginSet, report: _Report) -> list[str]:
 
 
 def _expand(
-    point: str, explicit: list[str], sets: dict[str, PluginSet], report: _Report
+    point: str,
+    explicit: list[str],
+    sets: dict[str, PluginSet],
+    report: _Report,
+    registry: Registry,
 ) -> tuple[str, ...]:
     """``expandMultiPointPlugins`` for one extension point."""
     disabled = sets[point].disabled_names
@@ -192,10 +203,12 @@ def _expand(
     overrides: list[str] = []
     from_multi: list[str] = []
     for plugin in sets["multiPoint"].enabled:
-        implements = PLUGINS.get(plugin.name)
+        implements = registry.implements(plugin.name)
         if implements is None:
-            report("unknown", plugin, unknown_plugin(plugin, point))
+            report("unknown", plugin, unknown_plugin(plugin, point, registry))
             continue
+        if plugin.name in registry.open and point in ("queueSort", "bind"):
+            continue  # not declared as this build's queue sort or binder
         if point not in implements or plugin.name in disabled:
             continue
         if plugin.name in explicit:
@@ -209,17 +222,19 @@ def _expand(
     return (*overrides, *from_multi, *rest)
 
 
-def _weight_sources(sets: dict[str, PluginSet]) -> list[PluginRef]:
+def _weight_sources(sets: dict[str, PluginSet], registry: Registry) -> list[PluginRef]:
     """The entry each score plugin takes its weight from: explicit score entries first,
     then multiPoint; the first entry of a name wins."""
     sources: dict[str, PluginRef] = {}
     for plugin in (*sets["score"].enabled, *sets["multiPoint"].enabled):
-        if "score" in PLUGINS.get(plugin.name, frozenset()):
+        if "score" in (registry.implements(plugin.name) or frozenset()):
             sources.setdefault(plugin.name, plugin)
     return list(sources.values())
 
 
-def _score_weights(sets: dict[str, PluginSet]) -> tuple[dict[str, int], list[Problem]]:
+def _score_weights(
+    sets: dict[str, PluginSet], registry: Registry
+) -> tuple[dict[str, int], list[Problem]]:
     """``getScoreWeights``: explicit score entries first, then multiPoint; 0 means 1.
 
     The overflow guard compares against ``MaxInt64 - total`` in int64: after a negative
@@ -229,7 +244,7 @@ def _score_weights(sets: dict[str, PluginSet]) -> tuple[dict[str, int], list[Pro
     problems: list[Problem] = []
     total = 0
     negatives: list[PluginRef] = []
-    for plugin in _weight_sources(sets):
+    for plugin in _weight_sources(sets, registry):
         weight = plugin.weight or 1
         weights[plugin.name] = weight
         headroom = wrap_int64(MAX_INT64 - total)
@@ -264,13 +279,24 @@ def _score_weights(sets: dict[str, PluginSet]) -> tuple[dict[str, int], list[Pro
     return weights, problems
 
 
-def unknown_plugin(plugin: PluginRef, point: str) -> Problem:
+def unknown_plugin(plugin: PluginRef, point: str, registry: Registry = IN_TREE) -> Problem:
     """The "does not exist" error, with a suggestion."""
     return Problem(
         rules.KS020_UNKNOWN_PLUGIN,
         (*plugin.path, "name"),
         f'{go_interface(point)} "{plugin.name}" does not exist: kube-scheduler refuses to '
-        f"start{plugin_hint(plugin.name)}",
+        f"start{plugin_hint(plugin.name, registry.names()) or custom_build_hint(registry)}",
+    )
+
+
+def custom_build_hint(registry: Registry) -> str:
+    """How to tell policytest about a scheduler built with out-of-tree plugins."""
+    if registry.custom:
+        return ""
+    return (
+        "; if your scheduler is a custom build with out-of-tree plugins, declare them in "
+        "the project settings file .policytest.yaml (`kubeScheduler.distribution` or "
+        "`kubeScheduler.plugins`)"
     )
 
 

@@ -4,6 +4,12 @@
 args after defaulting: DefaultPreemption, InterPodAffinity, NodeAffinity,
 PodTopologySpread, VolumeBinding and DynamicResources (with v1.35's default feature
 gates: StorageCapacityScoring off, the DRA filter timeout on).
+
+Its table of validators is keyed by names, and one key is not a plugin name:
+``NodeResourcesFitArgs`` (the args kind of NodeResourcesFit) in 1.35 and 1.36. An entry
+named so has no args of that type (kube-scheduler decodes args by ``<name>Args``, and
+there is no ``NodeResourcesFitArgsArgs``), so validation fails with ``has to match
+plugin args`` and the scheduler does not start (:data:`MISKEYED_ARGS`).
 """
 
 from __future__ import annotations
@@ -155,6 +161,25 @@ def _selector_term(term: dict[str, Any], path: Path) -> Iterator[Problem]:
 def _is_int(value: str) -> bool:
     body = value[1:] if value[:1] in "+-" else value
     return body.isdigit() and body.isascii()
+
+
+MISKEYED_ARGS: dict[str, str] = {"NodeResourcesFitArgs": "NodeResourcesFit"}
+"""Keys of upstream's validator table that are not plugin names -> the plugin meant
+(``validatePluginConfig`` in pkg/scheduler/apis/config/validation, 1.35.4 and 1.36.3)."""
+
+
+def miskeyed_args(name: str, args: Any, path: Path) -> Problem:
+    """KS030 for a pluginConfig entry under a validator key that is not a plugin name."""
+    where = "".join(f"[{step}]" if isinstance(step, int) else f".{step}" for step in path)
+    shown = "null" if args is None else "runtime.Unknown{...}"
+    return Problem(
+        rules.KS030_PLUGIN_ARGS,
+        (*path, "name"),
+        f'pluginConfig name "{name}" is the args kind, not the plugin: kube-scheduler '
+        f"validates an entry of this name as {MISKEYED_ARGS[name]}'s args, finds no args of "
+        f'that type and refuses to start ("{where.lstrip(".")}.args: Invalid value: '
+        f'{shown}: has to match plugin args"); name the entry "{MISKEYED_ARGS[name]}"',
+    )
 
 
 VALIDATORS: dict[str, Validator] = {

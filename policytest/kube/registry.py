@@ -8,6 +8,7 @@ corpus. Keeping the facts in one table means a new Kubernetes release is one dif
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Final
 
 from policytest.core.suggest import did_you_mean
@@ -160,9 +161,10 @@ def show_version(version: Version) -> str:
     return f"{version[0]}.{version[1]}"
 
 
-def plugin_hint(name: str) -> str:
-    """What to use instead of a plugin name kube-scheduler does not know."""
+def plugin_hint(name: str, known: Iterable[str] | None = None) -> str:
+    """What to use instead of a plugin name kube-scheduler does not know (``known``: the
+    build's plugins, default the in-tree ones)."""
     replacement = RETIRED_PLUGINS.get(name)
     if replacement is not None:
         return f"; {name} no longer exists in v1: use {replacement}"
-    return did_you_mean(name, PLUGINS)
+    return did_you_mean(name, PLUGINS if known is None else known)

@@ -82,6 +82,11 @@ KS003_UNKNOWN_FIELD = rule(
     not something it ignores. Field names are case-sensitive. Remove the field or
     correct its name (the message suggests the closest one).
 
+    The same holds for the args of out-of-tree plugins whose args kind the scheduler
+    build registers: with ``kubeScheduler.distribution: scheduler-plugins`` in the
+    project settings, the top-level fields of its args kinds (``CoschedulingArgs``,
+    ``TargetLoadPackingArgs``, ...) are checked too.
+
     Failing::
 
         apiVersion: kubescheduler.config.k8s.io/v1
@@ -508,6 +513,13 @@ KS020_UNKNOWN_PLUGIN = rule(
     (``NodeResourcesMostAllocated``, ``RequestedToCapacityRatio``) are now strategies of
     ``NodeResourcesFit``.
 
+    A scheduler built with out-of-tree plugins (kubernetes-sigs/scheduler-plugins'
+    ``Coscheduling``, ``NodeResourcesAllocatable``, ``TargetLoadPacking``...; an
+    in-house plugin) knows more names: say so in the project settings file
+    ``.policytest.yaml`` (``kubeScheduler.distribution: scheduler-plugins``, or
+    ``kubeScheduler.plugins``), and those names are checked at the extension points they
+    implement instead. Removed in-tree names stay errors whatever the build.
+
     Failing::
 
         apiVersion: kubescheduler.config.k8s.io/v1
@@ -819,7 +831,8 @@ KS030_PLUGIN_ARGS = rule(
     "KS030",
     Severity.ERROR,
     "invalid args for another in-tree plugin (DefaultPreemption, InterPodAffinity, "
-    "NodeAffinity, PodTopologySpread, VolumeBinding, DynamicResources)",
+    "NodeAffinity, PodTopologySpread, VolumeBinding, DynamicResources), or a pluginConfig "
+    "named NodeResourcesFitArgs",
     """
     kube-scheduler validates the args of its in-tree plugins at start-up: for example
     ``InterPodAffinity.hardPodAffinityWeight`` 0..100,
@@ -827,6 +840,13 @@ KS030_PLUGIN_ARGS = rule(
     default constraints only with ``defaultingType: List``, ``VolumeBinding``
     ``bindTimeoutSeconds`` not negative and no ``shape`` (the StorageCapacityScoring
     feature gate is off in 1.35), ``NodeAffinity.addedAffinity`` a valid node selector.
+
+    Its table of args validators is keyed by name, and one key is the args kind rather
+    than the plugin: ``NodeResourcesFitArgs``. A ``pluginConfig`` entry named so (the
+    kind written where the plugin's name belongs) is validated as NodeResourcesFit's
+    args, but kube-scheduler decoded none of that type for it, so it refuses to start
+    with ``has to match plugin args`` (1.35 and 1.36). Name the entry
+    ``NodeResourcesFit``.
 
     Failing::
 
@@ -896,6 +916,12 @@ KS041_UNKNOWN_PLUGIN_CONFIG = rule(
     plugin disables nothing. A typo (``NodeResourceFit``) or a removed plugin
     (``NodeResourcesMostAllocated``) therefore silently leaves the default behaviour in
     place. Use the exact plugin name.
+
+    Out-of-tree plugins of the scheduler build named in the project settings file
+    (``kubeScheduler.distribution`` or ``kubeScheduler.plugins``) are known, and their
+    args accepted; a distribution plugin that takes no args (scheduler-plugins'
+    ``CapacityScheduling``, ``PodState``, ``QOSSort``) gets this warning for args given
+    to it, which it ignores.
 
     Failing::
 

@@ -8,13 +8,15 @@ of every stage is collected; the model exists only when there is no error.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from policytest.core.findings import Severity
+from policytest.core.suggest import did_you_mean
 from policytest.kube import rules
 from policytest.kube.advice import advice
+from policytest.kube.builds import ARGS_FIELDS, IN_TREE, Registry
 from policytest.kube.framework import (
     Framework,
     Path,
@@ -27,7 +29,7 @@ from policytest.kube.framework import (
     needed_plugins,
 )
 from policytest.kube.model import KubeSchedulerConfig, Profile
-from policytest.kube.other_args import VALIDATORS
+from policytest.kube.other_args import MISKEYED_ARGS, VALIDATORS, miskeyed_args
 from policytest.kube.process_settings import percentage_problem, settings_problems
 from policytest.kube.profiles import PluginConfigEntry, ProfileData
 from policytest.kube.registry import (
@@ -59,18 +61,19 @@ class Analysis:
     config: KubeSchedulerConfig | None
 
 
-def analyse(config: dict[str, Any], api_version: str) -> Analysis:
-    """Default, validate and build ``config`` (a decoded, well-typed JSON object)."""
+def analyse(config: dict[str, Any], api_version: str, registry: Registry = IN_TREE) -> Analysis:
+    """Default, validate and build ``config`` (a decoded, well-typed JSON object) for the
+    scheduler build whose plugins ``registry`` holds."""
     profiles = read_profiles(config)
-    problems = [*settings_problems(config), *_validate_profiles(profiles)]
+    problems = [*settings_problems(config), *_validate_profiles(profiles, registry)]
     frameworks = []
     for profile in profiles:
         if FIT in needed_plugins(profile.sets):
             problems.extend(fit_problems(profile.fit))
-        framework = build(profile.sets, profile.path)
+        framework = build(profile.sets, profile.path, registry)
         problems.extend(framework.problems)
         frameworks.append(framework)
-    problems.extend(advice(profiles, frameworks))
+    problems.extend(advice(profiles, frameworks, registry))
     failed = any((p.severity or p.rule.severity) is Severity.ERROR for p in problems)
     model = None if failed else _model(config, api_version, profiles, frameworks)
     return Analysis(tuple(problems), model)
@@ -134,10 +137,12 @@ def _plugin_set(value: Any, path: Path) -> PluginSet:
     return PluginSet(refs("enabled"), refs("disabled"))
 
 
-def _validate_profiles(profiles: list[ProfileData]) -> Iterator[Problem]:
-    """The profile part of ``ValidateKubeSchedulerConfiguration``."""
+def _validate_profiles(profiles: list[ProfileData], registry: Registry) -> Iterator[Problem]:
+    """The profile part of ``ValidateKubeSchedulerConfiguration``, and the strict
+    decoding of out-of-tree args kinds the scheduler build registers."""
     for profile in profiles:
         yield from _validate_profile(profile)
+        yield from out_of_tree_args(profile.plugin_config, registry)
     for profile, _ in repeats(profiles, lambda p: p.name):
         yield Problem(
             rules.KS026_SCHEDULER_NAME,
@@ -175,8 +180,35 @@ def _validate_profile(profile: ProfileData) -> Iterator[Problem]:
             yield _removed(entry.name, (*entry.path, "name"))
         elif entry.name == BALANCED:
             yield from balanced_problems(read_balanced_args(entry.args, entry.args_path))
+        elif entry.name in MISKEYED_ARGS:
+            yield miskeyed_args(entry.name, entry.args, entry.path)
         elif entry.name in VALIDATORS:
             yield from VALIDATORS[entry.name](mapping(entry.args), entry.args_path)
+
+
+def out_of_tree_args(entries: Iterable[PluginConfigEntry], registry: Registry) -> Iterator[Problem]:
+    """KS003 for a field that a known out-of-tree args kind does not have (top level):
+    the build's scheme decodes these args strictly, so kube-scheduler refuses to start.
+    The fields are those of scheduler-plugins' ``apis/config/v1`` (see ``ARGS_FIELDS``)."""
+    for entry in entries:
+        plugin = registry.custom.get(entry.name)
+        if (
+            plugin is None
+            or plugin.args_kind not in ARGS_FIELDS
+            or not isinstance(entry.args, dict)
+        ):
+            continue
+        fields = ARGS_FIELDS[plugin.args_kind]
+        for key in entry.args:
+            if key not in fields:
+                yield Problem(
+                    rules.KS003_UNKNOWN_FIELD,
+                    (*entry.args_path, key),
+                    f'unknown field "{key}" in {plugin.args_kind} ({plugin.origin}): '
+                    "the build decodes its plugins' args strictly and kube-scheduler "
+                    f"refuses to start{did_you_mean(key, fields - {'apiVersion', 'kind'})}",
+                    key=True,
+                )
 
 
 def _removed(name: str, path: Path) -> Problem:

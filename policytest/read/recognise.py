@@ -82,7 +82,7 @@ def _meant_as_kube_config(kind: str | None) -> bool:
     its other kinds (``NodeResourcesFitArgs``...) are plugin arguments, not configs."""
     if not kind:
         return True
-    return closest(kind, [Kind.KUBE_SCHEDULER.value], cutoff=0.8) is not None
+    return closest(kind, [Kind.KUBE_SCHEDULER.value], cutoff=0.8, slips_only=False) is not None
 
 
 def expand(document: Document, limits: Limits) -> list[tuple[Document, Kind]]:
@@ -100,6 +100,14 @@ def expand(document: Document, limits: Limits) -> list[tuple[Document, Kind]]:
     if recognised is Kind.OTHER and _is_volcano_file(document):
         return [(document, Kind.VOLCANO)]
     return [] if recognised is Kind.OTHER else [(document, recognised)]
+
+
+def named_volcano_conf(document: Document) -> bool:
+    """Is this the conf Volcano reads by name (a file or ConfigMap key
+    ``volcano-scheduler.conf``), rather than a document recognised by shape alone?"""
+    if document.embedding is not None:
+        return document.embedding.key == VOLCANO_CONF_NAME
+    return os.path.basename(document.path) == VOLCANO_CONF_NAME
 
 
 def _is_volcano_file(document: Document) -> bool:
@@ -144,7 +152,9 @@ def _embedded_kind(embedded: Document, key: str) -> Kind | None:
     if embedded.unparsed is not None:
         if _KUBE_TEXT.search(embedded.text):
             return Kind.KUBE_SCHEDULER
-        volcano = key.endswith(".conf") or VOLCANO_HINT.search(embedded.text)
+        # a `*.conf` key is any program's (Fluent Bit, supervisord): only Volcano's own
+        # key or a text with Volcano's top-level keys is a Volcano conf that fails to load
+        volcano = key == VOLCANO_CONF_NAME or VOLCANO_HINT.search(embedded.text)
         return Kind.VOLCANO if volcano else None
     recognised = kind_of(embedded.root)
     if recognised in _SCHEDULER_KINDS:

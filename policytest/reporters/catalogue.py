@@ -13,9 +13,10 @@ from policytest.fixtures import model as _fixtures
 from policytest.kube import rules as _kube
 from policytest.read import schema as _schema
 from policytest.read import source as _source
+from policytest.volcano import plugin_rules as _volcano_plugins
 from policytest.volcano import rules as _volcano
 
-RULE_MODULES = (_source, _schema, _fixtures, _volcano, _kube)
+RULE_MODULES = (_source, _schema, _fixtures, _volcano, _volcano_plugins, _kube)
 """Every module that declares rules (a test keeps this list complete)."""
 
 

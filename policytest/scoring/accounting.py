@@ -119,12 +119,18 @@ def aggregate_container_requests(pod: Pod, non_missing: Mapping[str, int] | None
 
 
 def _aggregate(
-    pod: Pod, own: Callable[[Container], dict[str, _N]], total: dict[str, _N]
+    pod: Pod,
+    own: Callable[[Container], dict[str, _N]],
+    total: dict[str, _N],
+    before_init: Mapping[str, _N] | None = None,
 ) -> dict[str, _N]:
     """Containers and sidecars add up; each regular init container runs beside the
-    sidecars started before it, and the pod needs the largest of those moments."""
+    sidecars started before it, and the pod needs the largest of those moments.
+    ``before_init`` is added to the containers' sum before that max is taken."""
     for container in pod.containers:
         _add(total, own(container))
+    if before_init:
+        _add(total, before_init)
     sidecars: dict[str, _N] = {}
     init_peak: dict[str, _N] = {}
     for container in pod.init_containers:
@@ -293,18 +299,26 @@ def _kube_node_share(pod: Pod) -> tuple[Mapping[str, int], int, int]:
 
 
 @lru_cache(maxsize=_CACHE_SIZE)
-def volcano_pod_request(pod: Pod) -> Mapping[str, float]:
+def volcano_pod_request(pod: Pod, overhead_first: bool = False) -> Mapping[str, float]:
     """``GetPodResourceRequest``: Volcano units (milli-cpu, bytes, pods, milli-units), float64.
 
     Containers are rounded one by one and summed (float64), max'ed with the init
     containers, pod-level cpu/memory replace the result, then overhead and ``pods: 1``
     are added. Keys: always ``cpu`` and ``memory``, then the scalar resources Volcano keeps.
+    ``overhead_first``: Volcano before 1.15 added the overhead to the containers before
+    taking the max with the init containers (see :mod:`policytest.volcano.plugin_releases`).
     """
-    total = _aggregate(
-        pod, lambda container: _volcano_resource(container.requests), {CPU: 0.0, MEMORY: 0.0}
-    )
+
+    def own(container: Container) -> dict[str, float]:
+        return _volcano_resource(container.requests)
+
+    if overhead_first:
+        total = _aggregate(pod, own, {CPU: 0.0, MEMORY: 0.0}, _volcano_resource(pod.overhead))
+    else:
+        total = _aggregate(pod, own, {CPU: 0.0, MEMORY: 0.0})
     total.update(_volcano_resource(_pod_level_requests(pod), keep_zero=False))
-    _add(total, _volcano_resource(pod.overhead))
+    if not overhead_first:
+        _add(total, _volcano_resource(pod.overhead))
     _add(total, {PODS: 1.0})
     return MappingProxyType(total)
 
@@ -337,11 +351,11 @@ class VolcanoNodeInfo:
     max_task_num: int
 
 
-def volcano_node_info(node: Node) -> VolcanoNodeInfo:
+def volcano_node_info(node: Node, overhead_first: bool = False) -> VolcanoNodeInfo:
     """Every pod listed on the node counts in ``Used`` (no oversubscription modelled)."""
     used = _volcano_resource(EMPTY_LIST)
     for pod in node.pods:
-        _add(used, volcano_pod_request(pod))
+        _add(used, volcano_pod_request(pod, overhead_first))
     pods = node.allocatable.get(PODS)
     return VolcanoNodeInfo(
         name=node.name,
@@ -352,8 +366,10 @@ def volcano_node_info(node: Node) -> VolcanoNodeInfo:
     )
 
 
-def volcano_node_info_with_pod(info: VolcanoNodeInfo, pod: Pod) -> VolcanoNodeInfo:
+def volcano_node_info_with_pod(
+    info: VolcanoNodeInfo, pod: Pod, overhead_first: bool = False
+) -> VolcanoNodeInfo:
     """The node after binding ``pod`` (for placing pods one after another)."""
     used = dict(info.used)
-    _add(used, volcano_pod_request(pod))
+    _add(used, volcano_pod_request(pod, overhead_first))
     return replace(info, used=MappingProxyType(used), pod_count=info.pod_count + 1)

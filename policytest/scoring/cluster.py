@@ -104,14 +104,17 @@ class Container:
 
 @dataclass(frozen=True, slots=True)
 class Pod:
-    """What the schedulers read from a pod: containers, init containers, overhead and the
-    pod-level requests (``spec.resources.requests``; ``None`` when not set)."""
+    """What the schedulers read from a pod: containers, init containers, overhead, the
+    pod-level requests (``spec.resources.requests``; ``None`` when not set) and the
+    annotations (``metadata.annotations``, sorted pairs; Volcano's resource-strategy-fit
+    reads two of them)."""
 
     containers: tuple[Container, ...] = ()
     init_containers: tuple[Container, ...] = ()
     overhead: ResourceList = EMPTY
     pod_level_requests: ResourceList | None = None
     name: str = ""
+    annotations: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -34,6 +34,9 @@ class ResourceDetail:
     division: str = ""
     """How the plugin divides the sum by the sum of weights: ``int64`` (truncating),
     ``round`` (math.Round of a float64 quotient) or ``float``."""
+    note: str | None = None
+    """How the plugin scored it, where that varies per resource (resource-strategy-fit:
+    the strategy and the rule that chose it)."""
 
 
 class LazyDetails(Mapping[str, tuple[ResourceDetail, ...]]):

@@ -35,6 +35,13 @@ from policytest.scoring.kube import (
     fit_scorer,
 )
 from policytest.scoring.protocol import LazyDetails, NodeScore, ResourceDetail
+from policytest.scoring.rsf import (
+    RSF,
+    ResourceStrategyFitArgs,
+    RsfScore,
+    proportional_filter,
+    rsf_scorer,
+)
 from policytest.scoring.volcano import (
     NodeOrderScores,
     binpack_scorer,
@@ -56,11 +63,13 @@ BALANCED = "NodeResourcesBalancedAllocation"
 
 @dataclass(frozen=True)
 class NodeOrderEntry:
-    """One registered node-order function: a binpack or nodeorder plugin entry."""
+    """One registered node-order function: a binpack, nodeorder or resource-strategy-fit
+    plugin entry."""
 
-    plugin: Literal["binpack", "nodeorder"]
+    plugin: Literal["binpack", "nodeorder", "resource-strategy-fit"]
     binpack: BinpackWeights | None = None
     nodeorder: NodeOrderWeights | None = None
+    rsf: ResourceStrategyFitArgs | None = None
 
 
 @dataclass(frozen=True)
@@ -72,12 +81,16 @@ class VolcanoScheduler:
     integer_scores: bool = False
     not_modelled: tuple[str, ...] = VOLCANO_NOT_MODELLED
     corrections: tuple[str, ...] = ()
+    overhead_first: bool = False
+    """The release adds pod overhead before the init-container max (before 1.15)."""
+    proportional: ResourceStrategyFitArgs | None = None
+    """The resource-strategy-fit arguments whose proportional filter runs, if any."""
 
     def cluster(self, nodes: Sequence[Node]) -> VolcanoCluster:
         return VolcanoCluster(
             self,
             {node.name: node for node in nodes},
-            {node.name: volcano_node_info(node) for node in nodes},
+            {node.name: volcano_node_info(node, self.overhead_first) for node in nodes},
         )
 
 
@@ -96,28 +109,40 @@ class VolcanoCluster:
         return self.kube_infos[name]
 
     def score(self, pod: Pod, only: Sequence[str] | None = None) -> list[NodeScore]:
+        first = self.scheduler.overhead_first
+        request = volcano_pod_request(pod, first)
+        annotations = dict(pod.annotations)
         scorers = [
             (
                 entry,
-                binpack_scorer(entry.binpack, pod) if entry.binpack else None,
+                binpack_scorer(entry.binpack, pod, first) if entry.binpack else None,
                 nodeorder_scorer(entry.nodeorder, pod) if entry.nodeorder else None,
+                rsf_scorer(entry.rsf, request, annotations) if entry.rsf else None,
             )
             for entry in self.scheduler.entries
         ]
-        request = volcano_pod_request(pod)
+        proportional = self.scheduler.proportional
         results = []
         for name in self.infos if only is None else only:
             info = self.infos[name]
-            reason = predicates_filter(pod, info)
+            reason = predicates_filter(pod, info, first)
+            if reason is None and proportional is not None:
+                reason = proportional_filter(proportional, request, info)
             if reason is not None:
                 results.append(NodeScore(name, False, reason))
                 continue
             total = 0.0
             plugins: dict[str, float] = {}
             parts: dict[str, dict[str, float]] = {}
-            for entry, binpack, nodeorder in scorers:
+            rsf_scores: list[RsfScore] = []
+            for entry, binpack, nodeorder, rsf in scorers:
                 if binpack is not None:
                     value = binpack(info)
+                elif rsf is not None:
+                    scored = rsf(info)
+                    value = scored.total
+                    rsf_scores.append(scored)
+                    _add_rsf_parts(parts.setdefault(entry.plugin, {}), scored)
                 else:
                     assert nodeorder is not None and entry.nodeorder is not None
                     scores = nodeorder(self._kube_info(name))
@@ -132,11 +157,19 @@ class VolcanoCluster:
                     None,
                     total,
                     plugins,
-                    LazyDetails(partial(self._binpack_details, info, request)),
+                    LazyDetails(partial(self._details, info, request, tuple(rsf_scores))),
                     parts,
                 )
             )
         return results
+
+    def _details(
+        self, info: VolcanoNodeInfo, request: Mapping[str, float], rsf: tuple[RsfScore, ...]
+    ) -> Mapping[str, tuple[ResourceDetail, ...]]:
+        details = dict(self._binpack_details(info, request))
+        if rsf:
+            details[RSF] = _rsf_details(rsf[-1])
+        return details
 
     def _binpack_details(
         self, info: VolcanoNodeInfo, request: Mapping[str, float]
@@ -164,7 +197,9 @@ class VolcanoCluster:
         }
 
     def bind(self, node_name: str, pod: Pod) -> None:
-        self.infos[node_name] = volcano_node_info_with_pod(self.infos[node_name], pod)
+        self.infos[node_name] = volcano_node_info_with_pod(
+            self.infos[node_name], pod, self.scheduler.overhead_first
+        )
         node = self.nodes[node_name]
         self.nodes[node_name] = replace(node, pods=(*node.pods, pod))
         if node_name in self.kube_infos:  # integer sums: adding one pod equals recounting
@@ -264,6 +299,37 @@ def _add_parts(parts: dict[str, float], scores: NodeOrderScores, weights: NodeOr
     for part in ("leastrequested", "mostrequested", "balancedresource"):
         if getattr(weights, part):
             parts[part] = parts.get(part, 0.0) + getattr(scores, part)
+
+
+def _add_rsf_parts(parts: dict[str, float], scored: RsfScore) -> None:
+    """resource-strategy-fit's two addends (summed over duplicated entries)."""
+    for part, value in (("strategy", scored.strategy), ("sra", scored.sra)):
+        if value is not None:
+            parts[part] = parts.get(part, 0.0) + value
+
+
+def _rsf_details(scored: RsfScore) -> tuple[ResourceDetail, ...]:
+    """Each scored resource: utilisation after placement, its strategy weight, its
+    weighted score (before the division by the weight sum and the x100 x plugin weight)."""
+    details = []
+    for item in scored.resources:
+        note = f"{item.type}, " + (
+            "pod annotation" if item.rule == "annotation" else f"from `{item.rule}`"
+        )
+        if item.overflow:
+            note += "; over allocatable: the strategy part is 0 on this node"
+        details.append(
+            ResourceDetail(
+                item.name,
+                int(item.requested + item.used),
+                int(item.allocatable),
+                item.weight,
+                item.name not in ("memory", "pods"),
+                item.score,
+                note=note,
+            )
+        )
+    return tuple(details)
 
 
 def _fit_details(

@@ -78,8 +78,14 @@ def pod_from_dict(data: object, *, default_requests_from_limits: bool, where: st
     mapping = _mapping(data, where)
     name = ""
     metadata = mapping.get("metadata")
-    if isinstance(metadata, Mapping) and isinstance(metadata.get("name"), str):
-        name = metadata["name"]
+    annotations = _annotations(mapping.get("annotations"), _join(where, "annotations"))
+    if isinstance(metadata, Mapping):
+        if isinstance(metadata.get("name"), str):
+            name = metadata["name"]
+        annotations = (
+            _annotations(metadata.get("annotations"), _join(where, "metadata.annotations"))
+            or annotations
+        )
     if "spec" in mapping:
         where = _join(where, "spec")
         mapping = _mapping(mapping["spec"], where)
@@ -109,7 +115,7 @@ def pod_from_dict(data: object, *, default_requests_from_limits: bool, where: st
     overhead = resource_list_from_dict(mapping.get("overhead"), _join(where, "overhead"))
     pod_requests, pod_limits = _requirements(mapping.get("resources"), _join(where, "resources"))
     pod_level: ResourceList | None = pod_requests if pod_requests else None
-    pod = Pod(containers, init_containers, overhead, pod_level, name)
+    pod = Pod(containers, init_containers, overhead, pod_level, name, annotations)
     if default_requests_from_limits and pod_limits:
         pod = Pod(
             containers,
@@ -117,8 +123,23 @@ def pod_from_dict(data: object, *, default_requests_from_limits: bool, where: st
             overhead,
             _default_pod_requests(pod, pod_requests, pod_limits),
             name,
+            annotations,
         )
     return pod
+
+
+def _annotations(data: object, where: str) -> tuple[tuple[str, str], ...]:
+    """``metadata.annotations`` (or the shorthand's ``annotations``): string to string."""
+    if data is None:
+        return ()
+    mapping = _mapping(data, where)
+    for key, value in mapping.items():
+        if not isinstance(key, str) or not isinstance(value, str):
+            raise ClusterSpecError(
+                f"{_join(where, str(key))}: annotation names and values must be strings "
+                "(quote the value, e.g. '{\"nvidia.com/gpu\": 1}')"
+            )
+    return tuple(sorted(mapping.items()))
 
 
 def node_from_dict(data: object, *, default_requests_from_limits: bool, where: str = "") -> Node:

@@ -74,9 +74,12 @@ def binpack_score(weights: BinpackWeights, pod: Pod, node: VolcanoNodeInfo) -> f
     return binpack_scorer(weights, pod)(node)
 
 
-def binpack_scorer(weights: BinpackWeights, pod: Pod) -> VolcanoScorer:
-    """``binpack_score`` with the task's side done once, for scoring many nodes."""
-    request = volcano_pod_request(pod)
+def binpack_scorer(
+    weights: BinpackWeights, pod: Pod, overhead_first: bool = False
+) -> VolcanoScorer:
+    """``binpack_score`` with the task's side done once, for scoring many nodes
+    (``overhead_first``: the release's accounting, see ``volcano_pod_request``)."""
+    request = volcano_pod_request(pod, overhead_first)
     plan = [
         (name, request[name], weights.resources[name])
         for name in _resource_names(request)
@@ -162,14 +165,14 @@ def nodeorder_scorer(
 # --- fit -----------------------------------------------------------------------------------
 
 
-def predicates_filter(pod: Pod, node: VolcanoNodeInfo) -> str | None:
+def predicates_filter(pod: Pod, node: VolcanoNodeInfo, overhead_first: bool = False) -> str | None:
     """None if the task fits the node, else the reason Volcano reports.
 
     First the allocate action's resource check (every requested dimension, ``pods: 1``
     included, against allocatable minus used, within ``minResource``; only the first
     short resource is named), then the predicates plugin's pod-count check.
     """
-    request = volcano_pod_request(pod)
+    request = volcano_pod_request(pod, overhead_first)
     names = [CPU, MEMORY, *sorted(name for name in request if name not in (CPU, MEMORY))]
     for name in names:
         idle = node.allocatable.get(name, 0.0) - node.used.get(name, 0.0)

@@ -250,6 +250,8 @@ class _EntryCheck:
                     Severity.INFO,
                 )
                 continue
+            if self.weight_suffixed(name) and PREFIX + name in self.arguments:
+                continue  # reported at its weight key, see resource_weight
             problem = resource_name_problem(name)
             if problem is not None:
                 yield rules.VB013_BINPACK_RESOURCE_NAME.at(self.document, node, problem)
@@ -272,49 +274,128 @@ class _EntryCheck:
                 self.document,
                 self.key_node(key),
                 f"`{key}` is ignored: {name} always counts with weight `binpack.{name}` "
-                f"({effective}); write `binpack.{name}: {self.example(key)}` instead",
+                f"({effective}); write `binpack.{name}: {self.example(key)}` instead of it",
                 Severity.ERROR if differs else Severity.WARNING,
             )
             return
         if name in declared:
+            if self.weight_suffixed(name):
+                yield self.weight_named_resource(key, name)
+                return
             yield from self.integer(key, 1)
             return
         yield rules.VB005_BINPACK_UNDECLARED.at(
             self.document, self.key_node(key), self.undeclared_message(key, name, declared)
         )
 
+    def weight_suffixed(self, name: str) -> bool:
+        """``nvidia.com/gpu.weight``: a weight key's tail taken for a resource name."""
+        return name.endswith(".weight") and len(name) > len(".weight")
+
+    def written(self, key: str) -> str:
+        """The value of ``key`` as a suggestion writes it (an integer when it is one)."""
+        return self.example(key) if key in self.arguments else "1"
+
+    def declare(self, name: str) -> str:
+        """``binpack.resources`` with ``name`` added to what is declared (written out)."""
+        listed = [item for item in self.declared or () if not self.weight_suffixed(item)]
+        if name not in listed:
+            listed.append(name)
+        return f'`{RESOURCES}: "{", ".join(listed)}"`'
+
+    def weight_named_resource(self, key: str, name: str) -> Finding:
+        """VB013 (error): ``binpack.resources.X.weight`` with ``X.weight`` declared."""
+        stem = name[: -len(".weight")]
+        value = self.written(key)
+        declare = "" if stem in (self.declared or ()) else " and declare it"
+        return rules.VB013_BINPACK_RESOURCE_NAME.at(
+            self.document,
+            self.key_node(key),
+            f"`{name}` is declared in `binpack.resources`, so Volcano weights a resource of "
+            f"that name, which no node has: this {value} weights nothing and `{stem}` keeps "
+            f"weight {self.weights.resources.get(stem, 1)}. A resource's weight is "
+            f"`{PREFIX}<name>` itself: write {self.declare(stem)} and "
+            f"`{PREFIX}{stem}: {value}`{declare}",
+            Severity.ERROR,
+        )
+
     def undeclared_message(self, key: str, name: str, declared: tuple[str, ...]) -> str:
         base = f"`{key}` is ignored: `{name}` is not declared in `binpack.resources`"
+        value = self.written(key)
         if self.declared is None:
             return base + " (which is not a string, so nothing is declared)"
+        if name == "weight":
+            extra = [
+                item
+                for item in declared
+                if item not in ("cpu", "memory") and not self.weight_suffixed(item)
+            ]
+            fix = (
+                f"; write `{PREFIX}{extra[0]}: {value}`"
+                if len(extra) == 1
+                else "; name the resource in the key, e.g. "
+                f"`{PREFIX}nvidia.com/gpu` for `nvidia.com/gpu`"
+            )
+            return (
+                f"`{key}` is ignored: a resource's weight is `{PREFIX}<name>`, and there is "
+                f"no resource named `weight`{fix}"
+            )
+        if self.weight_suffixed(name):
+            stem = name[: -len(".weight")]
+            target = next((c for c in declared if c.lower() == stem.lower()), stem)
+            write = f"`{PREFIX}{target}: {value}`"
+            if target not in declared:
+                write = f"{self.declare(target)} and {write}"
+            return (
+                f"`{key}` is ignored: Volcano reads the weight of `{target}` from "
+                f"`{PREFIX}{target}` (no `.weight` suffix); write {write}"
+            )
         for candidate in declared:
             if trim_space(name) == candidate or candidate.lower() == name.lower():
                 return (
                     f"{base}; Volcano reads the weight of `{candidate}` from "
-                    f"`{PREFIX}{candidate}` (exact spelling, case-sensitive)"
+                    f"`{PREFIX}{candidate}` (exact spelling, case-sensitive): write "
+                    f"`{PREFIX}{candidate}: {value}`"
                 )
-        listed = ", ".join(declared)
-        fix = f"{listed}, {name}" if listed else name
-        return f'{base}; declare it: `binpack.resources: "{fix}"`'
+        return f"{base}; declare it: write {self.declare(name)}"
 
     def unknown(self, key: str) -> Finding:
-        """VB009: a key binpack never reads, with the likely intent."""
+        """VB009: a key binpack never reads, with the likely intent.
+
+        A suggestion names the key Volcano reads the value from, and writes the value
+        there (a weight key for a number, ``binpack.resources`` for a string)."""
         message = f"`{key}` is not a binpack argument; Volcano ignores it"
-        bare = key.removeprefix("binpack.")
+        value = self.arguments[key]
+        bare = key.removeprefix("binpack.").removesuffix(".weight")
         if bare in ("gpu", "gpus", "nvidia.com/gpu", "resources.gpu"):
-            message += (
-                "; declare GPUs with `binpack.resources: nvidia.com/gpu` and weight them "
-                "with `binpack.resources.nvidia.com/gpu`"
+            gpu = "nvidia.com/gpu"
+            declared = "" if gpu in (self.declared or ()) else f"{self.declare(gpu)} and "
+            return rules.VB009_BINPACK_UNKNOWN_KEY.at(
+                self.document,
+                self.key_node(key),
+                f"{message}; GPUs are declared in `binpack.resources` and weighted with "
+                f"`{PREFIX}{gpu}`: write {declared}`{PREFIX}{gpu}: {self.written(key)}`",
             )
+        if key.endswith(".weight") and "binpack." + bare in (WEIGHT, CPU, MEMORY):
+            target = "binpack." + bare
+            what = "binpack's own weight" if target == WEIGHT else f"the {bare} weight"
+            return rules.VB009_BINPACK_UNKNOWN_KEY.at(
+                self.document,
+                self.key_node(key),
+                f"`{key}` is not a binpack argument, so Volcano ignores it: it reads {what} "
+                f"from `{target}` (no `.weight` suffix); write `{target}: {self.written(key)}`",
+            )
+        numeric = not isinstance(value, str) or trim_space(value).lstrip("+-").isdigit()
+        weights = [WEIGHT, CPU, MEMORY, *(PREFIX + name for name in self.declared or ())]
+        candidates = weights if numeric else [RESOURCES]
+        close = closest(key, candidates)
+        if close is None and "binpack." + key in candidates:
+            close = "binpack." + key
+        if close:
+            shown = self.written(key) if numeric else f'"{trim_space(str(value))}"'
+            message += f"; did you mean `{close}`? write `{close}: {shown}`"
         else:
-            candidates = [*KNOWN_KEYS, *(PREFIX + name for name in self.declared or ())]
-            close = closest(key, candidates)
-            if close is None and "binpack." + key in KNOWN_KEYS:
-                close = "binpack." + key
-            if close:
-                message += f"; did you mean `{close}`?"
-            else:
-                message += f" (it reads {', '.join(KNOWN_KEYS)} and {PREFIX}<name>)"
+            message += f" (it reads {', '.join(KNOWN_KEYS)} and {PREFIX}<name>)"
         return rules.VB009_BINPACK_UNKNOWN_KEY.at(self.document, self.key_node(key), message)
 
     def entry_level(self) -> Iterator[Finding]:

@@ -34,6 +34,7 @@ from policytest.volcano.conf_checks import (
 from policytest.volcano.decode import RawConf, unmarshal
 from policytest.volcano.gotext import leading_space, trim_space
 from policytest.volcano.nodeorder_args import NODEORDER, nodeorder_findings
+from policytest.volcano.plugin_checks import plugin_argument_findings, plugin_stops_scheduler
 
 _KEEP_CHOMPING = re.compile(r"[|>][1-9]?\+|[|>]\+")
 _LINE_BREAKS = ("\r\n", "\n", "\r", "\x85", "\u2028", "\u2029")
@@ -171,7 +172,7 @@ def load(document: Document, options: CheckOptions) -> tuple[VolcanoConf | None,
             "its previous configuration"
         )
         return None, sorted([*findings, rules.VC001_LOAD_FAILURE.at(view, error.node, message)])
-    conf = build(raw, release)
+    conf = build(raw, release, frozenset(options.volcano_plugins))
     findings.extend(type_problem(view, problem) for problem in raw.problems)
     findings.extend(drf_findings(view, conf))
     findings.extend(action_findings(view, raw, release))
@@ -187,8 +188,14 @@ def load(document: Document, options: CheckOptions) -> tuple[VolcanoConf | None,
             findings.extend(
                 nodeorder_findings(view, entry, string_arguments=release.string_arguments)
             )
+    findings.extend(plugin_argument_findings(view, conf, release))
     findings.extend(cancellation_findings(view, conf))
-    accepted = not raw.problems and not drf_conflicts(conf) and _actions_found(raw, release)
+    accepted = (
+        not raw.problems
+        and not drf_conflicts(conf)
+        and _actions_found(raw, release)
+        and not plugin_stops_scheduler(conf, release)
+    )
     return (conf if accepted else None), sorted(set(findings))
 
 

@@ -19,12 +19,14 @@ from typing import Any
 
 from ruamel.yaml.nodes import Node
 
+from policytest.scoring.rsf import RSF, ResourceStrategyFitArgs
 from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
 from policytest.volcano.binpack_args import BINPACK, binpack_weights
 from policytest.volcano.decode import FLAGS, UNSET_FLAGS, RawConf, RawMap, RawPlugin
 from policytest.volcano.entry import PluginEntry, Weights
 from policytest.volcano.gotext import trim_space
 from policytest.volcano.nodeorder_args import NODEORDER, nodeorder_weights
+from policytest.volcano.rsf_args import rsf_args
 from policytest.volcano.versions import Release
 
 
@@ -94,6 +96,21 @@ class VolcanoConf:
         return tuple(call for call in self.node_order_calls if call.plugin == plugin)
 
     @property
+    def proportional(self) -> ResourceStrategyFitArgs | None:
+        """The resource-strategy-fit arguments whose proportional filter runs: the last
+        entry to register it (the registration per plugin name that wins), when some
+        entry of the plugin has ``enablePredicate`` on."""
+        entries = [e for e in self.entries(RSF) if e.registered]
+        source = None
+        for entry in entries:
+            weights = entry.weights
+            if isinstance(weights, ResourceStrategyFitArgs) and weights.proportional is not None:
+                source = weights
+        if source is None or not any(e.enabled("enablePredicate") for e in entries):
+            return None
+        return source
+
+    @property
     def binpack_calls(self) -> int:
         return len(self.calls(BINPACK))
 
@@ -139,13 +156,17 @@ def _effective_flags(raw: RawPlugin) -> dict[str, bool | None]:
     return flags
 
 
-def _entry(raw: RawPlugin, tier: int, index: int, release: Release) -> PluginEntry:
+def _entry(
+    raw: RawPlugin, tier: int, index: int, release: Release, custom: frozenset[str]
+) -> PluginEntry:
     arguments = raw.arguments.values if raw.arguments is not None else None
     weights: Weights | None = None
     if raw.name == BINPACK:
         weights = binpack_weights(arguments, string_arguments=release.string_arguments)
     elif raw.name == NODEORDER:
         weights = nodeorder_weights(arguments, string_arguments=release.string_arguments)
+    elif raw.name == RSF:
+        weights = rsf_args(arguments)
     return PluginEntry(
         name=raw.name,
         tier=tier,
@@ -157,7 +178,7 @@ def _entry(raw: RawPlugin, tier: int, index: int, release: Release) -> PluginEnt
         arguments=_frozen(arguments),
         argument_nodes=MappingProxyType(dict(raw.arguments.nodes if raw.arguments else {})),
         arguments_node=raw.arguments_node,
-        registered=raw.name in release.plugins,
+        registered=raw.name in release.plugins or raw.name in custom,
         weights=weights,
     )
 
@@ -171,6 +192,10 @@ def _node_order_calls(entries: tuple[PluginEntry, ...]) -> tuple[NodeOrderCall, 
             continue
         if isinstance(entry.weights, BinpackWeights) and entry.weights.weight == 0:
             continue
+        if isinstance(entry.weights, ResourceStrategyFitArgs) and (
+            entry.weights.fatal is not None or not entry.weights.registers_node_order
+        ):
+            continue
         registered[entry.name] = entry
     calls: list[NodeOrderCall] = []
     for entry in entries:
@@ -180,12 +205,13 @@ def _node_order_calls(entries: tuple[PluginEntry, ...]) -> tuple[NodeOrderCall, 
     return tuple(calls)
 
 
-def build(raw: RawConf, release: Release) -> VolcanoConf:
-    """The model of a decoded conf (also for a rejected one: its parts still inform)."""
+def build(raw: RawConf, release: Release, custom: frozenset[str] = frozenset()) -> VolcanoConf:
+    """The model of a decoded conf (also for a rejected one: its parts still inform);
+    ``custom``: plugins the scheduler loads with ``--plugins-dir`` (project settings)."""
     tiers: list[Tier] = []
     for tier_index, raw_tier in enumerate(raw.tiers or ()):
         entries = tuple(
-            _entry(raw_plugin, tier_index, index, release)
+            _entry(raw_plugin, tier_index, index, release, custom)
             for index, raw_plugin in enumerate(raw_tier.plugins or ())
         )
         tiers.append(Tier(entries, raw_tier.node))

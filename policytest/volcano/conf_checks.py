@@ -207,7 +207,12 @@ def _plugin_problem(name: str, release: Release) -> str:
     if missing is not None:
         return missing
     suggestion = PLUGIN_ALIASES.get(name) or closest(name, sorted(release.plugins))
-    hint = f"; did you mean `{suggestion}`?" if suggestion else ""
+    hint = (
+        f"; did you mean `{suggestion}`?"
+        if suggestion
+        else "; if your scheduler loads it from --plugins-dir, list it under "
+        "`volcano.plugins` in the project settings file .policytest.yaml"
+    )
     return f"unknown plugin `{name}`: {skipped}{hint}"
 
 
@@ -333,23 +338,60 @@ def configuration_findings(
 
 
 def cancellation_findings(document: Document, conf: VolcanoConf) -> Iterator[Finding]:
-    """VB012: nodeorder's leastrequested outweighs binpack's packing score."""
-    binpack_calls = conf.calls(BINPACK)
-    nodeorder_calls = conf.calls(NODEORDER)
-    packing = sum(c.weights.weight for c in binpack_calls if isinstance(c.weights, BinpackWeights))
-    spreading = sum(
-        c.weights.leastrequested for c in nodeorder_calls if isinstance(c.weights, NodeOrderWeights)
-    )
-    if packing <= 0 or spreading <= 0 or spreading < packing:
+    """VB012: nodeorder's leastrequested cancels or outweighs binpack's packing.
+
+    For a pod that requests cpu and memory and none of binpack's other resources, both
+    scores are linear in the node's cpu and memory utilisation u (after placement):
+    binpack adds ``100 * weight * (cpu * u_cpu + memory * u_memory) / (cpu + memory)``,
+    nodeorder's leastrequested ``100 * lr * (2 - u_cpu - u_memory) / 2`` and its
+    mostrequested ``100 * mr * (u_cpu + u_memory) / 2``. On a node fuller in both, the
+    sum rises by ``weight + mr - lr`` per unit of utilisation: with ``weight + mr <= lr``
+    fuller nodes are not preferred. Equal weights (and ``binpack.cpu == binpack.memory``)
+    cancel exactly, up to leastrequested's integer rounding. Pods that request only one of
+    cpu and memory, or a resource binpack weights, are not covered: binpack skips what a
+    pod does not request, while leastrequested always averages cpu and memory, so binpack
+    still draws them to nodes fuller in what they request.
+    """
+    binpack = [c.weights for c in conf.calls(BINPACK) if isinstance(c.weights, BinpackWeights)]
+    nodeorder = [
+        c.weights for c in conf.calls(NODEORDER) if isinstance(c.weights, NodeOrderWeights)
+    ]
+    calls = conf.calls(BINPACK)
+    spreading = sum(weights.leastrequested for weights in nodeorder)
+    packing_too = sum(weights.mostrequested for weights in nodeorder)
+    packing = sum(weights.weight for weights in binpack)
+    if not binpack or spreading <= 0 or packing <= 0 or packing + packing_too > spreading:
         return
-    source = binpack_calls[-1].source
+    if any(weights.cpu + weights.memory <= 0 for weights in binpack):
+        return  # binpack scores nothing for these pods (VB010)
+    source = calls[-1].source
     node = source.argument_nodes.get("binpack.weight", (None, source.anchor))[1]
     assert node is not None
-    yield rules.VB012_BINPACK_CANCELLED.at(
-        document,
-        node,
-        f"binpack.weight is {packing} and nodeorder's leastrequested.weight is {spreading}: "
-        "Volcano adds both scores on the same 0-100 scale, and leastrequested prefers the "
-        "emptiest nodes, so it cancels (or outweighs) packing; set `binpack.weight: 10` as "
-        "the upstream docs do, or `leastrequested.weight: 0` on nodeorder",
+    even = all(weights.cpu == weights.memory for weights in binpack)
+    if packing + packing_too < spreading:
+        effect = "outweighs binpack's packing (emptier nodes score higher)"
+    elif even:
+        effect = "cancels binpack's packing exactly (up to rounding)"
+    else:
+        effect = "cancels binpack's packing on nodes as full in cpu as in memory"
+    most = f" (less mostrequested.weight {packing_too})" if packing_too else ""
+    weights_said = f"nodeorder's leastrequested.weight is {spreading}{most}"
+    if not source.arguments:
+        head = (
+            "binpack is listed without arguments, as in Volcano's default conf: its weight "
+            f"is {packing} and {weights_said}, so"
+        )
+    elif "binpack.weight" in source.argument_nodes:
+        head = f"binpack.weight is {packing} and {weights_said}:"
+    else:
+        head = f"binpack.weight is not written, so it is {packing}, and {weights_said}:"
+    message = (
+        f"{head} for pods that request both cpu and memory (and none of binpack's other "
+        f"resources) leastrequested's preference for the emptiest nodes {effect}, so "
+        "Volcano does not bin-pack those pods; pods that request only one of cpu and "
+        "memory, or a resource binpack weights, are still drawn to nodes fuller in it. To "
+        "pack, set `binpack.weight: 10` as the upstream docs do, or "
+        "`leastrequested.weight: 0` on nodeorder"
     )
+    severity = Severity.INFO if not source.arguments else None
+    yield rules.VB012_BINPACK_CANCELLED.at(document, node, message, severity)

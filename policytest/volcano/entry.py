@@ -11,9 +11,10 @@ from typing import Any
 
 from ruamel.yaml.nodes import Node
 
+from policytest.scoring.rsf import ResourceStrategyFitArgs
 from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
 
-Weights = BinpackWeights | NodeOrderWeights
+Weights = BinpackWeights | NodeOrderWeights | ResourceStrategyFitArgs
 
 
 @dataclass(frozen=True)

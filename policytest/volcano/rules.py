@@ -1,5 +1,8 @@
 """The Volcano rule catalogue: ``VC`` (the conf), ``VB`` (binpack), ``VN`` (nodeorder).
 
+The other bin-packing plugins' rules, ``VR`` (resource-strategy-fit), ``VD`` (deviceshare)
+and ``VT`` (network-topology-aware), are declared in :mod:`policytest.volcano.plugin_rules`.
+
 Each declaration's ``doc`` is the user documentation (``policytest rules VB005`` and
 ``docs/rules.md``): what Volcano does, how to fix it, a failing and a passing example.
 Severity: error where Volcano rejects the file or silently drops what the user wrote,
@@ -104,7 +107,11 @@ VC004_UNKNOWN_PLUGIN = rule(
     use the plugin's registered name, not its Go package (``numa-aware``, not
     ``numaaware``; ``task-topology``, not ``tasktopology``). Some plugins exist only in
     some releases (``nodegroup`` from 1.9, ``reservation`` before 1.6). The message
-    suggests the closest real name.
+    suggests the closest real name, when one is close enough to be a slip.
+
+    Custom plugins that your scheduler loads with ``--plugins-dir`` (the custom-plugin
+    guide's ``magic``, a fork's ``topology910``) are known once listed under
+    ``volcano.plugins`` in the project settings file ``.policytest.yaml``.
 
     Failing::
 
@@ -583,9 +590,22 @@ VB012_BINPACK_CANCELLED = rule(
     """
     Volcano adds every plugin's node score. The default ``nodeorder`` plugin scores
     least-allocated nodes highest (``leastrequested.weight``, default 1) on the same
-    0-100 scale as binpack, so with ``leastrequested.weight`` >= ``binpack.weight`` the
-    spreading score cancels or outweighs the packing score and pods do not pack. The
-    upstream docs set ``binpack.weight: 10``; or set ``leastrequested.weight: 0``.
+    0-100 scale as binpack. When it holds: for a pod that requests both cpu and memory
+    (and none of binpack's other resources), a node fuller in both gains
+    ``binpack.weight + mostrequested.weight - leastrequested.weight`` per unit of
+    utilisation, so with ``leastrequested.weight >= binpack.weight +
+    mostrequested.weight`` the spreading score cancels (equal weights, and
+    ``binpack.cpu == binpack.memory``: exactly, up to leastrequested's integer rounding)
+    or outweighs the packing score, and those pods do not pack. It does not hold for pods
+    that request only one of cpu and memory, or a resource binpack weights
+    (``nvidia.com/gpu``): binpack skips what a pod does not request, while leastrequested
+    always averages cpu and memory, so binpack still draws such pods to nodes fuller in
+    what they request. The upstream docs set ``binpack.weight: 10``; or set
+    ``leastrequested.weight: 0``.
+
+    Volcano's shipped default conf lists ``binpack`` without arguments: there the
+    finding is an ``info`` note (nothing asked for packing); once any binpack argument
+    is written, it is a warning.
 
     Failing::
 

@@ -2,23 +2,50 @@
 
 from __future__ import annotations
 
+from policytest.scoring.rsf import ResourceStrategyFitArgs
 from policytest.scoring.schedulers import VOLCANO_NOT_MODELLED, NodeOrderEntry, VolcanoScheduler
 from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
+from policytest.volcano.arguments import get_int
 from policytest.volcano.conf import VolcanoConf
 from policytest.volcano.corrections import volcano_corrections
+from policytest.volcano.plugin_checks import DEVICESHARE, TOPOLOGY, WEIGHT
+from policytest.volcano.plugin_releases import overhead_first
+from policytest.volcano.versions import effective
 
 
 def volcano_scheduler(conf: VolcanoConf) -> VolcanoScheduler:
-    """Every node-order call Volcano makes, with the weights each call uses."""
+    """Every node-order call Volcano makes, with the weights each call uses, the
+    resource-strategy-fit proportional filter if one runs, and the release's accounting."""
     entries = []
     for call in conf.node_order_calls:
         if isinstance(call.weights, BinpackWeights):
             entries.append(NodeOrderEntry("binpack", binpack=call.weights))
         elif isinstance(call.weights, NodeOrderWeights):
             entries.append(NodeOrderEntry("nodeorder", nodeorder=call.weights))
+        elif isinstance(call.weights, ResourceStrategyFitArgs):
+            entries.append(NodeOrderEntry("resource-strategy-fit", rsf=call.weights))
     runs_nodeorder = any(entry.plugin == "nodeorder" for entry in entries)
     return VolcanoScheduler(
         tuple(entries),
-        not_modelled=VOLCANO_NOT_MODELLED if runs_nodeorder else (),
+        not_modelled=(VOLCANO_NOT_MODELLED if runs_nodeorder else ()) + _device_scores(conf),
         corrections=volcano_corrections(conf),
+        overhead_first=overhead_first(effective(conf.release)),
+        proportional=conf.proportional,
     )
+
+
+def _device_scores(conf: VolcanoConf) -> tuple[str, ...]:
+    """Node scores from devices and HyperNodes, which fixture clusters do not describe:
+    deviceshare with a positive ``deviceshare.ScheduleWeight`` and network-topology-aware
+    (every node scores alike without vGPU devices or HyperNodes)."""
+    names: list[str] = []
+    for entry in conf.plugins:
+        if not entry.registered or not entry.enabled("enableNodeOrder") or entry.name in names:
+            continue
+        if entry.name == DEVICESHARE:
+            weight = get_int(entry.arguments, WEIGHT, string_arguments=False).value
+            if weight is not None and weight > 0:
+                names.append(DEVICESHARE)
+        elif entry.name == TOPOLOGY:
+            names.append(TOPOLOGY)
+    return tuple(names)

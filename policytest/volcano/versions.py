@@ -77,7 +77,7 @@ PLUGINS: dict[str, tuple[Version, Version]] = {
     "nodegroup": ((1, 9), _FOREVER),
     "capacity": ((1, 10), _FOREVER),
     "network-topology-aware": ((1, 11), _FOREVER),
-    "resource-strategy-fit": ((1, 12), _FOREVER),
+    "resource-strategy-fit": ((1, 13), _FOREVER),
 }
 STRING_ARGUMENTS_UNTIL: Version = (1, 6)
 """Releases before this one declared ``arguments`` as ``map[string]string``."""

@@ -20,6 +20,7 @@ EXPLAINED = [
     "volcano-gpu-two-nodes",
     "kube-requested-to-capacity-ratio",
     "volcano-gpu-sequence-binpack-weight-10",
+    "volcano-gpu-rsf-most-allocated",
 ]
 
 
@@ -39,7 +40,7 @@ def repo(tmp_path: Path) -> Iterator[Path]:
 def test_bundled_fixtures_pass(run_line: RunLine, repo: Path) -> None:
     result = run_line(["run"])
     assert result.exit_code == 0, result
-    assert result.stdout.rstrip().endswith("Cases: 12 passed, 0 failed; config findings: 1 warning")
+    assert result.stdout.rstrip().endswith("Cases: 17 passed, 0 failed; config findings: 1 warning")
 
 
 def test_json_output(run_line: RunLine, repo: Path) -> None:

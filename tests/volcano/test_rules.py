@@ -219,7 +219,7 @@ CASES = [
         ),
         9,
         7,
-        'declare it: `binpack.resources: "nvidia.com/gpu"`',
+        'declare it: write `binpack.resources: "nvidia.com/gpu"`',
     ),
     Case(
         "VB006",
@@ -268,7 +268,7 @@ CASES = [
         ),
         9,
         7,
-        "declare GPUs with",
+        "GPUs are declared in `binpack.resources`",
     ),
     Case(
         "VB009",

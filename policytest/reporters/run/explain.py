@@ -72,9 +72,9 @@ def _resource_lines(nodes: Sequence[NodeScore]) -> list[str]:
                     f"{format_amount(item.requested, item.milli, item.name)} / "
                     f"{format_amount(item.allocatable, item.milli, item.name)}"
                 )
-                lines.append(
-                    f"      {item.name:<16} {amount:>16} {share:>7}  {_product(item)}".rstrip()
-                )
+                note = f"  ({item.note})" if item.note else ""
+                product = _product(item) + note
+                lines.append(f"      {item.name:<16} {amount:>16} {share:>7}  {product}".rstrip())
             lines += [f"      {line}" for line in _sum_lines(plugin, resources, node)]
     return lines
 

@@ -1,0 +1,229 @@
+"""Configs for scheduler builds with out-of-tree plugins (scheduler-plugins, in-house).
+
+Without the project settings, such plugins are unknown to kube-scheduler (KS020) and
+say so, suggesting the settings file rather than a wrong in-tree name. With
+``kubeScheduler.distribution: scheduler-plugins`` the plugins of scheduler-plugins
+v0.34.7 are known at their extension points (Coscheduling is a queue sort), their args
+are accepted, and in-tree names that v1 removed are still errors.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from policytest.kube.builds import DISTRIBUTIONS, SCHEDULER_PLUGINS, distribution_plugins
+from policytest.kube.registry import EXTENSION_POINTS, PLUGINS, plugin_hint
+from tests.conftest import DATA, RunLine
+
+BUILDS = DATA / "realrepos" / "custom-builds"
+SCHEDULER_PLUGINS_SETTINGS = "kubeScheduler:\n  distribution: scheduler-plugins\n"
+IN_HOUSE_SETTINGS = """\
+kubeScheduler:
+  plugins:
+  - name: DataLocalityScore
+    extensionPoints: [preScore, score]
+"""
+
+
+def _settings(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / ".policytest.yaml"
+    path.write_text(text)
+    return path
+
+
+def _rules(stdout: str) -> list[str]:
+    return [line.split(": ")[1].split()[0] for line in stdout.splitlines() if ": K" in line]
+
+
+@pytest.mark.parametrize(
+    ("name", "rules"),
+    [
+        ("coscheduling-configmap.yaml", ["KS020", "KS020", "KS020", "KS041", "KS041"]),
+        ("trimaran-target-load-packing.yaml", ["KS020", "KS041"]),
+        ("in-house-plugin.yaml", ["KS020", "KS041"]),
+    ],
+)
+def test_without_settings_out_of_tree_plugins_are_unknown(
+    run_line: RunLine, tmp_path: Path, name: str, rules: list[str]
+) -> None:
+    empty = _settings(tmp_path, "# no builds declared\n")
+    result = run_line(["validate", "--settings", empty, BUILDS / name])
+    assert result.exit_code == 1, result
+    assert _rules(result.stdout) == rules, result
+    assert "KS024" not in result.stdout  # no follow-on queue-sort count
+    assert "did you mean" not in result.stdout, result
+    assert "declare them in the project settings file .policytest.yaml" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "name", ["coscheduling-configmap.yaml", "trimaran-target-load-packing.yaml"]
+)
+def test_scheduler_plugins_distribution_knows_its_plugins(
+    run_line: RunLine, tmp_path: Path, name: str
+) -> None:
+    settings = _settings(tmp_path, SCHEDULER_PLUGINS_SETTINGS)
+    result = run_line(["validate", "--settings", settings, BUILDS / name])
+    assert result.exit_code == 0, result
+    assert "All clean: 1 file checked." in result.stdout
+
+
+def test_removed_in_tree_names_are_still_caught_with_the_distribution(
+    run_line: RunLine, tmp_path: Path
+) -> None:
+    settings = _settings(tmp_path, SCHEDULER_PLUGINS_SETTINGS)
+    result = run_line(["validate", "--settings", settings, BUILDS / "removed-in-tree-names.yaml"])
+    assert result.exit_code == 1, result
+    assert _rules(result.stdout) == ["KS020", "KS020"]
+    assert 'ScorePlugin "NodeResourcesMostAllocated" does not exist' in result.stdout
+    assert "use NodeResourcesFit with scoringStrategy.type LeastAllocated" in result.stdout
+    assert "Coscheduling" not in result.stdout  # the queue sort of this build
+
+
+def test_coscheduling_satisfies_the_single_queue_sort(run_line: RunLine, tmp_path: Path) -> None:
+    settings = _settings(tmp_path, SCHEDULER_PLUGINS_SETTINGS)
+    config = tmp_path / "two-sorts.yaml"
+    config.write_text(
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+        "profiles:\n- plugins:\n    queueSort:\n      enabled:\n      - name: Coscheduling\n"
+    )
+    result = run_line(["validate", "--settings", settings, config])
+    # PrioritySort stays enabled by default: two queue sorts, a real start-up failure
+    assert "KS024" in result.stdout, result
+    config.write_text(config.read_text() + "      disabled:\n      - name: '*'\n")
+    assert run_line(["validate", "--settings", settings, config]).exit_code == 0
+
+
+def test_a_distribution_plugin_at_a_point_it_does_not_implement(
+    run_line: RunLine, tmp_path: Path
+) -> None:
+    settings = _settings(tmp_path, SCHEDULER_PLUGINS_SETTINGS)
+    config = tmp_path / "misplaced.yaml"
+    config.write_text(
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+        "profiles:\n- plugins:\n    score:\n      enabled:\n      - name: Coscheduling\n"
+    )
+    result = run_line(["validate", "--settings", settings, config])
+    assert result.exit_code == 1, result
+    assert 'plugin "Coscheduling" does not extend ScorePlugin' in result.stdout
+
+
+def test_a_distribution_plugin_without_args_kind_ignores_args(
+    run_line: RunLine, tmp_path: Path
+) -> None:
+    settings = _settings(tmp_path, SCHEDULER_PLUGINS_SETTINGS)
+    config = tmp_path / "capacity.yaml"
+    config.write_text(
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+        "profiles:\n- plugins:\n    multiPoint:\n      enabled:\n"
+        "      - name: CapacityScheduling\n"
+        "  pluginConfig:\n  - name: CapacityScheduling\n    args: {quota: 10}\n"
+    )
+    result = run_line(["validate", "--settings", settings, config])
+    assert result.exit_code == 0, result
+    assert "KS041 warning: CapacityScheduling (scheduler-plugins v0.34.7) takes no args" in (
+        result.stdout
+    )
+
+
+def test_declared_in_house_plugin_is_known_at_its_points(run_line: RunLine, tmp_path: Path) -> None:
+    settings = _settings(tmp_path, IN_HOUSE_SETTINGS)
+    config = BUILDS / "in-house-plugin.yaml"
+    assert run_line(["validate", "--settings", settings, config]).exit_code == 0
+    misplaced = tmp_path / "filter.yaml"
+    misplaced.write_text(
+        config.read_text().replace("    preScore:\n", "    filter:\n", 1),
+    )
+    result = run_line(["validate", "--settings", settings, misplaced])
+    assert 'plugin "DataLocalityScore" does not extend FilterPlugin' in result.stdout
+
+
+def test_declared_plugin_without_points_is_accepted_everywhere(
+    run_line: RunLine, tmp_path: Path
+) -> None:
+    settings = _settings(tmp_path, "kubeScheduler:\n  plugins:\n  - name: DataLocalityScore\n")
+    config = tmp_path / "multi.yaml"
+    config.write_text(
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+        "profiles:\n- plugins:\n    multiPoint:\n      enabled:\n"
+        "      - name: DataLocalityScore\n        weight: 4\n"
+        "    filter:\n      enabled:\n      - name: DataLocalityScore\n"
+        "  pluginConfig:\n  - name: DataLocalityScore\n    args: {anything: [1, 2]}\n"
+    )
+    result = run_line(["validate", "--settings", settings, config])
+    assert result.exit_code == 0, result
+    assert "All clean" in result.stdout
+
+
+def test_scheduler_plugins_table_is_what_v0_34_7_registers() -> None:
+    """Names, points and args kinds read from scheduler-plugins v0.34.7."""
+    origin, table = DISTRIBUTIONS[SCHEDULER_PLUGINS]
+    assert origin == "scheduler-plugins v0.34.7"
+    assert sorted(table) == sorted(
+        [
+            "CapacityScheduling",
+            "Coscheduling",
+            "LoadVariationRiskBalancing",
+            "NetworkOverhead",
+            "TopologicalSort",
+            "NodeResourcesAllocatable",
+            "NodeResourceTopologyMatch",
+            "PreemptionToleration",
+            "TargetLoadPacking",
+            "LowRiskOverCommitment",
+            "SySched",
+            "Peaks",
+            "PodState",
+            "QOSSort",
+        ]
+    )
+    queue_sorts = {name for name, (points, _) in table.items() if "queueSort" in points}
+    assert queue_sorts == {"Coscheduling", "TopologicalSort", "QOSSort"}
+    for plugin in distribution_plugins(SCHEDULER_PLUGINS):
+        assert plugin.extension_points and plugin.extension_points <= set(EXTENSION_POINTS)
+        assert plugin.name not in PLUGINS
+        assert plugin.args_kind in (None, f"{plugin.name}Args")
+    no_args = {p.name for p in distribution_plugins(SCHEDULER_PLUGINS) if p.args_kind is None}
+    assert no_args == {"CapacityScheduling", "PodState", "QOSSort"}
+
+
+@pytest.mark.parametrize(
+    ("name", "hint"),
+    [
+        ("Coscheduling", ""),
+        ("NodeResourcesAllocatable", ""),
+        ("TargetLoadPacking", ""),
+        ("NodeResourceFit", "; did you mean `NodeResourcesFit`?"),
+        ("PrioritySrot", "; did you mean `PrioritySort`?"),
+        ("nodeaffinity", "; did you mean `NodeAffinity`?"),
+        ("GangSchedulling", "; did you mean `GangScheduling`?"),
+    ],
+)
+def test_suggestions_only_when_plausible(name: str, hint: str) -> None:
+    assert plugin_hint(name) == hint
+
+
+def test_args_of_a_distribution_plugin_are_decoded_strictly(
+    run_line: RunLine, tmp_path: Path
+) -> None:
+    """scheduler-plugins registers CoschedulingArgs: a misspelt field stops the build."""
+    settings = _settings(tmp_path, SCHEDULER_PLUGINS_SETTINGS)
+    config = tmp_path / "typo.yaml"
+    text = (BUILDS / "coscheduling-configmap.yaml").read_text()
+    config.write_text(text.replace("permitWaitingTimeSeconds: 10", "permitWaitingTimeSecond: 10"))
+    result = run_line(["validate", "--settings", settings, config])
+    assert result.exit_code == 1, result
+    assert (
+        'KS003 error: unknown field "permitWaitingTimeSecond" in CoschedulingArgs '
+        "(scheduler-plugins v0.34.7)" in result.stdout
+    )
+    assert "did you mean `permitWaitingTimeSeconds`?" in result.stdout
+
+
+def test_args_of_a_declared_plugin_are_unchecked(run_line: RunLine, tmp_path: Path) -> None:
+    settings = _settings(tmp_path, IN_HOUSE_SETTINGS)
+    config = tmp_path / "in-house.yaml"
+    text = (BUILDS / "in-house-plugin.yaml").read_text()
+    config.write_text(text.replace("localityWeight: 10", "anyFieldAtAll: {nested: true}"))
+    assert run_line(["validate", "--settings", settings, config]).exit_code == 0

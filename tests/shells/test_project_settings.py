@@ -1,0 +1,300 @@
+"""The project settings file ``.policytest.yaml``: found from the working directory
+upwards or named with ``--settings``, read by every command and the pytest plugin,
+overridden by flags; a malformed file is a usage error naming file, line and key."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from policytest.commands.common import checked_versions
+from policytest.read.project_settings import (
+    SettingsError,
+    find_settings,
+    load_settings,
+    project_settings,
+)
+from tests.conftest import DATA, RunLine
+
+PROJECT = DATA / "realrepos" / "settings-project"
+README = Path(__file__).parent.parent.parent / "README.md"
+
+VOLCANO_GANG = """\
+actions: "enqueue, allocate, gangpreempt"
+tiers:
+- plugins:
+  - name: gang
+  - name: magic
+- plugins:
+  - name: nodeorder
+  - name: binpack
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of a repository whose scheduler is a scheduler-plugins build; cwd inside."""
+    root = tmp_path / "repo"
+    shutil.copytree(PROJECT, root)
+    monkeypatch.chdir(root)
+    return root
+
+
+# --- finding the file -------------------------------------------------------------------
+
+
+def test_the_nearest_file_upwards_wins(tmp_path: Path) -> None:
+    (tmp_path / ".policytest.yaml").write_text("ignore: [VB]\n")
+    deep = tmp_path / "a" / "b"
+    deep.mkdir(parents=True)
+    assert find_settings(str(deep)) == str(tmp_path / ".policytest.yaml")
+    (tmp_path / "a" / ".policytest.yaml").write_text("ignore: [KS]\n")
+    assert find_settings(str(deep)) == str(tmp_path / "a" / ".policytest.yaml")
+
+
+def test_no_file_up_to_the_filesystem_root(tmp_path: Path) -> None:
+    if any((parent / ".policytest.yaml").exists() for parent in tmp_path.parents):
+        pytest.skip("a settings file above the temporary directory")
+    assert find_settings(str(tmp_path)) is None
+    assert project_settings(None, str(tmp_path)).path is None
+
+
+def test_settings_found_from_a_subdirectory(run_line: RunLine, project: Path) -> None:
+    (project / "deploy").mkdir()
+    conf = project / "deploy" / "volcano.conf"
+    conf.write_text(VOLCANO_GANG)
+    (project / ".policytest.yaml").write_text(
+        'volcanoVersion: "1.15"\nvolcano:\n  plugins: [magic]\n'
+    )
+    assert run_line(["validate", conf]).exit_code == 0
+    (project / ".policytest.yaml").write_text('volcanoVersion: "1.13"\n')
+    result = run_line(["validate", conf])
+    assert "action `gangpreempt` does not exist in Volcano 1.13" in result.stdout
+    assert "unknown plugin `magic`" in result.stdout
+
+
+def test_settings_flag_names_another_file(run_line: RunLine, project: Path) -> None:
+    conf = project / "volcano.conf"
+    conf.write_text(VOLCANO_GANG)
+    other = project / "ci-settings.yaml"
+    other.write_text("volcano:\n  plugins: [magic]\n")
+    assert "VC004" in run_line(["validate", conf]).stdout
+    assert run_line(["validate", "--settings", other, conf]).exit_code == 0
+
+
+# --- flags override the file --------------------------------------------------------------
+
+
+def test_flags_override_versions(run_line: RunLine, project: Path) -> None:
+    conf = project / "volcano.conf"
+    conf.write_text(VOLCANO_GANG.replace("  - name: magic\n", ""))
+    (project / ".policytest.yaml").write_text('volcanoVersion: "1.11"\n')
+    assert run_line(["validate", conf]).exit_code == 1
+    assert run_line(["validate", "--volcano-version", "1.15", conf]).exit_code == 0
+
+
+def test_flags_override_select_and_ignore(run_line: RunLine, project: Path) -> None:
+    conf = project / "volcano.conf"
+    conf.write_text(VOLCANO_GANG)  # VC004 (magic) and VB012 (weights 1 and 1)
+    (project / ".policytest.yaml").write_text("ignore: [VC004, VB012]\n")
+    assert "All clean" in run_line(["validate", conf]).stdout
+    result = run_line(["validate", "--ignore", "VB012", conf])
+    assert "VC004" in result.stdout and "VB012" not in result.stdout
+    (project / ".policytest.yaml").write_text("select: [VB]\n")
+    assert "VC004" not in run_line(["validate", conf]).stdout
+    assert "VC004" in run_line(["validate", "--select", "VC", conf]).stdout
+
+
+def test_kubernetes_version_from_the_file(run_line: RunLine, project: Path) -> None:
+    config = project / "fixtures" / "configs" / "plain-packing.yaml"
+    (project / ".policytest.yaml").write_text('kubernetesVersion: "1.24"\n')
+    result = run_line(["validate", config])
+    assert "kube-scheduler 1.24 (--kubernetes-version) does not know it yet" in result.stdout
+    assert run_line(["validate", "--kubernetes-version", "1.35", config]).exit_code == 0
+
+
+# --- every command ------------------------------------------------------------------------
+
+
+def test_run_reads_the_settings(run_line: RunLine, project: Path) -> None:
+    result = run_line(["run"])
+    assert result.exit_code == 0, result
+    assert "PASS the busy node wins" in result.stdout
+    (project / ".policytest.yaml").unlink()
+    result = run_line(["run"])
+    assert result.exit_code == 1, result
+    assert "KS020" in result.stdout
+
+
+def test_run_does_not_take_the_settings_file_for_a_fixture(
+    run_line: RunLine, project: Path
+) -> None:
+    result = run_line(["run", "."])
+    assert result.exit_code == 0, result
+    assert ".policytest.yaml" not in result.stdout.replace("gang-packing.policytest.yaml", "")
+
+
+def test_explain_reads_the_settings(run_line: RunLine, project: Path) -> None:
+    fixture = "fixtures/gang-packing.policytest.yaml"
+    assert run_line(["explain", fixture]).exit_code == 0
+    (project / ".policytest.yaml").unlink()
+    assert run_line(["explain", fixture]).exit_code == 1
+
+
+def test_simulate_reads_the_settings(run_line: RunLine, project: Path) -> None:
+    fixture = "fixtures/gang-packing.policytest.yaml"
+    result = run_line(["simulate", fixture, "--config", "fixture"])
+    assert result.exit_code == 0, result
+    assert "pods placed" in result.stdout
+    (project / ".policytest.yaml").unlink()
+    assert run_line(["simulate", fixture, "--config", "fixture"]).exit_code != 0
+
+
+def test_diff_reads_the_settings(run_line: RunLine, project: Path) -> None:
+    argv = [
+        "diff",
+        "fixtures/configs/plain-packing.yaml",
+        "fixtures/configs/gang-packing.yaml",
+        "--fixtures",
+        "fixtures",
+    ]
+    assert run_line(argv).exit_code == 0
+    (project / ".policytest.yaml").unlink()
+    result = run_line(argv)
+    assert result.exit_code == 1, result  # the head introduces KS020 errors
+    assert "KS020" in result.stdout
+
+
+# --- malformed files are usage errors --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "line", "key", "says"),
+    [
+        ("kubernetesVersion: 1.30\n", 1, "kubernetesVersion", 'quote it: "1.30"'),
+        ('volcanoVersion: "one"\n', 1, "volcanoVersion", "must match"),
+        ("ignore: [VB012]\nselekt: [VB]\n", 2, "selekt", "did you mean `select`?"),
+        ("ignore: VB012\n", 1, "ignore", "must be a list"),
+        ("ignore: [VB012, VB999]\n", 1, "ignore[1]", "no such rule: 'VB999'"),
+        ("select:\n- vc\n- nope\n", 3, "select[1]", "no such rule: 'NOPE'"),
+        (
+            "kubeScheduler:\n  distribution: scheduler-plugin\n",
+            2,
+            "kubeScheduler.distribution",
+            'must be one of "scheduler-plugins"',
+        ),
+        (
+            "kubeScheduler:\n  plugins:\n  - name: X\n    extensionPoints: [Score]\n",
+            4,
+            "kubeScheduler.plugins[0].extensionPoints[0]",
+            "did you mean",
+        ),
+        ("kubeScheduler:\n  plugins:\n  - extensionPoints: [score]\n", 3, "", "`name`"),
+        ("volcano:\n  plugin: [magic]\n", 2, "volcano.plugin", "did you mean `plugins`?"),
+        ("ignore: [VB012]\nignore: [KS]\n", 2, "ignore", "written twice"),
+        ("- ignore\n", 1, "", "must be a mapping"),
+        ("ignore: [VB012\n", 2, "", "invalid YAML"),
+    ],
+)
+def test_malformed_settings_are_usage_errors(
+    run_line: RunLine, tmp_path: Path, text: str, line: int, key: str, says: str
+) -> None:
+    settings = tmp_path / "settings.yaml"
+    settings.write_text(text)
+    conf = tmp_path / "volcano-scheduler.conf"
+    conf.write_text(VOLCANO_GANG)
+    result = run_line(["validate", "--settings", settings, conf])
+    assert result.exit_code == 2, result
+    assert result.stdout == ""
+    message = result.stderr.strip()
+    assert message.startswith(f"policytest: error: settings file {settings}:{line}:"), message
+    if key:
+        assert f"key `{key}`:" in message
+    assert says in message
+    assert "\n" not in message
+    with pytest.raises(SettingsError):
+        checked_versions(load_settings(str(settings)))
+
+
+def test_a_missing_settings_file_is_a_usage_error(run_line: RunLine, tmp_path: Path) -> None:
+    result = run_line(["run", "--settings", tmp_path / "nope.yaml", tmp_path])
+    assert result.exit_code == 2
+    assert "settings file" in result.stderr and "no such file" in result.stderr
+
+
+def test_an_empty_settings_file_changes_nothing(tmp_path: Path) -> None:
+    path = tmp_path / ".policytest.yaml"
+    path.write_text("# nothing yet\n")
+    settings = load_settings(str(path))
+    assert settings.kube_plugins == () and settings.select is None
+
+
+# --- unknown rule ids on the command line ------------------------------------------------------
+
+
+@pytest.mark.parametrize("flag", ["--select", "--ignore"])
+def test_unknown_rule_id_on_the_command_line_is_a_usage_error(
+    run_line: RunLine, tmp_path: Path, flag: str
+) -> None:
+    conf = tmp_path / "volcano-scheduler.conf"
+    conf.write_text(VOLCANO_GANG)
+    result = run_line(["validate", flag, "VB012,VB0O4", conf])
+    assert result.exit_code == 2, result
+    assert "no such rule: 'VB0O4'" in result.stderr
+    assert run_line(["validate", flag, "vb,KS0", conf]).exit_code in (0, 1)
+
+
+# --- the schema ----------------------------------------------------------------------------------
+
+
+def test_schema_settings_is_printed(run_line: RunLine) -> None:
+    result = run_line(["schema", "settings"])
+    assert result.exit_code == 0
+    schema = json.loads(result.stdout)
+    assert schema["$id"].endswith("/settings.schema.json")
+    assert "settings" in run_line(["schema"]).stdout.split()
+
+
+def _readme_settings_examples() -> list[str]:
+    text = README.read_text()
+    return re.findall(r"```yaml\n(# \.policytest\.yaml.*?)```", text, re.S)
+
+
+def test_readme_settings_examples_load(tmp_path: Path) -> None:
+    examples = _readme_settings_examples()
+    assert len(examples) >= 2
+    for example in examples:
+        path = tmp_path / ".policytest.yaml"
+        path.write_text(example)
+        load_settings(str(path))  # raises on any problem
+
+
+def test_settings_versions_are_checked_as_the_flags_are(
+    run_line: RunLine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whatever checks --kubernetes-version (a supported range, say) checks the file too."""
+    import argparse
+
+    from policytest.commands import common
+
+    def supported(text: str) -> str:
+        if text not in ("1.34", "1.35"):
+            raise argparse.ArgumentTypeError(f"unsupported release {text}")
+        return text
+
+    monkeypatch.setitem(common.VERSION_TYPES, "kubernetes_version", supported)
+    settings = tmp_path / "settings.yaml"
+    settings.write_text('ignore: [VB012]\nkubernetesVersion: "1.20"\n')
+    conf = tmp_path / "volcano-scheduler.conf"
+    conf.write_text(VOLCANO_GANG)
+    result = run_line(["validate", "--settings", settings, conf])
+    assert result.exit_code == 2, result
+    assert f"settings file {settings}:2: key `kubernetesVersion`: unsupported release 1.20" in (
+        result.stderr
+    )
+    result = run_line(["validate", "--kubernetes-version", "1.20", conf])
+    assert result.exit_code == 2 and "unsupported release 1.20" in result.stderr

@@ -1,0 +1,72 @@
+"""The pytest plugin reads the project settings file (pytester projects)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+PROJECT = Path(__file__).parent.parent / "data" / "realrepos" / "settings-project"
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    """A scheduler-plugins repository: its fixture passes only with its settings."""
+    shutil.copytree(PROJECT, pytester.path, dirs_exist_ok=True)
+    (pytester.path / ".git").mkdir()
+    return pytester
+
+
+def test_settings_file_found_from_the_invocation_directory(project: pytest.Pytester) -> None:
+    result = project.runpytest("-v")
+    result.stdout.fnmatch_lines(["*gang-packing.policytest.yaml::the busy node wins PASS*"])
+    result.assert_outcomes(passed=2)  # the case, and the config it runs with
+
+
+def test_the_settings_file_is_not_collected_as_a_fixture(project: pytest.Pytester) -> None:
+    result = project.runpytest("--collect-only", "-q")
+    assert ".policytest.yaml::" not in result.stdout.str().replace(
+        "gang-packing.policytest.yaml::", ""
+    )
+
+
+def test_without_the_settings_the_config_is_refused(project: pytest.Pytester) -> None:
+    (project.path / ".policytest.yaml").unlink()
+    result = project.runpytest()
+    result.assert_outcomes(failed=2)  # the case errors as the scheduler refuses its config
+    assert "KS020" in result.stdout.str()
+
+
+def test_policytest_settings_option_names_another_file(project: pytest.Pytester) -> None:
+    (project.path / ".policytest.yaml").rename(project.path / "ci.yaml")
+    result = project.runpytest("--policytest-settings", "ci.yaml")
+    result.assert_outcomes(passed=2)
+
+
+def test_policytest_settings_ini_option(project: pytest.Pytester) -> None:
+    (project.path / ".policytest.yaml").rename(project.path / "scheduler-settings.yaml")
+    project.makeini("[pytest]\npolicytest_settings = scheduler-settings.yaml\n")
+    result = project.runpytest()
+    result.assert_outcomes(passed=2)
+
+
+def test_malformed_settings_is_a_usage_error(project: pytest.Pytester) -> None:
+    (project.path / ".policytest.yaml").write_text("kubeScheduler:\n  distribution: kai\n")
+    result = project.runpytest()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["*policytest: settings file *.policytest.yaml:2: key `kubeScheduler.distribution`*"]
+    )
+
+
+def test_the_policytest_fixture_uses_the_settings(project: pytest.Pytester) -> None:
+    project.makepyfile(
+        test_api="""
+        def test_run(policytest):
+            (result,) = policytest.run("fixtures/gang-packing.policytest.yaml")
+            assert result.status == "passed", result.message
+        """
+    )
+    result = project.runpytest("test_api.py")
+    result.assert_outcomes(passed=1)
