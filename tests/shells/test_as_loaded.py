@@ -498,3 +498,17 @@ def test_a_cpu_only_node_strands_nothing_for_a_gpu_workload(
     # the GPU node's free capacity only: 16 - 4 x 2 cores, 64 - 4 x 4 GiB; the CPU-only
     # node's 30 free cores were never usable by this workload
     assert stranded == {"cpu": 8.0, "memory": 48.0, "nvidia.com/gpu": 0.0}
+
+
+def test_the_settings_file_suppresses_for_every_command(
+    run_line: RunLine, negative: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = negative.parent.parent
+    (root / ".policytest.yaml").write_text("ignore: [VB002]\n")
+    monkeypatch.chdir(root)
+    for argv in (["run", "fixtures"], ["explain", "fixtures/gpu.policytest.yaml"]):
+        result = run_line(argv)
+        assert result.exit_code == 0, result
+        assert "VB002" not in result.stdout
+    # a flag overrides the same key of the file: --ignore replaces its ignore
+    assert run_line(["run", "fixtures", "--ignore", "KS"]).exit_code == 1

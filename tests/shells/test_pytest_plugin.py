@@ -269,3 +269,11 @@ def test_update_under_xdist_lists_each_file_once(project: pytest.Pytester) -> No
     result.assert_outcomes(passed=6)
     lines = [line for line in result.stdout.lines if line.startswith("policytest: updated ")]
     assert lines == [f"policytest: updated wrong{index}.policytest.yaml" for index in range(3)]
+
+
+def test_the_settings_file_suppresses_in_the_plugin(project: pytest.Pytester) -> None:
+    (project.path / "configs" / "volcano-binpack-cpu-weighted.yaml").write_text(NEGATIVE_CONFIG)
+    (project.path / "three.policytest.yaml").write_text(AS_LOADED)
+    (project.path / ".policytest.yaml").write_text("ignore: [VB002]\n")
+    project.runpytest().assert_outcomes(passed=2)
+    project.runpytest("--policytest-ignore", "KS").assert_outcomes(passed=1, failed=1)
