@@ -174,12 +174,10 @@ def fixture_root(config: pytest.Config, path: str) -> Any:
     """``--policytest-root``, else the fixture's git checkout, else the directory pytest
     was invoked from."""
     from policytest.core.options import CheckOptions
-    from policytest.fixtures.load import repository_root, root_for
+    from policytest.fixtures.load import root_for
 
     given = config.getoption("policytest_root")
-    if given:
-        return root_for(path, CheckOptions(root=given))
-    return repository_root(path, str(config.invocation_params.dir))
+    return root_for(path, CheckOptions(root=given), str(config.invocation_params.dir))
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> FixtureFile | None:
@@ -224,14 +222,18 @@ class FixtureFile(pytest.File):
                         where = self.config.invocation_params.dir
                         _updated(self.config).append(os.path.relpath(self.path, where))
                 except UnsafeUpdate as refusal:
-                    raise self.CollectError(str(refusal)) from None
+                    from policytest.reporters.quoting import text
+
+                    raise self.CollectError(text(refusal)) from None
                 results = run_file(str(self.path), options, root)
             planned = [PlannedCase(r.case, r.line, partial(_known, r)) for r in results]
-        for case in planned:
-            yield CaseItem.from_parent(self, name=case.name, line=case.line, run=case.run)
+        from policytest.reporters.quoting import text
+
+        for case in planned:  # the name is quoted: pytest prints it in its reports
+            yield CaseItem.from_parent(self, name=text(case.name), line=case.line, run=case.run)
         for config in configs.values():
             yield ConfigItem.from_parent(
-                self, name=f"config {config.name}", line=config.line, check=config.check
+                self, name=f"config {text(config.name)}", line=config.line, check=config.check
             )
 
 
@@ -270,17 +272,19 @@ class CaseItem(pytest.Item):
     ) -> str | Any:
         if not isinstance(excinfo.value, CaseFailure):
             return super().repr_failure(excinfo)
+        from policytest.reporters.quoting import text
         from policytest.reporters.run.text import describe_failure
 
+        result = self.result
         lines = [
-            f"{self.result.case} ({self.result.status}) at {self.result.file}:{self.result.line}",
-            *describe_failure(self.result),
+            f"{text(result.case)} ({result.status}) at {text(result.file)}:{result.line}",
+            *describe_failure(result),
         ]
         # an error's message already names its findings; a config's own findings are
         # the config item's (one per config, beside the cases)
-        if self.result.corrections:
+        if result.corrections:
             lines.append("as the scheduler loads the config:")
-            lines += [f"  {correction}" for correction in self.result.corrections]
+            lines += [f"  {text(correction)}" for correction in result.corrections]
         lines.append(
             "(run with --policytest-update to accept the actual results)"
             if self.result.status == "failed"

@@ -107,7 +107,11 @@ def all_commands() -> list[tuple[str, list[str]]]:
 
 
 def test_examples_exist() -> None:
-    assert {path.name for path in EXAMPLES} >= {"github-workflow.yaml", "gitlab-ci.yaml"}
+    assert {path.name for path in EXAMPLES} >= {
+        "github-workflow.yaml",
+        "github-comment.yaml",
+        "gitlab-ci.yaml",
+    }
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda path: path.name)
@@ -142,9 +146,41 @@ def test_github_workflow_runs_validate_run_and_diff() -> None:
     uses = [step.get("uses", "") for job in workflow["jobs"].values() for step in job["steps"]]
     assert any(use.startswith("github/codeql-action/upload-sarif@") for use in uses)
     assert workflow["jobs"]["validate"]["permissions"]["security-events"] == "write"
-    assert workflow["jobs"]["diff"]["permissions"]["pull-requests"] == "write"
     checkout = workflow["jobs"]["diff"]["steps"][0]
     assert checkout["with"]["fetch-depth"] == 0
+
+
+def test_pull_request_jobs_are_read_only_and_keep_no_credentials() -> None:
+    """docs/security.md: the `pull_request` run is read-only, also for forks; the diff
+    job uploads the comment for the `workflow_run` workflow to post."""
+    workflow = load(DOCS / "examples/github-workflow.yaml")
+    assert "pull_request_target" not in workflow["on"]
+    assert workflow["permissions"] == {"contents": "read"}
+    for name, job in workflow["jobs"].items():
+        granted = {k: v for k, v in job.get("permissions", {}).items() if v == "write"}
+        assert set(granted) <= {"security-events"}, name
+        checkout = job["steps"][0]
+        assert checkout["uses"].startswith("actions/checkout@")
+        assert checkout["with"]["persist-credentials"] is False, name
+    uploads = [
+        s for s in workflow["jobs"]["diff"]["steps"] if "upload-artifact" in s.get("uses", "")
+    ]
+    assert [step["with"]["name"] for step in uploads] == ["policytest-diff"]
+
+
+def test_comment_workflow_never_checks_out_the_pull_request() -> None:
+    comment = load(DOCS / "examples/github-comment.yaml")
+    workflow = load(DOCS / "examples/github-workflow.yaml")
+    assert comment["on"]["workflow_run"]["workflows"] == [workflow["name"]]
+    assert comment["permissions"] == {}
+    (job,) = comment["jobs"].values()
+    assert job["permissions"] == {"actions": "read", "pull-requests": "write"}
+    uses = [step.get("uses", "") for step in job["steps"]]
+    assert not [use for use in uses if use.startswith("actions/checkout")]
+    assert uses[0].startswith("actions/download-artifact@")
+    script = "\n".join(scripts(comment))
+    assert "${{" not in script  # event data reaches the shell through env only
+    assert "-F body=@comment.md" in script and "HEAD_SHA" in script
 
 
 def test_gitlab_job_diffs_merge_requests() -> None:

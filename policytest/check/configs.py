@@ -38,6 +38,7 @@ _LOADERS: dict[Kind, tuple[str, str]] = {
     Kind.VOLCANO: ("policytest.volcano.check", "load"),
     Kind.KUBE_SCHEDULER: ("policytest.kube.check", "load"),
     Kind.KUBE_POLICY: ("policytest.kube.check", "load_policy"),
+    Kind.CONFIGMAP_VALUE: ("policytest.check.configmap", "load"),
 }
 
 

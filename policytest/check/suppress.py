@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 
 from policytest.core.findings import Finding
 from policytest.core.options import CheckOptions, RuleFilter
+from policytest.read.paths import Refused, read_regular
 from policytest.read.source import SourceFile
 
 _SUPPRESSION = re.compile(r"#\s*policytest:\s*ignore(?:\[([A-Za-z0-9_,\s]*)\])?")
@@ -68,11 +69,11 @@ def _file_lines(path: str, options: CheckOptions) -> list[str]:
         return []
     key = (path, status.st_mtime_ns, status.st_size)
     if key not in _LINES:
-        try:
-            with open(path, "rb") as handle:
-                text = handle.read().decode("utf-8", "replace")
-        except OSError:
+        try:  # the one path rule: a regular file, inside the repository that holds it
+            data = read_regular(path, options.limits.max_file_bytes, options.root)
+        except (Refused, OSError):
             return []
+        text = data.decode("utf-8", "replace")
         if len(_LINES) >= _LINES_MAX:
             _LINES.clear()
         _LINES[key] = text.splitlines()

@@ -70,7 +70,7 @@ def validate_paths(
     skipped: list[str] = []
     notes: list[tuple[str, str]] = []
     for path, explicit in walk(paths, is_yaml_path):
-        source = read_as_scheduler(read_file(path, options.limits), options)
+        source = read_as_scheduler(read_file(path, options.limits, options.root), options)
         file_notes: list[str] = []
         ours, file_findings = _check_source(source, options, explicit, check_fixture, file_notes)
         notes.extend((source.path, note) for note in file_notes)
@@ -99,7 +99,7 @@ def _check_source(
     repository-wide hook reports it without failing; found by walking, it is skipped.
     """
     if source.problems:
-        asked_for = source.path == STDIN_NAME or (explicit and source.unreadable)
+        asked_for = source.refused or source.path == STDIN_NAME or (explicit and source.unreadable)
         if asked_for or _LOOKS_LIKE_OURS.search(source.head) or _claimed(source):
             return True, list(source.problems)
         if not explicit:

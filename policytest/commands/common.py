@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, TextIO
 
-from policytest.core.limits import Limits, limit_names
+from policytest.core.limits import Limits, limit_names, maximum
 from policytest.core.limits import describe as describe_limits
 from policytest.core.options import (
     NEWEST_KUBERNETES,
@@ -75,7 +75,7 @@ def add_scheduler_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--max-file-bytes",
-        type=_positive,
+        type=_file_bytes,
         default=None,
         metavar="N",
         help=f"refuse files larger than N bytes (default {Limits().max_file_bytes}; "
@@ -160,7 +160,21 @@ def _limit_setting(text: str) -> tuple[str, int]:
         raise argparse.ArgumentTypeError(
             f"expected NAME=N with NAME one of {', '.join(limit_names())}: {text!r}"
         )
-    return name, _positive(value.strip().replace("_", ""))
+    return name, _at_most(_positive(value.strip().replace("_", "")), name)
+
+
+def _at_most(value: int, name: str) -> int:
+    """``value``, unless it is above what the limit ``name`` can safely be (a usage error)."""
+    largest = maximum(name)
+    if value > largest:
+        raise argparse.ArgumentTypeError(
+            f"{name}={value} is more than policytest can safely allow (at most {largest:,})"
+        )
+    return value
+
+
+def _file_bytes(text: str) -> int:
+    return _at_most(_positive(text), "file-bytes")
 
 
 def apply_settings(args: Any) -> None:
@@ -271,8 +285,9 @@ def write(text: str, stream: TextIO | None = None) -> None:
 
 
 def usage_error(message: str) -> int:
-    """One line on stderr; exit code 2."""
+    """One line on stderr (quoted: it names what the user gave); exit code 2."""
     from policytest.core.exitcodes import ExitCode
+    from policytest.reporters.quoting import text
 
-    sys.stderr.write(f"policytest: error: {message}\n")
+    sys.stderr.write(f"policytest: error: {text(message)}\n")
     return int(ExitCode.USAGE)

@@ -55,7 +55,9 @@ def progress_line(stream: TextIO) -> Callable[[int, int, str], None]:
     def show(done: int, total: int, path: str) -> None:
         if total < PROGRESS_AFTER_FILES:
             return
-        line = f"[{done}/{total}] {path}"[:78]
+        from policytest.reporters.quoting import text
+
+        line = f"[{done}/{total}] {text(path)}"[:78]
         stream.write(f"\r{line:<78}" if done < total else "\r" + " " * 78 + "\r")
         stream.flush()
 
@@ -67,6 +69,7 @@ def execute(args: Any) -> int:
     from policytest.core.exitcodes import ExitCode
     from policytest.fixtures.suite import run_paths
     from policytest.reporters import render_run
+    from policytest.reporters.quoting import text
 
     chosen = output_format(args)
     progress = progress_line(sys.stderr) if sys.stderr.isatty() else None
@@ -89,9 +92,9 @@ def execute(args: Any) -> int:
 
         written, refused = update_expectations(report.results, args.root)
         for path in written:
-            sys.stderr.write(f"updated {path}\n")
+            sys.stderr.write(f"updated {text(path)}\n")
         for refusal in refused:
-            sys.stderr.write(f"policytest: error: {refusal}\n")
+            sys.stderr.write(f"policytest: error: {text(refusal)}\n")
         report = run_paths(paths, check_options(args), progress)
     write(render_run(chosen, report, color=chosen == "text" and use_color(sys.stdout)))
     return int(ExitCode.OK if report.ok else ExitCode.FINDINGS)

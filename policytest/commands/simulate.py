@@ -46,6 +46,7 @@ def execute(args: Any) -> int:
     from policytest.fixtures.load import config_scheduler, root_for
     from policytest.fixtures.simulate import SimulationError, load_workloads, simulate
     from policytest.fixtures.suite import refusal
+    from policytest.reporters.quoting import text
     from policytest.reporters.run.packing import render_json, render_text
     from policytest.reporters.validate.text import format_finding
 
@@ -64,7 +65,7 @@ def execute(args: Any) -> int:
             args.fixture, options, root_for(args.fixture, options), args.case
         )
     except SimulationError as error:
-        sys.stderr.write(f"policytest: {args.fixture}: {error}\n")
+        sys.stderr.write(f"policytest: {text(args.fixture)}: {text(error)}\n")
         return int(ExitCode.FINDINGS)
     # each config as the scheduler loads it; its findings are shown, and only a config
     # the scheduler refuses stops the simulation
@@ -94,9 +95,11 @@ def execute(args: Any) -> int:
         for label, scheduler in schedulers.items():
             chosen = scheduler or workload.scheduler
             if chosen is None:
-                sys.stderr.write(f"policytest: {args.fixture}: {workload.refusal}\n")
+                sys.stderr.write(f"policytest: {text(args.fixture)}: {text(workload.refusal)}\n")
                 return int(ExitCode.FINDINGS)
-            bar = ProgressBar(sys.stderr, len(workload.pods), f"{workload.case} [{label}]")
+            bar = ProgressBar(
+                sys.stderr, len(workload.pods), f"{text(workload.case)} [{text(label)}]"
+            )
             reports.append(simulate(chosen, workload, label, bar.update if bar.shown else None))
             bar.close()
     write((render_json if args.format == "json" else render_text)(reports))

@@ -44,6 +44,7 @@ def execute(args: Any) -> int:
     from policytest.core.exitcodes import ExitCode
     from policytest.core.findings import Severity
     from policytest.reporters import render_validation
+    from policytest.reporters.quoting import text
 
     chosen = output_format(args)
     options = check_options(args)
@@ -57,10 +58,10 @@ def execute(args: Any) -> int:
         noted = dict(report.notes)
         for skipped in report.skipped:
             why = noted.get(skipped, "not a scheduler config or fixture")
-            sys.stderr.write(f"skipped ({why}): {skipped}\n")
+            sys.stderr.write(f"skipped ({text(why)}): {text(skipped)}\n")
         for path, note in report.notes:
             if path not in report.skipped:
-                sys.stderr.write(f"skipped a document ({note}): {path}\n")
+                sys.stderr.write(f"skipped a document ({text(note)}): {text(path)}\n")
     failing = report.count(Severity.ERROR) + (report.count(Severity.WARNING) if args.strict else 0)
     return int(ExitCode.FINDINGS if failing else ExitCode.OK)
 

@@ -7,14 +7,22 @@ in ``docs/robustness.md`` lists them with their defaults and the error each one 
 from __future__ import annotations
 
 import dataclasses
+import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from policytest.core.errors import PolicytestError
 
+SAFE_MAX_DEPTH = 300
+"""The deepest nesting any walk may be asked to follow: the YAML composer and the walks
+recurse a few Python frames per level, and Python stops (or, with its limit raised,
+crashes) somewhere above 400 levels."""
+SAFE_MAX_FILE_BYTES = 1 << 30
+"""The most bytes ``--limit file-bytes`` may allow: a file is read into memory whole."""
 
-def _limit(default: int, name: str, summary: str) -> int:
-    return field(default=default, metadata={"name": name, "summary": summary})
+
+def _limit(default: int, name: str, summary: str, maximum: int = sys.maxsize) -> int:
+    return field(default=default, metadata={"name": name, "summary": summary, "maximum": maximum})
 
 
 @dataclass(frozen=True)
@@ -31,7 +39,9 @@ class Limits:
     node scores its cases compute (incoming pods times nodes, summed over the cases).
     """
 
-    max_file_bytes: int = _limit(16 * 1024 * 1024, "file-bytes", "bytes read from one file")
+    max_file_bytes: int = _limit(
+        16 * 1024 * 1024, "file-bytes", "bytes read from one file", SAFE_MAX_FILE_BYTES
+    )
     max_documents: int = _limit(10_000, "documents", "YAML documents in one file")
     max_nodes: int = _limit(
         600_000, "yaml-nodes", "YAML nodes composed from one file or visited by one walk"
@@ -39,7 +49,7 @@ class Limits:
     max_alias_nodes: int = _limit(
         50_000, "alias-nodes", "YAML nodes one walk reaches again through aliases"
     )
-    max_depth: int = _limit(200, "depth", "nesting depth of a document")
+    max_depth: int = _limit(200, "depth", "nesting depth of a document", SAFE_MAX_DEPTH)
     max_cluster_nodes: int = _limit(10_000, "cluster-nodes", "nodes in a fixture's cluster")
     max_pods: int = _limit(300_000, "pods", "pods in a fixture, after count expansion")
     max_node_scores: int = _limit(
@@ -73,6 +83,12 @@ def describe() -> Iterator[tuple[str, str, str]]:
     """``(attribute, short name, summary)`` of every limit, in declaration order."""
     for item in dataclasses.fields(Limits):
         yield item.name, item.metadata["name"], item.metadata["summary"]
+
+
+def maximum(name: str) -> int:
+    """The largest value the limit called ``name`` (``depth``) may be given."""
+    by_name = {item.metadata["name"]: item for item in dataclasses.fields(Limits)}
+    return int(by_name[name].metadata["maximum"])
 
 
 def limit_names() -> tuple[str, ...]:

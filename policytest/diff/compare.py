@@ -46,7 +46,6 @@ from policytest.diff.model import (
 from policytest.fixtures.load import (
     check_fixture,
     config_scheduler,
-    is_inside,
     load_fixture,
 )
 from policytest.fixtures.model import Fixture
@@ -58,6 +57,7 @@ from policytest.fixtures.suite import (
     run_as_loaded,
     run_file,
 )
+from policytest.read.paths import Refused, resolve
 from policytest.read.recognise import Kind, kind_of
 from policytest.read.source import is_yaml_path, read_file
 from policytest.read.walk import SKIPPED_DIRECTORIES
@@ -229,7 +229,7 @@ class _Comparison:
         """The config files (repo-relative) the fixture at ``path`` names on ``side``."""
         side.materialise([path])
         refs = []
-        for fixture in _fixtures(side.path(path), self.options):
+        for fixture in _fixtures(side.path(path), replace(self.options, root=side.root)):
             config = fixture.scheduler.config_path
             if config is None or os.path.isabs(config):
                 continue
@@ -263,13 +263,13 @@ class _Comparison:
         if not side.has(path):
             return None
         side.materialise([path])
-        return config_views(side.path(path), self.options)
+        return config_views(side.path(path), replace(self.options, root=side.root))
 
     def _findings(self, side: Side, candidates: Sequence[str]) -> list[Located]:
         paths = [path for path in candidates if side.has(path) and self.differs(path)]
         side.materialise(paths)
-        # a link that leaves the repository is not read (the runner refuses it too)
-        files = [side.path(path) for path in paths if _inside(side.path(path), side.root)]
+        # a link that leaves the repository is not read: the path rule makes it a finding
+        files = [side.path(path) for path in paths if os.path.lexists(side.path(path))]
         if not files:
             return []
         report = validate_paths(
@@ -296,11 +296,6 @@ def _content(path: str) -> bytes | str:
         return os.readlink(path)
     with open(path, "rb") as handle:
         return handle.read()
-
-
-def _inside(path: str, root: str) -> bool:
-    """Is ``path`` a file inside ``root``, also after following links?"""
-    return os.path.isfile(path) and is_inside(os.path.realpath(path), root)
 
 
 def _relative(path: str, root: str) -> str:
@@ -330,7 +325,7 @@ def _scrub(text: str, side: Side) -> str:
 
 
 def _fixtures(path: str, options: CheckOptions) -> list[Fixture]:
-    source = read_file(path, options.limits)
+    source = read_file(path, options.limits, options.root)
     fixtures = []
     for document in source.documents:
         if kind_of(document.root) is Kind.FIXTURE:
@@ -395,7 +390,10 @@ def _uses(path: str, fixture: Fixture, config_file: str) -> bool:
     config = fixture.scheduler.config_path
     if config is None:
         return False
-    named = os.path.realpath(os.path.join(os.path.dirname(path), config))
+    try:
+        named = resolve(os.path.join(os.path.dirname(path), config))
+    except Refused:  # not a file name: it names no config
+        return False
     return named == os.path.realpath(config_file)
 
 

@@ -63,7 +63,7 @@ class ConfigView:
 def config_views(path: str, options: CheckOptions) -> tuple[ConfigView, ...]:
     """Every scheduler config in the file at ``path``: plain, in ConfigMaps or Lists,
     or inline in a fixture. An unreadable file gives one ``unreadable`` view."""
-    source = read_file(path, options.limits)
+    source = read_file(path, options.limits, options.root)
     if source.problems:
         problem = source.problems[0]
         return (
@@ -89,6 +89,14 @@ def _views(
         embedding = document.embedding
         where = f"ConfigMap {embedding.configmap}, key {embedding.key}" if embedding else ""
         yield _view(document, kind, ", ".join(part for part in (prefix, where) if part), options)
+    elif kind is Kind.CONFIGMAP_VALUE and document.unparsed is not None:
+        from policytest.check.configmap import scheduler_of
+
+        embedding = document.embedding
+        where = f"ConfigMap {embedding.configmap}, key {embedding.key}" if embedding else ""
+        label = ", ".join(part for part in (prefix, where) if part)
+        status = f"rejected: {document.unparsed.message}"
+        yield ConfigView(label, scheduler_of(document), (Setting(STATUS, status),))
     elif kind is Kind.FIXTURE:
         inline = _inline_config(document, options)
         if inline is not None:

@@ -51,6 +51,10 @@ class Kind(str, enum.Enum):
     KUBE_SCHEDULER = "KubeSchedulerConfiguration"
     KUBE_POLICY = "Policy"
     FIXTURE = "PolicyTest"
+    CONFIGMAP_VALUE = "ConfigMap value"
+    """A ConfigMap value meant as a scheduler config that Kubernetes would refuse (a
+    mapping under ``data``, ``binaryData`` that is not base64 text): its ``unparsed``
+    failure says why (see :mod:`policytest.check.configmap`)."""
     OTHER = "other"
 
 
@@ -123,22 +127,74 @@ _SCHEDULER_KINDS = (Kind.VOLCANO, Kind.KUBE_SCHEDULER, Kind.KUBE_POLICY)
 
 
 def _configmap_documents(document: Document, limits: Limits) -> list[tuple[Document, Kind]]:
+    """The configs in a ConfigMap's ``data`` (strings) and ``binaryData`` (base64), and
+    the values meant as configs that Kubernetes would refuse."""
     name = scalar(child(child(document.root, "metadata") or document.root, "name")) or ""
     found: list[tuple[Document, Kind]] = []
-    data = child(document.root, "data")
-    if not isinstance(data, MappingNode):
-        return found
-    for key_node, value_node in data.value:
-        key = str(key_node.value)
-        if not isinstance(value_node, ScalarNode):
+    for section in ("data", "binaryData"):
+        values = child(document.root, section)
+        if not isinstance(values, MappingNode):
             continue
-        if key != VOLCANO_CONF_NAME and not _may_hold_config(scalar_text(value_node)):
-            continue
-        embedded = _embedded_document(document, value_node, Embedding(name, key), limits)
-        embedded_kind = _embedded_kind(embedded, key)
-        if embedded_kind is not None:
-            found.append((embedded, embedded_kind))
+        for key_node, value_node in values.value:
+            key = str(key_node.value)
+            embedding = Embedding(name, key)
+            if not isinstance(value_node, ScalarNode):
+                if _named_as_config(key) or kind_of(value_node) in _SCHEDULER_KINDS:
+                    what = "a mapping" if isinstance(value_node, MappingNode) else "a list"
+                    problem = (
+                        f"`{section}.{key}` of ConfigMap `{name}` is {what}, not a string: "
+                        f"Kubernetes refuses the ConfigMap ({section} values are strings), so "
+                        f"the scheduler keeps its previous configuration; write `{key}: |` "
+                        "and indent the config under it"
+                    )
+                    found.append(_unusable(document, value_node, embedding, problem))
+                continue
+            decoded, problem = (None, "") if section == "data" else _binary_text(value_node)
+            if section != "data" and decoded is None:
+                if _named_as_config(key):
+                    message = f"`binaryData.{key}` of ConfigMap `{name}` {problem}"
+                    found.append(_unusable(document, value_node, embedding, message))
+                continue
+            text = scalar_text(value_node) if decoded is None else decoded
+            if key != VOLCANO_CONF_NAME and not _may_hold_config(text):
+                continue
+            embedded = _embedded_document(document, value_node, embedding, limits, decoded)
+            embedded_kind = _embedded_kind(embedded, key)
+            if embedded_kind is not None:
+                found.append((embedded, embedded_kind))
     return found
+
+
+def _named_as_config(key: str) -> bool:
+    """A ConfigMap key that names a scheduler config file (``volcano-scheduler.conf``)."""
+    return key == VOLCANO_CONF_NAME or key.endswith(".conf")
+
+
+def _binary_text(node: ScalarNode) -> tuple[str | None, str]:
+    """A ``binaryData`` value as the text Kubernetes mounts, or why it is not text."""
+    import base64
+    import binascii
+
+    encoded = "".join(scalar_text(node).split())
+    try:
+        data = base64.b64decode(encoded, validate=True)
+    except (binascii.Error, ValueError):
+        return None, "is not valid base64: Kubernetes refuses the ConfigMap"
+    try:
+        return data.decode("utf-8"), ""
+    except UnicodeDecodeError:
+        return None, "does not decode to UTF-8 text: the scheduler cannot read it as a config"
+
+
+def _unusable(
+    outer: Document, node: Node, embedding: Embedding, message: str
+) -> tuple[Document, Kind]:
+    """A ConfigMap value Kubernetes or the scheduler cannot use, as a document to report."""
+    mark = node.start_mark
+    failure = ParseFailure(message, mark.line, mark.column)
+    return outer.embedded(node, outer.text, outer.positions, embedding, failure), (
+        Kind.CONFIGMAP_VALUE
+    )
 
 
 def _may_hold_config(value: str) -> bool:
@@ -163,14 +219,20 @@ def _embedded_kind(embedded: Document, key: str) -> Kind | None:
 
 
 def _embedded_document(
-    outer: Document, node: ScalarNode, embedding: Embedding, limits: Limits
+    outer: Document,
+    node: ScalarNode,
+    embedding: Embedding,
+    limits: Limits,
+    decoded: str | None = None,
 ) -> Document:
-    """Parse a ConfigMap value; a text that is not YAML keeps the failure (``unparsed``)."""
+    """Parse a ConfigMap value (``decoded``: the text a ``binaryData`` value decodes to,
+    whose positions all map to the value); a text that is not YAML keeps the failure
+    (``unparsed``)."""
     mark = node.start_mark
-    text = scalar_text(node)
+    text = scalar_text(node) if decoded is None else decoded
     mapping = (
         positions.for_scalar(outer.text, node.style, mark.line, mark.column, mark.index, text)
-        if outer.positions is positions.IDENTITY
+        if outer.positions is positions.IDENTITY and decoded is None
         else positions.Fixed(outer.position(node))
     )
     try:

@@ -24,6 +24,7 @@ from policytest.core.errors import PolicytestError
 from policytest.core.findings import Finding, Severity
 from policytest.core.limits import Limits, NodeCounter, TooManyNodes
 from policytest.core.rules import rule
+from policytest.read.paths import Refused, read_regular
 from policytest.read.positions import IDENTITY, Position, PositionMap
 
 PT001_UNREADABLE = rule(
@@ -122,6 +123,9 @@ class SourceFile:
     """The decoded text of a file that is text but not YAML, for scheduler-specific reads."""
     unreadable: bool = False
     """The file could not be opened or read at all (permission denied, dangling symlink)."""
+    refused: bool = False
+    """The path rule refused the file (see :mod:`policytest.read.paths`): it resolves outside
+    the repository root, or it is not a regular file. Always reported, never skipped."""
 
 
 class ParseFailure(PolicytestError):
@@ -134,18 +138,26 @@ class ParseFailure(PolicytestError):
         self.column = column
 
 
-def _read_bytes(path: str, limit: int) -> bytes:
+def _read_bytes(path: str, limit: int, root: str | None) -> bytes:
     if path == STDIN:
         return sys.stdin.buffer.read(limit + 1)
-    with open(path, "rb") as handle:
-        return handle.read(limit + 1)
+    return read_regular(path, limit + 1, root)
 
 
-def read_file(path: str, limits: Limits) -> SourceFile:
-    """Read and compose every document of ``path`` (``-`` is standard input)."""
+def read_file(path: str, limits: Limits, root: str | None = None) -> SourceFile:
+    """Read and compose every document of ``path`` (``-`` is standard input).
+
+    This is where every input file is opened, under the one path rule of
+    :mod:`policytest.read.paths`: ``path`` must resolve inside ``root`` (default: the
+    repository holding it) and be a regular file, else the result is a ``PT001``
+    finding and nothing is read.
+    """
     shown = STDIN_NAME if path == STDIN else path
     try:
-        data = _read_bytes(path, limits.max_file_bytes)
+        data = _read_bytes(path, limits.max_file_bytes, root)
+    except Refused as refusal:
+        problem = _problem(shown, 1, 1, str(refusal))
+        return dataclasses.replace(problem, unreadable=True, refused=True)
     except OSError as exc:
         problem = _problem(shown, 1, 1, f"cannot read file: {exc.strerror or exc}")
         return dataclasses.replace(problem, unreadable=True)

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode
 
 from policytest.core.findings import Finding, Severity
+from policytest.core.listing import listed
 from policytest.core.rules import Rule
 from policytest.core.suggest import closest
 from policytest.read.positions import Position
@@ -218,8 +219,8 @@ def _plugin_problem(name: str, release: Release) -> str:
 
 def _duplicate_message(document: Document, conf: VolcanoConf, name: str) -> str:
     entries = conf.entries(name)
-    lines = ", ".join(str(line_of(e.anchor, document)) for e in entries)
-    head = f"plugin `{name}` is listed {len(entries)} times (lines {lines})"
+    lines = listed(line_of(e.anchor, document) for e in entries)
+    head = f"plugin `{name}` is listed {len(entries):,} times (lines {lines})"
     calls = conf.calls(name)
     if name in (BINPACK, NODEORDER):
         if not calls:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 from pathlib import Path
 
@@ -79,6 +80,7 @@ def test_json_and_markdown(run_line: RunLine, files: Path) -> None:
     md = run_line(
         ["diff", "old.yaml", "new.yaml", "--fixtures", "fixtures", "--format", "markdown"]
     ).stdout
+    md = html.unescape(md)  # the text as GitHub shows it
     assert "<code>old.yaml</code> → <code>new.yaml</code>: 2 new winners" in md
     assert "| one pod | new winner node-1 (was node-3); status passed → failed |" in md
 

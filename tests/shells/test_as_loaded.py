@@ -194,13 +194,15 @@ def test_diff_shows_the_new_winner_despite_a_negative_weight(
             "binpack.weight: 10\n", "binpack.weight: 10\n          binpack.cpu: -1\n"
         )
     )
-    result = run_line(
-        ["diff", old, new, "--fixtures", fixture.parent, "--all", "--format", "markdown"]
-    )
+    result = run_line(["diff", old, new, "--fixtures", fixture.parent, "--all"])
     assert result.exit_code == 1, result  # an error finding is introduced
     assert "new winner gpu-busy (was cpu-busy)" in result.stdout, result
-    assert "→ error" not in result.stdout  # scored on both sides, no case errors
-    assert "**VB002** error" in result.stdout
+    assert "-> error" not in result.stdout  # scored on both sides, no case errors
+    assert "VB002 error" in result.stdout
+    markdown = run_line(
+        ["diff", old, new, "--fixtures", fixture.parent, "--all", "--format", "markdown"]
+    )
+    assert "new winner gpu-busy" in markdown.stdout and "**VB002** error" in markdown.stdout
     data = json.loads(
         run_line(
             ["diff", old, new, "--fixtures", fixture.parent, "--all", "--format", "json"]

@@ -3,44 +3,72 @@
 A short summary comes first (one sentence and one table row per changed case); the
 evidence follows in collapsed ``<details>`` blocks: findings, each changed config's
 effective settings, each changed fixture's node tables. Everything is in a stable order,
-and when nothing changed the comment is two lines. GitHub refuses comments longer than
-65,536 characters, so whole blocks are left out from the end, with a note, to stay under
-:data:`COMMENT_LIMIT`. The first line is a hidden marker, so a CI job can find and update
-its earlier comment instead of adding one per push.
+and when nothing changed the comment is two lines. Every name, path, value and message
+comes from the pull request and goes through :mod:`policytest.reporters.quoting`, so it
+shows as text only. GitHub refuses comments longer than 65,536 characters: long values
+are cut where shown, each list (table rows, findings, settings) is cut to its share of
+the comment with a line saying how many were left out, so the summary and the findings
+are always there, and the evidence blocks that do not fit are left out from the end,
+with a note, to stay under :data:`COMMENT_LIMIT`. The first line is a hidden marker,
+so a CI job can find and update its earlier comment instead of adding one per push.
 """
 
 from __future__ import annotations
 
-import html
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from policytest.core.findings import Finding
 from policytest.diff.model import CaseDiff, ConfigDiff, DiffReport, FixtureDiff
+from policytest.reporters import quoting
 from policytest.reporters.diff import words as words
 
 MARKER = "<!-- policytest-diff -->"
 COMMENT_LIMIT = 65_536
 MAX_SUMMARY_ROWS = 50
 MAX_NODE_ROWS = 25
+MAX_LIST_ROWS = 100
+SUMMARY_BUDGET = 20_000
+"""Bytes the summary table may take; the findings and each evidence block get theirs."""
+FINDINGS_BUDGET = 16_000
+BLOCK_BUDGET = 8_000
 _NOTE_ROOM = 400
 _QUOTED = re.compile(r"`([^`]+)`")
-_MARKDOWN_SPECIAL = str.maketrans({c: f"\\{c}" for c in "\\`*_[]|~#"})
 
 
 def text(value: str) -> str:
-    """Plain text that Markdown and HTML leave alone (also inside a table cell); arrows
-    become arrows and `quoted` spans become code, as messages write them."""
-    parts = _QUOTED.split(" ".join(value.split()).replace(" -> ", " → "))
+    """A message (or any value) as text only, wherever it is put; arrows become arrows
+    and `quoted` spans become code, as messages write them."""
+    parts = _QUOTED.split(quoting.cut(value, quoting.MARKDOWN_TEXT_LIMIT).replace(" -> ", " → "))
     return "".join(
-        code(part) if index % 2 else html.escape(part, quote=False).translate(_MARKDOWN_SPECIAL)
-        for index, part in enumerate(parts)
+        code(part) if index % 2 else quoting.markdown_text(part) for index, part in enumerate(parts)
     )
 
 
 def code(value: str) -> str:
-    """Inline code that survives table cells and HTML blocks."""
-    return "<code>" + html.escape(value).replace("|", "&#124;") + "</code>"
+    """A name, path or key as inline code that shows as text only (also in a table cell
+    and inside an HTML block)."""
+    return quoting.markdown_code(value)
+
+
+def fitting(rows: Sequence[str], budget: int, most: int = MAX_LIST_ROWS) -> list[str]:
+    """The first ``rows`` (at most ``most``) that fit in ``budget`` bytes together."""
+    kept: list[str] = []
+    size = 0
+    for row in rows[:most]:
+        size += len(row.encode("utf-8")) + 1
+        if size > budget:
+            break
+        kept.append(row)
+    return kept
+
+
+def bounded(rows: Sequence[str], budget: int, more: Callable[[int], str]) -> list[str]:
+    """:func:`fitting` rows, then ``more(n)`` saying how many were left out."""
+    kept = fitting(rows, budget)
+    if len(kept) < len(rows):
+        kept.append(more(len(rows) - len(kept)))
+    return kept
 
 
 def render(report: DiffReport, *, color: bool = False, limit: int = COMMENT_LIMIT) -> str:
@@ -96,22 +124,23 @@ def _summary(report: DiffReport) -> list[str]:
     ]
     if rows:
         table = ["| Fixture | Case | What changed |", "| --- | --- | --- |"]
-        table += rows[:MAX_SUMMARY_ROWS]
-        if len(rows) > MAX_SUMMARY_ROWS:
-            table.append(f"| … | {len(rows) - MAX_SUMMARY_ROWS} more | see the details |")
+        shown = fitting(rows, SUMMARY_BUDGET, MAX_SUMMARY_ROWS)
+        table += shown
+        if len(shown) < len(rows):
+            table.append(f"| … | {len(rows) - len(shown)} more | see the details |")
         blocks.append("\n".join(table))
     same = [c for c in report.configs if c.change == "unchanged"]
     lines = []
     if report.changed_configs:
         lines.append(
             "Configs: "
-            + ", ".join(f"{code(c.path)} ({_config_change(c)})" for c in report.changed_configs)
+            + _listed([f"{code(c.path)} ({_config_change(c)})" for c in report.changed_configs])
             + "."
         )
     if same:
         lines.append(
             "Changed in text only (the scheduler reads them the same): "
-            + ", ".join(code(c.path) for c in same)
+            + _listed([code(c.path) for c in same])
             + "."
         )
     if report.unchanged_fixtures or report.not_run:
@@ -119,6 +148,12 @@ def _summary(report: DiffReport) -> list[str]:
     if lines:
         blocks.append("\n\n".join(lines))
     return blocks
+
+
+def _listed(items: Sequence[str]) -> str:
+    """``a, b, c`` cut to its share of the comment, with how many were left out."""
+    kept = bounded(items, BLOCK_BUDGET // 2, lambda left: f"and {left} more")
+    return ", ".join(kept)
 
 
 def _config_change(config: ConfigDiff) -> str:
@@ -134,6 +169,9 @@ def _details(summary: str, body: Iterable[str], *, open_: bool = False) -> str:
     lines = list(body)
     while lines and not lines[-1]:
         lines.pop()
+    lines = bounded(
+        lines, BLOCK_BUDGET, lambda left: f"\n… {words.plural(left, 'more line')} left out."
+    )
     return "\n".join([tag, f"<summary>{summary}</summary>", "", *lines, "", "</details>"])
 
 
@@ -149,7 +187,12 @@ def _findings(report: DiffReport) -> list[str]:
     body = []
     for title, findings in (("Introduced", report.introduced), ("Resolved", report.resolved)):
         if findings:
-            body += [f"**{title}**", "", *(_finding(finding) for finding in findings), ""]
+            listed = bounded(
+                [_finding(finding) for finding in findings],
+                FINDINGS_BUDGET // 2,
+                lambda left: f"- … {words.plural(left, 'more finding')} (see `policytest diff`)",
+            )
+            body += [f"**{title}**", "", *listed, ""]
     return [_details(summary, body, open_=bool(errors))]
 
 
@@ -166,7 +209,7 @@ def _config(config: ConfigDiff) -> str:
         config.change, words.plural(len(config.settings), "effective setting") + " changed"
     )
     where = ", ".join(part for part in (config.kind, config.document) if part)
-    summary = f"Config {code(config.path)} ({html.escape(where)}): {what}"
+    summary = f"Config {code(config.path)} ({text(where)}): {what}"
     if config.change in ("added", "removed"):
         rows = ["| Setting | Value |", "| --- | --- |"]
         rows += [
@@ -180,14 +223,14 @@ def _config(config: ConfigDiff) -> str:
             f"{text(words.setting_value(change.after))} |"
             for change in config.settings
         ]
-    used = ", ".join(code(path) for path in config.fixtures) or "no fixture"
+    used = _listed([code(path) for path in config.fixtures]) or "no fixture"
     return _details(summary, [*rows, "", f"Used by: {used}."])
 
 
 def _fixture(fixture: FixtureDiff) -> str:
     summary = (
-        f"Fixture {code(fixture.path)}: {html.escape(words.fixture_summary(fixture))} "
-        f"({html.escape(fixture.reason)})"
+        f"Fixture {code(fixture.path)}: {text(words.fixture_summary(fixture))} "
+        f"({text(fixture.reason)})"
     )
     body: list[str] = []
     if fixture.change in ("added", "removed"):
@@ -228,7 +271,11 @@ def _case(case: CaseDiff) -> list[str]:
         lines.append("")
     if case.placements_changed:
         lines += ["| Node | Pods before | Pods after |", "| --- | --- | --- |"]
-        lines += [f"| {text(p.node)} | {p.before} | {p.after} |" for p in case.placements]
+        lines += [
+            f"| {text(p.node)} | {p.before} | {p.after} |" for p in case.placements[:MAX_NODE_ROWS]
+        ]
+        if len(case.placements) > MAX_NODE_ROWS:
+            lines.append(f"| … | {len(case.placements) - MAX_NODE_ROWS} more nodes | |")
         lines += [
             "",
             f"Nodes used {case.before.nodes_used} → {case.after.nodes_used}, "

@@ -1,4 +1,9 @@
-"""``policytest diff`` for terminals: a summary line, then each changed config and case."""
+"""``policytest diff`` for terminals: a summary line, then each changed config and case.
+
+Every name, path, value and message shown comes from the pull request under review and
+goes through :func:`policytest.reporters.quoting.text`: this output also lands in CI logs,
+where a line must not become a workflow command.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ from collections.abc import Sequence
 from policytest.core.findings import Finding
 from policytest.diff.model import CaseDiff, ConfigDiff, DiffReport, FixtureDiff
 from policytest.reporters.diff import words as words
+from policytest.reporters.quoting import text
 from policytest.reporters.validate.text import format_finding
 
 
@@ -15,75 +21,77 @@ def _bold(text: str, color: bool) -> str:
 
 
 def render(report: DiffReport, *, color: bool) -> str:
-    out = [_bold(f"policytest diff: {report.base} -> {report.head}", color)]
-    out.append(words.headline(report).capitalize() + ".")
+    out = [_bold(f"policytest diff: {text(report.base)} -> {text(report.head)}", color)]
+    out.append(text(words.headline(report).capitalize()) + ".")
     for config in report.configs:
         if config.change != "unchanged":
             out += ["", *_config(config, color)]
     same_text = [c for c in report.configs if c.change == "unchanged"]
     if same_text:
         out += ["", "Changed in text only (the scheduler reads them the same):"]
-        out += [f"  {c.path}{_document(c)}" for c in same_text]
+        out += [f"  {text(c.path)}{_document(c)}" for c in same_text]
     for fixture in report.changed_fixtures:
         out += ["", *_fixture(fixture, color)]
     out += _findings("Findings introduced", report.introduced, color)
     out += _findings("Findings resolved", report.resolved, color)
     if report.has_changes and (report.unchanged_fixtures or report.not_run):
-        out += ["", f"Unchanged: {words.unchanged_sentence(report)}."]
+        out += ["", f"Unchanged: {text(words.unchanged_sentence(report))}."]
     return "\n".join(out) + "\n"
 
 
 def _document(config: ConfigDiff) -> str:
     details = ", ".join(part for part in (config.kind, config.document) if part)
-    return f" ({details})"
+    return f" ({text(details)})"
 
 
 def _config(config: ConfigDiff, color: bool) -> list[str]:
     what = {"added": " (new file)", "removed": " (removed)"}.get(config.change, "")
-    lines = [_bold(f"Config {config.path}{_document(config)}{what}", color)]
-    width = max(len(change.key) for change in config.settings) if config.settings else 0
-    for change in config.settings:
-        before = words.setting_value(change.before)
-        after = words.setting_value(change.after)
+    lines = [_bold(f"Config {text(config.path)}{_document(config)}{what}", color)]
+    keys = [text(change.key) for change in config.settings]
+    width = max((len(key) for key in keys), default=0)
+    for key, change in zip(keys, config.settings, strict=True):
+        before = text(words.setting_value(change.before))
+        after = text(words.setting_value(change.after))
         if config.change == "added":
-            lines.append(f"  {change.key:<{width}}  {after}")
+            lines.append(f"  {key:<{width}}  {after}")
         elif config.change == "removed":
-            lines.append(f"  {change.key:<{width}}  {before}")
+            lines.append(f"  {key:<{width}}  {before}")
         else:
-            lines.append(f"  {change.key:<{width}}  {before} -> {after}")
-    lines.append(f"  used by: {words.fixture_list(config.fixtures)}")
+            lines.append(f"  {key:<{width}}  {before} -> {after}")
+    lines.append(f"  used by: {text(words.fixture_list(config.fixtures))}")
     return lines
 
 
 def _fixture(fixture: FixtureDiff, color: bool) -> list[str]:
     lines = [
-        _bold(f"Fixture {fixture.path}", color)
-        + f" ({fixture.reason}): {words.fixture_summary(fixture)}"
+        _bold(f"Fixture {text(fixture.path)}", color)
+        + f" ({text(fixture.reason)}): {text(words.fixture_summary(fixture))}"
     ]
     shown = fixture.cases if fixture.change in ("added", "removed") else fixture.changed_cases
     for case in shown:
         if fixture.change in ("added", "removed"):
-            lines.append(f"  {case.name}: {words.outcome(case.after or case.before)}")
+            lines.append(f"  {text(case.name)}: {text(words.outcome(case.after or case.before))}")
         else:
             lines += _case(case)
     return lines
 
 
 def _case(case: CaseDiff) -> list[str]:
-    lines = [f"  {case.name}: {words.case_summary(case)}"]
+    lines = [f"  {text(case.name)}: {text(words.case_summary(case))}"]
     if case.before is None or case.after is None:
         return lines
     for side, label in ((case.before, "before"), (case.after, "after")):
         if side.status != "passed" and side.message:
-            lines.append(f"    {label}: {side.status}: {words.first_line(side.message)}")
+            lines.append(f"    {label}: {side.status}: {text(words.first_line(side.message))}")
     if case.ranking_changed:
-        lines.append(f"    ranking  {words.ranking(case.before)} -> {words.ranking(case.after)}")
+        before, after = text(words.ranking(case.before)), text(words.ranking(case.after))
+        lines.append(f"    ranking  {before} -> {after}")
     nodes = [node for node in case.nodes if node.changed] if case.comparable else []
     if nodes:
         rows = [["node", "rank", "score", "change"]]
         rows += [
             [
-                node.name,
+                text(node.name),
                 f"{words.rank(node.rank_before)} -> {words.rank(node.rank_after)}",
                 f"{words.score(node.score_before, node.filtered_before)} -> "
                 f"{words.score(node.score_after, node.filtered_after)}",
@@ -94,7 +102,7 @@ def _case(case: CaseDiff) -> list[str]:
         lines += [f"    {row}" for row in _table(rows)]
     if case.placements_changed:
         rows = [["node", "pods before", "pods after"]]
-        rows += [[p.node, str(p.before), str(p.after)] for p in case.placements]
+        rows += [[text(p.node), str(p.before), str(p.after)] for p in case.placements]
         lines += [f"    {row}" for row in _table(rows)]
         lines.append(
             f"    nodes used {case.before.nodes_used} -> {case.after.nodes_used}, "

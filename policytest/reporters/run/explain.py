@@ -12,7 +12,8 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 
-from policytest.fixtures.runner import CaseResult, format_ranking, format_score
+from policytest.fixtures.runner import MESSAGE_LINE_BREAK, CaseResult, format_ranking, format_score
+from policytest.reporters.quoting import text
 from policytest.reporters.run.text import node_table
 from policytest.reporters.validate.text import format_finding, plural
 from policytest.scoring.protocol import NodeScore, ResourceDetail
@@ -22,16 +23,16 @@ BAR_WIDTH = 20
 
 def render_case(result: CaseResult) -> str:
     """The explanation of one case."""
-    lines = [f"{result.file} :: {result.case}  [{result.status}]"]
+    lines = [f"{text(result.file)} :: {text(result.case)}  [{result.status}]"]
     if result.message:
-        lines += [f"  {line}" for line in result.message.splitlines()]
+        lines += [f"  {text(line)}" for line in result.message.split(MESSAGE_LINE_BREAK)]
     if result.status == "error":
         return "\n".join(lines) + "\n"
     if result.corrections:
         lines += ["", "  As the scheduler loads the config (scored this way):"]
-        lines += [f"    {correction}" for correction in result.corrections]
+        lines += [f"    {text(correction)}" for correction in result.corrections]
     title = "first pod" if result.steps else "pod"
-    lines += ["", f"  Scores for the {title}, best first: {format_ranking(result.ranking)}"]
+    lines += ["", f"  Scores for the {title}, best first: {text(format_ranking(result.ranking))}"]
     lines += [f"    {row}" for row in node_table(result.nodes)]
     details = list(_resource_lines(result.nodes))
     if details:
@@ -49,7 +50,7 @@ def render_case(result: CaseResult) -> str:
             "",
             "  Not modelled (neutral for this cluster: no taints, affinities, topology "
             "constraints, images or volumes):",
-            f"    {', '.join(result.not_modelled)}",
+            f"    {text(', '.join(result.not_modelled))}",
         ]
     if result.steps:
         lines += ["", *_sequence_lines(result)]
@@ -65,16 +66,18 @@ def _resource_lines(nodes: Sequence[NodeScore]) -> list[str]:
         for plugin, resources in node.resources.items():
             if not resources:
                 continue
-            lines.append(f"    {node.name} / {plugin}:")
+            lines.append(f"    {text(node.name)} / {text(plugin)}:")
             for item in resources:
                 share = _percent(item.requested, item.allocatable)
                 amount = (
                     f"{format_amount(item.requested, item.milli, item.name)} / "
                     f"{format_amount(item.allocatable, item.milli, item.name)}"
                 )
-                note = f"  ({item.note})" if item.note else ""
+                note = f"  ({text(item.note)})" if item.note else ""
                 product = _product(item) + note
-                lines.append(f"      {item.name:<16} {amount:>16} {share:>7}  {product}".rstrip())
+                lines.append(
+                    f"      {text(item.name):<16} {amount:>16} {share:>7}  {product}".rstrip()
+                )
             lines += [f"      {line}" for line in _sum_lines(plugin, resources, node)]
     return lines
 
@@ -140,8 +143,8 @@ def _part_lines(nodes: Sequence[NodeScore]) -> list[str]:
     """``node / nodeorder: leastrequested 40, balancedresource 79``: what a plugin made of
     several scores adds up (where packing and spreading cancel, this shows it)."""
     return [
-        f"    {node.name} / {plugin}: "
-        + ", ".join(f"{part} {format_score(value)}" for part, value in values.items())
+        f"    {text(node.name)} / {text(plugin)}: "
+        + ", ".join(f"{text(part)} {format_score(value)}" for part, value in values.items())
         for node in sorted((n for n in nodes if n.feasible), key=lambda n: -n.total)
         for plugin, values in node.parts.items()
         if values
@@ -149,7 +152,7 @@ def _part_lines(nodes: Sequence[NodeScore]) -> list[str]:
 
 
 def _sequence_lines(result: CaseResult) -> list[str]:
-    placed = ", ".join(f"{n}: {c}" for n, c in (result.placements or {}).items() if c)
+    placed = ", ".join(f"{text(n)}: {c}" for n, c in (result.placements or {}).items() if c)
     lines = [
         f"  Sequence: {plural(len(result.steps), 'pod')}; placements {{{placed}}}; "
         f"nodes used {result.nodes_used}; pending {result.pending}"
@@ -157,8 +160,8 @@ def _sequence_lines(result: CaseResult) -> list[str]:
     ties = [step for step in result.steps if step.tied_with]
     for step in ties[:10]:
         lines.append(
-            f"    pod {step.index + 1}: tie, went to {step.node} "
-            f"(also best: {', '.join(step.tied_with)}"
+            f"    pod {step.index + 1}: tie, went to {text(step.node)} "
+            f"(also best: {text(', '.join(step.tied_with))}"
             f"{'; identical nodes' if step.identical else ''})"
         )
     if len(ties) > 10:
@@ -170,14 +173,16 @@ def _sequence_lines(result: CaseResult) -> list[str]:
 
 def utilisation_bars(utilisation: Mapping[str, Mapping[str, tuple[int, int]]]) -> list[str]:
     """``node-a  cpu [#########.....]  62%`` per node and resource."""
-    width = max((len(name) for name in utilisation), default=0)
+    width = max((len(text(name)) for name in utilisation), default=0)
     lines = []
     for name, resources in utilisation.items():
         for resource, (used, allocatable) in resources.items():
             fraction = min(1.0, used / allocatable) if allocatable else 0.0
             filled = round(fraction * BAR_WIDTH)
             bar = "#" * filled + "." * (BAR_WIDTH - filled)
-            lines.append(f"{name:<{width}}  {resource:<16} [{bar}] {_percent(used, allocatable)}")
+            lines.append(
+                f"{text(name):<{width}}  {text(resource):<16} [{bar}] {_percent(used, allocatable)}"
+            )
     return lines
 
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from policytest.fixtures.suite import RunReport
+from policytest.reporters.quoting import github_data, github_property
 from policytest.reporters.run.text import summary
-from policytest.reporters.validate.github import annotation, escape_data, escape_property
+from policytest.reporters.validate.github import annotation
 
 
 def render(report: RunReport, *, color: bool) -> str:
@@ -12,10 +13,10 @@ def render(report: RunReport, *, color: bool) -> str:
     for result in report.results:
         if result.status == "passed":
             continue
-        title = escape_property(f"{result.case} ({result.status})")
+        title = github_property(f"{result.case} ({result.status})")
         lines.append(
-            f"::error file={escape_property(result.file)},line={result.line},"
-            f"title={title}::{escape_data(result.message)}"
+            f"::error file={github_property(result.file)},line={result.line},"
+            f"title={title}::{github_data(result.message)}"
         )
     for finding in report.config_findings:  # each once, however many cases ran with it
         lines.append(annotation(finding))

@@ -7,6 +7,7 @@ from itertools import groupby
 
 from policytest.core.findings import Severity
 from policytest.fixtures.suite import RunReport
+from policytest.reporters.quoting import xml
 from policytest.reporters.run.text import describe_failure
 from policytest.reporters.validate.text import format_finding
 
@@ -18,7 +19,7 @@ def render(report: RunReport, *, color: bool) -> str:
         suite = ElementTree.SubElement(
             suites,
             "testsuite",
-            name=file,
+            name=xml(file),
             tests=str(len(cases)),
             failures=str(sum(r.status == "failed" for r in cases)),
             errors=str(sum(r.status == "error" for r in cases)),
@@ -27,9 +28,9 @@ def render(report: RunReport, *, color: bool) -> str:
             case = ElementTree.SubElement(
                 suite,
                 "testcase",
-                classname=file,
-                name=result.case,
-                file=file,
+                classname=xml(file),
+                name=xml(result.case),
+                file=xml(file),
                 line=str(result.line),
             )
             if result.status != "passed":
@@ -37,9 +38,11 @@ def render(report: RunReport, *, color: bool) -> str:
                 problem = ElementTree.SubElement(
                     case,
                     tag,
-                    message=result.message.splitlines()[0] if result.message else result.status,
+                    message=xml(
+                        result.message.splitlines()[0] if result.message else result.status
+                    ),
                 )
-                problem.text = "\n".join(describe_failure(result))
+                problem.text = xml("\n".join(describe_failure(result)))
     findings = report.config_findings
     if findings:  # the configs' own findings: one test case per config, failing on errors
         configs = sorted({f.path for f in findings})
@@ -53,13 +56,13 @@ def render(report: RunReport, *, color: bool) -> str:
         )
         for config in configs:
             mine = [f for f in findings if f.path == config]
-            case = ElementTree.SubElement(suite, "testcase", classname="configs", name=config)
+            case = ElementTree.SubElement(suite, "testcase", classname="configs", name=xml(config))
             errors = [f for f in mine if f.severity is Severity.ERROR]
-            text = "\n".join(format_finding(f, color=False) for f in mine)
+            listed = xml("\n".join(format_finding(f, color=False) for f in mine))
             if errors:
-                failure = ElementTree.SubElement(case, "failure", message=errors[0].message)
-                failure.text = text
+                failure = ElementTree.SubElement(case, "failure", message=xml(errors[0].message))
+                failure.text = listed
             else:
-                ElementTree.SubElement(case, "system-out").text = text
+                ElementTree.SubElement(case, "system-out").text = listed
     ElementTree.indent(suites)
     return ElementTree.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"

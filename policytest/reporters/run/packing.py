@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from dataclasses import asdict
 
 from policytest.fixtures.simulate import PackingReport, ResourceUse
+from policytest.reporters.quoting import text
 
 __all__ = ["render_json", "render_text"]
 
@@ -17,7 +18,7 @@ def render_text(reports: Sequence[PackingReport]) -> str:
     for (path, case), group in _by_workload(reports):
         first = group[0]
         rows: list[tuple[str, list[str]]] = [
-            ("config", [report.label for report in group]),
+            ("config", [text(report.label) for report in group]),
             ("pods placed", [f"{r.placed:,} of {r.pods:,}" for r in group]),
             ("pods pending", [f"{r.pending:,}" for r in group]),
             ("nodes used (got pods)", [f"{r.nodes_used:,}" for r in group]),
@@ -27,10 +28,10 @@ def render_text(reports: Sequence[PackingReport]) -> str:
         ]
         for name in _resource_names(group):
             uses = [_find(report, name) for report in group]
-            rows.append((f"{name} utilisation mean / max", [_utilisation(u) for u in uses]))
-            rows.append((f"{name} stranded on full nodes", [_stranded(u) for u in uses]))
+            rows.append((f"{text(name)} utilisation mean / max", [_utilisation(u) for u in uses]))
+            rows.append((f"{text(name)} stranded on full nodes", [_stranded(u) for u in uses]))
         counts = f"{_count(first.pods, 'pod')}, {_count(first.nodes, 'node')}"
-        header = f"{path}: case `{case}` ({counts})"
+        header = f"{text(path)}: case `{text(case)}` ({counts})"
         blocks.append(header + "\n" + _table(rows))
     return "\n".join(blocks)
 

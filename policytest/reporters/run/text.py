@@ -6,8 +6,9 @@ from collections.abc import Iterable, Sequence
 from itertools import groupby
 
 from policytest.core.findings import Finding, Severity
-from policytest.fixtures.runner import CaseResult, format_score
+from policytest.fixtures.runner import MESSAGE_LINE_BREAK, CaseResult, format_score
 from policytest.fixtures.suite import RunReport
+from policytest.reporters.quoting import text
 from policytest.reporters.validate.text import format_finding, paint, plural
 from policytest.scoring.protocol import NodeScore
 
@@ -28,12 +29,16 @@ def node_table(nodes: Sequence[NodeScore]) -> list[str]:
         rows.append(
             [
                 str(rank),
-                node.name,
+                text(node.name),
                 format_score(node.total),
                 *(format_score(node.plugins[p]) if p in node.plugins else "-" for p in plugins),
             ]
         )
-    rows += [["-", node.name, "filtered", node.reason or ""] for node in nodes if not node.feasible]
+    rows += [
+        ["-", text(node.name), "filtered", text(node.reason or "")]
+        for node in nodes
+        if not node.feasible
+    ]
     widths = [
         max(len(row[i]) for row in [header, *rows] if i < len(row)) for i in range(len(header))
     ]
@@ -46,12 +51,15 @@ def node_table(nodes: Sequence[NodeScore]) -> list[str]:
 
 
 def describe_failure(result: CaseResult) -> list[str]:
-    """What went wrong, then the evidence (findings, node table, placements)."""
-    lines = result.message.splitlines()
+    """What went wrong, then the evidence (findings, node table, placements); every
+    name quoted for a terminal."""
+    lines = [text(line) for line in result.message.split(MESSAGE_LINE_BREAK)]
+    if lines == [""]:
+        lines = []
     if result.status == "failed" and result.nodes:
         lines += ["", *node_table(result.nodes)]
     if result.placements is not None and result.status == "failed":
-        placed = ", ".join(f"{n}: {c}" for n, c in result.placements.items() if c)
+        placed = ", ".join(f"{text(n)}: {c}" for n, c in result.placements.items() if c)
         lines.append(f"placements: {{{placed}}}, pending: {result.pending}")
     return lines
 
@@ -60,11 +68,11 @@ def render(report: RunReport, *, color: bool) -> str:
     out: list[str] = []
     shown: set[str] = set()
     for file, results in groupby(report.results, key=lambda r: r.file):
-        out.append(file)
+        out.append(text(file))
         block = list(results)
         for result in block:
             mark, code = _MARK[result.status]
-            out.append(f"  {paint(mark, code, color)} {result.case}")
+            out.append(f"  {paint(mark, code, color)} {text(result.case)}")
             if result.status != "passed":
                 out += [f"      {line}" if line else "" for line in describe_failure(result)]
         out += config_lines(block, shown, color=color)
@@ -83,10 +91,10 @@ def config_lines(results: Sequence[CaseResult], shown: set[str], *, color: bool)
     lines = []
     for config, findings in sorted(by_config.items()):
         if config in shown:
-            lines.append(f"  config {config}: {_counted(findings)} (listed above)")
+            lines.append(f"  config {text(config)}: {_counted(findings)} (listed above)")
             continue
         shown.add(config)
-        lines.append(f"  config {config}: {_counted(findings)}")
+        lines.append(f"  config {text(config)}: {_counted(findings)}")
         lines += [f"      {format_finding(f, color=color)}" for f in sorted(findings)]
     return lines
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import PurePath
 from typing import Any
 from urllib.parse import quote
@@ -11,6 +12,7 @@ from policytest.check.validate import ValidationReport
 from policytest.core.findings import Severity
 from policytest.core.rules import Rule
 from policytest.core.version import __version__
+from policytest.reporters import quoting
 from policytest.reporters.catalogue import all_rules
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -22,14 +24,16 @@ def _artifact_location(path: str) -> dict[str, str]:
 
     A relative path is a relative reference resolved against ``%SRCROOT%`` (the checkout,
     for code scanning); an absolute path is a ``file://`` URI of its own, since a base
-    would be ignored or, worse, prepended to it.
+    would be ignored or, worse, prepended to it. A name that is not UTF-8 keeps its
+    bytes, percent-encoded.
     """
     if path.startswith("<"):
         return {"uri": "stdin", "uriBaseId": "%SRCROOT%"}
     pure = PurePath(path)
     if pure.is_absolute():
         return {"uri": pure.as_uri()}
-    return {"uri": quote(pure.as_posix().removeprefix("./")), "uriBaseId": "%SRCROOT%"}
+    relative = os.fsencode(pure.as_posix().removeprefix("./"))
+    return {"uri": quote(relative), "uriBaseId": "%SRCROOT%"}
 
 
 def _rule_descriptor(rule: Rule) -> dict[str, Any]:
@@ -51,7 +55,7 @@ def as_sarif(report: ValidationReport) -> dict[str, Any]:
         result: dict[str, Any] = {
             "ruleId": finding.rule,
             "level": _LEVEL[finding.severity],
-            "message": {"text": finding.message},
+            "message": {"text": quoting.sarif(finding.message)},
             "locations": [
                 {
                     "physicalLocation": {

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from policytest.check.validate import ValidationReport
 from policytest.core.findings import Finding, Severity
+from policytest.reporters import quoting
 
 _COLORS = {Severity.ERROR: "31", Severity.WARNING: "33", Severity.INFO: "36"}
 
@@ -21,20 +22,14 @@ def plural(count: int, noun: str) -> str:
 
 
 def format_finding(finding: Finding, *, color: bool) -> str:
-    """One finding on one line, the way compilers and linters print them."""
-    where = f"{finding.path}:{finding.line}:{finding.column}:"
+    """One finding on one line, the way compilers and linters print them (the path and
+    message quoted: they come from the input)."""
+    where = f"{quoting.text(finding.path)}:{finding.line}:{finding.column}:"
     severity = paint(finding.severity.value, _COLORS[finding.severity], color)
     return (
         f"{paint(where, '1', color)} {paint(finding.rule, '1', color)} {severity}: "
-        f"{one_line(finding.message)}"
+        f"{quoting.text(finding.message)}"
     )
-
-
-def one_line(message: str) -> str:
-    """A message on one line (text output is one finding per line): line breaks
-    become `` / ``, so a multi-line message (KS002's suggested config) stays readable."""
-    lines = [line.rstrip() for line in message.splitlines() if line.strip()]
-    return " / ".join(lines)
 
 
 def summary_line(report: ValidationReport) -> str:

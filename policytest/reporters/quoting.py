@@ -1,0 +1,159 @@
+"""Quoting what comes from input, one function per kind of output.
+
+Everything a report shows from the files it read (YAML keys and values in messages,
+node and case names, paths, ConfigMap names) may have been written by someone hostile:
+fixtures and configs arrive in pull requests, and the reports end up in a terminal, a CI
+log that reads workflow commands, a pull-request comment, XML and SARIF files. Each
+output kind has one function here, and reporters pass every input-derived value through
+it:
+
+- :func:`text` for terminals, logs and the pytest report: no control character reaches
+  the output (ESC, line breaks, ``U+2028``...; each is shown as an escape such as
+  ``\\n``), so a value can neither add a line nor start a workflow command.
+- :func:`github_data` / :func:`github_property` for GitHub Actions workflow commands.
+- :func:`markdown_code` / :func:`markdown_text` for GitHub-flavoured Markdown: every
+  character Markdown or HTML could read as syntax is an HTML entity, so a value shows as
+  text only (no heading, link, image, table cell or ``@mention``), and long values are cut.
+- :func:`xml` for XML attributes and text (characters XML 1.0 cannot hold are escaped).
+- :func:`sarif` for SARIF's JSON strings (no lone surrogates from non-UTF-8 file names).
+
+This module depends on nothing but the standard library, so every reporter can use it.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from functools import lru_cache
+
+ELLIPSIS = "…"
+MARKDOWN_NAME_LIMIT = 120
+"""Characters of one value a Markdown report shows before cutting it."""
+MARKDOWN_TEXT_LIMIT = 1_000
+"""Characters of one message a Markdown report shows before cutting it."""
+TEXT_LIMIT = 2_000
+"""Characters of one value a text report shows before cutting it."""
+
+_NAMED_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_WORD_JOINER = "\u2060"
+
+
+@lru_cache(maxsize=4096)
+def _escaped_char(char: str) -> str:
+    """``char`` itself if it is printable, else a visible escape of it."""
+    if char in _NAMED_ESCAPES:
+        return _NAMED_ESCAPES[char]
+    code = ord(char)
+    category = unicodedata.category(char)
+    if 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8 (os.fsdecode's surrogateescape)
+        return f"\\x{code - 0xDC00:02x}"
+    if category in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"):
+        return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    return char
+
+
+def _escape_controls(value: str) -> str:
+    if value.isprintable():  # the common case: nothing to escape
+        return value
+    return "".join(_escaped_char(char) for char in value)
+
+
+def cut(value: str, limit: int) -> str:
+    """``value``, or its first ``limit`` characters and a marker saying how long it was."""
+    if len(value) <= limit:
+        return value
+    return f"{value[:limit]}{ELLIPSIS} ({len(value)} characters)"
+
+
+def text(value: object, limit: int = TEXT_LIMIT) -> str:
+    """``value`` for a terminal or a CI log: one line, printable characters only.
+
+    Control and format characters (ESC, line breaks, ``U+2028``, bidirectional overrides,
+    bytes that were not UTF-8) are shown as escapes; a value that could begin a GitHub
+    Actions workflow command (``::`` or ``##[``, after spaces, also with the ``:`` a report
+    writes after it) has its first character escaped, so no line of the output can become
+    one. Long values are cut, with a marker.
+    """
+    shown = _escape_controls(cut(str(value), limit))
+    stripped = shown.lstrip()  # GitHub's runner trims any whitespace before a command
+    # a leading `:` too, since a report may write `:` right after a value (`NAME: ...`)
+    if stripped.startswith((":", "##")):
+        at = len(shown) - len(stripped)
+        shown = f"{shown[:at]}\\x{ord(stripped[0]):02x}{stripped[1:]}"
+    return shown
+
+
+def github_data(value: object) -> str:
+    """The message of a workflow command (``::error ...::MESSAGE``): percent-encoded line
+    breaks (GitHub shows them as line breaks inside the annotation), other control
+    characters escaped."""
+    shown = "".join(
+        char if char in "\r\n" else _escaped_char(char) for char in cut(str(value), TEXT_LIMIT)
+    )
+    return shown.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def github_property(value: object) -> str:
+    """A property of a workflow command (``file=``, ``title=``): also ``:`` and ``,``."""
+    return github_data(value).replace(":", "%3A").replace(",", "%2C")
+
+
+_MARKDOWN_INLINE = frozenset("\\`*_[]()!<>&|~$:.@#")
+"""Characters GitHub's Markdown reads as syntax in the middle of a line: escapes, code,
+emphasis, links and images, HTML and entities, table cells, strikethrough, maths, and
+the starts of autolinks (``http:``, ``www.``), mentions and issue references."""
+_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+
+
+def _entities(value: str) -> str:
+    return "".join(
+        f"&#{ord(c)};" if c in _MARKDOWN_INLINE or (i == 0 and c in _PUNCTUATION) else c
+        for i, c in enumerate(value)  # a leading punctuation character could open a block
+    )
+
+
+def markdown_text(value: object, limit: int = MARKDOWN_TEXT_LIMIT) -> str:
+    """``value`` as plain text in GitHub-flavoured Markdown, wherever it is put (a
+    paragraph, a table cell, inside an HTML block).
+
+    One line (control characters escaped as :func:`text` does); every character Markdown
+    or HTML reads as syntax an HTML entity (and a leading punctuation character, which could
+    open a block), so nothing is Markdown or HTML syntax; a word joiner after ``@`` and
+    ``#``, so GitHub links no user, team or issue; cut after ``limit`` characters with a
+    marker.
+    """
+    shown = _entities(_escape_controls(cut(str(value), limit)))
+    return shown.replace("&#64;", "&#64;" + _WORD_JOINER).replace("&#35;", "&#35;" + _WORD_JOINER)
+
+
+def markdown_code(value: object, limit: int = MARKDOWN_NAME_LIMIT) -> str:
+    """``value`` as inline code in GitHub-flavoured Markdown (a name, a path, a key).
+
+    ``<code>`` around :func:`markdown_text`: GitHub links nothing inside code (no
+    mention, no issue reference, no URL), and the entities keep Markdown out of it.
+    """
+    return f"<code>{markdown_text(value, limit)}</code>"
+
+
+def xml(value: object) -> str:
+    """``value`` for XML 1.0 text or an attribute: characters XML cannot hold (most
+    control characters, lone surrogates from non-UTF-8 names) are shown as escapes.
+    The XML serialiser still escapes ``<``, ``&`` and quotes."""
+    shown = str(value)
+    return "".join(
+        char
+        if char in "\t\n\r"
+        or (0x20 <= ord(char) < 0xD800)
+        or 0xE000 <= ord(char) <= 0xFFFD
+        or ord(char) >= 0x10000
+        else _escaped_char(char)
+        for char in shown
+    )
+
+
+def sarif(value: object) -> str:
+    """``value`` for a SARIF (JSON) string: lone surrogates (bytes of a file name that
+    were not UTF-8) are shown as ``\\xNN`` escapes, since JSON files must be UTF-8."""
+    shown = str(value)
+    if not any(0xD800 <= ord(char) <= 0xDFFF for char in shown):
+        return shown
+    return "".join(_escaped_char(char) if 0xD800 <= ord(char) <= 0xDFFF else char for char in shown)
