@@ -62,16 +62,17 @@ def add_scheduler_options(parser: argparse.ArgumentParser) -> None:
         type=lambda text: VERSION_TYPES["volcano_version"](text),
         default=None,
         metavar="X.Y",
-        help=f"judge Volcano confs as this release would (default: the settings file's "
-        f"volcanoVersion, else {NEWEST_VOLCANO})",
+        help=f"judge Volcano confs as this release would ({_supported('volcano')}; default: "
+        f"the settings file's volcanoVersion, else {NEWEST_VOLCANO})",
     )
     group.add_argument(
         "--kubernetes-version",
         type=lambda text: VERSION_TYPES["kubernetes_version"](text),
         default=None,
         metavar="X.Y",
-        help="judge KubeSchedulerConfiguration as this release would (default: the "
-        f"settings file's kubernetesVersion, else {NEWEST_KUBERNETES})",
+        help="judge KubeSchedulerConfiguration as this release would "
+        f"({_supported('kube')}; default: the settings file's kubernetesVersion, else "
+        f"{NEWEST_KUBERNETES})",
     )
     group.add_argument(
         "--max-file-bytes",
@@ -123,20 +124,38 @@ def add_fixture_options(parser: argparse.ArgumentParser) -> None:
     add_scheduler_options(parser)
 
 
-def _release(text: str) -> str:
-    """A release number such as ``1.16`` or ``v1.35.2`` (checked, kept as written)."""
-    from policytest.volcano.versions import VersionError, parse_version
+def _supported(scheduler: str) -> str:
+    from policytest.core.releases import KUBE_RELEASES, VOLCANO_RELEASES
+
+    rows = KUBE_RELEASES if scheduler == "kube" else VOLCANO_RELEASES
+    return f"{rows[0].name} to {rows[-1].name}"
+
+
+def _kube_release(text: str) -> str:
+    """A kube-scheduler release of the table (``1.36``, ``v1.36.3``), kept as written."""
+    from policytest.core.releases import UnsupportedRelease, kube_release
 
     try:
-        parse_version(text)
-    except VersionError:
-        raise argparse.ArgumentTypeError(f"not a release number: {text!r} (e.g. 1.16)") from None
+        kube_release(text)
+    except UnsupportedRelease as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
+def _volcano_release(text: str) -> str:
+    """A Volcano release of the table (``1.15``, ``v1.16.0-alpha.1``), kept as written."""
+    from policytest.core.releases import UnsupportedRelease, volcano_release
+
+    try:
+        volcano_release(text)
+    except UnsupportedRelease as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
     return text
 
 
 VERSION_TYPES: dict[str, Callable[[str], str]] = {
-    "kubernetes_version": _release,
-    "volcano_version": _release,
+    "kubernetes_version": _kube_release,
+    "volcano_version": _volcano_release,
 }
 """How ``--kubernetes-version`` / ``--volcano-version`` check a release; the settings
 file's ``kubernetesVersion`` / ``volcanoVersion`` go through the same functions."""

@@ -32,7 +32,8 @@ def configure(subparsers: Any) -> None:
         "-v",
         "--verbose",
         action="store_true",
-        help="also list the files that were skipped as not ours",
+        help="also say which scheduler releases are judged and list the files that were "
+        "skipped as not ours",
     )
     add_fixture_options(parser)
     parser.set_defaults(execute=execute)
@@ -55,6 +56,11 @@ def execute(args: Any) -> int:
     color = chosen == "text" and _color_stdout()
     write(render_validation(chosen, report, color=color))
     if args.verbose:
+        from policytest.core.options import kube_release, volcano_release
+        from policytest.core.releases import describe
+
+        for line in describe(kube_release(options), volcano_release(options)):
+            sys.stderr.write(f"{line}\n")
         noted = dict(report.notes)
         for skipped in report.skipped:
             why = noted.get(skipped, "not a scheduler config or fixture")

@@ -5,9 +5,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from policytest.core.limits import DEFAULT_LIMITS, Limits
+from policytest.core.releases import (
+    DEFAULT_KUBERNETES,
+    DEFAULT_VOLCANO,
+    KubeRelease,
+    VolcanoRelease,
+)
 
-NEWEST_VOLCANO = "1.16"
-NEWEST_KUBERNETES = "1.35"
+NEWEST_VOLCANO = DEFAULT_VOLCANO
+"""The default Volcano release (the newest stable one; see ``policytest.core.releases``)."""
+NEWEST_KUBERNETES = DEFAULT_KUBERNETES
+"""The default kube-scheduler release (the newest judged exactly)."""
 
 
 @dataclass(frozen=True)
@@ -51,7 +59,11 @@ def rule_ids(text: str) -> tuple[str, ...]:
 @dataclass(frozen=True)
 class CheckOptions:
     """Which scheduler releases to judge a config against, the input limits, and the root
-    that fixtures' configs must stay inside."""
+    that fixtures' configs must stay inside.
+
+    ``volcano_version`` / ``kubernetes_version`` select a row of ``policytest.core.releases``
+    (from the command line or the settings file); ``kube_release`` / ``volcano_release``
+    read them and raise ``UnsupportedRelease`` for a release outside the table."""
 
     volcano_version: str = NEWEST_VOLCANO
     kubernetes_version: str = NEWEST_KUBERNETES
@@ -72,6 +84,20 @@ class CheckOptions:
 
 
 DEFAULT_OPTIONS = CheckOptions(limits=DEFAULT_LIMITS)
+
+
+def kube_release(options: CheckOptions) -> KubeRelease:
+    """The kube-scheduler release ``options`` selects."""
+    from policytest.core.releases import kube_release as row
+
+    return row(options.kubernetes_version)
+
+
+def volcano_release(options: CheckOptions) -> VolcanoRelease:
+    """The Volcano release ``options`` selects."""
+    from policytest.core.releases import volcano_release as row
+
+    return row(options.volcano_version)
 
 
 EVERY_RULE = RuleFilter()

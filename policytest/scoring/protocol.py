@@ -80,6 +80,21 @@ class NodeScore:
     parts: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
     """Per plugin made of several scores, each one's weighted score (Volcano's nodeorder:
     ``leastrequested``, ``mostrequested``, ``balancedresource``), for ``explain``."""
+    balance: Mapping[str, BalanceDetail] = field(default_factory=dict)
+    """BalancedAllocation's terms (kube-scheduler's plugin, nodeorder's balancedresource),
+    unweighted, for ``explain``."""
+
+
+@dataclass(frozen=True)
+class BalanceDetail:
+    """BalancedAllocation on one node: S with the pod, S without it, and the score the
+    release's formula makes of them (``with-pod``: S(with); ``balance-change``, 1.36:
+    ``50 + (50 + S(with) - S(without)) / 2`` in int64)."""
+
+    with_pod: int
+    without_pod: int
+    score: int
+    formula: str
 
 
 class ClusterState(Protocol):

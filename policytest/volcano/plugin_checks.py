@@ -23,7 +23,6 @@ from policytest.scoring.rsf import RSF, ResourceStrategyFitArgs
 from policytest.volcano import plugin_rules as rules
 from policytest.volcano.arguments import describe, get_int
 from policytest.volcano.gotext import trim_space
-from policytest.volcano.plugin_releases import getbool_parses_strings, hypernode_binpack
 from policytest.volcano.rsf_checks import rsf_findings
 
 if TYPE_CHECKING:
@@ -139,7 +138,7 @@ def cancellation_findings(document: Document, conf: VolcanoConf) -> Iterator[Fin
 def deviceshare_fatal(arguments: Mapping[str, Any] | None, release: Release) -> str | None:
     """The ``klog.Fatal`` message deviceshare's ``New`` ends with, if any."""
     args = arguments or {}
-    parse = getbool_parses_strings(release.version)
+    parse = release.getbool_parses_strings
     sharing, number, vgpu = (
         bool(get_bool(args, key, parse_strings=parse).value) for key in (SHARING, NUMBER, VGPU)
     )
@@ -168,7 +167,7 @@ class _Entry:
         self.entry = entry
         self.release = release
         self.arguments: Mapping[str, Any] = entry.arguments or {}
-        self.parse_strings = getbool_parses_strings(release.version)
+        self.parse_strings = release.getbool_parses_strings
 
     def value_node(self, key: str) -> Node:
         return self.entry.argument_nodes[key][1]
@@ -291,7 +290,7 @@ class _DeviceShare(_Entry):
 
 class _HyperNode(_Entry):
     def findings(self) -> Iterator[Finding]:
-        supported = hypernode_binpack(self.release.version)
+        supported = self.release.hypernode_binpack
         declared = self.declared()
         for key in self.ordered():
             if not key.startswith(HN):

@@ -45,6 +45,9 @@ def render_case(result: CaseResult) -> str:
     parts = _part_lines(result.nodes)
     if parts:
         lines += ["", "  Parts of a plugin's score (each part's score x its weight):", *parts]
+    balance = _balance_lines(result.nodes)
+    if balance:
+        lines += ["", *balance]
     if result.not_modelled:
         lines += [
             "",
@@ -149,6 +152,31 @@ def _part_lines(nodes: Sequence[NodeScore]) -> list[str]:
         for plugin, values in node.parts.items()
         if values
     ]
+
+
+_FORMULAS = {
+    "with-pod": "score = S(with pod), up to kube-scheduler 1.35 and Volcano 1.15",
+    "balance-change": "score = 50 + (50 + S(with pod) - S(without pod)) / 2 (int64), from "
+    "kube-scheduler 1.36 and Volcano 1.16",
+}
+
+
+def _balance_lines(nodes: Sequence[NodeScore]) -> list[str]:
+    """BalancedAllocation's two S terms and the score the release makes of them, where
+    S = int64((1 - std of the requested fractions) x 100), so the numbers add up."""
+    rows: list[str] = []
+    formulas: set[str] = set()
+    for node in sorted((n for n in nodes if n.feasible), key=lambda n: -n.total):
+        for plugin, detail in node.balance.items():
+            formulas.add(detail.formula)
+            rows.append(
+                f"    {text(node.name)} / {text(plugin)}: S(with pod) {detail.with_pod}, "
+                f"S(without pod) {detail.without_pod} -> {detail.score}"
+            )
+    if not rows:
+        return []
+    heading = "; ".join(_FORMULAS.get(formula, formula) for formula in sorted(formulas))
+    return [f"  Balance (unweighted; {heading}):", *rows]
 
 
 def _sequence_lines(result: CaseResult) -> list[str]:
