@@ -514,3 +514,25 @@ def test_the_settings_file_suppresses_for_every_command(
         assert "VB002" not in result.stdout
     # a flag overrides the same key of the file: --ignore replaces its ignore
     assert run_line(["run", "fixtures", "--ignore", "KS"]).exit_code == 1
+
+
+def test_kube_weights_written_0_are_corrections_in_explain(
+    run_line: RunLine, tmp_path: Path
+) -> None:
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "kube.yaml").write_text(
+        KUBE.replace("weight: 2}", "weight: 0}").replace(
+            "{name: memory, weight: 1}", "{name: memory, weight: 0}"
+        )
+    )
+    fixture = tmp_path / "k.policytest.yaml"
+    fixture.write_text(KUBE_FIXTURE)
+    result = run_line(["explain", fixture])
+    assert "    NodeResourcesFit weight: written 0, kube-scheduler uses 1\n" in result.stdout, (
+        result
+    )
+    assert (
+        "    NodeResourcesFit resource memory weight: written 0, kube-scheduler uses 1\n"
+        in result.stdout
+    ), result
+    assert "x plugin weight 1 = " in result.stdout
