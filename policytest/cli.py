@@ -24,19 +24,31 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="policytest",
         description="Validate and test Kubernetes scheduler bin-packing configuration.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,  # keeps --version's lines
     )
-    parser.add_argument("--version", action="version", version=f"policytest {__version__}")
+    parser.add_argument("--version", action="version", version=_version())
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:
         importlib.import_module(f"policytest.commands.{name}").configure(subparsers)
+    for command in subparsers.choices.values():  # its own usage for its own mistakes
+        command.set_defaults(command_parser=command)
     return parser
+
+
+def _version() -> str:
+    """``policytest X``, then the releases judged and the defaults."""
+    from policytest.core.releases import summary
+
+    return f"policytest {__version__}\njudges {summary()}"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``policytest`` with ``argv``; return the exit code (never raises)."""
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args, unknown = parser.parse_known_args(argv)
+        if unknown:  # `validate --foo`: the usage of validate, not of policytest
+            args.command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     except SystemExit as exit_:  # argparse: --help, --version, usage errors
         return int(exit_.code or 0)
     if hasattr(args, "settings"):  # the commands that read the project settings file

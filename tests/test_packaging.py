@@ -170,7 +170,9 @@ def test_installed_package_is_the_wheel(installed: Installed) -> None:
 )
 def test_version(installed: Installed, command: list[str]) -> None:
     argv = [part.format(script=installed.script, python=installed.python) for part in command]
-    assert checked(run(argv, installed.cwd)).strip() == (f"policytest {policytest.__version__}")
+    first, *releases = checked(run(argv, installed.cwd)).strip().splitlines()
+    assert first == f"policytest {policytest.__version__}"
+    assert releases[0].startswith("judges kube-scheduler 1.33") and "(default 1.15)" in releases[1]
 
 
 def test_schema_list_and_print(installed: Installed) -> None:

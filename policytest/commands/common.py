@@ -10,14 +10,45 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from policytest.core.limits import Limits, limit_names, maximum
 from policytest.core.limits import describe as describe_limits
-from policytest.core.options import NEWEST_KUBERNETES, NEWEST_VOLCANO, CheckOptions
+from policytest.core.options import (
+    NEWEST_KUBERNETES,
+    NEWEST_VOLCANO,
+    CheckOptions,
+    RuleFilter,
+    rule_ids,
+)
+
+
+def add_rule_options(parser: argparse.ArgumentParser) -> None:
+    """``--select`` / ``--ignore``: the one rule filter of every command."""
+    group = parser.add_argument_group("which findings count")
+    group.add_argument(
+        "--select",
+        type=lambda text: rule_list(text),
+        default=None,
+        metavar="RULES",
+        help="only these rules or prefixes, comma-separated (e.g. VB,KS001); "
+        "default: the settings file's select",
+    )
+    group.add_argument(
+        "--ignore",
+        type=lambda text: rule_list(text),
+        default=None,
+        metavar="RULES",
+        help="skip these rules or prefixes, comma-separated (comments "
+        "`# policytest: ignore[RULE]` on a line work too); default: the settings file's "
+        "ignore",
+    )
+
 
 if TYPE_CHECKING:
     from policytest.read.project_settings import ProjectSettings
 
 
 def add_scheduler_options(parser: argparse.ArgumentParser) -> None:
-    """``--settings``, ``--volcano-version``, ``--kubernetes-version`` and the input limits."""
+    """``--settings``, ``--select``/``--ignore``, ``--volcano-version``,
+    ``--kubernetes-version`` and the input limits."""
+    add_rule_options(parser)
     group = parser.add_argument_group("scheduler versions and limits")
     group.add_argument(
         "--settings",
@@ -31,16 +62,17 @@ def add_scheduler_options(parser: argparse.ArgumentParser) -> None:
         type=lambda text: VERSION_TYPES["volcano_version"](text),
         default=None,
         metavar="X.Y",
-        help=f"judge Volcano confs as this release would (default: the settings file's "
-        f"volcanoVersion, else {NEWEST_VOLCANO})",
+        help=f"judge Volcano confs as this release would ({_supported('volcano')}; default: "
+        f"the settings file's volcanoVersion, else {NEWEST_VOLCANO})",
     )
     group.add_argument(
         "--kubernetes-version",
         type=lambda text: VERSION_TYPES["kubernetes_version"](text),
         default=None,
         metavar="X.Y",
-        help="judge KubeSchedulerConfiguration as this release would (default: the "
-        f"settings file's kubernetesVersion, else {NEWEST_KUBERNETES})",
+        help="judge KubeSchedulerConfiguration as this release would "
+        f"({_supported('kube')}; default: the settings file's kubernetesVersion, else "
+        f"{NEWEST_KUBERNETES})",
     )
     group.add_argument(
         "--max-file-bytes",
@@ -86,25 +118,44 @@ def add_fixture_options(parser: argparse.ArgumentParser) -> None:
         "--root",
         default=None,
         metavar="DIR",
-        help="configs must live inside DIR (default: the git repository root)",
+        help="configs must live inside DIR (default: the git checkout's top directory, "
+        "else the working directory)",
     )
     add_scheduler_options(parser)
 
 
-def _release(text: str) -> str:
-    """A release number such as ``1.16`` or ``v1.35.2`` (checked, kept as written)."""
-    from policytest.volcano.versions import VersionError, parse_version
+def _supported(scheduler: str) -> str:
+    from policytest.core.releases import KUBE_RELEASES, VOLCANO_RELEASES
+
+    rows = KUBE_RELEASES if scheduler == "kube" else VOLCANO_RELEASES
+    return f"{rows[0].name} to {rows[-1].name}"
+
+
+def _kube_release(text: str) -> str:
+    """A kube-scheduler release of the table (``1.36``, ``v1.36.3``), kept as written."""
+    from policytest.core.releases import UnsupportedRelease, kube_release
 
     try:
-        parse_version(text)
-    except VersionError:
-        raise argparse.ArgumentTypeError(f"not a release number: {text!r} (e.g. 1.16)") from None
+        kube_release(text)
+    except UnsupportedRelease as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
+def _volcano_release(text: str) -> str:
+    """A Volcano release of the table (``1.15``, ``v1.16.0-alpha.1``), kept as written."""
+    from policytest.core.releases import UnsupportedRelease, volcano_release
+
+    try:
+        volcano_release(text)
+    except UnsupportedRelease as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
     return text
 
 
 VERSION_TYPES: dict[str, Callable[[str], str]] = {
-    "kubernetes_version": _release,
-    "volcano_version": _release,
+    "kubernetes_version": _kube_release,
+    "volcano_version": _volcano_release,
 }
 """How ``--kubernetes-version`` / ``--volcano-version`` check a release; the settings
 file's ``kubernetesVersion`` / ``volcanoVersion`` go through the same functions."""
@@ -223,6 +274,7 @@ def check_options(args: Any) -> CheckOptions:
         kubernetes_version=args.kubernetes_version,
         limits=Limits().overridden(settings),
         root=getattr(args, "root", None),
+        rules=RuleFilter(tuple(args.select or ()), tuple(args.ignore or ())),
     )
     project: ProjectSettings = args.project_settings
     return project.check_options(options)
@@ -230,7 +282,7 @@ def check_options(args: Any) -> CheckOptions:
 
 def rule_list(text: str) -> tuple[str, ...]:
     """``--select``/``--ignore``: comma-separated rule ids or prefixes, each one known."""
-    listed = tuple(item.strip().upper() for item in text.split(",") if item.strip())
+    listed = rule_ids(text)
     for item in listed:
         if unknown_rule(item):
             raise argparse.ArgumentTypeError(unknown_rule_message(item))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
 from typing import Any, TextIO
@@ -29,7 +30,7 @@ def configure(subparsers: Any) -> None:
     parser.add_argument(
         "paths",
         nargs="*",
-        default=["fixtures"],
+        default=None,
         metavar="PATH",
         help="fixture files or directories (default: fixtures/)",
     )
@@ -45,6 +46,7 @@ def configure(subparsers: Any) -> None:
 
 
 PROGRESS_AFTER_FILES = 20
+DEFAULT_PATH = "fixtures"
 
 
 def progress_line(stream: TextIO) -> Callable[[int, int, str], None]:
@@ -71,8 +73,18 @@ def execute(args: Any) -> int:
 
     chosen = output_format(args)
     progress = progress_line(sys.stderr) if sys.stderr.isatty() else None
+    paths = args.paths or [DEFAULT_PATH]
+    if not args.paths and not os.path.exists(DEFAULT_PATH):
+        # the default, not a path the user typed: nothing to run (exit 1), not a usage error
+        sys.stderr.write(
+            f"policytest: no fixture cases: there is no {DEFAULT_PATH}/ directory here (the "
+            "default); name the files or directories that hold your *.policytest.yaml "
+            "fixtures: `policytest run DIR` (pre-commit: `args: [DIR]` on the "
+            "policytest-run hook)\n"
+        )
+        return int(ExitCode.FINDINGS)
     try:
-        report = run_paths(args.paths, check_options(args), progress)
+        report = run_paths(paths, check_options(args), progress)
     except PathNotFound as missing:
         return usage_error(f"path does not exist: {missing}")
     if args.update:
@@ -83,6 +95,6 @@ def execute(args: Any) -> int:
             sys.stderr.write(f"updated {text(path)}\n")
         for refusal in refused:
             sys.stderr.write(f"policytest: error: {text(refusal)}\n")
-        report = run_paths(args.paths, check_options(args), progress)
+        report = run_paths(paths, check_options(args), progress)
     write(render_run(chosen, report, color=chosen == "text" and use_color(sys.stdout)))
     return int(ExitCode.OK if report.ok else ExitCode.FINDINGS)

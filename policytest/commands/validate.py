@@ -11,7 +11,6 @@ from policytest.commands.common import (
     add_output_format,
     check_options,
     output_format,
-    rule_list,
     usage_error,
     write,
 )
@@ -30,25 +29,11 @@ def configure(subparsers: Any) -> None:
     add_output_format(parser, VALIDATE_FORMATS)
     parser.add_argument("--strict", action="store_true", help="warnings also fail (exit 1)")
     parser.add_argument(
-        "--select",
-        type=rule_list,
-        default=None,
-        metavar="RULES",
-        help="only these rules or prefixes, comma-separated (e.g. VB,KS001); "
-        "default: the settings file's select",
-    )
-    parser.add_argument(
-        "--ignore",
-        type=rule_list,
-        default=None,
-        metavar="RULES",
-        help="skip these rules or prefixes, comma-separated; default: the settings file's ignore",
-    )
-    parser.add_argument(
         "-v",
         "--verbose",
         action="store_true",
-        help="also list the files that were skipped as not ours",
+        help="also say which scheduler releases are judged and list the files that were "
+        "skipped as not ours",
     )
     add_fixture_options(parser)
     parser.set_defaults(execute=execute)
@@ -59,19 +44,23 @@ def execute(args: Any) -> int:
     from policytest.core.errors import PathNotFound
     from policytest.core.exitcodes import ExitCode
     from policytest.core.findings import Severity
-    from policytest.core.options import RuleFilter
     from policytest.reporters import render_validation
     from policytest.reporters.quoting import text
 
     chosen = output_format(args)
     options = check_options(args)
     try:
-        report = validate_paths(args.paths, options, RuleFilter(args.select, args.ignore))
+        report = validate_paths(args.paths, options)
     except PathNotFound as missing:
         return usage_error(f"path does not exist: {missing}")
     color = chosen == "text" and _color_stdout()
     write(render_validation(chosen, report, color=color))
     if args.verbose:
+        from policytest.core.options import kube_release, volcano_release
+        from policytest.core.releases import describe
+
+        for line in describe(kube_release(options), volcano_release(options)):
+            sys.stderr.write(f"{line}\n")
         noted = dict(report.notes)
         for skipped in report.skipped:
             why = noted.get(skipped, "not a scheduler config or fixture")

@@ -5,9 +5,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from policytest.core.limits import DEFAULT_LIMITS, Limits
+from policytest.core.releases import (
+    DEFAULT_KUBERNETES,
+    DEFAULT_VOLCANO,
+    KubeRelease,
+    VolcanoRelease,
+)
 
-NEWEST_VOLCANO = "1.16"
-NEWEST_KUBERNETES = "1.35"
+NEWEST_VOLCANO = DEFAULT_VOLCANO
+"""The default Volcano release (the newest stable one; see ``policytest.core.releases``)."""
+NEWEST_KUBERNETES = DEFAULT_KUBERNETES
+"""The default kube-scheduler release (the newest judged exactly)."""
 
 
 @dataclass(frozen=True)
@@ -27,15 +35,45 @@ class CustomPlugin:
 
 
 @dataclass(frozen=True)
+class RuleFilter:
+    """``--select`` / ``--ignore``: rule ids or prefixes (``VB``, ``VB00``, ``VB004``).
+
+    The one rule filter of every command and of the pytest plugin: it decides which
+    findings are shown and counted, never what the scheduler does with a config.
+    """
+
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+
+    def allows(self, rule_id: str) -> bool:
+        if self.select and not rule_id.startswith(self.select):
+            return False
+        return not rule_id.startswith(self.ignore) if self.ignore else True
+
+
+def rule_ids(text: str) -> tuple[str, ...]:
+    """``VB,ks001`` as rule ids or prefixes: ``("VB", "KS001")``."""
+    return tuple(item.strip().upper() for item in text.split(",") if item.strip())
+
+
+@dataclass(frozen=True)
 class CheckOptions:
     """Which scheduler releases to judge a config against, the input limits, and the root
-    that fixtures' configs must stay inside."""
+    that fixtures' configs must stay inside.
+
+    ``volcano_version`` / ``kubernetes_version`` select a row of ``policytest.core.releases``
+    (from the command line or the settings file); ``kube_release`` / ``volcano_release``
+    read them and raise ``UnsupportedRelease`` for a release outside the table."""
 
     volcano_version: str = NEWEST_VOLCANO
     kubernetes_version: str = NEWEST_KUBERNETES
     limits: Limits = field(default_factory=Limits)
     root: str | None = None
-    """Where fixtures' configs must live (``None``: each fixture's git repository root)."""
+    """Where fixtures' configs must live (``None``: each fixture's git repository root,
+    else the working directory)."""
+    rules: RuleFilter = field(default_factory=RuleFilter)
+    """Which findings are shown and counted (``--select``/``--ignore``, the settings
+    file's ``select``/``ignore``, suppression comments aside)."""
     kube_distribution: str | None = None
     """A known kube-scheduler build (``scheduler-plugins``) whose out-of-tree plugins the
     kube-scheduler checks know (project settings ``kubeScheduler.distribution``)."""
@@ -48,17 +86,18 @@ class CheckOptions:
 DEFAULT_OPTIONS = CheckOptions(limits=DEFAULT_LIMITS)
 
 
-@dataclass(frozen=True)
-class RuleFilter:
-    """``--select`` / ``--ignore``: rule ids or prefixes (``VB``, ``VB00``, ``VB004``)."""
+def kube_release(options: CheckOptions) -> KubeRelease:
+    """The kube-scheduler release ``options`` selects."""
+    from policytest.core.releases import kube_release as row
 
-    select: tuple[str, ...] = ()
-    ignore: tuple[str, ...] = ()
+    return row(options.kubernetes_version)
 
-    def allows(self, rule_id: str) -> bool:
-        if self.select and not rule_id.startswith(self.select):
-            return False
-        return not rule_id.startswith(self.ignore) if self.ignore else True
+
+def volcano_release(options: CheckOptions) -> VolcanoRelease:
+    """The Volcano release ``options`` selects."""
+    from policytest.core.releases import volcano_release as row
+
+    return row(options.volcano_version)
 
 
 EVERY_RULE = RuleFilter()

@@ -14,7 +14,7 @@ from policytest.kube.builds import IN_TREE, Registry
 from policytest.kube.framework import Framework, Problem, custom_build_hint, needed_plugins
 from policytest.kube.other_args import MISKEYED_ARGS
 from policytest.kube.profiles import ProfileData
-from policytest.kube.registry import FIT, PLUGIN_SETS, REMOVED_PLUGINS, plugin_hint
+from policytest.kube.registry import FIT, REMOVED_PLUGINS, plugin_hint
 from policytest.kube.resources import FitArgs, Resource, ShapePoint
 from policytest.kube.values import repeats
 from policytest.scoring.accounting import is_scalar_resource_name
@@ -72,7 +72,7 @@ def _unknown_names(profile: ProfileData, registry: Registry) -> Iterator[Problem
                 f'pluginConfig for "{entry.name}", which is not a kube-scheduler plugin: '
                 f"kube-scheduler accepts and ignores these args{hint}",
             )
-    for key in PLUGIN_SETS:
+    for key in profile.custom:
         for plugin in profile.custom[key].disabled:
             if plugin.name != "*" and not registry.knows(plugin.name):
                 yield Problem(

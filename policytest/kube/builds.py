@@ -145,13 +145,16 @@ class Registry:
 IN_TREE: Final = Registry()
 
 
-def registry_for(plugins: Iterable[CustomPlugin]) -> Registry:
-    """The in-tree registry with these out-of-tree plugins added (a later declaration of
-    a name replaces an earlier one; in-tree names cannot be replaced)."""
-    custom = {plugin.name: plugin for plugin in plugins if plugin.name not in PLUGINS}
+def registry_for(
+    plugins: Iterable[CustomPlugin], in_tree: Mapping[str, frozenset[str]] = PLUGINS
+) -> Registry:
+    """The in-tree registry (``in_tree``: the release's, default 1.35's) with these
+    out-of-tree plugins added (a later declaration of a name replaces an earlier one;
+    in-tree names cannot be replaced)."""
+    custom = {plugin.name: plugin for plugin in plugins if plugin.name not in in_tree}
     if not custom:
-        return IN_TREE
-    points = dict(PLUGINS)
+        return IN_TREE if in_tree is PLUGINS else Registry(_frozen(in_tree))
+    points = dict(in_tree)
     open_names: set[str] = set()
     for plugin in custom.values():
         if plugin.extension_points is None:
@@ -164,6 +167,9 @@ def registry_for(plugins: Iterable[CustomPlugin]) -> Registry:
 def options_registry(options: CheckOptions) -> Registry:
     """The registry of the build ``options`` describe: its distribution's plugins, then
     the plugins declared one by one."""
+    from policytest.core.options import kube_release
+    from policytest.kube.release_facts import registry
+
     distribution = options.kube_distribution
     known = distribution_plugins(distribution) if distribution in DISTRIBUTIONS else ()
-    return registry_for((*known, *options.kube_plugins))
+    return registry_for((*known, *options.kube_plugins), registry(kube_release(options)))

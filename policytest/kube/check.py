@@ -13,7 +13,7 @@ from typing import Any
 from ruamel.yaml.nodes import MappingNode, ScalarNode
 
 from policytest.core.findings import Finding, Severity
-from policytest.core.options import NEWEST_KUBERNETES, CheckOptions
+from policytest.core.options import CheckOptions, kube_release
 from policytest.core.suggest import did_you_mean
 from policytest.kube import rules
 from policytest.kube.builds import options_registry
@@ -27,10 +27,10 @@ from policytest.kube.registry import (
     KIND,
     POLICY_REMOVED,
     Version,
-    parse_version,
     served_api_version,
     show_version,
 )
+from policytest.kube.release_facts import field_findings
 from policytest.kube.semantics import analyse
 from policytest.read.goyaml import DecodeError, decode, scalar_value
 from policytest.read.source import Document, ParseFailure, child
@@ -65,9 +65,11 @@ def load(
         return None, _sorted(findings)
     decoded = decode_document(document, options)
     findings.extend(decoded.findings)
+    release = kube_release(options)
+    findings.extend(field_findings(document, decoded.value, release))
     config = None
     if decoded.usable:
-        analysis = analyse(decoded.value, api_version, options_registry(options))
+        analysis = analyse(decoded.value, api_version, options_registry(options), release)
         config = analysis.config
         findings.extend(
             p.rule.at(document, at_path(document, p.path, key=p.key), p.message, p.severity)
@@ -98,11 +100,10 @@ def check_policy(document: Document, options: CheckOptions) -> list[Finding]:
         if removed
         else f"is deprecated and is removed in Kubernetes {show_version(POLICY_REMOVED)}"
     )
-    notes = "".join(f"\n# note: {note}" for note in translation.notes)
-    message = (
+    notes = "".join(f"; note: {note}" for note in translation.notes)
+    message = (  # one line, as every finding: the equivalent config in JSON (valid YAML)
         f"the legacy scheduler Policy API (predicates/priorities) {status}; the equivalent "
-        f"KubeSchedulerConfiguration (pass it with --config) is:\n{translation.yaml.rstrip()}"
-        f"{notes}"
+        f"KubeSchedulerConfiguration (pass it with --config) is {translation.flow}{notes}"
     )
     where = child(document.root, "kind") or document.root
     severity = None if removed else Severity.WARNING
@@ -202,7 +203,8 @@ def _api_version(document: Document, api_version: str, target: Version) -> Findi
 
 
 def _target(options: CheckOptions) -> Version:
-    return parse_version(options.kubernetes_version) or parse_version(NEWEST_KUBERNETES) or (1, 35)
+    """The release judged (``UnsupportedRelease`` for one outside the table)."""
+    return kube_release(options).version
 
 
 def _string(document: Document, key: str) -> str | None:

@@ -14,19 +14,19 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from policytest.core.findings import Severity
+from policytest.core.releases import DEFAULT_KUBERNETES, KubeRelease, kube_release
 from policytest.core.rules import Rule
 from policytest.kube import rules
 from policytest.kube.builds import IN_TREE, Registry
 from policytest.kube.registry import (
-    DEFAULT_MULTI_POINT,
     EXTENSION_POINTS,
     MAX_INT64,
     MAX_NODE_SCORE,
-    PLUGIN_SETS,
     REMOVED_PLUGINS,
     go_interface,
     plugin_hint,
 )
+from policytest.kube.release_facts import default_multi_point, extension_points
 from policytest.scoring.kube import wrap_int64
 
 Path = tuple[str | int, ...]
@@ -77,16 +77,29 @@ class Framework:
     problems: list[Problem] = field(default_factory=list)
     raised: tuple[PluginRef, ...] = ()
     """Score plugins whose weight was written as 0 and is held as 1 (KS040)."""
+    placement_weights: dict[str, int] = field(default_factory=dict)
+    """placementScore plugins' weights (kube-scheduler 1.36+)."""
+
+    @property
+    def placement_score_plugins(self) -> tuple[tuple[str, int], ...]:
+        points = self.plugins.get("placementScore", ())
+        return tuple((name, self.placement_weights.get(name, 1)) for name in points)
 
     @property
     def score_plugins(self) -> tuple[tuple[str, int], ...]:
         return tuple((name, self.weights.get(name, 1)) for name in self.plugins["score"])
 
 
-def default_plugins(profile_path: Path) -> dict[str, PluginSet]:
-    """``getDefaultPlugins``: only multiPoint has defaults in v1."""
-    multi = tuple(PluginRef(name, weight, profile_path) for name, weight in DEFAULT_MULTI_POINT)
-    return {name: PluginSet(multi if name == "multiPoint" else ()) for name in PLUGIN_SETS}
+_DEFAULT = kube_release(DEFAULT_KUBERNETES)
+
+
+def default_plugins(profile_path: Path, release: KubeRelease = _DEFAULT) -> dict[str, PluginSet]:
+    """``getDefaultPlugins``: only multiPoint has defaults in v1 (which plugins it holds
+    depends on the release's feature gates)."""
+    multi = tuple(
+        PluginRef(name, weight, profile_path) for name, weight in default_multi_point(release)
+    )
+    return {name: PluginSet(multi if name == "multiPoint" else ()) for name in release.plugin_sets}
 
 
 def merge_plugin_set(default: PluginSet, custom: PluginSet) -> PluginSet:
@@ -116,10 +129,14 @@ def needed_plugins(sets: dict[str, PluginSet]) -> frozenset[str]:
 
 
 def build(
-    sets: dict[str, PluginSet], profile_path: Path, registry: Registry = IN_TREE
+    sets: dict[str, PluginSet],
+    profile_path: Path,
+    registry: Registry = IN_TREE,
+    release: KubeRelease = _DEFAULT,
 ) -> Framework:
     """Register explicit points, expand multiPoint, check queue sort/bind and weights
-    (``registry``: the plugins of the scheduler build, see :mod:`policytest.kube.builds`)."""
+    (``registry``: the plugins of the scheduler build, see :mod:`policytest.kube.builds`;
+    ``release``: which extension points the framework builds)."""
     problems: list[Problem] = []
     reported: set[tuple[str, str]] = set()
 
@@ -129,7 +146,7 @@ def build(
             problems.append(problem)
 
     plugins: dict[str, tuple[str, ...]] = {}
-    for point in EXTENSION_POINTS:
+    for point in extension_points(release):
         explicit = _register(point, sets[point], report, registry)
         plugins[point] = _expand(point, explicit, sets, report, registry)
     # a multiPoint plugin of a custom build whose points were not declared may be the
@@ -152,13 +169,17 @@ def build(
                     "(e.g. under multiPoint.enabled)",
                 )
             )
-    weights, weight_problems = _score_weights(sets, registry)
+    weights, weight_problems = _score_weights(sets, registry, "score", release)
     raised = tuple(
         plugin
-        for plugin in _weight_sources(sets, registry)
+        for plugin in _weight_sources(sets, registry, "score")
         if plugin.weight == 0 and plugin.name in plugins["score"]
     )
-    return Framework(plugins, weights, problems + weight_problems, raised)
+    placement: dict[str, int] = {}
+    if release.placement:
+        placement, more = _score_weights(sets, registry, "placementScore", release)
+        weight_problems += more
+    return Framework(plugins, weights, problems + weight_problems, raised, placement)
 
 
 def _register(point: str, plugin_set: PluginSet, report: _Report, registry: Registry) -> list[str]:
@@ -170,7 +191,7 @@ def _register(point: str, plugin_set: PluginSet, report: _Report, registry: Regi
             if plugin.name not in REMOVED_PLUGINS:  # reported by validation already
                 report("unknown", plugin, unknown_plugin(plugin, point, registry))
         elif point not in implements:
-            points = ", ".join(p for p in EXTENSION_POINTS if p in implements)
+            points = ", ".join(p for p in (*EXTENSION_POINTS, *_PLACEMENT) if p in implements)
             report(
                 point,
                 plugin,
@@ -187,6 +208,9 @@ def _register(point: str, plugin_set: PluginSet, report: _Report, registry: Regi
         else:
             registered.append(plugin.name)
     return registered
+
+
+_PLACEMENT = ("placementGenerate", "placementScore")
 
 
 def _expand(
@@ -222,18 +246,21 @@ def _expand(
     return (*overrides, *from_multi, *rest)
 
 
-def _weight_sources(sets: dict[str, PluginSet], registry: Registry) -> list[PluginRef]:
+def _weight_sources(sets: dict[str, PluginSet], registry: Registry, point: str) -> list[PluginRef]:
     """The entry each score plugin takes its weight from: explicit score entries first,
-    then multiPoint; the first entry of a name wins."""
+    then multiPoint; the first entry of a name wins (``point``: score or placementScore)."""
     sources: dict[str, PluginRef] = {}
-    for plugin in (*sets["score"].enabled, *sets["multiPoint"].enabled):
-        if "score" in (registry.implements(plugin.name) or frozenset()):
+    for plugin in (*sets[point].enabled, *sets["multiPoint"].enabled):
+        if point in (registry.implements(plugin.name) or frozenset()):
             sources.setdefault(plugin.name, plugin)
     return list(sources.values())
 
 
 def _score_weights(
-    sets: dict[str, PluginSet], registry: Registry
+    sets: dict[str, PluginSet],
+    registry: Registry,
+    point: str,
+    release: KubeRelease,
 ) -> tuple[dict[str, int], list[Problem]]:
     """``getScoreWeights``: explicit score entries first, then multiPoint; 0 means 1.
 
@@ -244,7 +271,11 @@ def _score_weights(
     problems: list[Problem] = []
     total = 0
     negatives: list[PluginRef] = []
-    for plugin in _weight_sources(sets, registry):
+    # 1.36 prefixes the guard's error with the extension point ("score plugins: ...").
+    prefix = "placement score plugins: " if point == "placementScore" else ""
+    if release.placement and point == "score":
+        prefix = "score plugins: "
+    for plugin in _weight_sources(sets, registry, point):
         weight = plugin.weight or 1
         weights[plugin.name] = weight
         headroom = wrap_int64(MAX_INT64 - total)
@@ -254,9 +285,9 @@ def _score_weights(
                 Problem(
                     rules.KS023_NEGATIVE_WEIGHT,
                     (*culprit.path, "weight"),
-                    f"score weight {culprit.weight} of {culprit.name} is negative: "
-                    "kube-scheduler's overflow guard then fails (`total score of Score "
-                    "plugins could overflow`) and it refuses to start; use a positive "
+                    f"{point} weight {culprit.weight} of {culprit.name} is negative: "
+                    f"kube-scheduler's overflow guard then fails (`{prefix}total score of "
+                    "Score plugins could overflow`) and it refuses to start; use a positive "
                     "weight, or disable the plugin",
                 )
             )

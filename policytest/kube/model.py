@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from policytest.core.releases import DEFAULT_KUBERNETES
 from policytest.scoring.kube import BalancedArgs, FitScoring
 
 __all__ = ["BalancedArgs", "FitScoring", "KubeSchedulerConfig", "Profile"]
@@ -32,6 +33,10 @@ class Profile:
     fit_ignored_resources: tuple[str, ...] = ()
     fit_ignored_resource_groups: tuple[str, ...] = ()
     percentage_of_nodes_to_score: int | None = None
+    placement_score_plugins: tuple[tuple[str, int], ...] = ()
+    """``placementScore`` plugins and weights (kube-scheduler 1.36+; unused by per-pod
+    scoring)."""
+    placement_generate_plugins: tuple[str, ...] = ()
     raised_weights: tuple[str, ...] = ()
     """What was written with weight 0 and is held as 1: score plugins (``NodeResourcesFit``)
     and resources of Fit and BalancedAllocation (``NodeResourcesFit/cpu``)."""
@@ -58,6 +63,9 @@ class KubeSchedulerConfig:
 
     api_version: str
     profiles: tuple[Profile, ...]
+    release: str = DEFAULT_KUBERNETES
+    """The kube-scheduler release judged (``policytest.core.releases``): the scorer
+    follows its BalancedAllocation formula and PodLevelResources gate."""
     parallelism: int = 16
     percentage_of_nodes_to_score: int = 0
     pod_initial_backoff_seconds: int = 1

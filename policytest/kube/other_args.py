@@ -2,8 +2,8 @@
 
 ``validatePluginConfig`` validates, for every ``pluginConfig`` entry of these names, the
 args after defaulting: DefaultPreemption, InterPodAffinity, NodeAffinity,
-PodTopologySpread, VolumeBinding and DynamicResources (with v1.35's default feature
-gates: StorageCapacityScoring off, the DRA filter timeout on).
+PodTopologySpread, VolumeBinding and DynamicResources (StorageCapacityScoring off in
+every judged release; the DRA timeouts per release, ``dynamic_resources_problems``).
 
 Its table of validators is keyed by names, and one key is not a plugin name:
 ``NodeResourcesFitArgs`` (the args kind of NodeResourcesFit) in 1.35 and 1.36. An entry
@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from policytest.core.releases import KubeRelease
 from policytest.kube import rules
 from policytest.kube.framework import Path, Problem
 from policytest.kube.names import label_value_errors, parse_duration, qualified_name_errors
@@ -74,6 +75,34 @@ def dynamic_resources(args: dict[str, Any], path: Path) -> Iterator[Problem]:
     timeout = args.get("filterTimeout")
     if isinstance(timeout, str) and (parse_duration(timeout) or 0) < 0:
         yield _problem((*path, "filterTimeout"), f"filterTimeout {timeout} is negative")
+
+
+def dynamic_resources_problems(
+    args: dict[str, Any], path: Path, release: KubeRelease
+) -> Iterator[Problem]:
+    """``ValidateDynamicResourcesArgs`` with the release's gates: ``filterTimeout`` 0 or
+    more (DRASchedulerFilterTimeout on from 1.34); ``bindingTimeout`` forbidden while
+    DRADeviceBindingConditions is off (1.35), at least 1s from 1.36. 1.33 registers no
+    DynamicResourcesArgs: the args are not checked at all."""
+    if release.dra_args is None:
+        return
+    yield from dynamic_resources(args, path)
+    binding = args.get("bindingTimeout")
+    if not isinstance(binding, str) or "bindingTimeout" not in release.dra_args:
+        return  # null is unset; 1.34's API has no such field (an unknown field)
+    if not release.dra_binding_timeout_gate:
+        yield _problem(
+            (*path, "bindingTimeout"),
+            f"bindingTimeout is set, but kube-scheduler {release.name} forbids it "
+            "(`Forbidden: DRADeviceBindingConditions or DRAResourceClaimDeviceStatus feature "
+            "gate is disabled`); remove it (it is accepted from 1.36)",
+        )
+    elif (parse_duration(binding) or 0) < 1_000_000_000:
+        yield _problem(
+            (*path, "bindingTimeout"),
+            f'bindingTimeout {binding} is below 1s (`Invalid value: "{binding}": must be at '
+            "least 1 second`); remove it for the default 10m, or give 1s or more",
+        )
 
 
 def pod_topology_spread(args: dict[str, Any], path: Path) -> Iterator[Problem]:

@@ -3,8 +3,9 @@
 KS001-KS009: the document itself and strict decoding; KS010-KS019: NodeResourcesFit and
 NodeResourcesBalancedAllocation args; KS020-KS029: plugins, profiles and the other
 top-level settings; KS030: the other plugins' args; KS040-KS049: legal but dead or
-surprising configurations (warnings). Errors are exactly what kube-scheduler v1.35
-refuses to start with; each ``doc`` says what the scheduler does and how to fix it.
+surprising configurations (warnings). Errors are exactly what the kube-scheduler release
+being judged (``--kubernetes-version``, default 1.36) refuses to start with; each ``doc``
+says what the scheduler does and how to fix it.
 """
 
 from __future__ import annotations
@@ -17,14 +18,14 @@ KS001_API_VERSION = rule(
     Severity.ERROR,
     "apiVersion kube-scheduler does not serve (removed beta version, or wrong group)",
     """
-    kube-scheduler v1.35 decodes ``KubeSchedulerConfiguration`` only in
-    ``kubescheduler.config.k8s.io/v1``. ``v1beta3`` was removed in Kubernetes 1.29,
-    ``v1beta2`` in 1.28, ``v1beta1`` in 1.23, the alpha versions in 1.19; with any of
+    Every judged kube-scheduler release (1.33 to 1.37) decodes
+    ``KubeSchedulerConfiguration`` only in ``kubescheduler.config.k8s.io/v1``.
+    ``v1beta3`` was removed in Kubernetes 1.29, ``v1beta2`` in 1.28, ``v1beta1`` in
+    1.23, the alpha versions in 1.19; with any of
     them the scheduler exits with ``no kind "KubeSchedulerConfiguration" is registered
     for version ...``. ``v1`` exists from 1.25. Change ``apiVersion`` to
     ``kubescheduler.config.k8s.io/v1``: for bin-packing configs (``NodeResourcesFit``
-    args, plugin weights) the fields are the same. With ``--kubernetes-version`` older
-    than the removal, a deprecated version is a warning.
+    args, plugin weights) the fields are the same.
 
     Failing::
 
@@ -307,11 +308,12 @@ KS012_RTCR_MISSING = rule(
     Severity.ERROR,
     "type RequestedToCapacityRatio without a requestedToCapacityRatio block: the scheduler crashes",
     """
-    With ``type: RequestedToCapacityRatio`` kube-scheduler v1.35 reads
+    With ``type: RequestedToCapacityRatio`` kube-scheduler up to v1.35 reads
     ``scoringStrategy.requestedToCapacityRatio.shape`` without checking that the block
     exists: without it the scheduler panics at start-up (``invalid memory address or
-    nil pointer dereference``) and crash-loops. Give the shape; for bin packing a
-    rising one.
+    nil pointer dereference``) and crash-loops. From 1.36 validation refuses it first
+    (``Required value: must be specified when type is RequestedToCapacityRatio``). Give
+    the shape; for bin packing a rising one.
 
     Failing::
 
@@ -497,6 +499,47 @@ KS016_FIT_IGNORED = rule(
           - name: NodeResourcesFit
             args:
               ignoredResources: [example.com/foo]
+    """,
+)
+
+KS017_RATIO_BLOCK = rule(
+    "KS017",
+    Severity.ERROR,
+    "requestedToCapacityRatio beside another scoring strategy type (refused from 1.36)",
+    """
+    From kube-scheduler 1.36, ``scoringStrategy.requestedToCapacityRatio`` must be nil
+    unless ``type`` is ``RequestedToCapacityRatio``: a block (even an empty one) beside
+    ``LeastAllocated`` or ``MostAllocated`` stops the scheduler at start-up with
+    ``Forbidden: must be nil when type is not RequestedToCapacityRatio``. Up to 1.35 the
+    block was checked and then ignored (KS045). An explicit ``null`` is accepted.
+
+    Failing::
+
+        apiVersion: kubescheduler.config.k8s.io/v1
+        kind: KubeSchedulerConfiguration
+        profiles:
+        - schedulerName: default-scheduler
+          pluginConfig:
+          - name: NodeResourcesFit
+            args:
+              scoringStrategy:
+                type: LeastAllocated
+                requestedToCapacityRatio:
+                  shape:
+                  - {utilization: 0, score: 0}
+                  - {utilization: 100, score: 10}
+
+    Passing::
+
+        apiVersion: kubescheduler.config.k8s.io/v1
+        kind: KubeSchedulerConfiguration
+        profiles:
+        - schedulerName: default-scheduler
+          pluginConfig:
+          - name: NodeResourcesFit
+            args:
+              scoringStrategy:
+                type: LeastAllocated
     """,
 )
 
@@ -839,7 +882,9 @@ KS030_PLUGIN_ARGS = rule(
     ``DefaultPreemption.minCandidateNodesPercentage`` 0..100, ``PodTopologySpread``
     default constraints only with ``defaultingType: List``, ``VolumeBinding``
     ``bindTimeoutSeconds`` not negative and no ``shape`` (the StorageCapacityScoring
-    feature gate is off in 1.35), ``NodeAffinity.addedAffinity`` a valid node selector.
+    feature gate is off), ``NodeAffinity.addedAffinity`` a valid node selector,
+    ``DynamicResources.filterTimeout`` not negative and ``bindingTimeout`` per release:
+    forbidden in 1.35 (its feature gates are off), at least 1s from 1.36.
 
     Its table of args validators is keyed by name, and one key is the args kind rather
     than the plugin: ``NodeResourcesFitArgs``. A ``pluginConfig`` entry named so (the
@@ -1073,9 +1118,10 @@ KS045_SHAPE_IGNORED = rule(
     "requestedToCapacityRatio shape given with MostAllocated or LeastAllocated: ignored",
     """
     Only ``type: RequestedToCapacityRatio`` uses the shape. With ``MostAllocated`` or
-    ``LeastAllocated`` it is validated and then ignored, so the scores follow the fixed
-    strategy, not the shape. Set ``type: RequestedToCapacityRatio`` or remove the
-    shape.
+    ``LeastAllocated`` kube-scheduler up to 1.35 validates it and then ignores it, so the
+    scores follow the fixed strategy, not the shape (from 1.36 the block is refused:
+    KS017; the examples below are judged as 1.35). Set ``type: RequestedToCapacityRatio``
+    or remove the shape.
 
     Failing::
 

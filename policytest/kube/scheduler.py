@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from policytest.core.errors import PolicytestError
+from policytest.core.releases import kube_release
+from policytest.kube.corrections import kube_corrections
 from policytest.kube.model import KubeSchedulerConfig
 from policytest.scoring.schedulers import BALANCED, FIT, KubeScheduler
 
@@ -25,6 +27,7 @@ def kube_scheduler(config: KubeSchedulerConfig, name: str | None) -> KubeSchedul
     if name is not None and name not in profiles:
         raise UnknownProfile(name, list(profiles))
     profile = profiles[name] if name is not None else config.profiles[0]
+    release = kube_release(config.release)
     return KubeScheduler(
         fit=profile.fit_args if profile.scores(FIT) else None,
         fit_weight=profile.weight(FIT) or 0,
@@ -34,4 +37,7 @@ def kube_scheduler(config: KubeSchedulerConfig, name: str | None) -> KubeSchedul
         fit_filter=profile.filters(FIT),
         ignored_resources=frozenset(profile.fit_ignored_resources),
         ignored_resource_groups=frozenset(profile.fit_ignored_resource_groups),
+        corrections=kube_corrections(profile),
+        balanced_formula=release.balanced_allocation,
+        pod_level_resources=release.pod_level_resources,
     )

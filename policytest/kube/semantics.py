@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from policytest.core.findings import Severity
+from policytest.core.releases import DEFAULT_KUBERNETES, KubeRelease, kube_release
 from policytest.core.suggest import did_you_mean
 from policytest.kube import rules
 from policytest.kube.advice import advice
@@ -29,7 +30,12 @@ from policytest.kube.framework import (
     needed_plugins,
 )
 from policytest.kube.model import KubeSchedulerConfig, Profile
-from policytest.kube.other_args import MISKEYED_ARGS, VALIDATORS, miskeyed_args
+from policytest.kube.other_args import (
+    MISKEYED_ARGS,
+    VALIDATORS,
+    dynamic_resources_problems,
+    miskeyed_args,
+)
 from policytest.kube.process_settings import percentage_problem, settings_problems
 from policytest.kube.profiles import PluginConfigEntry, ProfileData
 from policytest.kube.registry import (
@@ -37,7 +43,6 @@ from policytest.kube.registry import (
     DEFAULT_SCHEDULER_NAME,
     EXTENSION_POINTS,
     FIT,
-    PLUGIN_SETS,
     REMOVED_PLUGINS,
 )
 from policytest.kube.resources import (
@@ -51,6 +56,7 @@ from policytest.kube.resources import (
 from policytest.kube.values import integer, items, mapping, repeats, text
 
 _REFUSES = "kube-scheduler refuses to start"
+_DEFAULT = kube_release(DEFAULT_KUBERNETES)
 
 
 @dataclass(frozen=True)
@@ -61,25 +67,34 @@ class Analysis:
     config: KubeSchedulerConfig | None
 
 
-def analyse(config: dict[str, Any], api_version: str, registry: Registry = IN_TREE) -> Analysis:
-    """Default, validate and build ``config`` (a decoded, well-typed JSON object) for the
-    scheduler build whose plugins ``registry`` holds."""
-    profiles = read_profiles(config)
-    problems = [*settings_problems(config), *_validate_profiles(profiles, registry)]
+def analyse(
+    config: dict[str, Any],
+    api_version: str,
+    registry: Registry = IN_TREE,
+    release: KubeRelease = _DEFAULT,
+) -> Analysis:
+    """Default, validate and build ``config`` (a decoded, well-typed JSON object) as
+    kube-scheduler ``release`` does, for the scheduler build whose plugins ``registry``
+    holds."""
+    profiles = read_profiles(config, release)
+    problems = [*settings_problems(config), *_validate_profiles(profiles, registry, release)]
     frameworks = []
     for profile in profiles:
         if FIT in needed_plugins(profile.sets):
-            problems.extend(fit_problems(profile.fit))
-        framework = build(profile.sets, profile.path, registry)
+            problems.extend(fit_problems(profile.fit, release.strict_ratio_block))
+        framework = build(profile.sets, profile.path, registry, release)
         problems.extend(framework.problems)
         frameworks.append(framework)
-    problems.extend(advice(profiles, frameworks, registry))
+    warnings = advice(profiles, frameworks, registry)
+    if release.strict_ratio_block:  # the ignored shape is an error there (fit_problems)
+        warnings = (p for p in warnings if p.rule is not rules.KS045_SHAPE_IGNORED)
+    problems.extend(warnings)
     failed = any((p.severity or p.rule.severity) is Severity.ERROR for p in problems)
-    model = None if failed else _model(config, api_version, profiles, frameworks)
+    model = None if failed else _model(config, api_version, profiles, frameworks, release)
     return Analysis(tuple(problems), model)
 
 
-def read_profiles(config: dict[str, Any]) -> list[ProfileData]:
+def read_profiles(config: dict[str, Any], release: KubeRelease = _DEFAULT) -> list[ProfileData]:
     """``SetDefaults_KubeSchedulerConfiguration`` for the profiles."""
     entries: list[tuple[Path, dict[str, Any]]] = [
         (("profiles", i), mapping(p)) for i, p in enumerate(items(config.get("profiles")))
@@ -91,11 +106,10 @@ def read_profiles(config: dict[str, Any]) -> list[ProfileData]:
             DEFAULT_SCHEDULER_NAME if name_value is None and len(entries) == 1 else text(name_value)
         )
         plugins = mapping(data.get("plugins"))
-        custom = {
-            key: _plugin_set(plugins.get(key), (*path, "plugins", key)) for key in PLUGIN_SETS
-        }
-        defaults = default_plugins(path)
-        sets = {key: merge_plugin_set(defaults[key], custom[key]) for key in PLUGIN_SETS}
+        keys = release.plugin_sets
+        custom = {key: _plugin_set(plugins.get(key), (*path, "plugins", key)) for key in keys}
+        defaults = default_plugins(path, release)
+        sets = {key: merge_plugin_set(defaults[key], custom[key]) for key in keys}
         plugin_config = tuple(
             PluginConfigEntry(
                 text(mapping(item).get("name")),
@@ -137,11 +151,13 @@ def _plugin_set(value: Any, path: Path) -> PluginSet:
     return PluginSet(refs("enabled"), refs("disabled"))
 
 
-def _validate_profiles(profiles: list[ProfileData], registry: Registry) -> Iterator[Problem]:
+def _validate_profiles(
+    profiles: list[ProfileData], registry: Registry, release: KubeRelease
+) -> Iterator[Problem]:
     """The profile part of ``ValidateKubeSchedulerConfiguration``, and the strict
     decoding of out-of-tree args kinds the scheduler build registers."""
     for profile in profiles:
-        yield from _validate_profile(profile)
+        yield from _validate_profile(profile, release)
         yield from out_of_tree_args(profile.plugin_config, registry)
     for profile, _ in repeats(profiles, lambda p: p.name):
         yield Problem(
@@ -153,7 +169,7 @@ def _validate_profiles(profiles: list[ProfileData], registry: Registry) -> Itera
     yield from _common_queue_sort(profiles)
 
 
-def _validate_profile(profile: ProfileData) -> Iterator[Problem]:
+def _validate_profile(profile: ProfileData, release: KubeRelease) -> Iterator[Problem]:
     if not profile.name:
         yield Problem(
             rules.KS026_SCHEDULER_NAME,
@@ -182,6 +198,8 @@ def _validate_profile(profile: ProfileData) -> Iterator[Problem]:
             yield from balanced_problems(read_balanced_args(entry.args, entry.args_path))
         elif entry.name in MISKEYED_ARGS:
             yield miskeyed_args(entry.name, entry.args, entry.path)
+        elif entry.name == "DynamicResources":
+            yield from dynamic_resources_problems(mapping(entry.args), entry.args_path, release)
         elif entry.name in VALIDATORS:
             yield from VALIDATORS[entry.name](mapping(entry.args), entry.args_path)
 
@@ -277,6 +295,7 @@ def _model(
     api_version: str,
     profiles: list[ProfileData],
     frameworks: list[Framework],
+    release: KubeRelease,
 ) -> KubeSchedulerConfig:
     built = []
     for profile, framework in zip(profiles, frameworks, strict=True):
@@ -285,6 +304,8 @@ def _model(
                 scheduler_name=profile.name,
                 score_plugins=framework.score_plugins,
                 filter_plugins=framework.plugins["filter"],
+                placement_score_plugins=framework.placement_score_plugins,
+                placement_generate_plugins=framework.plugins.get("placementGenerate", ()),
                 fit_args=profile.fit.scoring(),
                 balanced_args=profile.balanced.scoring(),
                 fit_ignored_resources=tuple(name for name, _ in profile.fit.ignored_resources),
@@ -301,6 +322,7 @@ def _model(
         return default if value is None else value
 
     return KubeSchedulerConfig(
+        release=release.name,
         api_version=api_version,
         profiles=tuple(built),
         parallelism=setting("parallelism", 16),

@@ -147,10 +147,15 @@ def _aggregate(
     return total
 
 
-def pod_request_nanos(pod: Pod, non_missing: Mapping[str, int] | None = None) -> Nanos:
-    """``PodRequests`` with PodLevelResources on: pod-level cpu/memory win, then overhead."""
+def pod_request_nanos(
+    pod: Pod, non_missing: Mapping[str, int] | None = None, pod_level: bool = True
+) -> Nanos:
+    """``PodRequests``: with PodLevelResources on (``pod_level``) pod-level cpu/memory win;
+    then overhead. ``pod_level=False`` is ``SkipPodLevelResources`` (the gate off, and
+    NodeResourcesFit's score in every release)."""
     total = aggregate_container_requests(pod, non_missing)
-    total.update(_nanos(_pod_level_requests(pod)))
+    if pod_level:
+        total.update(_nanos(_pod_level_requests(pod)))
     _add(total, _nanos(pod.overhead))
     return total
 
@@ -195,18 +200,26 @@ def _kube_units(name: str, nanos: int) -> int:
 
 
 @lru_cache(maxsize=_CACHE_SIZE)
-def kube_pod_requests(pod: Pod) -> Mapping[str, int]:
-    """The pod's actual requests: cpu in millicores, everything else in units."""
+def kube_pod_requests(pod: Pod, pod_level: bool = True) -> Mapping[str, int]:
+    """The pod's actual requests: cpu in millicores, everything else in units
+    (``pod_level``: the PodLevelResources gate)."""
     return MappingProxyType(
-        {name: _kube_units(name, nanos) for name, nanos in pod_request_nanos(pod).items()}
+        {
+            name: _kube_units(name, nanos)
+            for name, nanos in pod_request_nanos(pod, None, pod_level).items()
+        }
     )
 
 
 @lru_cache(maxsize=_CACHE_SIZE)
-def kube_pod_non_zero_requests(pod: Pod) -> Mapping[str, int]:
+def kube_pod_non_zero_requests(pod: Pod, pod_level: bool = False) -> Mapping[str, int]:
     """Requests as NodeResourcesFit scores them: 100m / 200Mi for containers silent on
-    cpu / memory (``calculatePodResourceRequest`` with NonMissingContainerRequests)."""
-    nanos = pod_request_nanos(pod, _NON_MISSING)
+    cpu / memory (``calculatePodResourceRequest`` with NonMissingContainerRequests).
+
+    Fit's scorer never receives the PodLevelResources gate (``NewFit`` does not copy it
+    into its ``resourceAllocationScorer``), so by default the pod-level requests of the
+    incoming pod are ignored here, in 1.35 and 1.36 alike."""
+    nanos = pod_request_nanos(pod, _NON_MISSING, pod_level)
     return MappingProxyType({name: _kube_units(name, value) for name, value in nanos.items()})
 
 
@@ -227,12 +240,13 @@ class KubeNodeInfo:
     pod_count: int
 
 
-def kube_node_info(node: Node) -> KubeNodeInfo:
-    """Sum the bound pods the way ``NodeInfo.AddPod`` does (each pod rounded on its own)."""
+def kube_node_info(node: Node, pod_level: bool = True) -> KubeNodeInfo:
+    """Sum the bound pods the way ``NodeInfo.AddPod`` does (each pod rounded on its own;
+    ``pod_level``: the PodLevelResources gate)."""
     requested = _kube_resource({})
     non_zero = {CPU: 0, MEMORY: 0}
     for pod in node.pods:
-        _kube_account(requested, non_zero, pod)
+        _kube_account(requested, non_zero, pod, pod_level)
     pods = node.allocatable.get(PODS)
     return KubeNodeInfo(
         name=node.name,
@@ -244,11 +258,11 @@ def kube_node_info(node: Node) -> KubeNodeInfo:
     )
 
 
-def kube_node_info_with_pod(info: KubeNodeInfo, pod: Pod) -> KubeNodeInfo:
+def kube_node_info_with_pod(info: KubeNodeInfo, pod: Pod, pod_level: bool = True) -> KubeNodeInfo:
     """The node after binding ``pod`` (for placing pods one after another)."""
     requested = dict(info.requested)
     non_zero = dict(info.non_zero_requested)
-    _kube_account(requested, non_zero, pod)
+    _kube_account(requested, non_zero, pod, pod_level)
     return replace(
         info,
         requested=MappingProxyType(requested),
@@ -257,8 +271,10 @@ def kube_node_info_with_pod(info: KubeNodeInfo, pod: Pod) -> KubeNodeInfo:
     )
 
 
-def _kube_account(requested: dict[str, int], non_zero: dict[str, int], pod: Pod) -> None:
-    pod_requested, cpu, memory = _kube_node_share(pod)
+def _kube_account(
+    requested: dict[str, int], non_zero: dict[str, int], pod: Pod, pod_level: bool
+) -> None:
+    pod_requested, cpu, memory = _kube_node_share(pod, pod_level)
     for name, value in pod_requested.items():
         requested[name] = requested.get(name, 0) + value
     non_zero[CPU] += cpu
@@ -279,15 +295,15 @@ def _kube_resource(nanos: Mapping[str, int]) -> dict[str, int]:
 
 
 @lru_cache(maxsize=_CACHE_SIZE)
-def _kube_node_share(pod: Pod) -> tuple[Mapping[str, int], int, int]:
+def _kube_node_share(pod: Pod, pod_level: bool = True) -> tuple[Mapping[str, int], int, int]:
     """What ``NodeInfo.AddPod`` adds for one pod: its requests, then ``calculateResource``'s
     non0CPU / non0Mem (with pod-level requests set, defaults only for cpu / memory that
     the pod's requests do not mention at all)."""
-    actual = pod_request_nanos(pod)
+    actual = pod_request_nanos(pod, None, pod_level)
     non_missing: Mapping[str, int] = _NON_MISSING
-    if _pod_level_requests(pod):
+    if pod_level and _pod_level_requests(pod):
         non_missing = {k: v for k, v in _NON_MISSING.items() if k not in actual}
-    nanos = pod_request_nanos(pod, non_missing) if non_missing else actual
+    nanos = pod_request_nanos(pod, non_missing, pod_level) if non_missing else actual
     return (
         MappingProxyType(_kube_resource(actual)),
         _kube_units(CPU, nanos.get(CPU, 0)),
@@ -306,7 +322,7 @@ def volcano_pod_request(pod: Pod, overhead_first: bool = False) -> Mapping[str, 
     containers, pod-level cpu/memory replace the result, then overhead and ``pods: 1``
     are added. Keys: always ``cpu`` and ``memory``, then the scalar resources Volcano keeps.
     ``overhead_first``: Volcano before 1.15 added the overhead to the containers before
-    taking the max with the init containers (see :mod:`policytest.volcano.plugin_releases`).
+    taking the max with the init containers (a column of ``policytest.core.releases``).
     """
 
     def own(container: Container) -> dict[str, float]:

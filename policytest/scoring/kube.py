@@ -3,8 +3,11 @@
 Integer arithmetic as in Go: int64 products wrap, division truncates toward zero (a
 falling RequestedToCapacityRatio segment differs from Python's ``//``), ``math.Round``
 rounds half away from zero, and BalancedAllocation's float64 result is truncated.
-Reproduces Kubernetes v1.35 (``noderesources/{fit,least_allocated,most_allocated,
-requested_to_capacity_ratio,balanced_allocation,resource_allocation}.go``).
+Reproduces Kubernetes v1.35 and v1.36 (``noderesources/{fit,least_allocated,
+most_allocated,requested_to_capacity_ratio,balanced_allocation,resource_allocation}.go``):
+only BalancedAllocation's formula differs (``formula``), and the PodLevelResources gate
+(``pod_level``, off in 1.33) decides whether pod-level requests count. Fit's *score*
+ignores the incoming pod's pod-level requests in every release (an upstream quirk).
 
 Inputs are the defaulted plugin args (``FitScoring``, ``BalancedArgs``), the incoming pod
 and a node as ``accounting.kube_node_info`` counts it.
@@ -16,8 +19,9 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import Final, Literal
+from typing import Any, Final, Literal, Protocol, overload
 
+from policytest.core.releases import BalancedFormula
 from policytest.scoring.accounting import (
     CPU,
     EPHEMERAL_STORAGE,
@@ -40,6 +44,7 @@ __all__ = [
     "balanced_allocation_score",
     "balanced_allocation_scorer",
     "balanced_allocation_skips",
+    "balanced_allocation_terms",
     "fit_filter",
     "fit_resources",
     "fit_score",
@@ -150,26 +155,68 @@ def _resource_scorer(args: FitScoring) -> Callable[[int, int], int]:
     return lambda requested, capacity: _shape_score(points, requested, capacity)
 
 
-def balanced_allocation_skips(args: BalancedArgs, pod: Pod) -> bool:
+def balanced_allocation_skips(args: BalancedArgs, pod: Pod, pod_level: bool = True) -> bool:
     """``BalancedAllocation.PreScore`` returns Skip: the pod requests none of the resources
     (best effort), so the plugin does not score at all."""
-    requests = kube_pod_requests(pod)
+    requests = kube_pod_requests(pod, pod_level)
     return all(requests.get(name, 0) == 0 for name, _ in args.resources)
 
 
-def balanced_allocation_score(args: BalancedArgs, pod: Pod, node: KubeNodeInfo) -> int:
-    """``BalancedAllocation.Score``: (1 - std of the requested fractions) x 100, truncated.
+def balanced_allocation_score(
+    args: BalancedArgs,
+    pod: Pod,
+    node: KubeNodeInfo,
+    formula: BalancedFormula = "with-pod",
+    pod_level: bool = True,
+) -> int:
+    """``BalancedAllocation.Score``. Up to 1.35 (``with-pod``): S(with the pod), where
+    S = (1 - std of the requested fractions) x 100, truncated. From 1.36
+    (``balance-change``, kubernetes PR #135573): ``50 + (50 + S(with) - S(without)) / 2``
+    in int64, S(without) over the same resources with the node's current usage.
 
     Callers running the full framework check ``balanced_allocation_skips`` first; Volcano's
     nodeorder calls Score directly and never skips.
     """
-    return balanced_allocation_scorer(args, pod)(node)
+    return balanced_allocation_scorer(args, pod, formula, pod_level)(node)
 
 
-def balanced_allocation_scorer(args: BalancedArgs, pod: Pod) -> NodeScorer:
+def balanced_allocation_scorer(
+    args: BalancedArgs, pod: Pod, formula: BalancedFormula = "with-pod", pod_level: bool = True
+) -> NodeScorer:
     """``balanced_allocation_score`` with the pod's side done once."""
-    lookup = _allocatable_requested(args.resources, kube_pod_requests(pod), True)
-    return lambda node: _balanced(*lookup(node))
+    if formula == "with-pod":
+        lookup = _allocatable_requested(args.resources, kube_pod_requests(pod, pod_level), True)
+        return lambda node: _balanced(*lookup(node))
+    terms = balanced_allocation_terms(args, pod, formula, pod_level)
+    return lambda node: terms(node)[2]
+
+
+BalanceTerms = tuple[int, int, int]
+"""(S with the pod, S without the pod, the plugin's score)."""
+
+
+def balanced_allocation_terms(
+    args: BalancedArgs, pod: Pod, formula: BalancedFormula = "with-pod", pod_level: bool = True
+) -> Callable[[KubeNodeInfo], BalanceTerms]:
+    """Both S terms and the score, per node (what ``explain`` shows)."""
+    lookup = _allocatable_requested(args.resources, kube_pod_requests(pod, pod_level), True)
+    if formula == "with-pod":
+
+        def old(node: KubeNodeInfo) -> BalanceTerms:
+            allocatable, requested, allocated = lookup(node, with_allocated=True)
+            with_pod = _balanced(allocatable, requested)
+            return with_pod, _balanced(allocatable, allocated), with_pod
+
+        return old
+
+    def new(node: KubeNodeInfo) -> BalanceTerms:
+        allocatable, requested, allocated = lookup(node, with_allocated=True)
+        with_pod = _balanced(allocatable, requested)
+        without_pod = _balanced(allocatable, allocated)
+        half = MAX_NODE_SCORE // 2  # S terms lie in 50..100: the numerator is never negative
+        return with_pod, without_pod, half + _quo64(half + with_pod - without_pod, 2)
+
+    return new
 
 
 def _balanced(allocatable: Sequence[int], requested: Sequence[int]) -> int:
@@ -197,7 +244,7 @@ def _balanced(allocatable: Sequence[int], requested: Sequence[int]) -> int:
 
 def _allocatable_requested(
     resources: Sequence[tuple[str, int]], pod_requests: Mapping[str, int], use_requested: bool
-) -> Callable[[KubeNodeInfo], tuple[list[int], list[int]]]:
+) -> _Lookup:
     """``calculateResourceAllocatableRequest`` per configured resource, as (allocatable,
     requested) lists; a resource the scheduler drops has allocatable 0.
 
@@ -215,21 +262,37 @@ def _allocatable_requested(
         else:
             plan.append(("", 0, False))
 
-    def lookup(node: KubeNodeInfo) -> tuple[list[int], list[int]]:
+    def lookup(node: KubeNodeInfo, with_allocated: bool = False) -> Any:
         allocatable: list[int] = []
         requested: list[int] = []
+        allocated: list[int] = []  # the node's usage without the pod (1.36's S(without))
         for name, pod_request, non_zero in plan:
             alloc = node.allocatable.get(name, 0) if name else 0
             if alloc == 0:
                 allocatable.append(0)
                 requested.append(0)
+                allocated.append(0)
                 continue
             bound = node.non_zero_requested if non_zero else node.requested
             allocatable.append(alloc)
             requested.append(_add64(bound.get(name, 0), pod_request))
+            allocated.append(bound.get(name, 0))
+        if with_allocated:
+            return allocatable, requested, allocated
         return allocatable, requested
 
     return lookup
+
+
+class _Lookup(Protocol):
+    """(allocatable, requested[, allocated]) per configured resource of a node."""
+
+    @overload
+    def __call__(self, node: KubeNodeInfo) -> tuple[list[int], list[int]]: ...
+    @overload
+    def __call__(
+        self, node: KubeNodeInfo, with_allocated: Literal[True]
+    ) -> tuple[list[int], list[int], list[int]]: ...
 
 
 def _weighted_mean(
@@ -317,6 +380,7 @@ def fit_filter(
     *,
     ignored_resources: frozenset[str] = frozenset(),
     ignored_resource_groups: frozenset[str] = frozenset(),
+    pod_level: bool = True,
 ) -> str | None:
     """``Fit.Filter`` (``fitsRequest``): None if the pod fits, else the reasons, joined.
 
@@ -326,7 +390,7 @@ def fit_filter(
     reasons: list[str] = []
     if node.pod_count + 1 > node.allowed_pod_number:
         reasons.append("Too many pods")
-    requests = kube_pod_requests(pod)
+    requests = kube_pod_requests(pod, pod_level)
     for name in (CPU, MEMORY, EPHEMERAL_STORAGE):
         want = requests.get(name, 0)
         if want > 0 and want > node.allocatable[name] - node.requested[name]:

@@ -25,7 +25,15 @@ class ResourceDetail:
     milli: bool
     """Whether ``requested``/``allocatable`` are in milli-units (cpu always is)."""
     score: float | None = None
-    """This resource's share of the plugin score, where the plugin has one to show."""
+    """This resource's score times its weight (what the plugin sums), where the plugin
+    has one to show; ``None``: the resource is left out of the plugin's mean."""
+    own_score: float | None = None
+    """The resource's own score before its weight (kube-scheduler: 0-100)."""
+    plugin_weight: int | None = None
+    """The weight the plugin's score is multiplied by (profile weight, binpack.weight)."""
+    division: str = ""
+    """How the plugin divides the sum by the sum of weights: ``int64`` (truncating),
+    ``round`` (math.Round of a float64 quotient) or ``float``."""
     note: str | None = None
     """How the plugin scored it, where that varies per resource (resource-strategy-fit:
     the strategy and the rule that chose it)."""
@@ -72,6 +80,21 @@ class NodeScore:
     parts: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
     """Per plugin made of several scores, each one's weighted score (Volcano's nodeorder:
     ``leastrequested``, ``mostrequested``, ``balancedresource``), for ``explain``."""
+    balance: Mapping[str, BalanceDetail] = field(default_factory=dict)
+    """BalancedAllocation's terms (kube-scheduler's plugin, nodeorder's balancedresource),
+    unweighted, for ``explain``."""
+
+
+@dataclass(frozen=True)
+class BalanceDetail:
+    """BalancedAllocation on one node: S with the pod, S without it, and the score the
+    release's formula makes of them (``with-pod``: S(with); ``balance-change``, 1.36:
+    ``50 + (50 + S(with) - S(without)) / 2`` in int64)."""
+
+    with_pod: int
+    without_pod: int
+    score: int
+    formula: str
 
 
 class ClusterState(Protocol):
@@ -105,6 +128,12 @@ class Scheduler(Protocol):
     @property
     def not_modelled(self) -> tuple[str, ...]:
         """Score plugins that are neutral for fixture clusters and therefore not computed."""
+        ...
+
+    @property
+    def corrections(self) -> tuple[str, ...]:
+        """The scheduler's silent corrections of the config, one line each
+        (``binpack.cpu: written -1, Volcano uses 1``)."""
         ...
 
     def cluster(self, nodes: Sequence[Node]) -> ClusterState: ...

@@ -9,11 +9,12 @@ are neutral for fixture clusters are listed as not modelled, never silently drop
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Literal
 
+from policytest.core.releases import BalancedFormula
 from policytest.scoring.accounting import (
     KubeNodeInfo,
     VolcanoNodeInfo,
@@ -26,15 +27,17 @@ from policytest.scoring.accounting import (
 from policytest.scoring.cluster import Node, Pod
 from policytest.scoring.kube import (
     BalancedArgs,
+    BalanceTerms,
     FitResource,
     FitScoring,
     balanced_allocation_scorer,
     balanced_allocation_skips,
+    balanced_allocation_terms,
     fit_filter,
     fit_resources,
     fit_scorer,
 )
-from policytest.scoring.protocol import LazyDetails, NodeScore, ResourceDetail
+from policytest.scoring.protocol import BalanceDetail, LazyDetails, NodeScore, ResourceDetail
 from policytest.scoring.rsf import (
     RSF,
     ResourceStrategyFitArgs,
@@ -43,6 +46,7 @@ from policytest.scoring.rsf import (
     rsf_scorer,
 )
 from policytest.scoring.volcano import (
+    BALANCED_RESOURCE_ARGS,
     NodeOrderScores,
     binpack_scorer,
     nodeorder_scorer,
@@ -80,6 +84,9 @@ class VolcanoScheduler:
     name: str = "volcano"
     integer_scores: bool = False
     not_modelled: tuple[str, ...] = VOLCANO_NOT_MODELLED
+    corrections: tuple[str, ...] = ()
+    balanced_formula: BalancedFormula = "with-pod"
+    """nodeorder's balancedresource: its Kubernetes library's formula (1.36's from 1.16)."""
     overhead_first: bool = False
     """The release adds pod overhead before the init-container max (before 1.15)."""
     proportional: ResourceStrategyFitArgs | None = None
@@ -108,19 +115,25 @@ class VolcanoCluster:
         return self.kube_infos[name]
 
     def score(self, pod: Pod, only: Sequence[str] | None = None) -> list[NodeScore]:
-        first = self.scheduler.overhead_first
+        scheduler = self.scheduler
+        first = scheduler.overhead_first
+        formula = scheduler.balanced_formula
         request = volcano_pod_request(pod, first)
         annotations = dict(pod.annotations)
         scorers = [
             (
                 entry,
                 binpack_scorer(entry.binpack, pod, first) if entry.binpack else None,
-                nodeorder_scorer(entry.nodeorder, pod) if entry.nodeorder else None,
+                nodeorder_scorer(entry.nodeorder, pod, formula) if entry.nodeorder else None,
                 rsf_scorer(entry.rsf, request, annotations) if entry.rsf else None,
             )
-            for entry in self.scheduler.entries
+            for entry in scheduler.entries
         ]
-        proportional = self.scheduler.proportional
+        balanced = any(e.nodeorder and e.nodeorder.balancedresource for e in scheduler.entries)
+        terms = (
+            balanced_allocation_terms(BALANCED_RESOURCE_ARGS, pod, formula) if balanced else None
+        )
+        proportional = scheduler.proportional
         results = []
         for name in self.infos if only is None else only:
             info = self.infos[name]
@@ -158,6 +171,11 @@ class VolcanoCluster:
                     plugins,
                     LazyDetails(partial(self._details, info, request, tuple(rsf_scores))),
                     parts,
+                    _LazyBalance(
+                        "nodeorder.balancedresource", formula, partial(terms, self._kube_info(name))
+                    )
+                    if terms
+                    else {},
                 )
             )
         return results
@@ -187,6 +205,8 @@ class VolcanoCluster:
                     weight * (request[name] + info.used.get(name, 0.0)) / info.allocatable[name]
                     if info.allocatable.get(name)
                     else 0.0,
+                    plugin_weight=weights.weight,
+                    division="float",
                 )
                 for name, weight in weights.resources.items()
                 if request.get(name, 0.0) > 0
@@ -227,9 +247,15 @@ class KubeScheduler:
     ignored_resource_groups: frozenset[str] = frozenset()
     name: str = "kube-scheduler"
     integer_scores: bool = True
+    corrections: tuple[str, ...] = ()
+    balanced_formula: BalancedFormula = "balance-change"
+    """BalancedAllocation's formula (``with-pod`` up to 1.35)."""
+    pod_level_resources: bool = True
+    """The PodLevelResources gate (off in 1.33)."""
 
     def cluster(self, nodes: Sequence[Node]) -> KubeCluster:
-        return KubeCluster(self, {node.name: kube_node_info(node) for node in nodes})
+        level = self.pod_level_resources
+        return KubeCluster(self, {node.name: kube_node_info(node, level) for node in nodes})
 
 
 @dataclass
@@ -241,12 +267,16 @@ class KubeCluster:
 
     def score(self, pod: Pod, only: Sequence[str] | None = None) -> list[NodeScore]:
         scheduler = self.scheduler
+        level = scheduler.pod_level_resources
+        formula = scheduler.balanced_formula
         fit = fit_scorer(scheduler.fit, pod) if scheduler.fit else None
-        balanced = (
-            balanced_allocation_scorer(scheduler.balanced, pod)
-            if scheduler.balanced and not balanced_allocation_skips(scheduler.balanced, pod)
-            else None
+        scores_balance = scheduler.balanced is not None and not balanced_allocation_skips(
+            scheduler.balanced, pod, level
         )
+        balanced = terms = None
+        if scheduler.balanced is not None and scores_balance:
+            balanced = balanced_allocation_scorer(scheduler.balanced, pod, formula, level)
+            terms = balanced_allocation_terms(scheduler.balanced, pod, formula, level)
         resources = fit_resources(scheduler.fit, pod) if scheduler.fit else None
         results = []
         for name in self.infos if only is None else only:
@@ -257,6 +287,7 @@ class KubeCluster:
                     info,
                     ignored_resources=scheduler.ignored_resources,
                     ignored_resource_groups=scheduler.ignored_resource_groups,
+                    pod_level=level,
                 )
                 if scheduler.fit_filter
                 else None
@@ -269,12 +300,19 @@ class KubeCluster:
                 plugins[FIT] = fit(info) * scheduler.fit_weight
             if balanced is not None:
                 plugins[BALANCED] = balanced(info) * scheduler.balanced_weight
-            details = LazyDetails(partial(_fit_details, resources, info)) if resources else {}
-            results.append(NodeScore(name, True, None, sum(plugins.values()), plugins, details))
+            details = (
+                LazyDetails(partial(_fit_details, resources, info, scheduler)) if resources else {}
+            )
+            balance = _LazyBalance(BALANCED, formula, partial(terms, info)) if terms else {}
+            results.append(
+                NodeScore(name, True, None, sum(plugins.values()), plugins, details, {}, balance)
+            )
         return results
 
     def bind(self, node_name: str, pod: Pod) -> None:
-        self.infos[node_name] = kube_node_info_with_pod(self.infos[node_name], pod)
+        self.infos[node_name] = kube_node_info_with_pod(
+            self.infos[node_name], pod, self.scheduler.pod_level_resources
+        )
 
     def utilisation(self) -> Mapping[str, Mapping[str, tuple[int, int]]]:
         return {
@@ -285,6 +323,31 @@ class KubeCluster:
             }
             for name, info in self.infos.items()
         }
+
+
+class _LazyBalance(Mapping[str, BalanceDetail]):
+    """One plugin's BalancedAllocation terms, computed when ``explain`` asks."""
+
+    __slots__ = ("_compute", "_formula", "_plugin", "_value")
+
+    def __init__(self, plugin: str, formula: str, compute: Callable[[], BalanceTerms]) -> None:
+        self._plugin = plugin
+        self._formula = formula
+        self._compute = compute
+        self._value: BalanceDetail | None = None
+
+    def __getitem__(self, plugin: str) -> BalanceDetail:
+        if plugin != self._plugin:
+            raise KeyError(plugin)
+        if self._value is None:
+            self._value = BalanceDetail(*self._compute(), self._formula)
+        return self._value
+
+    def __iter__(self) -> Iterator[str]:
+        return iter((self._plugin,))
+
+    def __len__(self) -> int:
+        return 1
 
 
 def _add_parts(parts: dict[str, float], scores: NodeOrderScores, weights: NodeOrderWeights) -> None:
@@ -320,17 +383,20 @@ def _rsf_details(scored: RsfScore) -> tuple[ResourceDetail, ...]:
                 item.weight,
                 item.name not in ("memory", "pods"),
                 item.score,
-                note,
+                note=note,
             )
         )
     return tuple(details)
 
 
 def _fit_details(
-    resources: Callable[[KubeNodeInfo], list[FitResource]], info: KubeNodeInfo
+    resources: Callable[[KubeNodeInfo], list[FitResource]],
+    info: KubeNodeInfo,
+    scheduler: KubeScheduler,
 ) -> Mapping[str, tuple[ResourceDetail, ...]]:
     """Each resource's share: its own score times its weight (Fit averages these over
-    the weights of the resources that count)."""
+    the weights of the resources that count, then the profile weight multiplies)."""
+    shaped = scheduler.fit is not None and scheduler.fit.strategy == "RequestedToCapacityRatio"
     return {
         FIT: tuple(
             ResourceDetail(
@@ -340,6 +406,9 @@ def _fit_details(
                 weight,
                 name == "cpu",
                 None if score is None else score * weight,
+                score,
+                scheduler.fit_weight,
+                "round" if shaped else "int64",
             )
             for name, requested, allocatable, weight, score in resources(info)
         )

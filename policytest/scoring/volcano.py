@@ -25,6 +25,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
+from policytest.core.releases import BalancedFormula
 from policytest.scoring.accounting import (
     CPU,
     MEMORY,
@@ -135,19 +136,23 @@ class NodeOrderScores:
         return self.leastrequested + self.mostrequested + self.balancedresource
 
 
-def nodeorder_scores(weights: NodeOrderWeights, pod: Pod, node: KubeNodeInfo) -> NodeOrderScores:
+def nodeorder_scores(
+    weights: NodeOrderWeights, pod: Pod, node: KubeNodeInfo, formula: BalancedFormula = "with-pod"
+) -> NodeOrderScores:
     """nodeorder's node-order function for one node (the kube view of the same node)."""
-    return nodeorder_scorer(weights, pod)(node)
+    return nodeorder_scorer(weights, pod, formula)(node)
 
 
 def nodeorder_scorer(
-    weights: NodeOrderWeights, pod: Pod
+    weights: NodeOrderWeights, pod: Pod, formula: BalancedFormula = "with-pod"
 ) -> Callable[[KubeNodeInfo], NodeOrderScores]:
-    """``nodeorder_scores`` with the task's side done once."""
+    """``nodeorder_scores`` with the task's side done once. ``formula``: the
+    BalancedAllocation of the Kubernetes library the Volcano release builds on
+    (``balance-change`` from Volcano 1.16, built on Kubernetes 1.36)."""
     least = fit_scorer(LEAST_REQUESTED_ARGS, pod) if weights.leastrequested else None
     most = fit_scorer(MOST_REQUESTED_ARGS, pod) if weights.mostrequested else None
     balanced = (
-        balanced_allocation_scorer(BALANCED_RESOURCE_ARGS, pod)
+        balanced_allocation_scorer(BALANCED_RESOURCE_ARGS, pod, formula)
         if weights.balancedresource
         else None
     )

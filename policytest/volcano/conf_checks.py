@@ -6,6 +6,7 @@ model) and yields findings that say what Volcano will do and how to fix it.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode
@@ -83,6 +84,16 @@ def action_findings(document: Document, raw: RawConf, release: Release) -> Itera
     if node is None:
         if any(problem.field in ("actions", "document") for problem in raw.problems):
             return  # present but not a string (or no mapping at all): VC001 says so
+        if not release.unknown_action_rejects:
+            yield rules.VC002_UNKNOWN_ACTION.at(
+                document,
+                _first_key(raw.root),
+                f"`actions` is missing: Volcano {release.name} reads it as one empty action "
+                "name, logs `Failed to find Action , ignore it` and runs no action at all, "
+                f"so nothing is scheduled; add e.g. `actions: {EXAMPLE_ACTIONS}`",
+                Severity.WARNING,
+            )
+            return
         yield rules.VC002_UNKNOWN_ACTION.at(
             document,
             _first_key(raw.root),
@@ -106,14 +117,18 @@ def action_findings(document: Document, raw: RawConf, release: Release) -> Itera
             seen.add(item.name)
             continue
         offset = item.offset + (item.written.index(item.name) if item.name else 0)
-        yield at_offset(
+        finding = at_offset(
             rules.VC002_UNKNOWN_ACTION,
             document,
             node,
             offset,
             _action_message(item.name, release),
         )
-    if "allocate" not in seen and all(item.name in release.actions for item in items):
+        if not release.unknown_action_rejects:  # v1.12, v1.13: logged, the rest run
+            finding = dataclasses.replace(finding, severity=Severity.WARNING)
+        yield finding
+    runs = not release.unknown_action_rejects or all(i.name in release.actions for i in items)
+    if "allocate" not in seen and runs:
         yield rules.VC008_ACTIONS_SHAPE.at(
             document,
             node,
@@ -124,6 +139,11 @@ def action_findings(document: Document, raw: RawConf, release: Release) -> Itera
 
 def _action_message(name: str, release: Release) -> str:
     rejected = "Volcano rejects the whole file and keeps its previous configuration"
+    if not release.unknown_action_rejects:
+        rejected = (
+            f"Volcano {release.name} logs `Failed to find Action {name}, ignore it` and runs "
+            "the other actions without it (Volcano up to 1.11 and from 1.14 rejects the file)"
+        )
     if name == "":
         return f"empty action name (a trailing or doubled comma, or an empty `actions`): {rejected}"
     missing = _missing(release, "action", name, release.action_history(name), rejected)

@@ -26,7 +26,6 @@ from policytest.volcano.arguments import describe, get_int
 from policytest.volcano.binpack_args import declared_resources
 from policytest.volcano.entry_check import EntryCheck
 from policytest.volcano.gotext import trim_space
-from policytest.volcano.plugin_releases import getbool_parses_strings, hypernode_binpack
 from policytest.volcano.rsf_checks import rsf_findings
 
 if TYPE_CHECKING:
@@ -140,7 +139,7 @@ def cancellation_findings(document: Document, conf: VolcanoConf) -> Iterator[Fin
 def deviceshare_fatal(arguments: Mapping[str, Any] | None, release: Release) -> str | None:
     """The ``klog.Fatal`` message deviceshare's ``New`` ends with, if any."""
     args = arguments or {}
-    parse = getbool_parses_strings(release.version)
+    parse = release.getbool_parses_strings
     sharing, number, vgpu = (
         bool(get_bool(args, key, parse_strings=parse).value) for key in (SHARING, NUMBER, VGPU)
     )
@@ -167,7 +166,7 @@ class _Entry(EntryCheck):
     def __init__(self, document: Document, entry: PluginEntry, release: Release) -> None:
         super().__init__(document, entry)
         self.release = release
-        self.parse_strings = getbool_parses_strings(release.version)
+        self.parse_strings = release.getbool_parses_strings
 
     def ignored_bool(self, rule: Rule, key: str, outcome: str) -> Iterator[Finding]:
         """``key`` when ``GetBool`` ignores its value; ``outcome``: what Volcano keeps."""
@@ -285,7 +284,7 @@ class _DeviceShare(_Entry):
 
 class _HyperNode(_Entry):
     def findings(self) -> Iterator[Finding]:
-        supported = hypernode_binpack(self.release.version)
+        supported = self.release.hypernode_binpack
         declared = declared_resources(self.arguments, HN_RESOURCES)
         for key in self.ordered():
             if not key.startswith(HN):

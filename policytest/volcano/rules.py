@@ -57,7 +57,9 @@ VC002_UNKNOWN_ACTION = rule(
     ``gangpreempt``), a trailing or doubled comma (an empty action), another separator
     (``;``, a space, a full-width comma), or an action another release has: ``elect``
     and ``reserve`` were removed in Volcano 1.6, ``gangpreempt``/``gangreclaim`` exist
-    from 1.15 (see ``--volcano-version``).
+    from 1.15 (see ``--volcano-version``). Volcano 1.12 and 1.13 only log
+    ``Failed to find Action X, ignore it`` and run the other actions: there this is a
+    warning, the action silently does not run.
 
     Failing::
 

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
+from policytest.core.releases import volcano_release
 from policytest.scoring.rsf import ResourceStrategyFitArgs
 from policytest.scoring.schedulers import VOLCANO_NOT_MODELLED, NodeOrderEntry, VolcanoScheduler
 from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
 from policytest.volcano.arguments import get_int
 from policytest.volcano.conf import VolcanoConf
+from policytest.volcano.corrections import volcano_corrections
 from policytest.volcano.plugin_checks import DEVICESHARE, TOPOLOGY, WEIGHT
-from policytest.volcano.plugin_releases import overhead_first
-from policytest.volcano.versions import effective
 
 
 def volcano_scheduler(conf: VolcanoConf) -> VolcanoScheduler:
@@ -24,10 +24,13 @@ def volcano_scheduler(conf: VolcanoConf) -> VolcanoScheduler:
         elif isinstance(call.weights, ResourceStrategyFitArgs):
             entries.append(NodeOrderEntry("resource-strategy-fit", rsf=call.weights))
     runs_nodeorder = any(entry.plugin == "nodeorder" for entry in entries)
+    release = volcano_release(conf.release)
     return VolcanoScheduler(
         tuple(entries),
         not_modelled=(VOLCANO_NOT_MODELLED if runs_nodeorder else ()) + _device_scores(conf),
-        overhead_first=overhead_first(effective(conf.release)),
+        corrections=volcano_corrections(conf),
+        balanced_formula=release.balanced_allocation,
+        overhead_first=release.overhead_first,
         proportional=conf.proportional,
     )
 

@@ -3,40 +3,43 @@
 A conf that is right for one release can be rejected by another (an action that does not
 exist there) or silently lose a plugin (an unknown plugin is skipped). Release history
 pinned here: ``elect``/``reserve`` and the ``reservation`` plugin were removed in 1.6,
-``nodegroup`` arrived in 1.9, ``gangpreempt``/``gangreclaim`` in 1.15, and up to 1.5
-plugin arguments were ``map[string]string`` read with ``strconv.Atoi`` (so ``"10"``
-worked and nested values rejected the file). The other introductions follow the
-releases' ``factory.go`` files; names present in 1.16 are never reported for 1.16.
+``nodegroup`` arrived in 1.9, ``gangpreempt``/``gangreclaim`` in 1.15,
+``resource-strategy-fit`` in 1.13 (v1.12.4's registry does not have it), and up to 1.5
+plugin arguments were ``map[string]string`` read with ``strconv.Atoi``. The other
+introductions follow the releases' ``factory.go`` files. Which releases are judged at all,
+and their other differences, are the rows of :mod:`policytest.core.releases`.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-from policytest.core.errors import PolicytestError
-from policytest.core.options import NEWEST_VOLCANO
+from policytest.core.releases import (
+    DEFAULT_VOLCANO,
+    VOLCANO_RELEASES,
+    UnsupportedRelease,
+    VolcanoRelease,
+    parse_release,
+    volcano_release,
+)
 
 Version = tuple[int, int]
 
 
-class VersionError(PolicytestError, ValueError):
-    """``--volcano-version`` is not a release number such as ``1.16``."""
-
-
-_VERSION = re.compile(r"v?(\d+)\.(\d+)(?:\.\d+)?(?:-[0-9A-Za-z.]+)?")
+class VersionError(UnsupportedRelease):
+    """``--volcano-version`` is not a release number such as ``1.15``."""
 
 
 def parse_version(text: str) -> Version:
     """``1.16``, ``v1.16.0`` or ``1.16.0-alpha`` -> ``(1, 16)``; raise :class:`VersionError`."""
-    match = _VERSION.fullmatch(text.strip())
-    if match is None:
-        raise VersionError(f"not a Volcano release: {text!r} (expected e.g. {NEWEST_VOLCANO})")
-    return int(match.group(1)), int(match.group(2))
+    version = parse_release(text)
+    if version is None:
+        raise VersionError(f"not a Volcano release: {text!r} (expected e.g. {DEFAULT_VOLCANO})")
+    return version
 
 
 OLDEST: Version = (1, 0)
-NEWEST: Version = parse_version(NEWEST_VOLCANO)
+NEWEST: Version = VOLCANO_RELEASES[-1].version
 
 # name -> (first release with it, first release without it)
 _FOREVER: Version = (99, 0)
@@ -83,25 +86,16 @@ STRING_ARGUMENTS_UNTIL: Version = (1, 6)
 """Releases before this one declared ``arguments`` as ``map[string]string``."""
 
 
-def effective(text: str) -> Version:
-    """The release whose tables apply: newer than known -> newest, older -> oldest,
-    unparseable -> newest (the CLI rejects those before checking)."""
-    try:
-        version = parse_version(text)
-    except VersionError:
-        return NEWEST
-    return max(OLDEST, min(version, NEWEST))
-
-
 def show(version: Version) -> str:
     return f"{version[0]}.{version[1]}"
 
 
 @dataclass(frozen=True)
 class Release:
-    """The tables of one Volcano release."""
+    """The tables of one Volcano release, and its row of ``policytest.core.releases``."""
 
     version: Version
+    row: VolcanoRelease | None = None
 
     @property
     def name(self) -> str:
@@ -114,6 +108,21 @@ class Release:
     @property
     def plugins(self) -> frozenset[str]:
         return _available(PLUGINS, self.version)
+
+    @property
+    def getbool_parses_strings(self) -> bool:
+        """``Arguments.GetBool`` parses strings (from 1.15)."""
+        return self.row.getbool_parses_strings if self.row else True
+
+    @property
+    def hypernode_binpack(self) -> bool:
+        """network-topology-aware reads ``hypernode.binpack.*`` (from 1.14)."""
+        return self.row.hypernode_binpack if self.row else True
+
+    @property
+    def unknown_action_rejects(self) -> bool:
+        """An unknown action rejects the conf (v1.12 and v1.13 only log it)."""
+        return self.row.unknown_action_rejects if self.row else True
 
     @property
     def string_arguments(self) -> bool:
@@ -145,5 +154,7 @@ def _history(table: dict[str, tuple[Version, Version]], name: str, version: Vers
 
 
 def release(text: str) -> Release:
-    """The tables for ``CheckOptions.volcano_version``."""
-    return Release(effective(text))
+    """The tables for ``CheckOptions.volcano_version``; raise ``UnsupportedRelease`` for a
+    release policytest does not judge."""
+    row = volcano_release(text)
+    return Release(row.version, row)

@@ -18,16 +18,16 @@ def test_validate_reports_configmap_findings_as_json(run_line: RunLine) -> None:
     assert found == {("KS011", 20, 23), ("KS003", 22, 15)}
 
 
-def test_kubernetes_version_turns_a_removal_into_a_deprecation(
+def test_a_kubernetes_version_outside_the_table_is_a_usage_error(
     run_line: RunLine, tmp_path: Path
 ) -> None:
     path = tmp_path / "scheduler.yaml"
     path.write_text(MOST_ALLOCATED)
     assert run_line(["validate", path]).exit_code == 1
-    older = run_line(["validate", "--kubernetes-version", "1.28", "--format", "json", path])
-    assert older.exit_code == 0, older
-    [finding] = json.loads(older.stdout)["findings"]
-    assert (finding["rule"], finding["severity"]) == ("KS001", "warning")
+    older = run_line(["validate", "--kubernetes-version", "1.22", "--format", "json", path])
+    assert older.exit_code == 2, older
+    assert "judges 1.33 to 1.37 (default 1.36)" in older.stderr
+    assert older.stdout == ""
 
 
 def test_legacy_policy_json_file(run_line: RunLine, tmp_path: Path) -> None:

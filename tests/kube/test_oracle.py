@@ -1,4 +1,5 @@
-"""The oracle: kube-scheduler v1.35's own verdicts on 192 configurations.
+"""The oracle: kube-scheduler v1.35's own verdicts on 192 configurations (judged with
+``--kubernetes-version 1.35``; the default is the newest release).
 
 For every document policytest reports at least one error exactly when the real
 kube-scheduler refused it, and for every error message the real scheduler printed there
@@ -16,7 +17,7 @@ import pytest
 
 from policytest.check.configs import check_config, read_as_scheduler
 from policytest.core.limits import DEFAULT_LIMITS
-from policytest.core.options import DEFAULT_OPTIONS
+from policytest.core.options import CheckOptions
 from policytest.kube.check import load
 from policytest.kube.model import Profile
 from policytest.read.recognise import expand
@@ -35,6 +36,7 @@ from tests.kube.helpers import (
     spans,
 )
 
+OPTIONS = CheckOptions(kubernetes_version="1.35", limits=DEFAULT_LIMITS)
 CHUNK = 24
 CHUNKS = range(0, len(oracle_cases()), CHUNK)
 _PROFILE = re.compile(r"creating profile for scheduler name ([^:]*): ")
@@ -52,7 +54,7 @@ def chunk(start: int, accepted: bool | None = None) -> list[dict[str, Any]]:
 def test_verdicts_match_kube_scheduler(start: int) -> None:
     wrong = []
     for case in chunk(start):
-        found = errors(findings_for(case["yaml"]))
+        found = errors(findings_for(case["yaml"], OPTIONS))
         if bool(found) == case["accepted"]:
             shown = [f"{f.line}:{f.column} {f.rule} {f.message}" for f in found]
             wrong.append(f"{case['id']} ({case['label']}): accepted={case['accepted']} {shown}")
@@ -63,7 +65,7 @@ def test_verdicts_match_kube_scheduler(start: int) -> None:
 def test_findings_point_at_the_node_kube_scheduler_names(start: int) -> None:
     missing = []
     for case in chunk(start, accepted=False):
-        found = errors(findings_for(case["yaml"]))
+        found = errors(findings_for(case["yaml"], OPTIONS))
         docs, problems = documents(case["yaml"])
         if problems:  # YAML syntax: reported by the reader (PT001), not located here
             assert found, case["id"]
@@ -81,7 +83,7 @@ def test_model_matches_the_profiles_kube_scheduler_built(start: int) -> None:
     different = []
     for case in chunk(start, accepted=True):
         docs, _ = documents(case["yaml"])
-        config, _ = load(docs[0], DEFAULT_OPTIONS)
+        config, _ = load(docs[0], OPTIONS)
         assert config is not None, case["id"]
         ours = [_as_oracle(profile) for profile in config.profiles]
         if ours != case["profiles"]:
@@ -236,13 +238,13 @@ def test_recognition_lets_every_rejected_config_through() -> None:
     skipped = set()
     for case in oracle_cases():
         source = read_as_scheduler(
-            read_bytes("config.yaml", case["yaml"].encode(), DEFAULT_OPTIONS.limits),
-            DEFAULT_OPTIONS,
+            read_bytes("config.yaml", case["yaml"].encode(), OPTIONS.limits),
+            OPTIONS,
         )
         found = list(source.problems)
         recognised = [pair for doc in source.documents for pair in expand(doc, DEFAULT_LIMITS)]
         for document, kind in recognised:
-            found += check_config(document, kind, DEFAULT_OPTIONS)
+            found += check_config(document, kind, OPTIONS)
         if not recognised and not source.problems:
             skipped.add(case["id"])
         elif bool(errors(found)) == case["accepted"]:

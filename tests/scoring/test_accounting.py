@@ -126,7 +126,12 @@ def test_pod_level_requests_replace_cpu_and_memory() -> None:
 def test_pod_level_requests_and_node_non_zero_defaults() -> None:
     # With pod-level requests set, NodeInfo defaults only what the pod's requests lack.
     spec = pod({"containers": [{}], "resources": {"requests": {"cpu": "2"}}})
-    assert kube_pod_non_zero_requests(spec) == {"cpu": 2000, "memory": DEFAULT_MEMORY_REQUEST}
+    assert kube_pod_non_zero_requests(spec, True) == {"cpu": 2000, "memory": DEFAULT_MEMORY_REQUEST}
+    # Fit's score never gets the gate: it sums the containers (k136-fit-0087's quirk).
+    assert kube_pod_non_zero_requests(spec) == {"cpu": 100, "memory": DEFAULT_MEMORY_REQUEST}
+    # With PodLevelResources off (1.33) the pod-level requests count nowhere.
+    assert kube_pod_requests(spec, False) == {} or kube_pod_requests(spec, False)["cpu"] == 0
+    assert kube_node_info(Node("n", pods=(spec,)), False).requested["cpu"] == 0
     info = kube_node_info(Node("n", pods=(spec,)))
     assert info.non_zero_requested == {"cpu": 2000, "memory": DEFAULT_MEMORY_REQUEST}
     full = pod({"containers": [{}], "resources": {"requests": {"cpu": "2", "memory": "1Gi"}}})

@@ -1,7 +1,7 @@
 """NodeResourcesFit / NodeResourcesBalancedAllocation against the real kube-scheduler.
 
 ``data/oracle/kube_score_cases.jsonl.gz`` holds 3035 cases the upstream v1.35.4 plugins
-scored (see its README). Every node's score, BalancedAllocation's PreScore skip, the
+scored (see its README), judged as 1.35. Every node's score, BalancedAllocation's PreScore skip, the
 defaulted args and the accounting (pod requests with and without non-zero defaults,
 each node's allocatable / requested / non-zero requested) must match exactly. The 35
 hand-written ``edge-*`` cases are one test each; generated cases run in chunks of 100.
@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from policytest.core.releases import kube_release
 from policytest.scoring.accounting import (
     CPU,
     EPHEMERAL_STORAGE,
@@ -41,6 +42,7 @@ from policytest.scoring.specs import node_from_dict, pod_from_dict
 from tests.kube_args import balanced_args_from_dict, fit_args_from_dict
 
 DATA = Path(__file__).parent.parent / "data" / "oracle" / "kube_score_cases.jsonl.gz"
+RELEASE = kube_release("1.35")  # the corpus is v1.35.4's; the default judges the newest
 CHUNK = 100
 
 with gzip.open(DATA, "rt", encoding="utf-8") as _lines:
@@ -102,7 +104,7 @@ def mismatches(case: dict[str, Any]) -> Iterator[str]:
         elif result["skipped"]:
             continue
         else:
-            score = balanced_allocation_score(balanced, pod, info)
+            score = balanced_allocation_score(balanced, pod, info, RELEASE.balanced_allocation)
         if score != recorded["score"]:
             yield f"{where}: score {score} != {recorded['score']}"
 

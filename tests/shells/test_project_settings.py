@@ -109,12 +109,33 @@ def test_flags_override_select_and_ignore(run_line: RunLine, project: Path) -> N
     assert "VC004" in run_line(["validate", "--select", "VC", conf]).stdout
 
 
+PLACEMENT = """\
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: default-scheduler
+  plugins:
+    placementScore:
+      enabled: [{name: PodGroupPodsCount, weight: 1}]
+"""
+
+
 def test_kubernetes_version_from_the_file(run_line: RunLine, project: Path) -> None:
-    config = project / "fixtures" / "configs" / "plain-packing.yaml"
+    """The file selects a row of the release table, the flag overrides it, and a release
+    outside the table is a usage error naming the file, the key and the range."""
+    config = project / "placement.yaml"
+    config.write_text(PLACEMENT)  # plugins.placementScore is new in 1.36
+    result = run_line(["validate", config])  # the project's file says 1.34
+    assert result.exit_code == 1 and "new in Kubernetes 1.36" in result.stdout, result
+    assert "kube-scheduler 1.34 decodes strictly" in result.stdout
+    assert run_line(["validate", "--kubernetes-version", "1.36", config]).exit_code == 0
+    (project / ".policytest.yaml").write_text('kubernetesVersion: "1.36"\n')
+    assert run_line(["validate", config]).exit_code == 0
+    assert run_line(["validate", "--kubernetes-version", "1.35", config]).exit_code == 1
     (project / ".policytest.yaml").write_text('kubernetesVersion: "1.24"\n')
-    result = run_line(["validate", config])
-    assert "kube-scheduler 1.24 (--kubernetes-version) does not know it yet" in result.stdout
-    assert run_line(["validate", "--kubernetes-version", "1.35", config]).exit_code == 0
+    refused = run_line(["validate", config])
+    assert refused.exit_code == 2, refused
+    assert "kubernetesVersion" in refused.stderr and "judges 1.33 to 1.37" in refused.stderr
 
 
 # --- every command ------------------------------------------------------------------------

@@ -122,7 +122,7 @@ def check_all(text: str) -> list[Finding]:
     for document in source.documents:
         for embedded in documents(text) if "ConfigMap" in text else [document]:
             conf, more = load(embedded, OPTIONS)
-            assert conf is None or conf.release == "1.16"
+            assert conf is None or conf.release == "1.15"
             findings += more
     return findings
 

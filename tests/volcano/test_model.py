@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from policytest.core.options import CheckOptions
+from policytest.core.releases import UnsupportedRelease
 from policytest.read.source import Document
 from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
 from policytest.volcano.binpack_args import binpack_weights
@@ -52,7 +53,8 @@ def test_binpack_defaults_and_string_arguments_of_old_releases() -> None:
     old = {"binpack.weight": "10", "binpack.cpu": "010", "binpack.memory": "0x0A"}
     assert binpack_weights(old, string_arguments=True) == BinpackWeights(10, 10, 1)
     assert binpack_weights(old) == BinpackWeights()
-    assert loaded(binpack('binpack.weight: "10"'), "1.5").binpack == BinpackWeights(weight=10)
+    # Every judged release (1.9+) reads integers; 1.5's string arguments are not judged.
+    assert loaded(binpack('binpack.weight: "10"'), "1.9").binpack == BinpackWeights()
 
 
 def test_nodeorder_weights_are_read_without_clamping() -> None:
@@ -105,7 +107,7 @@ def test_defaults_of_flags_and_actions() -> None:
     assert predicates.flags["enableHierarchy"] is None
     assert predicates.flags["enabledClusterOrder"] is None
     assert drf.flags["enablePreemptable"] is False and not drf.enabled("enablePreemptable")
-    assert conf.release == "1.16"
+    assert conf.release == "1.15"
 
 
 def test_a_rejected_file_has_no_model_but_all_its_findings() -> None:
@@ -165,20 +167,21 @@ def test_release_tables() -> None:
     assert parse_version("v1.16.0-alpha") == (1, 16)
     with pytest.raises(VersionError):
         parse_version("latest")
-    assert release("1.5").string_arguments and not release("1.6").string_arguments
-    assert "elect" in release("1.5").actions and "elect" not in release("1.6").actions
-    assert "nodegroup" in release("1.9").plugins and "nodegroup" not in release("1.8").plugins
+    assert not release("1.9").string_arguments and "elect" not in release("1.9").actions
+    assert "nodegroup" in release("1.9").plugins
     assert "gangpreempt" in release("1.15").actions and "gangpreempt" not in release("1.14").actions
-    assert release("9.9").name == "1.16" and release("0.9").name == "1.0"
-    assert release("nonsense").name == "1.16"
+    rsf = "resource-strategy-fit"
+    assert rsf in release("1.13").plugins and rsf not in release("1.12").plugins
+    for outside in ("9.9", "0.9", "1.8", "1.17", "nonsense"):
+        with pytest.raises(UnsupportedRelease, match=r"it judges 1\.9 to 1\.16"):
+            release(outside)
 
 
 @pytest.mark.parametrize(
     ("version", "text", "rule"),
     [
-        ("1.8", HEAD + "  - name: nodegroup\n", "VC004"),
+        ("1.12", HEAD + "  - name: resource-strategy-fit\n", "VC004"),
         ("1.14", HEAD.replace("backfill", "gangpreempt"), "VC002"),
-        ("1.5", binpack("binpack.resources: [gpu]"), "VC001"),
     ],
 )
 def test_older_releases_judge_differently(version: str, text: str, rule: str) -> None:
@@ -188,9 +191,11 @@ def test_older_releases_judge_differently(version: str, text: str, rule: str) ->
     assert rule not in {f.rule for f in check(documents(text)[0], OPTIONS)} or rule == "VC001"
 
 
-def test_elect_and_reserve_were_fine_before_1_6() -> None:
+def test_elect_and_reserve_are_named_as_removed_in_1_6() -> None:
     text = HEAD.replace("enqueue,", "enqueue, elect, reserve,")
-    assert check(documents(text)[0], CheckOptions(volcano_version="1.5")) == []
+    found = check(documents(text)[0], CheckOptions(volcano_version="1.9"))
+    assert [f.rule for f in found] == ["VC002", "VC002"]
+    assert all("removed in Volcano 1.6" in f.message for f in found)
 
 
 def test_a_list_item_is_checked_in_place() -> None:

@@ -1,0 +1,343 @@
+"""The scheduler releases policytest judges, and what each one does differently.
+
+One row per supported release. ``--kubernetes-version`` / ``--volcano-version`` (and the
+settings file's ``kubernetesVersion`` / ``volcanoVersion``, through ``CheckOptions``)
+select a row; a release outside the table is refused with :class:`UnsupportedRelease`
+(a usage error naming the supported range), never judged by a guess.
+
+Sources of each fact (read, then ported):
+
+- kube-scheduler 1.35 and 1.36: ``pkg/scheduler`` of v1.35.4 and v1.36.3 (resource plugins,
+  defaults, validation) and the real code's verdicts and scores (tests/data).
+- 1.33 / 1.34: the ``k8s.io/kube-scheduler`` v0.33 / v0.34 API types (which fields exist)
+  and the Kubernetes feature-gate table (``PodLevelResources`` alpha 1.32, beta on from
+  1.34; ``DynamicResourceAllocation`` GA and on from 1.34; ``NodeDeclaredFeatures`` alpha
+  in 1.35, on from 1.36); the plugin arithmetic is 1.35's, which no release between them
+  changed.
+- 1.37: the v0.37 API types add ``plugins.podGroupPostFilter``; no 1.37 plugin code was
+  at hand, so its scoring and the rest of its validation are 1.36's (``modelled_from``).
+- Volcano: ``pkg/scheduler/util.go``, ``plugins/factory.go``, ``actions/factory.go`` and
+  ``go.mod`` of each tag; ``GetPodResourceRequest`` for the overhead order.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from policytest.core.errors import PolicytestError
+
+__all__ = [
+    "DEFAULT_KUBERNETES",
+    "DEFAULT_VOLCANO",
+    "KUBE_RELEASES",
+    "VOLCANO_RELEASES",
+    "BalancedFormula",
+    "KubeRelease",
+    "UnsupportedRelease",
+    "VolcanoRelease",
+    "kube_release",
+    "parse_release",
+    "summary",
+    "volcano_release",
+]
+
+Version = tuple[int, int]
+BalancedFormula = Literal["with-pod", "balance-change"]
+"""``with-pod``: ``int64((1 - std) * 100)`` on the node with the pod (up to 1.35);
+``balance-change``: ``50 + (50 + S(with pod) - S(without pod)) / 2`` (1.36, PR #135573)."""
+
+_VERSION = re.compile(r"v?(\d+)\.(\d+)(?:\.\d+)?(?:-[0-9A-Za-z.]+)?")
+
+
+class UnsupportedRelease(PolicytestError, ValueError):
+    """A release policytest does not judge (or not a release number at all)."""
+
+
+def parse_release(text: str) -> Version | None:
+    """``1.36``, ``v1.36.3``, ``1.16.0-alpha.1`` -> (1, 36); ``None`` for anything else."""
+    match = _VERSION.fullmatch(text.strip())
+    return (int(match.group(1)), int(match.group(2))) if match else None
+
+
+def show(version: Version) -> str:
+    return f"{version[0]}.{version[1]}"
+
+
+# --- kube-scheduler ------------------------------------------------------------------------
+
+_BASE_PLUGIN_SETS: Final = (
+    "preEnqueue",
+    "queueSort",
+    "preFilter",
+    "filter",
+    "postFilter",
+    "preScore",
+    "score",
+    "reserve",
+    "permit",
+    "preBind",
+    "bind",
+    "postBind",
+    "multiPoint",
+)
+
+
+@dataclass(frozen=True)
+class KubeRelease:
+    """What one kube-scheduler release does that another does not."""
+
+    version: Version
+    balanced_allocation: BalancedFormula
+    """NodeResourcesBalancedAllocation's formula."""
+    pod_level_resources: bool
+    """``PodLevelResources`` default: pod-level ``resources.requests`` count (filter,
+    BalancedAllocation, node accounting; Fit's *score* ignores them in every release)."""
+    plugin_sets: tuple[str, ...]
+    """The keys of ``profiles[].plugins`` the API decodes (others: unknown field)."""
+    new_plugins: frozenset[str]
+    """In-tree plugins added since 1.33 that this release registers."""
+    default_plugins: frozenset[str]
+    """Gated plugins in the default multiPoint set (``DynamicResources``,
+    ``NodeDeclaredFeatures``)."""
+    dra_args: tuple[str, ...] | None
+    """``DynamicResourcesArgs`` fields (``None``: the kind is not registered, so the args
+    are accepted unchecked)."""
+    dra_binding_timeout_gate: bool
+    """``DRADeviceBindingConditions`` and ``DRAResourceClaimDeviceStatus`` both on:
+    ``bindingTimeout`` accepted at 1s or more and defaulted to 10m; otherwise forbidden."""
+    strict_ratio_block: bool
+    """``requestedToCapacityRatio`` must be set exactly when the type is
+    RequestedToCapacityRatio (1.36); before, a block beside another type is ignored
+    (its shape still checked) and a missing one crashes the scheduler."""
+    ground_truth: str
+    modelled_from: str | None = None
+    """Where a part of the row is taken from another release (said in --verbose)."""
+
+    @property
+    def name(self) -> str:
+        return show(self.version)
+
+    @property
+    def placement(self) -> bool:
+        """``placementGenerate`` / ``placementScore`` exist (1.36+)."""
+        return "placementScore" in self.plugin_sets
+
+
+_PLACEMENT_SETS: Final = ("placementGenerate", "placementScore")
+KUBE_RELEASES: Final[tuple[KubeRelease, ...]] = (
+    KubeRelease(
+        (1, 33),
+        balanced_allocation="with-pod",
+        pod_level_resources=False,
+        plugin_sets=_BASE_PLUGIN_SETS,
+        new_plugins=frozenset(),
+        default_plugins=frozenset(),
+        dra_args=None,
+        dra_binding_timeout_gate=False,
+        strict_ratio_block=False,
+        ground_truth="v0.33 API types and feature gates; plugin arithmetic checked on 1.35.4",
+        modelled_from="1.35 (plugin arithmetic, BalancedAllocation's best-effort skip and "
+        "config validation: 1.33's own plugin and validation code was not at hand)",
+    ),
+    KubeRelease(
+        (1, 34),
+        balanced_allocation="with-pod",
+        pod_level_resources=True,
+        plugin_sets=_BASE_PLUGIN_SETS,
+        new_plugins=frozenset(),
+        default_plugins=frozenset({"DynamicResources"}),
+        dra_args=("filterTimeout",),
+        dra_binding_timeout_gate=False,
+        strict_ratio_block=False,
+        ground_truth="v0.34 API types and feature gates; plugin arithmetic checked on 1.35.4",
+        modelled_from="1.35 (plugin arithmetic, BalancedAllocation's best-effort skip and "
+        "config validation: 1.34's own plugin and validation code was not at hand)",
+    ),
+    KubeRelease(
+        (1, 35),
+        balanced_allocation="with-pod",
+        pod_level_resources=True,
+        plugin_sets=_BASE_PLUGIN_SETS,
+        new_plugins=frozenset({"NodeDeclaredFeatures", "GangScheduling"}),
+        default_plugins=frozenset({"DynamicResources"}),
+        dra_args=("filterTimeout", "bindingTimeout"),
+        dra_binding_timeout_gate=False,
+        strict_ratio_block=False,
+        ground_truth="real v1.35.4: 3035 scores, 192 config verdicts (+40 beside 1.36)",
+    ),
+    KubeRelease(
+        (1, 36),
+        balanced_allocation="balance-change",
+        pod_level_resources=True,
+        plugin_sets=(*_BASE_PLUGIN_SETS, *_PLACEMENT_SETS),
+        new_plugins=frozenset(
+            {
+                "NodeDeclaredFeatures",
+                "GangScheduling",
+                "PodGroupPodsCount",
+                "TopologyPlacementGenerator",
+            }
+        ),
+        default_plugins=frozenset({"DynamicResources", "NodeDeclaredFeatures"}),
+        dra_args=("filterTimeout", "bindingTimeout"),
+        dra_binding_timeout_gate=True,
+        strict_ratio_block=True,
+        ground_truth="real v1.36.3: 779 scores, 40 config verdicts",
+    ),
+    KubeRelease(
+        (1, 37),
+        balanced_allocation="balance-change",
+        pod_level_resources=True,
+        plugin_sets=(*_BASE_PLUGIN_SETS, *_PLACEMENT_SETS, "podGroupPostFilter"),
+        new_plugins=frozenset(
+            {
+                "NodeDeclaredFeatures",
+                "GangScheduling",
+                "PodGroupPodsCount",
+                "TopologyPlacementGenerator",
+            }
+        ),
+        default_plugins=frozenset({"DynamicResources", "NodeDeclaredFeatures"}),
+        dra_args=("filterTimeout", "bindingTimeout"),
+        dra_binding_timeout_gate=True,
+        strict_ratio_block=True,
+        ground_truth="v0.37.0-beta.0 API types (podGroupPostFilter); no 1.37 plugin code run",
+        modelled_from="1.36 (scores, plugin registry, args validation: no 1.37 plugin source "
+        "was available; only the API types were read)",
+    ),
+)
+DEFAULT_KUBERNETES: Final = "1.36"
+"""The newest release judged exactly (1.37 is partly modelled from 1.36)."""
+
+
+# --- Volcano -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class VolcanoRelease:
+    """What one Volcano release does that another does not (the action and plugin names
+    each release registers are in :mod:`policytest.volcano.versions`)."""
+
+    version: Version
+    kubernetes: str
+    """The Kubernetes library it builds on (``go.mod``): nodeorder calls its plugins."""
+    unknown_action_rejects: bool
+    """An unknown action rejects the conf (else: logged "ignore it", the rest run)."""
+    overhead_first: bool
+    """``GetPodResourceRequest`` adds the pod overhead to the containers before taking the
+    maximum with the init containers (up to v1.14); from v1.15 after it."""
+    getbool_parses_strings: bool
+    """``Arguments.GetBool`` parses a string with ``strconv.ParseBool`` (from v1.15; before,
+    a string is ignored with a warning): deviceshare's flags, network-topology-aware's
+    ``hypernode.binpack.normal-pod.enable``."""
+    hypernode_binpack: bool
+    """network-topology-aware reads the ``hypernode.binpack.*`` arguments (from v1.14)."""
+    ground_truth: str
+    prerelease: bool = False
+
+    @property
+    def name(self) -> str:
+        return show(self.version)
+
+    @property
+    def balanced_allocation(self) -> BalancedFormula:
+        """nodeorder's balancedresource is its Kubernetes library's BalancedAllocation."""
+        return kube_formula(parse_release(self.kubernetes) or (1, 0))
+
+
+def kube_formula(version: Version) -> BalancedFormula:
+    return "balance-change" if version >= (1, 36) else "with-pod"
+
+
+_VOLCANO_SOURCES = "sources of the tag (util.go, factories, nodeorder, binpack)"
+_RSF = "; resource-strategy-fit oracle"
+# release, Kubernetes library, unknown action rejects, overhead first, GetBool parses
+# strings, hypernode.binpack.*, tag (and its ground truth)
+_VOLCANO_ROWS: Final = (
+    ((1, 9), "1.29", True, True, False, False, "v1.9.1", ""),
+    ((1, 10), "1.30", True, True, False, False, "v1.10.2", ""),
+    ((1, 11), "1.31", True, True, False, False, "v1.11.2", ""),
+    ((1, 12), "1.32", False, True, False, False, "v1.12.4", ""),
+    ((1, 13), "1.33", False, True, False, False, "v1.13.3", _RSF),
+    ((1, 14), "1.34", True, True, False, True, "v1.14.4", _RSF),
+    ((1, 15), "1.35", True, False, True, True, "v1.15.1", f"; real binpack scores{_RSF}"),
+    ((1, 16), "1.36", True, False, True, True, "v1.16.0-alpha.1", _RSF),
+)  # fmt: skip
+VOLCANO_RELEASES: Final[tuple[VolcanoRelease, ...]] = tuple(
+    VolcanoRelease(
+        version=version,
+        kubernetes=kubernetes,
+        unknown_action_rejects=rejects,
+        overhead_first=first,
+        getbool_parses_strings=getbool,
+        hypernode_binpack=hypernode,
+        ground_truth=f"{tag} {_VOLCANO_SOURCES}{extra}",
+        prerelease="-" in tag,
+    )
+    for version, kubernetes, rejects, first, getbool, hypernode, tag, extra in _VOLCANO_ROWS
+)
+DEFAULT_VOLCANO: Final = "1.15"
+"""The newest stable Volcano release (v1.16 is a pre-release)."""
+
+
+# --- selecting a row -----------------------------------------------------------------------
+
+
+def _range(rows: tuple[KubeRelease, ...] | tuple[VolcanoRelease, ...]) -> str:
+    return f"{rows[0].name} to {rows[-1].name}"
+
+
+def kube_release(text: str) -> KubeRelease:
+    """The row for ``--kubernetes-version`` (``1.36``, ``v1.36.3``); raise
+    :class:`UnsupportedRelease` naming the supported range otherwise."""
+    version = parse_release(text)
+    for row in KUBE_RELEASES:
+        if row.version == version:
+            return row
+    raise UnsupportedRelease(
+        f"kube-scheduler {text!r} is not a release policytest judges: it judges "
+        f"{_range(KUBE_RELEASES)} (default {DEFAULT_KUBERNETES})"
+    )
+
+
+def volcano_release(text: str) -> VolcanoRelease:
+    """The row for ``--volcano-version`` (``1.15``, ``v1.16.0-alpha.1``); raise
+    :class:`UnsupportedRelease` naming the supported range otherwise."""
+    version = parse_release(text)
+    for row in VOLCANO_RELEASES:
+        if row.version == version:
+            return row
+    raise UnsupportedRelease(
+        f"Volcano {text!r} is not a release policytest judges: it judges "
+        f"{_range(VOLCANO_RELEASES)} (default {DEFAULT_VOLCANO})"
+    )
+
+
+def summary() -> str:
+    """One line per scheduler: the releases judged and the default (``--version``)."""
+    kube = ", ".join(row.name + ("*" if row.modelled_from else "") for row in KUBE_RELEASES)
+    volcano = ", ".join(
+        row.name + (" (pre-release)" if row.prerelease else "") for row in VOLCANO_RELEASES
+    )
+    return (
+        f"kube-scheduler {kube} (default {DEFAULT_KUBERNETES}; * partly modelled from "
+        f"another release, see --verbose)\nVolcano {volcano} (default {DEFAULT_VOLCANO})"
+    )
+
+
+def describe(kube: KubeRelease, volcano: VolcanoRelease) -> list[str]:
+    """What ``validate --verbose`` says about the releases being judged."""
+    lines = [
+        f"judging kube-scheduler {kube.name} (ground truth: {kube.ground_truth}); "
+        f"supported {_range(KUBE_RELEASES)}, default {DEFAULT_KUBERNETES}",
+    ]
+    if kube.modelled_from:
+        lines.append(f"kube-scheduler {kube.name} is partly modelled from {kube.modelled_from}")
+    lines.append(
+        f"judging Volcano {volcano.name} (built on Kubernetes {volcano.kubernetes}; "
+        f"ground truth: {volcano.ground_truth}); supported {_range(VOLCANO_RELEASES)}, "
+        f"default {DEFAULT_VOLCANO}"
+    )
+    return lines
