@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from policytest.core.options import DEFAULT_OPTIONS, EVERY_RULE, CheckOptions, RuleFilter
+from policytest.core.options import DEFAULT_OPTIONS, CheckOptions, RuleFilter
 
 if TYPE_CHECKING:
     from policytest.check.validate import ValidationReport
@@ -29,10 +29,11 @@ Progress = Callable[[int, int, str], None]
 def validate_paths(
     paths: Sequence[str],
     options: CheckOptions = DEFAULT_OPTIONS,
-    rules: RuleFilter = EVERY_RULE,
+    rules: RuleFilter | None = None,
 ) -> ValidationReport:
     """Check every scheduler config and fixture under ``paths`` (files, directories,
-    ``-`` for standard input). Raises :class:`~policytest.PathNotFound`."""
+    ``-`` for standard input); ``rules`` (default ``options.rules``) and suppression
+    comments filter the findings. Raises :class:`~policytest.PathNotFound`."""
     from policytest.check.validate import validate_paths as validate_tree
 
     return validate_tree(paths, options, rules, check_fixture=_check_fixture)

@@ -30,6 +30,8 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:
         importlib.import_module(f"policytest.commands.{name}").configure(subparsers)
+    for command in subparsers.choices.values():  # its own usage for its own mistakes
+        command.set_defaults(command_parser=command)
     return parser
 
 
@@ -44,7 +46,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run ``policytest`` with ``argv``; return the exit code (never raises)."""
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args, unknown = parser.parse_known_args(argv)
+        if unknown:  # `validate --foo`: the usage of validate, not of policytest
+            args.command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     except SystemExit as exit_:  # argparse: --help, --version, usage errors
         return int(exit_.code or 0)
     if hasattr(args, "settings"):  # the commands that read the project settings file

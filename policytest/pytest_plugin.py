@@ -9,7 +9,9 @@ This module imports nothing heavy until a fixture file is actually collected.
 from __future__ import annotations
 
 import fnmatch
+import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from functools import cached_property, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,6 +20,7 @@ import pytest
 
 from policytest.core.errors import PolicytestError
 from policytest.core.gctuning import young_collections_only
+from policytest.core.options import RuleFilter
 
 if TYPE_CHECKING:
     from policytest.core.options import CheckOptions
@@ -53,8 +56,25 @@ def check_options(config: pytest.Config) -> CheckOptions:
         except SettingsError as error:
             raise pytest.UsageError(f"policytest: {error}") from None
         config.stash[SETTINGS] = settings
-        config.stash[_OPTIONS] = options_from(settings)
+        options = options_from(settings)
+        config.stash[_OPTIONS] = replace(options, rules=_rules(config, options.rules))
     return config.stash[_OPTIONS]
+
+
+def _rules(config: pytest.Config, settings: RuleFilter) -> RuleFilter:
+    """The rule filter of the session (the same as ``policytest --select/--ignore``):
+    ``--policytest-select``/``--policytest-ignore``, else the ``policytest_select`` /
+    ``policytest_ignore`` ini keys, else the settings file's ``select``/``ignore``."""
+    from policytest.core.options import rule_ids
+
+    def chosen(name: str, fallback: tuple[str, ...]) -> tuple[str, ...]:
+        given = config.getoption(f"policytest_{name}")
+        if given is not None:
+            return rule_ids(given)
+        ini = config.getini(f"policytest_{name}")
+        return rule_ids(",".join(ini)) if ini else fallback
+
+    return RuleFilter(chosen("select", settings.select), chosen("ignore", settings.ignore))
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -76,7 +96,32 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--policytest-root",
         default=None,
         metavar="DIR",
-        help="configs must live inside DIR (default: the git repository root)",
+        help="configs must live inside DIR (default: the git checkout's top directory, "
+        "else the directory pytest was invoked from)",
+    )
+    group.addoption(
+        "--policytest-select",
+        default=None,
+        metavar="RULES",
+        help="only these rules or prefixes count, comma-separated (ini: policytest_select)",
+    )
+    group.addoption(
+        "--policytest-ignore",
+        default=None,
+        metavar="RULES",
+        help="these rules or prefixes do not count, comma-separated (ini: policytest_ignore)",
+    )
+    parser.addini(
+        "policytest_select",
+        type="args",
+        default=[],
+        help="rules or prefixes whose findings count (default: all), as --select",
+    )
+    parser.addini(
+        "policytest_ignore",
+        type="args",
+        default=[],
+        help="rules or prefixes whose findings do not count, as --ignore",
     )
     parser.addini(
         "policytest_settings",
@@ -93,9 +138,46 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
 
 
+_UPDATED = pytest.StashKey[list[str]]()
+"""The fixture files ``--policytest-update`` rewrote in this process."""
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Read the project settings file now: a malformed one is a usage error (exit 4)."""
+    config.stash[_UPDATED] = []
     check_options(config)
+
+
+def _updated(config: pytest.Config) -> list[str]:
+    return config.stash.setdefault(_UPDATED, [])
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    output = getattr(session.config, "workeroutput", None)  # a pytest-xdist worker
+    if output is not None:
+        output["policytest_updated"] = list(_updated(session.config))
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: Any) -> None:
+    """pytest-xdist: a worker finished; keep the files it rewrote, to list them."""
+    updated = getattr(node, "workeroutput", {}).get("policytest_updated", [])
+    _updated(node.config).extend(updated)
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    for path in sorted(set(_updated(terminalreporter.config))):
+        terminalreporter.write_line(f"policytest: updated {path}")
+
+
+def fixture_root(config: pytest.Config, path: str) -> Any:
+    """``--policytest-root``, else the fixture's git checkout, else the directory pytest
+    was invoked from."""
+    from policytest.core.options import CheckOptions
+    from policytest.fixtures.load import root_for
+
+    given = config.getoption("policytest_root")
+    return root_for(path, CheckOptions(root=given), str(config.invocation_params.dir))
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> FixtureFile | None:
@@ -118,14 +200,17 @@ class FixtureFile(pytest.File):
     others find nothing left to change.
     """
 
-    def collect(self) -> Iterator[CaseItem]:
-        from policytest.fixtures.load import repository_root
-        from policytest.fixtures.suite import PlannedCase, plan_file, run_file
+    def collect(self) -> Iterator[CaseItem | ConfigItem]:
+        from policytest.fixtures.suite import PlannedCase, PlannedConfig, plan_file, run_file
 
         options = check_options(self.config)
-        root = self.config.getoption("policytest_root") or repository_root(str(self.path))
+        root = fixture_root(self.config, str(self.path))
         with young_collections_only():
             planned = plan_file(str(self.path), options, root)
+        configs: dict[str, PlannedConfig] = {}
+        for case in planned:
+            if case.config is not None:
+                configs.setdefault(case.config.name, case.config)
         if self.config.getoption("policytest_update"):
             results = [case.run() for case in planned]
             failing = {r.case: r for r in results if r.status == "failed"}
@@ -133,7 +218,9 @@ class FixtureFile(pytest.File):
                 from policytest.fixtures.golden import UnsafeUpdate, rewrite_file
 
                 try:
-                    rewrite_file(str(self.path), failing, root)
+                    if rewrite_file(str(self.path), failing, root):
+                        where = self.config.invocation_params.dir
+                        _updated(self.config).append(os.path.relpath(self.path, where))
                 except UnsafeUpdate as refusal:
                     from policytest.reporters.quoting import text
 
@@ -144,6 +231,10 @@ class FixtureFile(pytest.File):
 
         for case in planned:  # the name is quoted: pytest prints it in its reports
             yield CaseItem.from_parent(self, name=text(case.name), line=case.line, run=case.run)
+        for config in configs.values():
+            yield ConfigItem.from_parent(
+                self, name=f"config {text(config.name)}", line=config.line, check=config.check
+            )
 
 
 def _known(result: CaseResult) -> CaseResult:
@@ -189,16 +280,55 @@ class CaseItem(pytest.Item):
             f"{text(result.case)} ({result.status}) at {text(result.file)}:{result.line}",
             *describe_failure(result),
         ]
-        lines += [
-            f"config: {text(f.path)}:{f.line}:{f.column}: {f.rule} {text(f.message)}"
-            for f in result.findings
-        ]
+        # an error's message already names its findings; a config's own findings are
+        # the config item's (one per config, beside the cases)
+        if result.corrections:
+            lines.append("as the scheduler loads the config:")
+            lines += [f"  {text(correction)}" for correction in result.corrections]
         lines.append(
             "(run with --policytest-update to accept the actual results)"
             if self.result.status == "failed"
             else ""
         )
         return "\n".join(lines).rstrip()
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, self.line - 1, f"policytest: {self.name}"
+
+
+class ConfigFindings(PolicytestError):
+    """Raised by a config item whose config has error findings."""
+
+
+class ConfigItem(pytest.Item):
+    """The findings of the scheduler config a fixture file's cases run with: one item
+    per config, failing on error findings (suppressions applied), as ``policytest run``
+    fails on them. The cases are scored with the config as the scheduler loads it."""
+
+    def __init__(self, *, line: int, check: Callable[[], tuple[Any, ...]], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.line = line
+        self.check = check
+
+    def runtest(self) -> None:
+        from policytest.core.findings import Severity
+
+        with young_collections_only():
+            findings = self.check()
+        if findings is None:
+            pytest.skip("the config was not loaded (its fixture's cases say why)")
+        if any(f.severity is Severity.ERROR for f in findings):
+            raise ConfigFindings(findings)
+
+    def repr_failure(
+        self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
+    ) -> str | Any:
+        if not isinstance(excinfo.value, ConfigFindings):
+            return super().repr_failure(excinfo)
+        from policytest.reporters.validate.text import format_finding
+
+        (findings,) = excinfo.value.args
+        return "\n".join(format_finding(f, color=False) for f in findings)
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, self.line - 1, f"policytest: {self.name}"
@@ -214,11 +344,11 @@ class PolicytestAPI:
     def run(self, path: str | Path) -> list[CaseResult]:
         """Run every case of a fixture file."""
         from policytest.core.options import CheckOptions
-        from policytest.fixtures.load import repository_root
+        from policytest.fixtures.load import root_for
         from policytest.fixtures.suite import run_file
 
         options = self.options or CheckOptions()
-        return run_file(str(path), options, repository_root(str(path)))
+        return run_file(str(path), options, root_for(str(path), options))
 
     def scheduler(self, config: str | Path, profile: str | None = None) -> Any:
         """An executable scheduler from a config file (raw or inside a ConfigMap)."""

@@ -1,19 +1,30 @@
 """Which findings a user keeps: ``--select``/``--ignore`` and suppression comments.
 
-A comment ``# policytest: ignore[VB004]`` (or a bare ``# policytest: ignore``) on the
-line a finding points at suppresses it there, matched against the file as written.
+One set of suppressions for every command and the pytest plugin. A finding is kept
+when the rule filter (:class:`~policytest.core.options.RuleFilter`, from the flags,
+the pytest options or the project settings, carried by ``CheckOptions.rules``) allows
+its rule and the line it points at carries no ``# policytest: ignore[VB004]`` (or bare
+``# policytest: ignore``) comment, matched against the file as written. ``validate``
+passes the source it read; the commands that run fixtures find the line in the file
+the finding names (a config a fixture uses is a file on disk). Suppressing a finding
+hides it and stops it failing the run; it never changes what the scheduler does with
+the config.
 """
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from policytest.core.findings import Finding
-from policytest.core.options import RuleFilter
+from policytest.core.options import CheckOptions, RuleFilter
+from policytest.read.paths import Refused, read_regular
 from policytest.read.source import SourceFile
 
 _SUPPRESSION = re.compile(r"#\s*policytest:\s*ignore(?:\[([A-Za-z0-9_,\s]*)\])?")
+_LINES: dict[tuple[str, int, int], list[str]] = {}
+_LINES_MAX = 64
 
 
 def kept(findings: Iterable[Finding], source: SourceFile, rules: RuleFilter) -> list[Finding]:
@@ -21,14 +32,21 @@ def kept(findings: Iterable[Finding], source: SourceFile, rules: RuleFilter) -> 
     # the file as written: a Volcano conf read after trimming has a trimmed document text
     text = source.text if source.text is not None else "".join(d.text for d in source.documents[:1])
     lines = text.splitlines()
-    result = []
-    for finding in findings:
-        if not rules.allows(finding.rule):
-            continue
-        if 0 < finding.line <= len(lines) and _suppressed(lines[finding.line - 1], finding.rule):
-            continue
-        result.append(finding)
-    return result
+    return [finding for finding in findings if shown(finding, rules, lines)]
+
+
+def visible(findings: Iterable[Finding], options: CheckOptions) -> list[Finding]:
+    """The findings ``options.rules`` and the files' suppression comments leave shown
+    (each finding's line read from the file it names)."""
+    return [f for f in findings if shown(f, options.rules, _file_lines(f.path, options))]
+
+
+def shown(finding: Finding, rules: RuleFilter, lines: Sequence[str]) -> bool:
+    """Is ``finding`` shown, given the rule filter and the lines of its file?"""
+    if not rules.allows(finding.rule):
+        return False
+    line = lines[finding.line - 1] if 0 < finding.line <= len(lines) else ""
+    return not _suppressed(line, finding.rule)
 
 
 def _suppressed(line: str, rule_id: str) -> bool:
@@ -39,3 +57,24 @@ def _suppressed(line: str, rule_id: str) -> bool:
     if listed is None:
         return True
     return rule_id in {item.strip() for item in listed.split(",")}
+
+
+def _file_lines(path: str, options: CheckOptions) -> list[str]:
+    """The lines of ``path`` as written (none when it cannot be read or is too big)."""
+    try:
+        status = os.stat(path)
+    except OSError:
+        return []
+    if status.st_size > options.limits.max_file_bytes:
+        return []
+    key = (path, status.st_mtime_ns, status.st_size)
+    if key not in _LINES:
+        try:  # the one path rule: a regular file, inside the repository that holds it
+            data = read_regular(path, options.limits.max_file_bytes, options.root)
+        except (Refused, OSError):
+            return []
+        text = data.decode("utf-8", "replace")
+        if len(_LINES) >= _LINES_MAX:
+            _LINES.clear()
+        _LINES[key] = text.splitlines()
+    return _LINES[key]

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from policytest.check import suppress
 from policytest.check.configs import check_config, lookalike_note, read_as_scheduler
 from policytest.core.findings import Finding, Severity
-from policytest.core.options import EVERY_RULE, CheckOptions, RuleFilter
+from policytest.core.options import CheckOptions, RuleFilter
 from policytest.read.recognise import Kind, expand
 from policytest.read.source import (
     PT001_UNREADABLE,
@@ -53,16 +53,18 @@ Checker = Callable[[Document, CheckOptions], list[Finding]]
 def validate_paths(
     paths: Sequence[str],
     options: CheckOptions,
-    rules: RuleFilter = EVERY_RULE,
+    rules: RuleFilter | None = None,
     *,
     check_fixture: Checker,
 ) -> ValidationReport:
-    """Validate every scheduler config and fixture under ``paths``.
+    """Validate every scheduler config and fixture under ``paths`` (findings filtered by
+    ``rules``, default ``options.rules``).
 
     Fixtures are checked by ``check_fixture``, which loads their configs through this
     stage (:mod:`policytest.fixtures` sits above it); :func:`policytest.validate_paths`
     passes the fixtures' checker.
     """
+    rules = options.rules if rules is None else rules
     findings: list[Finding] = []
     checked: list[str] = []
     skipped: list[str] = []

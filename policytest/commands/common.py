@@ -10,14 +10,45 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from policytest.core.limits import Limits, limit_names, maximum
 from policytest.core.limits import describe as describe_limits
-from policytest.core.options import NEWEST_KUBERNETES, NEWEST_VOLCANO, CheckOptions
+from policytest.core.options import (
+    NEWEST_KUBERNETES,
+    NEWEST_VOLCANO,
+    CheckOptions,
+    RuleFilter,
+    rule_ids,
+)
+
+
+def add_rule_options(parser: argparse.ArgumentParser) -> None:
+    """``--select`` / ``--ignore``: the one rule filter of every command."""
+    group = parser.add_argument_group("which findings count")
+    group.add_argument(
+        "--select",
+        type=lambda text: rule_list(text),
+        default=None,
+        metavar="RULES",
+        help="only these rules or prefixes, comma-separated (e.g. VB,KS001); "
+        "default: the settings file's select",
+    )
+    group.add_argument(
+        "--ignore",
+        type=lambda text: rule_list(text),
+        default=None,
+        metavar="RULES",
+        help="skip these rules or prefixes, comma-separated (comments "
+        "`# policytest: ignore[RULE]` on a line work too); default: the settings file's "
+        "ignore",
+    )
+
 
 if TYPE_CHECKING:
     from policytest.read.project_settings import ProjectSettings
 
 
 def add_scheduler_options(parser: argparse.ArgumentParser) -> None:
-    """``--settings``, ``--volcano-version``, ``--kubernetes-version`` and the input limits."""
+    """``--settings``, ``--select``/``--ignore``, ``--volcano-version``,
+    ``--kubernetes-version`` and the input limits."""
+    add_rule_options(parser)
     group = parser.add_argument_group("scheduler versions and limits")
     group.add_argument(
         "--settings",
@@ -87,7 +118,8 @@ def add_fixture_options(parser: argparse.ArgumentParser) -> None:
         "--root",
         default=None,
         metavar="DIR",
-        help="configs must live inside DIR (default: the git repository root)",
+        help="configs must live inside DIR (default: the git checkout's top directory, "
+        "else the working directory)",
     )
     add_scheduler_options(parser)
 
@@ -242,6 +274,7 @@ def check_options(args: Any) -> CheckOptions:
         kubernetes_version=args.kubernetes_version,
         limits=Limits().overridden(settings),
         root=getattr(args, "root", None),
+        rules=RuleFilter(tuple(args.select or ()), tuple(args.ignore or ())),
     )
     project: ProjectSettings = args.project_settings
     return project.check_options(options)
@@ -249,7 +282,7 @@ def check_options(args: Any) -> CheckOptions:
 
 def rule_list(text: str) -> tuple[str, ...]:
     """``--select``/``--ignore``: comma-separated rule ids or prefixes, each one known."""
-    listed = tuple(item.strip().upper() for item in text.split(",") if item.strip())
+    listed = rule_ids(text)
     for item in listed:
         if unknown_rule(item):
             raise argparse.ArgumentTypeError(unknown_rule_message(item))

@@ -41,9 +41,17 @@ def execute(args: Any) -> int:
     finally:
         line.close()
     if args.case is not None:
+        names = [result.case for result in results]
         results = [result for result in results if result.case == args.case]
         if not results:
-            return usage_error(f"no case named {args.case!r} in {args.fixture}")
+            from policytest.core.suggest import did_you_mean
+
+            listed = "; its cases: " + ", ".join(repr(n) for n in names) if names else ""
+            return usage_error(
+                f"no case named {args.case!r} in {args.fixture}"
+                f"{did_you_mean(args.case, names)}{listed}"
+            )
     write("\n".join(render_case(result) for result in results))
-    ok = all(result.status == "passed" for result in results)
-    return int(ExitCode.OK if ok else ExitCode.FINDINGS)
+    from policytest.fixtures.suite import RunReport
+
+    return int(ExitCode.OK if RunReport(tuple(results)).ok else ExitCode.FINDINGS)

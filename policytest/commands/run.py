@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
 from typing import Any, TextIO
@@ -30,7 +31,7 @@ def configure(subparsers: Any) -> None:
     parser.add_argument(
         "paths",
         nargs="*",
-        default=["fixtures"],
+        default=None,
         metavar="PATH",
         help="fixture files or directories (default: fixtures/)",
     )
@@ -44,6 +45,9 @@ def configure(subparsers: Any) -> None:
     add_fixture_options(parser)
     add_quiet_option(parser)
     parser.set_defaults(execute=execute)
+
+
+DEFAULT_PATH = "fixtures"
 
 
 def progress_line(
@@ -80,8 +84,18 @@ def execute(args: Any) -> int:
 
     chosen = output_format(args)
     line, progress, placed = progress_line(sys.stderr, quiet=args.quiet)
+    paths = args.paths or [DEFAULT_PATH]
+    if not args.paths and not os.path.exists(DEFAULT_PATH):
+        # the default, not a path the user typed: nothing to run (exit 1), not a usage error
+        sys.stderr.write(
+            f"policytest: no fixture cases: there is no {DEFAULT_PATH}/ directory here (the "
+            "default); name the files or directories that hold your *.policytest.yaml "
+            "fixtures: `policytest run DIR` (pre-commit: `args: [DIR]` on the "
+            "policytest-run hook)\n"
+        )
+        return int(ExitCode.FINDINGS)
     try:
-        report = run_paths(args.paths, check_options(args), progress, placed)
+        report = run_paths(paths, check_options(args), progress, placed)
     except PathNotFound as missing:
         return usage_error(f"path does not exist: {missing}")
     finally:
@@ -94,7 +108,7 @@ def execute(args: Any) -> int:
             sys.stderr.write(f"updated {text(path)}\n")
         for refusal in refused:
             sys.stderr.write(f"policytest: error: {text(refusal)}\n")
-        report = run_paths(args.paths, check_options(args), progress, placed)
+        report = run_paths(paths, check_options(args), progress, placed)
         line.close()
     write(render_run(chosen, report, color=chosen == "text" and use_color(sys.stdout)))
     return int(ExitCode.OK if report.ok else ExitCode.FINDINGS)

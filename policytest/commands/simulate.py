@@ -17,8 +17,9 @@ def configure(subparsers: Any) -> None:
         "simulate",
         help="replay a fixture's pods and report how they pack",
         description="Place every case's pods one by one (as `run` does) and report the "
-        "packing: nodes used, utilisation per resource, capacity stranded on full nodes, "
-        "pending pods. Give --config more than once to compare configs on one workload.",
+        "packing: nodes used, utilisation per resource, capacity stranded on full nodes "
+        "(free capacity on nodes where a pod of the workload fitted before and none fits "
+        "any more), pending pods. Give --config more than once to compare configs on one workload.",
     )
     parser.add_argument("fixture", metavar="FIXTURE")
     parser.add_argument("--case", default=None, metavar="NAME", help="only this case")
@@ -40,35 +41,61 @@ def configure(subparsers: Any) -> None:
 def execute(args: Any) -> int:
     import os
 
+    from policytest.check.suppress import visible
     from policytest.core.exitcodes import ExitCode
-    from policytest.fixtures.load import ConfigUnusable, root_for, scheduler_from_file
+    from policytest.fixtures.load import config_scheduler, root_for
     from policytest.fixtures.simulate import SimulationError, load_workloads, simulate
+    from policytest.fixtures.suite import refusal
     from policytest.reporters.quoting import text
     from policytest.reporters.run.packing import render_json, render_text
+    from policytest.reporters.validate.text import format_finding
 
     if not os.path.isfile(args.fixture):
         return usage_error(f"not a file: {args.fixture}")
     for config in args.config:
         if config != "fixture" and not os.path.isfile(config):
             return usage_error(f"not a file: {config}")
+    from policytest.core.findings import Severity
+    from policytest.kube.scheduler import UnknownProfile
+    from policytest.scoring.protocol import Scheduler
+
     options = check_options(args)
     try:
         workloads = load_workloads(
             args.fixture, options, root_for(args.fixture, options), args.case
         )
-        schedulers = {
-            label: None if label == "fixture" else scheduler_from_file(label, args.profile, options)
-            for label in args.config or ["fixture"]
-        }
-    except (SimulationError, ConfigUnusable) as error:
+    except SimulationError as error:
         sys.stderr.write(f"policytest: {text(args.fixture)}: {text(error)}\n")
         return int(ExitCode.FINDINGS)
+    # each config as the scheduler loads it; its findings are shown, and only a config
+    # the scheduler refuses stops the simulation
+    schedulers: dict[str, Scheduler | None] = {}
+    findings = {f for workload in workloads for f in workload.findings}
+    for label in args.config or ["fixture"]:
+        if label == "fixture":
+            schedulers[label] = None
+            continue
+        try:
+            loaded, found = config_scheduler(label, args.profile, options)
+        except UnknownProfile as unknown:
+            sys.stderr.write(f"policytest: {label}: {unknown}\n")
+            return int(ExitCode.FINDINGS)
+        if loaded is None:
+            errors = [f for f in found if f.severity is Severity.ERROR]
+            sys.stderr.write(f"policytest: {label}: {refusal(errors)}\n")
+            for finding in errors:
+                sys.stderr.write(f"  {format_finding(finding, color=False)}\n")
+            return int(ExitCode.FINDINGS)
+        schedulers[label] = loaded
+        findings.update(visible(found, options))
+    for finding in sorted(findings):
+        sys.stderr.write(f"config: {format_finding(finding, color=False)}\n")
     reports = []
     for workload in workloads:
         for label, scheduler in schedulers.items():
             chosen = scheduler or workload.scheduler
             if chosen is None:
-                sys.stderr.write(f"policytest: {text(args.fixture)}: its config would not load\n")
+                sys.stderr.write(f"policytest: {text(args.fixture)}: {text(workload.refusal)}\n")
                 return int(ExitCode.FINDINGS)
             bar = Progress(
                 sys.stderr,

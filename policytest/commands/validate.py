@@ -11,7 +11,6 @@ from policytest.commands.common import (
     add_output_format,
     check_options,
     output_format,
-    rule_list,
     usage_error,
     write,
 )
@@ -30,21 +29,6 @@ def configure(subparsers: Any) -> None:
     add_output_format(parser, VALIDATE_FORMATS)
     parser.add_argument("--strict", action="store_true", help="warnings also fail (exit 1)")
     parser.add_argument(
-        "--select",
-        type=rule_list,
-        default=None,
-        metavar="RULES",
-        help="only these rules or prefixes, comma-separated (e.g. VB,KS001); "
-        "default: the settings file's select",
-    )
-    parser.add_argument(
-        "--ignore",
-        type=rule_list,
-        default=None,
-        metavar="RULES",
-        help="skip these rules or prefixes, comma-separated; default: the settings file's ignore",
-    )
-    parser.add_argument(
         "-v",
         "--verbose",
         action="store_true",
@@ -60,14 +44,13 @@ def execute(args: Any) -> int:
     from policytest.core.errors import PathNotFound
     from policytest.core.exitcodes import ExitCode
     from policytest.core.findings import Severity
-    from policytest.core.options import RuleFilter
     from policytest.reporters import render_validation
     from policytest.reporters.quoting import text
 
     chosen = output_format(args)
     options = check_options(args)
     try:
-        report = validate_paths(args.paths, options, RuleFilter(args.select, args.ignore))
+        report = validate_paths(args.paths, options)
     except PathNotFound as missing:
         return usage_error(f"path does not exist: {missing}")
     color = chosen == "text" and _color_stdout()

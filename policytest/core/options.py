@@ -35,6 +35,28 @@ class CustomPlugin:
 
 
 @dataclass(frozen=True)
+class RuleFilter:
+    """``--select`` / ``--ignore``: rule ids or prefixes (``VB``, ``VB00``, ``VB004``).
+
+    The one rule filter of every command and of the pytest plugin: it decides which
+    findings are shown and counted, never what the scheduler does with a config.
+    """
+
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+
+    def allows(self, rule_id: str) -> bool:
+        if self.select and not rule_id.startswith(self.select):
+            return False
+        return not rule_id.startswith(self.ignore) if self.ignore else True
+
+
+def rule_ids(text: str) -> tuple[str, ...]:
+    """``VB,ks001`` as rule ids or prefixes: ``("VB", "KS001")``."""
+    return tuple(item.strip().upper() for item in text.split(",") if item.strip())
+
+
+@dataclass(frozen=True)
 class CheckOptions:
     """Which scheduler releases to judge a config against, the input limits, and the root
     that fixtures' configs must stay inside.
@@ -47,7 +69,11 @@ class CheckOptions:
     kubernetes_version: str = NEWEST_KUBERNETES
     limits: Limits = field(default_factory=Limits)
     root: str | None = None
-    """Where fixtures' configs must live (``None``: each fixture's git repository root)."""
+    """Where fixtures' configs must live (``None``: each fixture's git repository root,
+    else the working directory)."""
+    rules: RuleFilter = field(default_factory=RuleFilter)
+    """Which findings are shown and counted (``--select``/``--ignore``, the settings
+    file's ``select``/``ignore``, suppression comments aside)."""
     kube_distribution: str | None = None
     """A known kube-scheduler build (``scheduler-plugins``) whose out-of-tree plugins the
     kube-scheduler checks know (project settings ``kubeScheduler.distribution``)."""
@@ -72,19 +98,6 @@ def volcano_release(options: CheckOptions) -> VolcanoRelease:
     from policytest.core.releases import volcano_release as row
 
     return row(options.volcano_version)
-
-
-@dataclass(frozen=True)
-class RuleFilter:
-    """``--select`` / ``--ignore``: rule ids or prefixes (``VB``, ``VB00``, ``VB004``)."""
-
-    select: tuple[str, ...] = ()
-    ignore: tuple[str, ...] = ()
-
-    def allows(self, rule_id: str) -> bool:
-        if self.select and not rule_id.startswith(self.select):
-            return False
-        return not rule_id.startswith(self.ignore) if self.ignore else True
 
 
 EVERY_RULE = RuleFilter()

@@ -44,18 +44,17 @@ from policytest.diff.model import (
     compare_views,
 )
 from policytest.fixtures.load import (
-    ConfigUnusable,
     check_fixture,
+    config_scheduler,
     load_fixture,
-    scheduler_from_file,
 )
 from policytest.fixtures.model import Fixture
-from policytest.fixtures.runner import CaseResult, error_result, run_case
+from policytest.fixtures.runner import CaseResult, error_result
 from policytest.fixtures.suite import (
     checked_cases,
     discover,
-    findings_result,
     is_fixture_name,
+    run_as_loaded,
     run_file,
 )
 from policytest.read.paths import Refused, resolve
@@ -401,7 +400,8 @@ def _uses(path: str, fixture: Fixture, config_file: str) -> bool:
 def _run_with(
     path: str, fixtures: Sequence[Fixture], config: str, options: CheckOptions
 ) -> list[CaseResult]:
-    """Every case of the fixtures in one file, scored with the scheduler in ``config``."""
+    """Every case of the fixtures in one file, scored with the scheduler in ``config``
+    as the scheduler loads it (an error only where it refuses it)."""
     from policytest.kube.scheduler import UnknownProfile
 
     if not fixtures:
@@ -409,8 +409,8 @@ def _run_with(
     results: list[CaseResult] = []
     for fixture in fixtures:
         try:
-            scheduler = scheduler_from_file(config, fixture.scheduler.profile, options)
-        except (ConfigUnusable, UnknownProfile) as unusable:
+            scheduler, findings = config_scheduler(config, fixture.scheduler.profile, options)
+        except UnknownProfile as unusable:
             results.extend(
                 error_result(
                     path, case.name, str(unusable), fixture.document.position(case.node).line
@@ -419,9 +419,7 @@ def _run_with(
             )
             continue
         results.extend(
-            findings_result(fixture, case, problems, problems)
-            if problems
-            else run_case(fixture, case, scheduler)
+            run_as_loaded(fixture, case, problems, scheduler, findings, options)
             for case, problems in checked_cases(fixture)
         )
     return results

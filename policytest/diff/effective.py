@@ -11,12 +11,9 @@ where the scheduler reads it differently.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING
-
-from ruamel.yaml.nodes import ScalarNode
 
 from policytest.core.options import CheckOptions
 from policytest.fixtures.load import load_fixture
@@ -25,6 +22,7 @@ from policytest.read.source import Document, child, read_file
 from policytest.scoring.rsf import RSF, ResourceStrategyFitArgs
 from policytest.scoring.weights import BinpackWeights
 from policytest.volcano.binpack_args import BINPACK
+from policytest.volcano.corrections import shown_value, written_weight
 from policytest.volcano.nodeorder_args import NODEORDER
 
 if TYPE_CHECKING:
@@ -239,7 +237,7 @@ def _binpack_settings(conf: VolcanoConf) -> Iterator[Setting]:
     yield Setting(
         "binpack.resources",
         ", ".join(extra) or "(none)",
-        None if listed is None or isinstance(listed, str) else _shown(listed),
+        None if listed is None or isinstance(listed, str) else shown_value(listed),
     )
     for name in extra:
         yield _weight(source, f"binpack.resources.{name}", weights.resources[name])
@@ -287,36 +285,7 @@ def _on(calls: int) -> str:
 
 def _weight(entry: PluginEntry, key: str, effective: int) -> Setting:
     """A weight as held, with what the file wrote when that reads differently."""
-    arguments = entry.arguments or {}
-    if key not in arguments:
-        return Setting(key, str(effective))
-    written = _source_text(entry, key)
-    if written is None:
-        written = _shown(arguments[key])
-    return Setting(key, str(effective), None if written == str(effective) else written)
-
-
-def _source_text(entry: PluginEntry, key: str) -> str | None:
-    """The value's token as written (``010``, ``"10"``, ``1e3``), for a scalar."""
-    nodes = entry.argument_nodes.get(key)
-    if nodes is None or not isinstance(nodes[1], ScalarNode):
-        return None
-    node = nodes[1]
-    quote = node.style if node.style in ("'", '"') else ""
-    return f"{quote}{node.value}{quote}"
-
-
-def _shown(value: object) -> str:
-    """A written YAML value as a reader would write it (strings quoted)."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return json.dumps(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(_shown(item) for item in value) + "]"
-    return str(value)
+    return Setting(key, str(effective), written_weight(entry, key, effective))
 
 
 # --- kube-scheduler --------------------------------------------------------------------

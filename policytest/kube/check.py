@@ -100,11 +100,10 @@ def check_policy(document: Document, options: CheckOptions) -> list[Finding]:
         if removed
         else f"is deprecated and is removed in Kubernetes {show_version(POLICY_REMOVED)}"
     )
-    notes = "".join(f"\n# note: {note}" for note in translation.notes)
-    message = (
+    notes = "".join(f"; note: {note}" for note in translation.notes)
+    message = (  # one line, as every finding: the equivalent config in JSON (valid YAML)
         f"the legacy scheduler Policy API (predicates/priorities) {status}; the equivalent "
-        f"KubeSchedulerConfiguration (pass it with --config) is:\n{translation.yaml.rstrip()}"
-        f"{notes}"
+        f"KubeSchedulerConfiguration (pass it with --config) is {translation.flow}{notes}"
     )
     where = child(document.root, "kind") or document.root
     severity = None if removed else Severity.WARNING

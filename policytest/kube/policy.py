@@ -8,6 +8,7 @@ Before 1.23 kube-scheduler could read a ``Policy`` (``--policy-config-file``) wh
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,6 +46,8 @@ class Translation:
 
     yaml: str
     notes: tuple[str, ...]
+    flow: str = ""
+    """The same configuration on one line (JSON, which YAML reads), for messages."""
 
 
 def translate(policy: Any, api_version: str = CURRENT_API_VERSION) -> Translation:
@@ -80,7 +83,7 @@ def translate(policy: Any, api_version: str = CURRENT_API_VERSION) -> Translatio
     if items(mapping(policy).get("predicates")):
         notes.append("predicates are not translated: the v1 default filter plugins apply")
     config = {"apiVersion": api_version, "kind": KIND, "profiles": [profile]}
-    return Translation(emit_yaml(config), tuple(notes))
+    return Translation(emit_yaml(config), tuple(notes), json.dumps(config))
 
 
 def _fit_args(strategy: str, argument: dict[str, Any], notes: list[str]) -> dict[str, Any]:

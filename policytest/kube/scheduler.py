@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from policytest.core.errors import PolicytestError
 from policytest.core.releases import kube_release
+from policytest.kube.corrections import kube_corrections
 from policytest.kube.model import KubeSchedulerConfig
 from policytest.scoring.schedulers import BALANCED, FIT, NODE_FILTERS, KubeScheduler
 
@@ -38,6 +39,7 @@ def kube_scheduler(config: KubeSchedulerConfig, name: str | None) -> KubeSchedul
         added_affinity=profile.node_affinity_added,
         ignored_resources=frozenset(profile.fit_ignored_resources),
         ignored_resource_groups=frozenset(profile.fit_ignored_resource_groups),
+        corrections=kube_corrections(profile),
         balanced_formula=release.balanced_allocation,
         pod_level_resources=release.pod_level_resources,
     )

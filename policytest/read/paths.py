@@ -34,15 +34,24 @@ def repository_root(start: str) -> str:
     that points outside the repository still belongs to the repository it sits in, so
     its files must come from there. The root is returned with symlinks resolved.
     """
-    current = os.path.abspath(start if os.path.isdir(start) else os.path.dirname(start) or ".")
-    probe = current
+    return git_root(start) or os.path.realpath(_directory(start))
+
+
+def git_root(start: str) -> str | None:
+    """The nearest directory at or above ``start`` that holds ``.git`` (symlinks in the
+    result resolved, the climb on the path as written), or ``None`` outside a checkout."""
+    probe = _directory(start)
     while True:
         if os.path.exists(os.path.join(probe, ".git")):
             return os.path.realpath(probe)
         parent = os.path.dirname(probe)
         if parent == probe:
-            return os.path.realpath(current)
+            return None
         probe = parent
+
+
+def _directory(start: str) -> str:
+    return os.path.abspath(start if os.path.isdir(start) else os.path.dirname(start) or ".")
 
 
 def resolve(path: str) -> str:

@@ -19,7 +19,7 @@ from typing import Any
 
 from policytest.core.errors import PolicytestError
 from policytest.core.limits import DEFAULT_LIMITS, Limits
-from policytest.core.options import CheckOptions, CustomPlugin
+from policytest.core.options import CheckOptions, CustomPlugin, RuleFilter
 
 SETTINGS_FILE = ".policytest.yaml"
 SETTINGS_NAMES = (SETTINGS_FILE, ".policytest.yml")
@@ -74,9 +74,13 @@ NO_SETTINGS = ProjectSettings()
 
 def options_from(settings: ProjectSettings, base: CheckOptions | None = None) -> CheckOptions:
     """``base`` (default: the defaults) with everything the settings file says: its
-    releases and its scheduler builds. For callers without command-line flags (the
-    pytest plugin); the CLI fills the flags' fields instead, so flags win."""
+    releases, its ``select``/``ignore`` (the rule filter) and its scheduler builds. For
+    callers without command-line flags (the pytest plugin); the CLI fills the flags'
+    fields instead, so flags win."""
     options = base or CheckOptions()
+    if settings.select is not None or settings.ignore is not None:
+        rules = RuleFilter(settings.select or (), settings.ignore or ())
+        options = replace(options, rules=rules)
     if settings.volcano_version is not None:
         options = replace(options, volcano_version=settings.volcano_version)
     if settings.kubernetes_version is not None:

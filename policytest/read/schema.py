@@ -98,6 +98,13 @@ def schema_findings(document: Document, schema_name: str, value: Any) -> list[Fi
     return sorted(set(findings))
 
 
+def schema_error_paths(schema_name: str, value: Any) -> list[tuple[Any, ...]]:
+    """Where in ``value`` the bundled schema finds a problem (empty when valid)."""
+    if certainly_valid(_schema(schema_name), value):
+        return []
+    return [tuple(error.absolute_path) for error in _validator(schema_name).iter_errors(value)]
+
+
 def _rule_for(schema: Any, schema_path: Sequence[Any]) -> str | None:
     """The nearest ``x-policytest-rule`` along the failing schema path (local $refs followed)."""
     found = schema.get(RULE_KEY) if isinstance(schema, dict) else None

@@ -321,8 +321,17 @@ def _yaml_message(exc: Exception) -> str:
     problem = getattr(exc, "problem", None)
     context = getattr(exc, "context", None)
     if problem and context:
-        return f"{problem} ({context})"
-    return str(problem or context or _first_line(str(exc)))
+        return _untupled(f"{problem} ({context})")
+    return _untupled(str(problem or context or _first_line(str(exc))))
+
+
+_TUPLE_REPR = re.compile(r"\(('[^'\n]*'),\)")
+
+
+def _untupled(message: str) -> str:
+    """ruamel.yaml words one error with a Python tuple (``but found ('<block mapping
+    start>',)``); a user reads the token: ``but found '<block mapping start>'``."""
+    return _TUPLE_REPR.sub(r"\1", message)
 
 
 def _first_line(message: str) -> str:

@@ -25,7 +25,15 @@ class ResourceDetail:
     milli: bool
     """Whether ``requested``/``allocatable`` are in milli-units (cpu always is)."""
     score: float | None = None
-    """This resource's share of the plugin score, where the plugin has one to show."""
+    """This resource's score times its weight (what the plugin sums), where the plugin
+    has one to show; ``None``: the resource is left out of the plugin's mean."""
+    own_score: float | None = None
+    """The resource's own score before its weight (kube-scheduler: 0-100)."""
+    plugin_weight: int | None = None
+    """The weight the plugin's score is multiplied by (profile weight, binpack.weight)."""
+    division: str = ""
+    """How the plugin divides the sum by the sum of weights: ``int64`` (truncating),
+    ``round`` (math.Round of a float64 quotient) or ``float``."""
     note: str | None = None
     """How the plugin scored it, where that varies per resource (resource-strategy-fit:
     the strategy and the rule that chose it)."""
@@ -120,6 +128,12 @@ class Scheduler(Protocol):
     @property
     def not_modelled(self) -> tuple[str, ...]:
         """Score plugins that are neutral for fixture clusters and therefore not computed."""
+        ...
+
+    @property
+    def corrections(self) -> tuple[str, ...]:
+        """The scheduler's silent corrections of the config, one line each
+        (``binpack.cpu: written -1, Volcano uses 1``)."""
         ...
 
     def cluster(self, nodes: Sequence[Node]) -> ClusterState: ...

@@ -33,6 +33,7 @@ from typing import Final
 
 from policytest.scoring.accounting import CPU, MEMORY, VolcanoNodeInfo
 from policytest.scoring.kube import wrap_int64
+from policytest.scoring.volcano import resource_names
 
 RSF = "resource-strategy-fit"
 DEFAULT_WEIGHT = 10
@@ -133,7 +134,6 @@ __all__ = [
 ]
 
 MAX_NODE_SCORE: Final = 100
-MIN_RESOURCE: Final = 0.1
 _INT64 = (-(2**63), 2**63 - 1)
 
 
@@ -187,17 +187,6 @@ def pod_strategy(annotations: Mapping[str, str]) -> PodStrategy:
             kind, None, f"`{WEIGHT_ANNOTATION}` is not a JSON object of integer weights"
         )
     return PodStrategy(kind, weights)
-
-
-def resource_names(request: Mapping[str, float]) -> list[str]:
-    """``Resource.ResourceNames`` (scalars sorted): names requested at least minResource."""
-    names = [name for name in (CPU, MEMORY) if request.get(name, 0.0) >= MIN_RESOURCE]
-    names += sorted(
-        name
-        for name, value in request.items()
-        if name not in (CPU, MEMORY) and value >= MIN_RESOURCE
-    )
-    return names
 
 
 @dataclass(frozen=True)

@@ -125,6 +125,7 @@ class VolcanoScheduler:
     name: str = "volcano"
     integer_scores: bool = False
     not_modelled: tuple[str, ...] = VOLCANO_NOT_MODELLED
+    corrections: tuple[str, ...] = ()
     balanced_formula: BalancedFormula = "with-pod"
     """nodeorder's balancedresource: its Kubernetes library's formula (1.36's from 1.16)."""
     overhead_first: bool = False
@@ -282,6 +283,8 @@ class VolcanoCluster:
                     weight * (request[name] + info.used.get(name, 0.0)) / info.allocatable[name]
                     if info.allocatable.get(name)
                     else 0.0,
+                    plugin_weight=weights.weight,
+                    division="float",
                 )
                 for name, weight in weights.resources.items()
                 if request.get(name, 0.0) > 0
@@ -322,6 +325,7 @@ class KubeScheduler:
     ignored_resource_groups: frozenset[str] = frozenset()
     name: str = "kube-scheduler"
     integer_scores: bool = True
+    corrections: tuple[str, ...] = ()
     balanced_formula: BalancedFormula = "balance-change"
     """BalancedAllocation's formula (``with-pod`` up to 1.35)."""
     pod_level_resources: bool = True
@@ -417,7 +421,9 @@ class KubeCluster:
                 plugins[FIT] = fit(info) * scheduler.fit_weight
             if balanced is not None:
                 plugins[BALANCED] = balanced(info) * scheduler.balanced_weight
-            details = LazyDetails(partial(_fit_details, resources, info)) if resources else {}
+            details = (
+                LazyDetails(partial(_fit_details, resources, info, scheduler)) if resources else {}
+            )
             balance = _LazyBalance(BALANCED, formula, partial(terms, info)) if terms else {}
             results.append(
                 NodeScore(name, True, None, sum(plugins.values()), plugins, details, {}, balance)
@@ -498,17 +504,20 @@ def _rsf_details(scored: RsfScore) -> tuple[ResourceDetail, ...]:
                 item.weight,
                 item.name not in ("memory", "pods"),
                 item.score,
-                note,
+                note=note,
             )
         )
     return tuple(details)
 
 
 def _fit_details(
-    resources: Callable[[KubeNodeInfo], list[FitResource]], info: KubeNodeInfo
+    resources: Callable[[KubeNodeInfo], list[FitResource]],
+    info: KubeNodeInfo,
+    scheduler: KubeScheduler,
 ) -> Mapping[str, tuple[ResourceDetail, ...]]:
     """Each resource's share: its own score times its weight (Fit averages these over
-    the weights of the resources that count)."""
+    the weights of the resources that count, then the profile weight multiplies)."""
+    shaped = scheduler.fit is not None and scheduler.fit.strategy == "RequestedToCapacityRatio"
     return {
         FIT: tuple(
             ResourceDetail(
@@ -518,6 +527,9 @@ def _fit_details(
                 weight,
                 name == "cpu",
                 None if score is None else score * weight,
+                score,
+                scheduler.fit_weight,
+                "round" if shaped else "int64",
             )
             for name, requested, allocatable, weight, score in resources(info)
         )

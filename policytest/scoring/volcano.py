@@ -83,7 +83,7 @@ def binpack_scorer(
     request = volcano_pod_request(pod, overhead_first)
     plan = [
         (name, request[name], weights.resources[name])
-        for name in _resource_names(request)
+        for name in resource_names(request)
         if name in weights.resources
     ]
     scale = float(wrap_int64(MAX_NODE_SCORE * weights.weight))
@@ -107,7 +107,7 @@ def binpack_scorer(
     return score
 
 
-def _resource_names(request: Mapping[str, float]) -> list[str]:
+def resource_names(request: Mapping[str, float]) -> list[str]:
     """``Resource.ResourceNames``: cpu, memory, then scalars (sorted here), each only if
     at least ``minResource``."""
     names = [name for name in (CPU, MEMORY) if request.get(name, 0.0) >= MIN_RESOURCE]

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ruamel.yaml.nodes import Node, ScalarNode
+from ruamel.yaml.nodes import ScalarNode
 
 from policytest.core.findings import Finding, Severity
 from policytest.core.suggest import closest
@@ -22,7 +22,8 @@ from policytest.read.goyaml import Uint64
 from policytest.scoring.weights import BinpackWeights
 from policytest.volcano import rules
 from policytest.volcano.arguments import IntRead, describe, get_int, surprising_int
-from policytest.volcano.gotext import trim_space
+from policytest.volcano.entry_check import EntryCheck
+from policytest.volcano.gotext import split_trimmed, trim_space
 
 if TYPE_CHECKING:
     from policytest.read.source import Document
@@ -57,13 +58,15 @@ _STANDARD_PREFIXES = ("hugepages-", "nvidia.com/mig-", "volcano.sh/", "example.c
 _GPU_NAMES = tuple(name for name in STANDARD_RESOURCES if "gpu" in name)
 
 
-def declared_resources(arguments: Mapping[str, Any] | None) -> tuple[str, ...] | None:
-    """The trimmed, non-empty items of ``binpack.resources`` (``None``: not a string)."""
-    value = (arguments or {}).get(RESOURCES, "")
+def declared_resources(
+    arguments: Mapping[str, Any] | None, key: str = RESOURCES
+) -> tuple[str, ...] | None:
+    """The trimmed, non-empty items of ``binpack.resources`` (or of another plugin's
+    resources list, ``key``); ``None``: not a string."""
+    value = (arguments or {}).get(key, "")
     if not isinstance(value, str):
         return None
-    items = (trim_space(item) for item in value.split(","))
-    return tuple(item for item in items if item)
+    return split_trimmed(value)
 
 
 def binpack_weights(
@@ -117,26 +120,18 @@ def _where(entry: PluginEntry) -> str:
     return f"binpack (tier {entry.tier + 1}, entry {entry.index + 1})"
 
 
-class _EntryCheck:
+class _EntryCheck(EntryCheck):
     """The findings for one binpack entry's arguments."""
 
     def __init__(self, document: Document, entry: PluginEntry, string_arguments: bool) -> None:
-        self.document = document
-        self.entry = entry
+        super().__init__(document, entry)
         self.string_arguments = string_arguments
-        self.arguments: Mapping[str, Any] = entry.arguments or {}
         self.declared = declared_resources(entry.arguments)
         weights = entry.weights
         self.weights = weights if isinstance(weights, BinpackWeights) else BinpackWeights()
 
-    def value_node(self, key: str) -> Node:
-        return self.entry.argument_nodes[key][1]
-
-    def key_node(self, key: str) -> Node:
-        return self.entry.argument_nodes[key][0]
-
     def findings(self) -> Iterator[Finding]:
-        for key in sorted(self.arguments, key=lambda k: self.key_node(k).start_mark.index):
+        for key in self.ordered():
             if key in (WEIGHT, CPU, MEMORY):
                 yield from self.integer(key, 1)
             elif key == RESOURCES:

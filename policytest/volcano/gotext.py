@@ -27,6 +27,12 @@ def trim_space(text: str) -> str:
     return text[start:end]
 
 
+def split_trimmed(text: str) -> tuple[str, ...]:
+    """The items of a comma-separated list as Volcano's plugins read one: split on commas
+    (``strings.Split``), each item trimmed (``strings.TrimSpace``), empty items skipped."""
+    return tuple(item for item in (trim_space(i) for i in text.split(",")) if item)
+
+
 def leading_space(text: str) -> int:
     """How many characters ``strings.TrimSpace`` removes from the start of ``text``."""
     start = 0

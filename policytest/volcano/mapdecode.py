@@ -142,6 +142,14 @@ def zero(kind: GoType) -> Any:
     return {f.name: zero(f.type) for f in kind.fields}
 
 
+def field_key(value: Mapping[Any, Any], name: str) -> Any:
+    """The key of a mapping that struct field ``name`` takes: the exact name, else the
+    first key equal to it ignoring case; ``None`` when there is none."""
+    if name in value:
+        return name
+    return next((k for k in value if isinstance(k, str) and k.lower() == name.lower()), None)
+
+
 def children(node: Node | None, text: str) -> dict[Any, tuple[Node, Node]]:
     """The key and value nodes of a mapping node, by decoded key (later pairs win;
     merged-in keys are not followed: their findings point at the mapping)."""
@@ -251,12 +259,7 @@ class _Decoder:
         used: set[Any] = set()
         result: dict[str, Any] = {}
         for go_field in kind.fields:
-            key: Any = go_field.name if go_field.name in value else None
-            if key is None:
-                key = next(
-                    (k for k in value if isinstance(k, str) and k.lower() == go_field.name.lower()),
-                    None,
-                )
+            key = field_key(value, go_field.name)
             if key is None:
                 result[go_field.name] = zero(go_field.type)
                 continue

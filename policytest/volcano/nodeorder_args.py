@@ -18,6 +18,7 @@ from policytest.core.suggest import closest
 from policytest.scoring.weights import NodeOrderWeights
 from policytest.volcano import rules
 from policytest.volcano.arguments import get_int, surprising_int
+from policytest.volcano.entry_check import written_order
 
 if TYPE_CHECKING:
     from policytest.read.source import Document
@@ -63,7 +64,7 @@ def nodeorder_findings(
 def _findings(document: Document, entry: PluginEntry, string_arguments: bool) -> Iterator[Finding]:
     arguments = entry.arguments or {}
     nodes = entry.argument_nodes
-    for key in sorted(arguments, key=lambda k: nodes[k][0].start_mark.index):
+    for key in written_order(entry):
         key_node, value_node = nodes[key]
         if key not in KEYS:
             yield rules.VN003_NODEORDER_UNKNOWN_KEY.at(

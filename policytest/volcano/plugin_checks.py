@@ -17,17 +17,18 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from policytest.core.findings import Finding, Severity
+from policytest.core.rules import Rule
 from policytest.core.suggest import did_you_mean
 from policytest.read.goyaml import Uint64
 from policytest.scoring.rsf import RSF, ResourceStrategyFitArgs
 from policytest.volcano import plugin_rules as rules
 from policytest.volcano.arguments import describe, get_int
+from policytest.volcano.binpack_args import declared_resources
+from policytest.volcano.entry_check import EntryCheck
 from policytest.volcano.gotext import trim_space
 from policytest.volcano.rsf_checks import rsf_findings
 
 if TYPE_CHECKING:
-    from ruamel.yaml.nodes import Node
-
     from policytest.read.source import Document
     from policytest.volcano.conf import VolcanoConf
     from policytest.volcano.entry import PluginEntry
@@ -161,23 +162,22 @@ def plugin_stops_scheduler(conf: VolcanoConf, release: Release) -> bool:
     return False
 
 
-class _Entry:
+class _Entry(EntryCheck):
     def __init__(self, document: Document, entry: PluginEntry, release: Release) -> None:
-        self.document = document
-        self.entry = entry
+        super().__init__(document, entry)
         self.release = release
-        self.arguments: Mapping[str, Any] = entry.arguments or {}
         self.parse_strings = release.getbool_parses_strings
 
-    def value_node(self, key: str) -> Node:
-        return self.entry.argument_nodes[key][1]
-
-    def key_node(self, key: str) -> Node:
-        return self.entry.argument_nodes[key][0]
-
-    def ordered(self) -> list[str]:
-        nodes = self.entry.argument_nodes
-        return sorted(self.arguments, key=lambda k: nodes[k][0].start_mark.index)
+    def ignored_bool(self, rule: Rule, key: str, outcome: str) -> Iterator[Finding]:
+        """``key`` when ``GetBool`` ignores its value; ``outcome``: what Volcano keeps."""
+        read = get_bool(self.arguments, key, parse_strings=self.parse_strings)
+        if read.ignored is not None:
+            yield rule.at(
+                self.document,
+                self.value_node(key),
+                f"`{key}`: {read.ignored}; Volcano {self.release.name} ignores it{outcome}; "
+                "write `true` or `false`",
+            )
 
 
 class _DeviceShare(_Entry):
@@ -193,7 +193,11 @@ class _DeviceShare(_Entry):
             if key not in known:
                 yield self.unknown(key, known)
             elif key in DEVICESHARE_FLAGS:
-                yield from self.flag(key)
+                yield from self.ignored_bool(
+                    rules.VD002_DEVICESHARE_NOT_BOOL,
+                    key,
+                    " (only a log line) and the flag stays false",
+                )
         yield from self.fatal()
         yield from self.scoring()
 
@@ -211,16 +215,6 @@ class _DeviceShare(_Entry):
             else:
                 message += did_you_mean(key, known) or did_you_mean("deviceshare." + key, known)
         return rules.VD004_DEVICESHARE_UNKNOWN_KEY.at(self.document, self.key_node(key), message)
-
-    def flag(self, key: str) -> Iterator[Finding]:
-        read = get_bool(self.arguments, key, parse_strings=self.parse_strings)
-        if read.ignored is not None:
-            yield rules.VD002_DEVICESHARE_NOT_BOOL.at(
-                self.document,
-                self.value_node(key),
-                f"`{key}`: {read.ignored}; Volcano {self.release.name} ignores it (only a "
-                "log line) and the flag stays false; write `true` or `false`",
-            )
 
     def fatal(self) -> Iterator[Finding]:
         message = deviceshare_fatal(self.arguments, self.release)
@@ -291,7 +285,7 @@ class _DeviceShare(_Entry):
 class _HyperNode(_Entry):
     def findings(self) -> Iterator[Finding]:
         supported = self.release.hypernode_binpack
-        declared = self.declared()
+        declared = declared_resources(self.arguments, HN_RESOURCES)
         for key in self.ordered():
             if not key.startswith(HN):
                 if key == "weight" and supported:
@@ -311,7 +305,9 @@ class _HyperNode(_Entry):
             elif key.startswith(HN_RESOURCES + "."):
                 yield from self.resource_weight(key, key[len(HN_RESOURCES) + 1 :], declared)
             elif key == HN_ENABLE:
-                yield from self.enable()
+                yield from self.ignored_bool(
+                    rules.VT001_HYPERNODE_VALUE, HN_ENABLE, " and keeps the default true"
+                )
             elif key == HN_FADING:
                 yield from self.fading()
             else:
@@ -321,12 +317,6 @@ class _HyperNode(_Entry):
                     f"`{key}` is not a HyperNode bin-packing argument; Volcano ignores it"
                     + (did_you_mean(key, HN_KEYS) or f" (it reads {', '.join(HN_KEYS)})"),
                 )
-
-    def declared(self) -> tuple[str, ...] | None:
-        value = self.arguments.get(HN_RESOURCES, "")
-        if not isinstance(value, str):
-            return None
-        return tuple(item for item in (trim_space(i) for i in value.split(",")) if item)
 
     def integer(self, key: str) -> Iterator[Finding]:
         read = get_int(self.arguments, key, string_arguments=False)
@@ -380,16 +370,6 @@ class _HyperNode(_Entry):
         yield rules.VT002_HYPERNODE_RESOURCES.at(
             self.document, self.key_node(key), f"`{key}` is ignored: {why}"
         )
-
-    def enable(self) -> Iterator[Finding]:
-        read = get_bool(self.arguments, HN_ENABLE, parse_strings=self.parse_strings)
-        if read.ignored is not None:
-            yield rules.VT001_HYPERNODE_VALUE.at(
-                self.document,
-                self.value_node(HN_ENABLE),
-                f"`{HN_ENABLE}`: {read.ignored}; Volcano {self.release.name} ignores it and "
-                "keeps the default true; write `true` or `false`",
-            )
 
     def fading(self) -> Iterator[Finding]:
         value = self.arguments[HN_FADING]

@@ -39,7 +39,7 @@ from policytest.scoring.rsf import (
     Strategy,
 )
 from policytest.volcano import mapdecode
-from policytest.volcano.gotext import trim_space
+from policytest.volcano.gotext import split_trimmed
 from policytest.volcano.mapdecode import BOOL, FLOAT, INT, STRING, map_of, struct
 
 WEIGHT_KEY = "resourceStrategyFitWeight"
@@ -106,10 +106,7 @@ def sra_of(decoded: Mapping[str, Any]) -> Sra:
     weights = decoded["ResourceWeight"] or {}
     resources: dict[str, int] = {}
     total = 0
-    for item in decoded["Resources"].split(","):
-        name = trim_space(item)
-        if not name:
-            continue
+    for name in split_trimmed(decoded["Resources"]):
         weight = weights.get(name, 1)
         weight = 1 if weight < 0 else weight
         resources[name] = weight
@@ -123,10 +120,7 @@ def proportional_of(decoded: Mapping[str, Any]) -> Mapping[str, Rates] | None:
         return None
     rates = decoded["ResourceProportion"] or {}
     result: dict[str, Rates] = {}
-    for item in decoded["Resources"].split(","):
-        name = trim_space(item)
-        if not name:
-            continue
+    for name in split_trimmed(decoded["Resources"]):
         cpu = rates.get(name + ".cpu", 1.0)
         memory = rates.get(name + ".memory", 1.0)
         result[name] = Rates(1.0 if cpu < 0 else cpu, 1.0 if memory < 0 else memory)

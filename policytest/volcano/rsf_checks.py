@@ -13,13 +13,14 @@ from typing import TYPE_CHECKING, Any
 from ruamel.yaml.nodes import Node
 
 from policytest.core.findings import Finding, Severity
+from policytest.core.rules import Rule
 from policytest.core.suggest import did_you_mean
-from policytest.read.goyaml import Uint64
 from policytest.scoring.rsf import LEAST, TYPES, ResourceStrategyFitArgs
 from policytest.volcano import plugin_rules as rules
 from policytest.volcano.binpack_args import resource_name_problem
-from policytest.volcano.gotext import trim_space
-from policytest.volcano.mapdecode import Decoded, children, describe, go_int, wrap
+from policytest.volcano.entry_check import EntryCheck
+from policytest.volcano.gotext import split_trimmed
+from policytest.volcano.mapdecode import INT, Decoded, children, decode, describe, field_key
 from policytest.volcano.rsf_args import (
     KEYS,
     RESOURCES_KEY,
@@ -44,13 +45,8 @@ def rsf_findings(document: Document, entry: PluginEntry) -> list[Finding]:
 
 def decoded_int(value: Any) -> int:
     """What mapstructure makes of an accepted int field's value."""
-    if value is None:
-        return 0
-    if isinstance(value, Uint64):
-        return wrap(value)
-    if isinstance(value, float):
-        return go_int(value)
-    return int(value)
+    number: int = decode(value, INT, "", None, "").value
+    return number
 
 
 def field_of(
@@ -58,21 +54,17 @@ def field_of(
 ) -> tuple[Any, Node | None, Node | None] | None:
     """The key mapstructure takes for struct field ``name`` (exact, else ignoring case),
     with its key and value nodes."""
-    key: Any = name if name in value else None
-    if key is None:
-        key = next((k for k in value if isinstance(k, str) and k.lower() == name.lower()), None)
+    key = field_key(value, name)
     if key is None:
         return None
     key_node, value_node = children(node, text).get(key, (node, node))
     return key, key_node, value_node
 
 
-class _Check:
+class _Check(EntryCheck):
     def __init__(self, document: Document, entry: PluginEntry) -> None:
-        self.document = document
-        self.entry = entry
+        super().__init__(document, entry)
         self.text = document.text
-        self.arguments: Mapping[str, Any] = entry.arguments or {}
         args = entry.weights
         self.args = args if isinstance(args, ResourceStrategyFitArgs) else rsf_args(None)
 
@@ -80,9 +72,8 @@ class _Check:
         return node if node is not None else self.entry.anchor
 
     def findings(self) -> Iterator[Finding]:
-        nodes = self.entry.argument_nodes
-        for key in sorted(self.arguments, key=lambda k: nodes[k][0].start_mark.index):
-            key_node, value_node = nodes[key]
+        for key in self.ordered():
+            key_node, value_node = self.key_node(key), self.value_node(key)
             if key not in KEYS:
                 yield self.unknown_top(key, key_node)
                 continue
@@ -351,6 +342,39 @@ class _Check:
                     "prefix, or list them by name",
                 )
 
+    # --- sra and proportional: the parts they share ------------------------------------
+
+    def switched_off(
+        self, raw: Mapping[Any, Any], node: Node, key_node: Node, rule: Rule, section: str
+    ) -> Iterator[Finding]:
+        """A section whose ``enable`` is not true, with settings that therefore do nothing."""
+        enable = field_of(raw, node, "Enable", self.text)
+        if any(enable is None or k != enable[0] for k in raw):
+            yield rule.at(
+                self.document,
+                self.at(enable[2] if enable is not None else key_node),
+                f"{section} is off (`enable` is not true), so its settings do nothing; "
+                "write `enable: true` to use them",
+            )
+
+    def field_node(self, raw: Mapping[Any, Any], node: Node, name: str, fallback: Node) -> Node:
+        """The value node of a section's field ``name``, else ``fallback``."""
+        found = field_of(raw, node, name, self.text)
+        return self.at(found[2] if found else fallback)
+
+    def map_field(
+        self, raw: Mapping[Any, Any], node: Node, value: Mapping[str, Any], name: str
+    ) -> Iterator[tuple[str, Any, Node, Node]]:
+        """A section's map field ``name`` written as a mapping: each decoded entry with
+        its key and value nodes."""
+        found = field_of(raw, node, name, self.text)
+        if found is None or not isinstance(raw[found[0]], Mapping):
+            return
+        entries = children(found[2], self.text)
+        for key, item in (value[name] or {}).items():
+            key_node, value_node = entries.get(key, (found[1], found[2]))
+            yield key, item, self.at(key_node), self.at(value_node)
+
     # --- sra -----------------------------------------------------------------------------
 
     def sra(
@@ -358,17 +382,8 @@ class _Check:
     ) -> Iterator[Finding]:
         if not isinstance(raw, Mapping):
             return
-        enable = field_of(raw, node, "Enable", self.text)
         if not value["Enable"]:
-            others = [k for k in raw if enable is None or k != enable[0]]
-            if others:
-                where = enable[2] if enable is not None else key_node
-                yield rules.VR011_RSF_SRA.at(
-                    self.document,
-                    self.at(where),
-                    "sra is off (`enable` is not true), so its settings do nothing; "
-                    "write `enable: true` to use them",
-                )
+            yield from self.switched_off(raw, node, key_node, rules.VR011_RSF_SRA, "sra")
             return
         weight_field = field_of(raw, node, "Weight", self.text)
         if value["Weight"] <= 0:
@@ -379,10 +394,8 @@ class _Check:
                 + ("" if weight_field else " (no `weight`)")
                 + ": Volcano adds no sra score; give it a positive weight",
             )
-        resources_field = field_of(raw, node, "Resources", self.text)
-        listed = [trim_space(item) for item in value["Resources"].split(",")]
-        listed = [item for item in listed if item]
-        where = self.at(resources_field[2] if resources_field else key_node)
+        listed = split_trimmed(value["Resources"])
+        where = self.field_node(raw, node, "Resources", key_node)
         if not listed:
             yield rules.VR011_RSF_SRA.at(
                 self.document,
@@ -405,25 +418,21 @@ class _Check:
         yield from self.sra_weights(raw, node, listed, value)
 
     def sra_weights(
-        self, raw: Mapping[Any, Any], node: Node, listed: list[str], value: Mapping[str, Any]
+        self, raw: Mapping[Any, Any], node: Node, listed: tuple[str, ...], value: Mapping[str, Any]
     ) -> Iterator[Finding]:
-        weights_field = field_of(raw, node, "ResourceWeight", self.text)
-        if weights_field is None or not isinstance(raw[weights_field[0]], Mapping):
-            return
-        entries = children(weights_field[2], self.text)
-        for name, weight in (value["ResourceWeight"] or {}).items():
-            key_node, value_node = entries.get(name, (weights_field[1], weights_field[2]))
+        weights = self.map_field(raw, node, value, "ResourceWeight")
+        for name, weight, key_node, value_node in weights:
             if name not in listed:
                 yield rules.VR011_RSF_SRA.at(
                     self.document,
-                    self.at(key_node),
+                    key_node,
                     f"`resourceWeight.{name}` is ignored: `{name}` is not listed in "
                     "`sra.resources`; add it there",
                 )
             elif weight < 0:
                 yield rules.VR011_RSF_SRA.at(
                     self.document,
-                    self.at(value_node),
+                    value_node,
                     f"`resourceWeight.{name}` is negative ({weight}): Volcano silently uses "
                     "1 instead",
                 )
@@ -435,37 +444,26 @@ class _Check:
     ) -> Iterator[Finding]:
         if not isinstance(raw, Mapping):
             return
-        enable = field_of(raw, node, "Enable", self.text)
         if not value["Enable"]:
-            if any(enable is None or k != enable[0] for k in raw):
-                yield rules.VR012_RSF_PROPORTIONAL.at(
-                    self.document,
-                    self.at(enable[2] if enable is not None else key_node),
-                    "the proportional filter is off (`enable` is not true), so its settings "
-                    "do nothing; write `enable: true` to use them",
-                )
+            yield from self.switched_off(
+                raw, node, key_node, rules.VR012_RSF_PROPORTIONAL, "the proportional filter"
+            )
             return
-        listed = [trim_space(item) for item in value["Resources"].split(",")]
-        listed = [item for item in listed if item]
+        listed = split_trimmed(value["Resources"])
         if not listed:
-            resources_field = field_of(raw, node, "Resources", self.text)
             yield rules.VR012_RSF_PROPORTIONAL.at(
                 self.document,
-                self.at(resources_field[2] if resources_field else key_node),
+                self.field_node(raw, node, "Resources", key_node),
                 "the proportional filter is enabled without `resources`: it checks "
                 'nothing; list the resources, e.g. `resources: "nvidia.com/gpu"`',
             )
-        rates_field = field_of(raw, node, "ResourceProportion", self.text)
-        if rates_field is None or not isinstance(raw[rates_field[0]], Mapping):
-            return
-        entries = children(rates_field[2], self.text)
         wanted = {f"{n}.{part}" for n in listed for part in ("cpu", "memory")}
-        for name, rate in (value["ResourceProportion"] or {}).items():
-            key_node_of, value_node = entries.get(name, (rates_field[1], rates_field[2]))
+        rates = self.map_field(raw, node, value, "ResourceProportion")
+        for name, rate, key_node_of, value_node in rates:
             if name not in wanted:
                 yield rules.VR012_RSF_PROPORTIONAL.at(
                     self.document,
-                    self.at(key_node_of),
+                    key_node_of,
                     f"`resourceProportion.{name}` is ignored: Volcano reads only "
                     "`<resource>.cpu` and `<resource>.memory` for the resources listed in "
                     "`proportional.resources`" + did_you_mean(name, sorted(wanted)),
@@ -473,7 +471,7 @@ class _Check:
             elif rate < 0:
                 yield rules.VR012_RSF_PROPORTIONAL.at(
                     self.document,
-                    self.at(value_node),
+                    value_node,
                     f"`resourceProportion.{name}` is negative ({describe(rate)}): Volcano "
                     "silently uses 1 instead",
                 )

@@ -13,6 +13,7 @@ from policytest.scoring.schedulers import (
 from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
 from policytest.volcano.arguments import get_int
 from policytest.volcano.conf import VolcanoConf
+from policytest.volcano.corrections import volcano_corrections
 from policytest.volcano.plugin_checks import DEVICESHARE, TOPOLOGY, WEIGHT, get_bool
 
 
@@ -32,6 +33,7 @@ def volcano_scheduler(conf: VolcanoConf) -> VolcanoScheduler:
     return VolcanoScheduler(
         tuple(entries),
         not_modelled=(VOLCANO_NOT_MODELLED if runs_nodeorder else ()) + _device_scores(conf),
+        corrections=volcano_corrections(conf),
         balanced_formula=release.balanced_allocation,
         overhead_first=release.overhead_first,
         proportional=conf.proportional,

@@ -12,22 +12,12 @@ from policytest.core.options import DEFAULT_OPTIONS, CheckOptions
 from policytest.core.rules import Rule
 from policytest.kube import rules
 from tests.kube.helpers import errors, findings_for, rule_ids
+from tests.rule_examples import example
 
 KS_RULES = [
     value for value in vars(rules).values() if isinstance(value, Rule) and value.id.startswith("KS")
 ]
 HEADER = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
-
-
-def example(doc: str, label: str) -> str:
-    """The indented block after ``label::`` in a rule's doc."""
-    block = doc.split(f"{label}::", 1)[1].split("\n\n", 1)[1]
-    lines = []
-    for line in block.splitlines():
-        if line.strip() and not line.startswith("    "):
-            break
-        lines.append(line)
-    return textwrap.dedent("\n".join(lines)).strip() + "\n"
 
 
 def test_the_catalogue_is_complete() -> None:

@@ -125,8 +125,10 @@ def test_legacy_policy_is_reported_with_its_v1_equivalent() -> None:
     assert [(f.rule, f.severity.value, f.line) for f in found] == [("KS002", "error", 2)]
     message = found[0].message
     assert "removed in Kubernetes 1.23" in message
-    equivalent = message.split("is:\n", 1)[1]
-    assert "kind: KubeSchedulerConfiguration" in equivalent
+    assert "\n" not in message  # one finding, one line
+    equivalent = message.split("(pass it with --config) is ", 1)[1]
+    equivalent = equivalent[: equivalent.rindex("}") + 1]  # JSON, which YAML reads
+    assert '"kind": "KubeSchedulerConfiguration"' in equivalent
     assert findings_for(equivalent) == ()
     config, _ = load(documents(equivalent)[0][0], DEFAULT_OPTIONS)
     assert config is not None

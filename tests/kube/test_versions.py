@@ -55,7 +55,7 @@ def test_a_release_outside_the_table_is_refused(target: str) -> None:
 def test_policy_is_removed_in_every_judged_release() -> None:
     found = findings_for(LEGACY_POLICY, CheckOptions(kubernetes_version="1.33"))
     assert [(f.rule, f.severity) for f in found] == [("KS002", Severity.ERROR)]
-    assert "apiVersion: kubescheduler.config.k8s.io/v1" in found[0].message
+    assert '"apiVersion": "kubescheduler.config.k8s.io/v1"' in found[0].message
     assert "removed in Kubernetes 1.23" in found[0].message
 
 

@@ -113,7 +113,7 @@ def test_github_annotations_for_failures_only() -> None:
         "::placements: expected {node-a: 4}, got {node-b: 4}"
     )
     assert lines[1].startswith("::error file=fixtures/y.policytest.yaml,line=3,")
-    assert lines[-1] == "Cases: 1 passed, 1 failed, 1 errors"
+    assert lines[-1] == "Cases: 1 passed, 1 failed, 1 error"
 
 
 def test_text_shows_the_node_table_under_a_failure() -> None:

@@ -42,7 +42,7 @@ def repo(tmp_path: Path) -> Iterator[Path]:
 def test_bundled_fixtures_pass(run_line: RunLine, repo: Path) -> None:
     result = run_line(["run"])
     assert result.exit_code == 0, result
-    assert result.stdout.rstrip().endswith("Cases: 25 passed, 0 failed")
+    assert result.stdout.rstrip().endswith("Cases: 25 passed, 0 failed; config findings: 1 warning")
 
 
 def test_json_output(run_line: RunLine, repo: Path) -> None:

@@ -469,3 +469,75 @@ class TestRealPreCommit:
         )
         assert result.returncode == 0, result
         assert any(re.match(r"policytest run\.+Passed$", line) for line in result.lines)
+
+
+# --- the README's snippet, as written, in a fresh repository ----------------------------
+
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+GITHUB = "https://github.com/policytest/policytest"
+
+
+def readme_snippet() -> str:
+    """The ``.pre-commit-config.yaml`` the README's pre-commit section shows."""
+    section = README[README.index("## pre-commit") :]
+    match = re.search(r"```yaml\n(.*?)```", section, re.DOTALL)
+    assert match is not None
+    return match.group(1)
+
+
+@pytest.fixture
+def readme_repo(user_repo: UserRepo, tmp_path: Path) -> UserRepo:
+    """A fresh repository that follows the README: its snippet, with the GitHub address
+    replaced by the local copy of this checkout (the tests do not reach GitHub), where
+    ``main`` names the commit under test."""
+    _run(["git", "update-ref", "refs/heads/main", "HEAD"], user_repo.source, user_repo.env)
+    snippet = readme_snippet()
+    assert f"- repo: {GITHUB}\n" in snippet
+    (tmp_path / ".pre-commit-config.yaml").write_text(
+        snippet.replace(GITHUB, str(user_repo.source)), encoding="utf-8"
+    )
+    repo = UserRepo(tmp_path, user_repo.source, user_repo.env)
+    repo.git("init", "--quiet")
+    return repo
+
+
+class TestReadmeSnippet:
+    def test_autoupdate_pins_a_commit_and_the_hooks_run(self, readme_repo: UserRepo) -> None:
+        updated = readme_repo.pre_commit("autoupdate")
+        assert updated.returncode == 0, updated
+        config = (readme_repo.path / ".pre-commit-config.yaml").read_text()
+        revision = _run(["git", "rev-parse", "HEAD"], readme_repo.source, readme_repo.env)
+        assert f"rev: {revision.output.strip()}" in config, config
+        (readme_repo.path / "fixtures").mkdir()
+        (readme_repo.path / "fixtures" / "binpack.policytest.yaml").write_text(PASSING_FIXTURE)
+        readme_repo.git("add", ".")
+        result = readme_repo.pre_commit("run", "--all-files", "--color=never")
+        assert result.returncode == 0, result
+        assert any(re.match(r"policytest validate\.+Passed$", line) for line in result.lines)
+        assert any(re.match(r"policytest run\.+Passed$", line) for line in result.lines)
+
+    def test_run_hook_without_fixtures_fails_and_says_how_to_set_args(
+        self, readme_repo: UserRepo
+    ) -> None:
+        (readme_repo.path / "values.yaml").write_text("replicaCount: 2\n")
+        readme_repo.git("add", ".")
+        result = readme_repo.pre_commit("run", "policytest-run", "--all-files", "--color=never")
+        assert result.returncode == 1, result
+        assert "- exit code: 1" in result.lines, result  # nothing to run, not a usage error
+        assert "there is no fixtures/ directory here" in result.output
+        assert "`args: [DIR]`" in result.output
+
+    def test_args_name_other_fixture_folders(self, readme_repo: UserRepo) -> None:
+        config = readme_repo.path / ".pre-commit-config.yaml"
+        text = config.read_text()
+        commented = re.search(r"\n(\s+)# (args: \[([^\]]+)\])", text)
+        assert commented is not None, text
+        config.write_text(text.replace(commented.group(0), f"\n{commented[1]}{commented[2]}"))
+        folder = readme_repo.path / commented.group(3)
+        folder.mkdir(parents=True)
+        wrong = PASSING_FIXTURE.replace("unschedulable: [node-small]", "unschedulable: []")
+        (folder / "binpack.policytest.yaml").write_text(wrong)
+        readme_repo.git("add", ".")
+        result = readme_repo.pre_commit("run", "policytest-run", "--all-files", "--color=never")
+        assert result.returncode == 1, result
+        assert "FAIL a 4-CPU pod fits only the big node" in result.output, result

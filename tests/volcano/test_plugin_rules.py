@@ -13,21 +13,11 @@ import pytest
 from policytest.core.findings import Finding, Severity
 from policytest.core.rules import Rule, get_rule
 from policytest.volcano import plugin_rules
+from tests.rule_examples import example
 from tests.volcano.helpers import Check
 
 HEAD = 'actions: "enqueue, allocate, backfill"\ntiers:\n- plugins:\n  - name: predicates\n'
 RULES = [value for value in vars(plugin_rules).values() if isinstance(value, Rule)]
-
-
-def example(doc: str, label: str) -> str:
-    """The indented block after ``label::`` in a rule's doc."""
-    block = doc.split(f"{label}::", 1)[1].split("\n\n", 1)[1]
-    lines = []
-    for line in block.splitlines():
-        if line.strip() and not line.startswith("    "):
-            break
-        lines.append(line)
-    return textwrap.dedent("\n".join(lines)).strip() + "\n"
 
 
 def conf(entry: str) -> str:
@@ -272,6 +262,14 @@ CASES = [
         "added in Volcano 1.14",
         version="1.13",
     ),
+    Case(
+        "VC004",
+        rsf("resourceStrategyFitWeight: 10"),
+        5,
+        11,
+        "added in Volcano 1.13",
+        version="1.12",
+    ),
     # network-topology-aware
     Case("VT001", plugin("network-topology-aware", "weight: -2"), 7, 15, "uses 1"),
     Case(
@@ -322,33 +320,47 @@ def test_case_fires_at_the_offending_value(case: Case, check_text: Check) -> Non
 # --- per release -------------------------------------------------------------------------------
 
 
-def test_a_quoted_flag_makes_deviceshare_fatal_only_from_1_15(check_text: Check) -> None:
-    text = plugin(
-        "deviceshare", "deviceshare.GPUSharingEnable: true", 'deviceshare.GPUNumberEnable: "true"'
-    )
-    for version, fatal in (("1.13", False), ("1.14", False), ("1.15", True), ("1.16", True)):
-        rules = [f.rule for f in check_text(text, version)]
-        assert ("VD001" in rules) is fatal, (version, rules)
-        assert ("VD002" in rules) is not fatal, (version, rules)
+RELEASES = ("1.12", "1.13", "1.14", "1.15", "1.16")
+PER_RELEASE = [
+    pytest.param(
+        plugin(
+            "deviceshare",
+            "deviceshare.GPUSharingEnable: true",
+            'deviceshare.GPUNumberEnable: "true"',
+        ),
+        "1.15",
+        ["VD002"],
+        ["VD001"],
+        id="a-quoted-flag-makes-deviceshare-fatal-from-1.15",
+    ),
+    pytest.param(
+        rsf('resourceStrategyFitWeight: "10"'),
+        "1.13",
+        ["VC004"],
+        ["VR001"],
+        id="resource-strategy-fit-exists-from-1.13",
+    ),
+    pytest.param(
+        plugin("network-topology-aware", "hypernode.binpack.cpu: -1"),
+        "1.14",
+        ["VT003"],
+        ["VT001"],
+        id="hypernode-binpack-arguments-are-read-from-1.14",
+    ),
+    pytest.param(
+        plugin("deviceshare", "deviceshare.AscendMindClusterVNPUEnable: true"),
+        "1.14",
+        ["VD004"],
+        [],
+        id="ascend-flags-are-known-from-1.14",
+    ),
+]
 
 
-def test_resource_strategy_fit_exists_from_1_13(check_text: Check) -> None:
-    text = rsf('resourceStrategyFitWeight: "10"')
-    old = check_text(text, "1.12")
-    assert [f.rule for f in old] == ["VC004"]
-    assert "added in Volcano 1.13" in old[0].message
-    for version in ("1.13", "1.14", "1.15", "1.16"):
-        assert "VR001" in [f.rule for f in check_text(text, version)]
-
-
-def test_hypernode_binpack_arguments_are_read_from_1_14(check_text: Check) -> None:
-    text = plugin("network-topology-aware", "hypernode.binpack.cpu: -1")
-    assert [f.rule for f in check_text(text, "1.13")] == ["VT003"]
-    for version in ("1.14", "1.15", "1.16"):
-        assert [f.rule for f in check_text(text, version)] == ["VT001"]
-
-
-def test_ascend_flags_are_known_from_1_14(check_text: Check) -> None:
-    text = plugin("deviceshare", "deviceshare.AscendMindClusterVNPUEnable: true")
-    assert [f.rule for f in check_text(text, "1.13")] == ["VD004"]
-    assert check_text(text, "1.14") == []
+@pytest.mark.parametrize(("text", "since", "before", "after"), PER_RELEASE)
+def test_the_rules_change_with_the_release(
+    text: str, since: str, before: list[str], after: list[str], check_text: Check
+) -> None:
+    for version in RELEASES:
+        expected = after if RELEASES.index(version) >= RELEASES.index(since) else before
+        assert [f.rule for f in check_text(text, version)] == expected, version

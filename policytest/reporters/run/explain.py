@@ -9,14 +9,15 @@ utilisation bar per node at the end of the sequence.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Final
 
 from policytest.fixtures.runner import MESSAGE_LINE_BREAK, CaseResult, format_ranking, format_score
 from policytest.reporters.quoting import text
 from policytest.reporters.run.text import node_table
-from policytest.reporters.validate.text import format_finding
-from policytest.scoring.protocol import NodeScore
+from policytest.reporters.validate.text import format_finding, plural
+from policytest.scoring.protocol import NodeScore, ResourceDetail
 
 BAR_WIDTH = 20
 
@@ -28,12 +29,20 @@ def render_case(result: CaseResult) -> str:
         lines += [f"  {text(line)}" for line in result.message.split(MESSAGE_LINE_BREAK)]
     if result.status == "error":
         return "\n".join(lines) + "\n"
+    if result.corrections:
+        lines += ["", "  As the scheduler loads the config (scored this way):"]
+        lines += [f"    {text(correction)}" for correction in result.corrections]
     title = "first pod" if result.steps else "pod"
     lines += ["", f"  Scores for the {title}, best first: {text(format_ranking(result.ranking))}"]
     lines += [f"    {row}" for row in node_table(result.nodes)]
     details = list(_resource_lines(result.nodes))
     if details:
-        lines += ["", "  Resources (utilisation after placement, weight, contribution):", *details]
+        lines += [
+            "",
+            "  Resources (utilisation after placement; each resource's score x its weight, "
+            "then the plugin's arithmetic up to its contribution to the total):",
+            *details,
+        ]
     parts = _part_lines(result.nodes)
     if parts:
         lines += ["", "  Parts of a plugin's score (each part's score x its weight):", *parts]
@@ -86,18 +95,74 @@ def _resource_lines(nodes: Sequence[NodeScore]) -> list[str]:
             lines.append(f"    {text(node.name)} / {text(plugin)}:")
             for item in resources:
                 share = _percent(item.requested, item.allocatable)
-                share_of_score = "" if item.score is None else f" -> {format_score(item.score)}"
-                if item.note:
-                    share_of_score += f"  ({item.note})"
                 amount = (
                     f"{format_amount(item.requested, item.milli, item.name)} / "
                     f"{format_amount(item.allocatable, item.milli, item.name)}"
                 )
+                note = f"  ({text(item.note)})" if item.note else ""
+                product = _product(item) + note
                 lines.append(
-                    f"      {text(item.name):<16} {amount:>16} {share:>7}  "
-                    f"weight {item.weight:<3}{share_of_score}".rstrip()
+                    f"      {text(item.name):<16} {amount:>16} {share:>7}  {product}".rstrip()
                 )
+            lines += [f"      {line}" for line in _sum_lines(plugin, resources, node)]
     return lines
+
+
+def _product(item: ResourceDetail) -> str:
+    """``score 56 x weight 3 = 168`` (kube-scheduler), ``weight 1 -> 0.8125`` (Volcano)."""
+    if item.score is None:
+        return f"weight {item.weight:<3} (left out: nothing to score on this node)"
+    if item.own_score is not None:
+        return (
+            f"score {format_score(item.own_score)} x weight {item.weight} = "
+            f"{format_score(item.score)}"
+        )
+    return f"weight {item.weight:<3} -> {format_score(item.score)}"
+
+
+def _sum_lines(plugin: str, resources: Sequence[ResourceDetail], node: NodeScore) -> list[str]:
+    """From the resources' weighted scores to the plugin's contribution to the total,
+    every step shown (shown only when it reproduces the scorer's own number)."""
+    counted = [item for item in resources if item.score is not None]
+    first = resources[0]
+    contribution = node.plugins.get(plugin)
+    if not counted or first.plugin_weight is None or contribution is None:
+        return []
+    total = sum(item.score or 0.0 for item in counted)
+    weights = sum(item.weight for item in counted)
+    scores = " + ".join(format_score(item.score or 0.0) for item in counted)
+    sums = f"({scores}) / ({' + '.join(str(item.weight) for item in counted)})"
+    if first.division == "float":  # Volcano binpack: float64, scaled by 100 x binpack.weight
+        mean = total / weights if weights > 0 else total
+        value = mean * 100 * first.plugin_weight
+        if not _close(value, contribution):
+            return []
+        if weights <= 0:  # Volcano divides only by a positive sum of weights
+            sums = f"{' + '.join(format_score(i.score or 0.0) for i in counted)} (weights sum to 0)"
+        return [
+            f"= {sums} = {format_score(mean)}; x 100 x binpack.weight "
+            f"{first.plugin_weight} = {format_score(contribution)}"
+        ]
+    whole = int(total)
+    if weights == 0:
+        return []
+    if first.division == "round":
+        mean_int = math.floor(whole / weights + 0.5)
+        how = "rounded half away from zero"
+    else:
+        mean_int = int(whole / weights)  # int64 division truncates toward zero
+        how = "int64 division truncates"
+    if mean_int * first.plugin_weight != contribution:
+        return []
+    return [
+        f"= {sums} = {format_score(total)} / {weights} = {mean_int} ({how})",
+        f"x plugin weight {first.plugin_weight} = {format_score(contribution)} "
+        f"({plugin}'s contribution to the total)",
+    ]
+
+
+def _close(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
 
 
 def _part_lines(nodes: Sequence[NodeScore]) -> list[str]:
@@ -140,7 +205,7 @@ def _balance_lines(nodes: Sequence[NodeScore]) -> list[str]:
 def _sequence_lines(result: CaseResult) -> list[str]:
     placed = ", ".join(f"{text(n)}: {c}" for n, c in (result.placements or {}).items() if c)
     lines = [
-        f"  Sequence: {len(result.steps)} pods; placements {{{placed}}}; "
+        f"  Sequence: {plural(len(result.steps), 'pod')}; placements {{{placed}}}; "
         f"nodes used {result.nodes_used}; pending {result.pending}"
     ]
     ties = [step for step in result.steps if step.tied_with]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from policytest.fixtures.suite import RunReport
 from policytest.reporters.quoting import github_data, github_property
 from policytest.reporters.run.text import summary
+from policytest.reporters.validate.github import annotation
 
 
 def render(report: RunReport, *, color: bool) -> str:
@@ -17,5 +18,7 @@ def render(report: RunReport, *, color: bool) -> str:
             f"::error file={github_property(result.file)},line={result.line},"
             f"title={title}::{github_data(result.message)}"
         )
+    for finding in report.config_findings:  # each once, however many cases ran with it
+        lines.append(annotation(finding))
     lines.append(summary(report))
     return "\n".join(lines) + "\n"

@@ -5,9 +5,11 @@ from __future__ import annotations
 import xml.etree.ElementTree as ElementTree
 from itertools import groupby
 
+from policytest.core.findings import Severity
 from policytest.fixtures.suite import RunReport
 from policytest.reporters.quoting import xml
 from policytest.reporters.run.text import describe_failure
+from policytest.reporters.validate.text import format_finding
 
 
 def render(report: RunReport, *, color: bool) -> str:
@@ -41,5 +43,26 @@ def render(report: RunReport, *, color: bool) -> str:
                     ),
                 )
                 problem.text = xml("\n".join(describe_failure(result)))
+    findings = report.config_findings
+    if findings:  # the configs' own findings: one test case per config, failing on errors
+        configs = sorted({f.path for f in findings})
+        suite = ElementTree.SubElement(
+            suites,
+            "testsuite",
+            name="configs",
+            tests=str(len(configs)),
+            failures=str(len({f.path for f in findings if f.severity is Severity.ERROR})),
+            errors="0",
+        )
+        for config in configs:
+            mine = [f for f in findings if f.path == config]
+            case = ElementTree.SubElement(suite, "testcase", classname="configs", name=xml(config))
+            errors = [f for f in mine if f.severity is Severity.ERROR]
+            listed = xml("\n".join(format_finding(f, color=False) for f in mine))
+            if errors:
+                failure = ElementTree.SubElement(case, "failure", message=xml(errors[0].message))
+                failure.text = listed
+            else:
+                ElementTree.SubElement(case, "system-out").text = listed
     ElementTree.indent(suites)
     return ElementTree.tostring(suites, encoding="unicode", xml_declaration=True) + "\n"

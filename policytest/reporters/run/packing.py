@@ -23,14 +23,15 @@ def render_text(reports: Sequence[PackingReport]) -> str:
             ("pods pending", [f"{r.pending:,}" for r in group]),
             ("nodes used (got pods)", [f"{r.nodes_used:,}" for r in group]),
             ("nodes in use", [f"{r.nodes_in_use:,} of {r.nodes:,}" for r in group]),
-            ("full nodes (no pod fits)", [f"{r.full_nodes:,}" for r in group]),
+            ("full nodes (no pod fits any more)", [f"{r.full_nodes:,}" for r in group]),
             ("placements decided by a tie", [f"{r.tie_decided:,}" for r in group]),
         ]
         for name in _resource_names(group):
             uses = [_find(report, name) for report in group]
             rows.append((f"{text(name)} utilisation mean / max", [_utilisation(u) for u in uses]))
             rows.append((f"{text(name)} stranded on full nodes", [_stranded(u) for u in uses]))
-        header = f"{text(path)}: case `{text(case)}` ({first.pods:,} pods, {first.nodes:,} nodes)"
+        counts = f"{_count(first.pods, 'pod')}, {_count(first.nodes, 'node')}"
+        header = f"{text(path)}: case `{text(case)}` ({counts})"
         blocks.append(header + "\n" + _table(rows))
     return "\n".join(blocks)
 
@@ -70,6 +71,10 @@ def _stranded(use: ResourceUse | None) -> str:
     if use is None:
         return "-"
     return f"{_number(use.stranded)} {use.unit}".rstrip()
+
+
+def _count(count: int, noun: str) -> str:
+    return f"{count:,} {noun}{'s' * (count != 1)}"
 
 
 def _number(value: float) -> str:

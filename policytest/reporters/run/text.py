@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from itertools import groupby
 
+from policytest.core.findings import Finding, Severity
 from policytest.fixtures.runner import MESSAGE_LINE_BREAK, CaseResult, format_score
 from policytest.fixtures.suite import RunReport
 from policytest.reporters.quoting import text
-from policytest.reporters.validate.text import format_finding, paint
+from policytest.reporters.validate.text import format_finding, paint, plural
 from policytest.scoring.protocol import NodeScore
 
 _MARK = {"passed": ("PASS", "32"), "failed": ("FAIL", "31"), "error": ("ERROR", "31;1")}
@@ -64,26 +66,62 @@ def describe_failure(result: CaseResult) -> list[str]:
 
 def render(report: RunReport, *, color: bool) -> str:
     out: list[str] = []
-    current_file = None
-    for result in report.results:
-        if result.file != current_file:
-            current_file = result.file
-            out.append(text(result.file))
-        mark, code = _MARK[result.status]
-        out.append(f"  {paint(mark, code, color)} {text(result.case)}")
-        if result.status != "passed":
-            out += [f"      {line}" if line else "" for line in describe_failure(result)]
-        for finding in result.findings:
-            if result.status == "passed":
-                out.append(f"      {format_finding(finding, color=color)}")
+    shown: set[str] = set()
+    for file, results in groupby(report.results, key=lambda r: r.file):
+        out.append(text(file))
+        block = list(results)
+        for result in block:
+            mark, code = _MARK[result.status]
+            out.append(f"  {paint(mark, code, color)} {text(result.case)}")
+            if result.status != "passed":
+                out += [f"      {line}" if line else "" for line in describe_failure(result)]
+        out += config_lines(block, shown, color=color)
     out.append(summary(report))
     return "\n".join(out) + "\n"
 
 
+def config_lines(results: Sequence[CaseResult], shown: set[str], *, color: bool) -> list[str]:
+    """The findings of the configs these cases ran with, once per config in a run
+    (``shown``: the configs already listed)."""
+    by_config: dict[str, set[Finding]] = {}
+    for result in results:
+        if result.status != "error":
+            for finding in result.findings:
+                by_config.setdefault(finding.path, set()).add(finding)
+    lines = []
+    for config, findings in sorted(by_config.items()):
+        if config in shown:
+            lines.append(f"  config {text(config)}: {_counted(findings)} (listed above)")
+            continue
+        shown.add(config)
+        lines.append(f"  config {text(config)}: {_counted(findings)}")
+        lines += [f"      {format_finding(f, color=color)}" for f in sorted(findings)]
+    return lines
+
+
+def _counted(findings: Iterable[Finding]) -> str:
+    severities = [f.severity for f in findings]
+    parts = [
+        plural(severities.count(severity), severity.value)
+        for severity in (Severity.ERROR, Severity.WARNING, Severity.INFO)
+        if severity in severities
+    ]
+    return ", ".join(parts)
+
+
 def summary(report: RunReport) -> str:
+    if not report.results:
+        looked = ", ".join(report.paths) or "the paths given"
+        return (
+            f"No fixture cases found in {looked} (looked for documents with `apiVersion: "
+            "policytest/v1` in the files named and in the *.policytest.yaml files under the "
+            "directories); nothing ran, which fails the run"
+        )
     counts = [f"{report.count('passed')} passed", f"{report.count('failed')} failed"]
     if report.count("error"):
-        counts.append(f"{report.count('error')} errors")
-    if not report.results:
-        return "No fixture cases found."
-    return "Cases: " + ", ".join(counts)
+        counts.append(plural(report.count("error"), "error"))
+    line = "Cases: " + ", ".join(counts)
+    findings = report.config_findings
+    if findings:
+        line += f"; config findings: {_counted(findings)}"
+    return line

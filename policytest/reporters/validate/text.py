@@ -14,6 +14,13 @@ def paint(text: str, code: str, color: bool) -> str:
     return f"\033[{code}m{text}\033[0m" if color else text
 
 
+def plural(count: int, noun: str) -> str:
+    """``1 error``, ``2 errors``, ``1 info``: a count and its noun, agreeing."""
+    if count == 1 or noun == "info":
+        return f"{count} {noun}"
+    return f"{count} {noun}es" if noun.endswith(("s", "sh", "ch", "x")) else f"{count} {noun}s"
+
+
 def format_finding(finding: Finding, *, color: bool) -> str:
     """One finding on one line, the way compilers and linters print them (the path and
     message quoted: they come from the input)."""
