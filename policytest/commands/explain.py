@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from policytest.commands.common import add_fixture_options, check_options, usage_error, write
+from policytest.commands.progress import add_quiet_option
 
 
 def configure(subparsers: Any) -> None:
@@ -17,12 +18,15 @@ def configure(subparsers: Any) -> None:
     parser.add_argument("fixture", metavar="FIXTURE")
     parser.add_argument("--case", default=None, metavar="NAME", help="only this case")
     add_fixture_options(parser)
+    add_quiet_option(parser)
     parser.set_defaults(execute=execute)
 
 
 def execute(args: Any) -> int:
     import os
+    import sys
 
+    from policytest.commands.run import progress_line
     from policytest.core.exitcodes import ExitCode
     from policytest.fixtures.load import root_for
     from policytest.fixtures.suite import run_file
@@ -31,7 +35,11 @@ def execute(args: Any) -> int:
     if not os.path.isfile(args.fixture):
         return usage_error(f"not a file: {args.fixture}")
     options = check_options(args)
-    results = run_file(args.fixture, options, root_for(args.fixture, options))
+    line, _, placed = progress_line(sys.stderr, quiet=args.quiet)
+    try:
+        results = run_file(args.fixture, options, root_for(args.fixture, options), placed)
+    finally:
+        line.close()
     if args.case is not None:
         names = [result.case for result in results]
         results = [result for result in results if result.case == args.case]

@@ -17,6 +17,7 @@ from policytest.commands.common import (
     use_color,
     write,
 )
+from policytest.commands.progress import Progress, add_quiet_option
 from policytest.reporters import RUN_FORMATS
 
 
@@ -42,26 +43,36 @@ def configure(subparsers: Any) -> None:
         "results (comments and formatting kept)",
     )
     add_fixture_options(parser)
+    add_quiet_option(parser)
     parser.set_defaults(execute=execute)
 
 
-PROGRESS_AFTER_FILES = 20
 DEFAULT_PATH = "fixtures"
 
 
-def progress_line(stream: TextIO) -> Callable[[int, int, str], None]:
-    """A one-line ``[12/340] path`` counter on a terminal, for suites of many files."""
+def progress_line(
+    stream: TextIO, *, quiet: bool = False
+) -> tuple[Progress, Callable[[int, int, str], None] | None, Callable[[str, int], None] | None]:
+    """A one-line progress line on a terminal once a run has taken more than about two
+    seconds: files done (a bar), and the pods a long sequence has placed so far."""
+    progress = Progress(stream, "running fixtures", None, "files", quiet=quiet)
+    done_files = [0]
 
     def show(done: int, total: int, path: str) -> None:
-        if total < PROGRESS_AFTER_FILES:
-            return
+        done_files[0] = done
+        progress.total = total
+        progress.unit = "files"
+        progress.update(done)
+
+    def placed(path: str, pods: int) -> None:
         from policytest.reporters.quoting import text
 
-        line = f"[{done}/{total}] {text(path)}"[:78]
-        stream.write(f"\r{line:<78}" if done < total else "\r" + " " * 78 + "\r")
-        stream.flush()
+        progress.unit = f"files; {text(path)}: {pods:,} pods placed"
+        progress.update(done_files[0])
 
-    return show
+    if not progress.enabled:
+        return progress, None, None  # nothing will be drawn: no work per pod
+    return progress, show, placed
 
 
 def execute(args: Any) -> int:
@@ -72,7 +83,7 @@ def execute(args: Any) -> int:
     from policytest.reporters.quoting import text
 
     chosen = output_format(args)
-    progress = progress_line(sys.stderr) if sys.stderr.isatty() else None
+    line, progress, placed = progress_line(sys.stderr, quiet=args.quiet)
     paths = args.paths or [DEFAULT_PATH]
     if not args.paths and not os.path.exists(DEFAULT_PATH):
         # the default, not a path the user typed: nothing to run (exit 1), not a usage error
@@ -84,9 +95,11 @@ def execute(args: Any) -> int:
         )
         return int(ExitCode.FINDINGS)
     try:
-        report = run_paths(paths, check_options(args), progress)
+        report = run_paths(paths, check_options(args), progress, placed)
     except PathNotFound as missing:
         return usage_error(f"path does not exist: {missing}")
+    finally:
+        line.close()
     if args.update:
         from policytest.fixtures.golden import update_expectations
 
@@ -95,6 +108,7 @@ def execute(args: Any) -> int:
             sys.stderr.write(f"updated {text(path)}\n")
         for refusal in refused:
             sys.stderr.write(f"policytest: error: {text(refusal)}\n")
-        report = run_paths(paths, check_options(args), progress)
+        report = run_paths(paths, check_options(args), progress, placed)
+        line.close()
     write(render_run(chosen, report, color=chosen == "text" and use_color(sys.stdout)))
     return int(ExitCode.OK if report.ok else ExitCode.FINDINGS)

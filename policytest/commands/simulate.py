@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any, TextIO
+from typing import Any
 
 from policytest.commands.common import add_fixture_options, check_options, usage_error, write
+from policytest.commands.progress import Progress, add_quiet_option
 
 FORMATS = ("text", "json")
-PROGRESS_MIN_PODS = 1000
-"""Sequences shorter than this finish too fast to need a progress bar."""
 
 
 def configure(subparsers: Any) -> None:
@@ -35,6 +34,7 @@ def configure(subparsers: Any) -> None:
     parser.add_argument("--profile", default=None, metavar="NAME", help="kube-scheduler profile")
     parser.add_argument("--format", choices=FORMATS, default="text", help="output format")
     add_fixture_options(parser)
+    add_quiet_option(parser)
     parser.set_defaults(execute=execute)
 
 
@@ -97,38 +97,14 @@ def execute(args: Any) -> int:
             if chosen is None:
                 sys.stderr.write(f"policytest: {text(args.fixture)}: {text(workload.refusal)}\n")
                 return int(ExitCode.FINDINGS)
-            bar = ProgressBar(
-                sys.stderr, len(workload.pods), f"{text(workload.case)} [{text(label)}]"
+            bar = Progress(
+                sys.stderr,
+                f"{text(workload.case)} [{text(label)}]",
+                len(workload.pods),
+                "pods",
+                quiet=args.quiet,
             )
-            reports.append(simulate(chosen, workload, label, bar.update if bar.shown else None))
+            reports.append(simulate(chosen, workload, label, bar.update if bar.enabled else None))
             bar.close()
     write((render_json if args.format == "json" else render_text)(reports))
     return int(ExitCode.OK)
-
-
-class ProgressBar:
-    """A one-line progress bar on a terminal (stderr); silent anywhere else."""
-
-    WIDTH = 30
-
-    def __init__(self, stream: TextIO, total: int, label: str) -> None:
-        self.stream = stream
-        self.total = total
-        self.label = label
-        self.shown = total >= PROGRESS_MIN_PODS and stream.isatty()
-        self.drawn = -1
-
-    def update(self, done: int) -> None:
-        percent = done * 100 // self.total
-        if percent == self.drawn:
-            return
-        self.drawn = percent
-        filled = self.WIDTH * done // self.total
-        bar = "#" * filled + "." * (self.WIDTH - filled)
-        self.stream.write(f"\r{self.label} [{bar}] {done:,}/{self.total:,} pods")
-        self.stream.flush()
-
-    def close(self) -> None:
-        if self.shown and self.drawn >= 0:
-            self.stream.write("\n")
-            self.stream.flush()

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from policytest.core.releases import DEFAULT_KUBERNETES
+from policytest.scoring.filters import SelectorTerm
 from policytest.scoring.kube import BalancedArgs, FitScoring
 
 __all__ = ["BalancedArgs", "FitScoring", "KubeSchedulerConfig", "Profile"]
@@ -37,6 +38,9 @@ class Profile:
     """``placementScore`` plugins and weights (kube-scheduler 1.36+; unused by per-pod
     scoring)."""
     placement_generate_plugins: tuple[str, ...] = ()
+    node_affinity_added: tuple[SelectorTerm, ...] | None = None
+    """NodeAffinity's ``addedAffinity`` required terms (``None``: none), which every
+    pod of the profile must match on top of its own."""
     raised_weights: tuple[str, ...] = ()
     """What was written with weight 0 and is held as 1: score plugins (``NodeResourcesFit``)
     and resources of Fit and BalancedAllocation (``NodeResourcesFit/cpu``)."""

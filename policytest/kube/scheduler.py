@@ -8,7 +8,7 @@ from policytest.core.errors import PolicytestError
 from policytest.core.releases import kube_release
 from policytest.kube.corrections import kube_corrections
 from policytest.kube.model import KubeSchedulerConfig
-from policytest.scoring.schedulers import BALANCED, FIT, KubeScheduler
+from policytest.scoring.schedulers import BALANCED, FIT, NODE_FILTERS, KubeScheduler
 
 
 class UnknownProfile(PolicytestError, LookupError):
@@ -35,6 +35,8 @@ def kube_scheduler(config: KubeSchedulerConfig, name: str | None) -> KubeSchedul
         balanced_weight=profile.weight(BALANCED) or 0,
         not_modelled=tuple(n for n, _ in profile.score_plugins if n not in (FIT, BALANCED)),
         fit_filter=profile.filters(FIT),
+        filter_order=tuple(n for n in profile.filter_plugins if n in NODE_FILTERS),
+        added_affinity=profile.node_affinity_added,
         ignored_resources=frozenset(profile.fit_ignored_resources),
         ignored_resource_groups=frozenset(profile.fit_ignored_resource_groups),
         corrections=kube_corrections(profile),

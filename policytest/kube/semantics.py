@@ -54,6 +54,7 @@ from policytest.kube.resources import (
     read_fit_args,
 )
 from policytest.kube.values import integer, items, mapping, repeats, text
+from policytest.scoring.filters import FilterSpecError, SelectorTerm, placement_from_dict
 
 _REFUSES = "kube-scheduler refuses to start"
 _DEFAULT = kube_release(DEFAULT_KUBERNETES)
@@ -290,6 +291,27 @@ def _raised_weights(profile: ProfileData, framework: Framework) -> tuple[str, ..
     return tuple(sorted(plugins | resources))
 
 
+def _added_affinity(profile: ProfileData) -> tuple[SelectorTerm, ...] | None:
+    """NodeAffinityArgs ``addedAffinity.requiredDuringSchedulingIgnoredDuringExecution``'s
+    terms (validation has already refused a config whose terms do not parse)."""
+    entry = profile.configured("NodeAffinity")
+    if entry is None or not isinstance(entry.args, dict):
+        return None
+    added = entry.args.get("addedAffinity")
+    if not isinstance(added, dict) or added.get(_REQUIRED_AFFINITY) is None:
+        return None
+    try:
+        return placement_from_dict(
+            {"affinity": {"nodeAffinity": {_REQUIRED_AFFINITY: added[_REQUIRED_AFFINITY]}}},
+            "addedAffinity",
+        ).required_terms
+    except FilterSpecError:
+        return None
+
+
+_REQUIRED_AFFINITY = "requiredDuringSchedulingIgnoredDuringExecution"
+
+
 def _model(
     config: dict[str, Any],
     api_version: str,
@@ -314,6 +336,7 @@ def _model(
                     profile.written.get("percentageOfNodesToScore")
                 ),
                 raised_weights=_raised_weights(profile, framework),
+                node_affinity_added=_added_affinity(profile),
             )
         )
 

@@ -40,6 +40,8 @@ from policytest.read.source import (
 
 KUBE_SCHEDULER_API_GROUP = "kubescheduler.config.k8s.io/"
 FIXTURE_API_VERSION = "policytest/v1"
+SNAPSHOT_KIND = "ClusterSnapshot"
+"""A cluster snapshot (``policytest snapshot``) shares the apiVersion; it is data, not a fixture."""
 VOLCANO_CONF_NAME = "volcano-scheduler.conf"
 """The file Volcano mounts (and the key of its chart's ConfigMap)."""
 
@@ -66,7 +68,7 @@ def kind_of(root: Node) -> Kind:
     api_version = scalar(child(root, "apiVersion")) or ""
     if kind == "KubeSchedulerConfiguration":
         return Kind.KUBE_SCHEDULER
-    if kind == "PolicyTest" or api_version == FIXTURE_API_VERSION:
+    if kind == "PolicyTest" or (api_version == FIXTURE_API_VERSION and kind != SNAPSHOT_KIND):
         return Kind.FIXTURE
     if kind == "Policy" and (
         api_version in ("", "v1") or api_version.startswith(KUBE_SCHEDULER_API_GROUP)

@@ -19,7 +19,6 @@ object.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -27,6 +26,7 @@ from types import MappingProxyType
 from typing import Final, TypeVar
 
 from policytest.scoring.cluster import Container, Node, Pod, ResourceList
+from policytest.scoring.names import is_qualified_name
 from policytest.scoring.quantity import Quantity
 
 __all__ = [
@@ -61,11 +61,6 @@ _NON_MISSING: Final = MappingProxyType(
 _CACHE_SIZE: Final = 1 << 16
 EMPTY_LIST: Final = ResourceList()
 
-# k8s.io/apimachinery validation: IsQualifiedName / IsDNS1123Subdomain.
-_QUALIFIED_NAME: Final = re.compile(r"^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$")
-_DNS1123_SUBDOMAIN: Final = re.compile(
-    r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$"
-)
 
 Nanos = dict[str, int]
 _N = TypeVar("_N", int, float)
@@ -78,7 +73,7 @@ def is_extended_resource_name(name: str) -> bool:
     """A domain-qualified name outside ``kubernetes.io/`` (e.g. ``nvidia.com/gpu``)."""
     if _is_native(name) or name.startswith("requests."):
         return False
-    return _is_qualified_name("requests." + name)
+    return is_qualified_name("requests." + name)
 
 
 def is_scalar_resource_name(name: str) -> bool:
@@ -94,19 +89,6 @@ def is_scalar_resource_name(name: str) -> bool:
 
 def _is_native(name: str) -> bool:
     return "/" not in name or "kubernetes.io/" in name
-
-
-def _is_qualified_name(value: str) -> bool:
-    parts = value.split("/")
-    if len(parts) == 2:
-        prefix, name = parts
-        if not prefix or len(prefix) > 253 or not _DNS1123_SUBDOMAIN.match(prefix):
-            return False
-    elif len(parts) == 1:
-        name = parts[0]
-    else:
-        return False
-    return 0 < len(name) <= 63 and _QUALIFIED_NAME.match(name) is not None
 
 
 # --- resourcehelper.PodRequests, exact (in nanounits) ------------------------------------

@@ -20,6 +20,7 @@ from collections.abc import ItemsView, Iterator, KeysView, Mapping, ValuesView
 from dataclasses import dataclass, field
 from typing import Final, TypeVar, overload
 
+from policytest.scoring.filters import NO_PLACEMENT, PLAIN_NODE, NodeTraits, Placement
 from policytest.scoring.quantity import Quantity
 
 __all__ = ["Container", "Node", "Pod", "ResourceList"]
@@ -105,9 +106,10 @@ class Container:
 @dataclass(frozen=True, slots=True)
 class Pod:
     """What the schedulers read from a pod: containers, init containers, overhead, the
-    pod-level requests (``spec.resources.requests``; ``None`` when not set) and the
+    pod-level requests (``spec.resources.requests``; ``None`` when not set), the
     annotations (``metadata.annotations``, sorted pairs; Volcano's resource-strategy-fit
-    reads two of them)."""
+    reads two of them), and what the node filters read (tolerations, node selector,
+    required node affinity)."""
 
     containers: tuple[Container, ...] = ()
     init_containers: tuple[Container, ...] = ()
@@ -115,12 +117,15 @@ class Pod:
     pod_level_requests: ResourceList | None = None
     name: str = ""
     annotations: tuple[tuple[str, str], ...] = ()
+    placement: Placement = NO_PLACEMENT
 
 
 @dataclass(frozen=True, slots=True)
 class Node:
-    """A node: its allocatable resources and the pods already bound to it, in order."""
+    """A node: its allocatable resources, the pods already bound to it (in order), and
+    what the node filters read (labels, taints, ``unschedulable``)."""
 
     name: str
     allocatable: ResourceList = EMPTY
     pods: tuple[Pod, ...] = field(default=())
+    traits: NodeTraits = PLAIN_NODE

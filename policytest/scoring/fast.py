@@ -18,6 +18,7 @@ from __future__ import annotations
 import heapq
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any, Final
 
 from policytest.scoring.cluster import Node, Pod
@@ -56,7 +57,7 @@ def build_nodes(specs: Iterable[tuple[str, Mapping[str, Any]]]) -> list[Node]:
                 )
                 cache[key] = parsed
             pods.extend(parsed)
-        nodes.append(Node(node.name, node.allocatable, tuple(pods)))
+        nodes.append(replace(node, pods=tuple(pods)))
     return nodes
 
 

@@ -25,6 +25,19 @@ from policytest.scoring.accounting import (
     volcano_pod_request,
 )
 from policytest.scoring.cluster import Node, Pod
+from policytest.scoring.filters import (
+    NODE_AFFINITY,
+    NODE_UNSCHEDULABLE,
+    PLAIN_NODE,
+    TAINT_TOLERATION,
+    NodeTraits,
+    Placement,
+    SelectorTerm,
+    kube_filter,
+    passes_trivially,
+    pod_filter,
+    volcano_filter,
+)
 from policytest.scoring.kube import (
     BalancedArgs,
     BalanceTerms,
@@ -63,6 +76,34 @@ VOLCANO_NOT_MODELLED = (
 )
 FIT = "NodeResourcesFit"
 BALANCED = "NodeResourcesBalancedAllocation"
+NODE_FILTERS = (NODE_UNSCHEDULABLE, TAINT_TOLERATION, NODE_AFFINITY, FIT)
+"""The filter plugins policytest runs, when the profile runs them (in the profile's order)."""
+
+
+@dataclass(frozen=True)
+class VolcanoPredicates:
+    """Volcano's ``predicates`` node filters: on when an entry of the plugin has
+    ``enablePredicate``; the flags come from the last entry (the last registration wins)."""
+
+    node_affinity: bool = True
+    taint_toleration: bool = True
+
+
+class _NodeLabels:
+    """Each node's labels as a dict, made when a pod first needs them."""
+
+    def __init__(self, traits: Mapping[str, NodeTraits]) -> None:
+        self.traits = traits
+        self.cache: dict[str, dict[str, str]] = {}
+
+    def __call__(self, name: str) -> dict[str, str]:
+        labels = self.cache.get(name)
+        if labels is None:
+            labels = self.cache[name] = dict(self.traits[name].labels)
+        return labels
+
+
+_NO_LABELS: Mapping[str, str] = {}
 
 
 @dataclass(frozen=True)
@@ -91,6 +132,8 @@ class VolcanoScheduler:
     """The release adds pod overhead before the init-container max (before 1.15)."""
     proportional: ResourceStrategyFitArgs | None = None
     """The resource-strategy-fit arguments whose proportional filter runs, if any."""
+    predicates: VolcanoPredicates | None = VolcanoPredicates()
+    """The ``predicates`` plugin's node filters; ``None``: the conf does not run them."""
 
     def cluster(self, nodes: Sequence[Node]) -> VolcanoCluster:
         return VolcanoCluster(
@@ -108,6 +151,23 @@ class VolcanoCluster:
     nodes: dict[str, Node]
     infos: dict[str, VolcanoNodeInfo]
     kube_infos: dict[str, KubeNodeInfo] = field(default_factory=dict)
+    label_cache: dict[str, dict[str, str]] = field(default_factory=dict)
+    guarded: frozenset[str] | None = None
+
+    def _guarded(self) -> frozenset[str]:
+        """The nodes a pod without tolerations, selector or affinity may not pass (taints
+        and cordons do not change while a cluster fills)."""
+        if self.guarded is None:
+            self.guarded = frozenset(
+                name for name, node in self.nodes.items() if not passes_trivially(node.traits)
+            )
+        return self.guarded
+
+    def _labels(self, name: str) -> Mapping[str, str]:
+        labels = self.label_cache.get(name)
+        if labels is None:
+            labels = self.label_cache[name] = dict(self.nodes[name].traits.labels)
+        return labels
 
     def _kube_info(self, name: str) -> KubeNodeInfo:
         if name not in self.kube_infos:
@@ -134,12 +194,30 @@ class VolcanoCluster:
             balanced_allocation_terms(BALANCED_RESOURCE_ARGS, pod, formula) if balanced else None
         )
         proportional = scheduler.proportional
+        predicates = scheduler.predicates
+        node_filter = pod_filter(pod.placement) if predicates is not None else None
+        # a plain pod can only be kept off the nodes with a filtering taint or a cordon
+        filtered = None if node_filter is None or not node_filter.trivial else self._guarded()
         results = []
         for name in self.infos if only is None else only:
             info = self.infos[name]
             reason = predicates_filter(pod, info, first)
             if reason is None and proportional is not None:
                 reason = proportional_filter(proportional, request, info)
+            if (
+                reason is None
+                and node_filter is not None
+                and predicates is not None
+                and (filtered is None or name in filtered)
+            ):
+                reason = volcano_filter(
+                    node_filter,
+                    name,
+                    self.nodes[name].traits,
+                    self._labels(name) if node_filter.placement.uses_labels else _NO_LABELS,
+                    node_affinity=predicates.node_affinity,
+                    taint_toleration=predicates.taint_toleration,
+                )
             if reason is not None:
                 results.append(NodeScore(name, False, reason))
                 continue
@@ -252,10 +330,21 @@ class KubeScheduler:
     """BalancedAllocation's formula (``with-pod`` up to 1.35)."""
     pod_level_resources: bool = True
     """The PodLevelResources gate (off in 1.33)."""
+    filter_order: tuple[str, ...] = NODE_FILTERS
+    """The filter plugins policytest runs, in the profile's order (``NodeResourcesFit``
+    among them when ``fit_filter``)."""
+    added_affinity: tuple[SelectorTerm, ...] | None = None
+    """NodeAffinity's ``addedAffinity`` required terms, enforced on every pod."""
 
     def cluster(self, nodes: Sequence[Node]) -> KubeCluster:
         level = self.pod_level_resources
-        return KubeCluster(self, {node.name: kube_node_info(node, level) for node in nodes})
+        traits = {node.name: node.traits for node in nodes}
+        return KubeCluster(
+            self,
+            {node.name: kube_node_info(node, level) for node in nodes},
+            traits,
+            _NodeLabels(traits),
+        )
 
 
 @dataclass
@@ -264,6 +353,8 @@ class KubeCluster:
 
     scheduler: KubeScheduler
     infos: dict[str, KubeNodeInfo]
+    traits: Mapping[str, NodeTraits] = field(default_factory=dict)
+    labels: Callable[[str], Mapping[str, str]] = lambda name: _NO_LABELS
 
     def score(self, pod: Pod, only: Sequence[str] | None = None) -> list[NodeScore]:
         scheduler = self.scheduler
@@ -278,20 +369,50 @@ class KubeCluster:
             balanced = balanced_allocation_scorer(scheduler.balanced, pod, formula, level)
             terms = balanced_allocation_terms(scheduler.balanced, pod, formula, level)
         resources = fit_resources(scheduler.fit, pod) if scheduler.fit else None
+        node_filter = pod_filter(pod.placement)
+        added = (
+            None
+            if scheduler.added_affinity is None
+            else pod_filter(Placement(required_terms=scheduler.added_affinity))
+        )
+        uses_labels = pod.placement.uses_labels or added is not None
+        trivial = node_filter.trivial and added is None
         results = []
         for name in self.infos if only is None else only:
             info = self.infos[name]
-            reason = (
-                fit_filter(
-                    pod,
-                    info,
-                    ignored_resources=scheduler.ignored_resources,
-                    ignored_resource_groups=scheduler.ignored_resource_groups,
-                    pod_level=level,
+            traits = self.traits[name] if self.traits else PLAIN_NODE
+            if trivial and passes_trivially(traits):
+                # nothing but resources can keep a plain pod off this node
+                reason = (
+                    fit_filter(
+                        pod,
+                        info,
+                        ignored_resources=scheduler.ignored_resources,
+                        ignored_resource_groups=scheduler.ignored_resource_groups,
+                        pod_level=level,
+                    )
+                    if scheduler.fit_filter
+                    else None
                 )
-                if scheduler.fit_filter
-                else None
-            )
+            else:
+                reason = kube_filter(
+                    node_filter,
+                    name,
+                    traits,
+                    self.labels(name) if uses_labels else _NO_LABELS,
+                    scheduler.filter_order,
+                    partial(
+                        fit_filter,
+                        pod,
+                        info,
+                        ignored_resources=scheduler.ignored_resources,
+                        ignored_resource_groups=scheduler.ignored_resource_groups,
+                        pod_level=level,
+                    )
+                    if scheduler.fit_filter
+                    else None,
+                    added,
+                )
             if reason is not None:
                 results.append(NodeScore(name, False, reason))
                 continue

@@ -13,6 +13,11 @@ from typing import Any, Final
 from policytest.core.errors import PolicytestError
 from policytest.scoring.accounting import aggregate_container_requests
 from policytest.scoring.cluster import EMPTY, Container, Node, Pod, ResourceList
+from policytest.scoring.filters import (
+    FilterSpecError,
+    node_traits_from_dict,
+    placement_from_dict,
+)
 from policytest.scoring.quantity import Quantity, QuantityError, parse_quantity
 
 __all__ = [
@@ -115,7 +120,11 @@ def pod_from_dict(data: object, *, default_requests_from_limits: bool, where: st
     overhead = resource_list_from_dict(mapping.get("overhead"), _join(where, "overhead"))
     pod_requests, pod_limits = _requirements(mapping.get("resources"), _join(where, "resources"))
     pod_level: ResourceList | None = pod_requests if pod_requests else None
-    pod = Pod(containers, init_containers, overhead, pod_level, name, annotations)
+    try:
+        placement = placement_from_dict(mapping, where or "pod")
+    except FilterSpecError as error:
+        raise ClusterSpecError(str(error)) from None
+    pod = Pod(containers, init_containers, overhead, pod_level, name, annotations, placement)
     if default_requests_from_limits and pod_limits:
         pod = Pod(
             containers,
@@ -124,6 +133,7 @@ def pod_from_dict(data: object, *, default_requests_from_limits: bool, where: st
             _default_pod_requests(pod, pod_requests, pod_limits),
             name,
             annotations,
+            placement,
         )
     return pod
 
@@ -143,7 +153,8 @@ def _annotations(data: object, where: str) -> tuple[tuple[str, str], ...]:
 
 
 def node_from_dict(data: object, *, default_requests_from_limits: bool, where: str = "") -> Node:
-    """A node: ``{name, allocatable, pods: [...], used: {...}}``.
+    """A node: ``{name, allocatable, pods: [...], used: {...}, labels: {...},
+    taints: [...], unschedulable: bool}``.
 
     ``used`` is shorthand for one bound pod requesting exactly that, listed first.
     """
@@ -152,6 +163,12 @@ def node_from_dict(data: object, *, default_requests_from_limits: bool, where: s
     if not isinstance(name, str) or not name:
         raise ClusterSpecError(f"{_join(where, 'name')}: a node needs a non-empty name")
     allocatable = resource_list_from_dict(mapping.get("allocatable"), _join(where, "allocatable"))
+    try:
+        traits = node_traits_from_dict(
+            mapping.get("labels"), mapping.get("taints"), mapping.get("unschedulable"), where
+        )
+    except FilterSpecError as error:
+        raise ClusterSpecError(str(error)) from None
     pods: list[Pod] = []
     if mapping.get("used") is not None:
         used = resource_list_from_dict(mapping["used"], _join(where, "used"))
@@ -169,7 +186,7 @@ def node_from_dict(data: object, *, default_requests_from_limits: bool, where: s
                 where=f"{_join(where, 'pods')}[{index}]",
             )
         )
-    return Node(name, allocatable, tuple(pods))
+    return Node(name, allocatable, tuple(pods), traits)
 
 
 def _containers(

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 from policytest.core.releases import volcano_release
 from policytest.scoring.rsf import ResourceStrategyFitArgs
-from policytest.scoring.schedulers import VOLCANO_NOT_MODELLED, NodeOrderEntry, VolcanoScheduler
+from policytest.scoring.schedulers import (
+    VOLCANO_NOT_MODELLED,
+    NodeOrderEntry,
+    VolcanoPredicates,
+    VolcanoScheduler,
+)
 from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
 from policytest.volcano.arguments import get_int
 from policytest.volcano.conf import VolcanoConf
 from policytest.volcano.corrections import volcano_corrections
-from policytest.volcano.plugin_checks import DEVICESHARE, TOPOLOGY, WEIGHT
+from policytest.volcano.plugin_checks import DEVICESHARE, TOPOLOGY, WEIGHT, get_bool
 
 
 def volcano_scheduler(conf: VolcanoConf) -> VolcanoScheduler:
@@ -32,6 +37,7 @@ def volcano_scheduler(conf: VolcanoConf) -> VolcanoScheduler:
         balanced_formula=release.balanced_allocation,
         overhead_first=release.overhead_first,
         proportional=conf.proportional,
+        predicates=volcano_predicates(conf),
     )
 
 
@@ -50,3 +56,30 @@ def _device_scores(conf: VolcanoConf) -> tuple[str, ...]:
         elif entry.name == TOPOLOGY:
             names.append(TOPOLOGY)
     return tuple(names)
+
+
+def volcano_predicates(conf: VolcanoConf) -> VolcanoPredicates | None:
+    """The ``predicates`` plugin's node filters as the conf sets them up (``None``: no
+    entry of the plugin has ``enablePredicate``). Each entry opens the plugin and
+    registers its predicate function again, so the last entry's arguments win; the flags
+    are read with ``Arguments.GetBool`` as the release reads them (a string only from
+    1.15; anything it cannot read keeps the default, true)."""
+    entries = [e for e in conf.entries(PREDICATES) if e.registered]
+    if not any(entry.enabled("enablePredicate") for entry in entries):
+        return None
+    arguments = entries[-1].arguments or {}
+    parse = volcano_release(conf.release).getbool_parses_strings
+
+    def flag(key: str) -> bool:
+        value = get_bool(arguments, key, parse_strings=parse).value
+        return True if value is None else value
+
+    return VolcanoPredicates(
+        node_affinity=flag(NODE_AFFINITY_ENABLE),
+        taint_toleration=flag(TAINT_TOLERATION_ENABLE),
+    )
+
+
+PREDICATES = "predicates"
+NODE_AFFINITY_ENABLE = "predicate.NodeAffinityEnable"
+TAINT_TOLERATION_ENABLE = "predicate.TaintTolerationEnable"

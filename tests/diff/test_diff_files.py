@@ -51,7 +51,7 @@ def test_cases_run_with_the_fixture_checks_of_run(run_line: RunLine, files: Path
     """A pod with a feature the scorers do not simulate errors on both sides (PT003)."""
     fixture = files / "fixtures/kube.policytest.yaml"
     text = fixture.read_text()
-    marked = text.replace("pod: {requests:", "pod: {nodeSelector: {zone: a}, requests:", 1)
+    marked = text.replace("pod: {requests:", "pod: {schedulingGates: [{name: a}], requests:", 1)
     assert marked != text
     fixture.write_text(marked)
     data = json.loads(

@@ -20,6 +20,8 @@ EXPLAINED = [
     "volcano-gpu-two-nodes",
     "kube-requested-to-capacity-ratio",
     "volcano-gpu-sequence-binpack-weight-10",
+    "snapshot-kube-most-allocated",
+    "snapshot-volcano-binpack",
     "volcano-gpu-rsf-most-allocated",
 ]
 
@@ -40,7 +42,7 @@ def repo(tmp_path: Path) -> Iterator[Path]:
 def test_bundled_fixtures_pass(run_line: RunLine, repo: Path) -> None:
     result = run_line(["run"])
     assert result.exit_code == 0, result
-    assert result.stdout.rstrip().endswith("Cases: 17 passed, 0 failed; config findings: 1 warning")
+    assert result.stdout.rstrip().endswith("Cases: 25 passed, 0 failed; config findings: 1 warning")
 
 
 def test_json_output(run_line: RunLine, repo: Path) -> None:
@@ -174,13 +176,23 @@ def test_progress_line_on_a_terminal_for_long_runs() -> None:
     import io
 
     from policytest.commands.run import progress_line
+    from tests.shells.test_progress import Clock, FakeTerminal
 
-    stream = io.StringIO()
-    show = progress_line(stream)
-    show(1, 3, "a.policytest.yaml")
-    assert stream.getvalue() == ""  # short suites get no progress line
-    for done in range(1, 26):
-        show(done, 25, f"f{done}.policytest.yaml")
-    lines = stream.getvalue().split("\r")
-    assert lines[1].startswith("[1/25] f1.policytest.yaml")
-    assert lines[-1] == ""  # cleared at the end, so the report starts on a clean line
+    stream = FakeTerminal()
+    line, show, placed = progress_line(stream)
+    assert show is not None and placed is not None
+    clock = Clock()
+    line.clock = clock
+    line.started = clock()
+    show(1, 25, "f1.policytest.yaml")
+    assert stream.getvalue() == ""  # quick runs get no progress line
+    clock.now = 3.0
+    show(2, 25, "f2.policytest.yaml")
+    assert stream.getvalue().startswith("\rrunning fixtures [")
+    assert "2/25 files" in stream.getvalue()
+    clock.now = 4.0
+    placed("big.policytest.yaml", 5000)
+    assert stream.getvalue().endswith("2/25 files; big.policytest.yaml: 5,000 pods placed")
+    assert progress_line(io.StringIO())[1:] == (None, None)  # not a terminal: no callbacks
+    line.close()
+    assert stream.getvalue().endswith("\r")  # cleared, so the report starts on a clean line

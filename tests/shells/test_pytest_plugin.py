@@ -171,6 +171,22 @@ def test_policytest_fixture_ranks_places_and_runs_in_python(project: pytest.Pyte
     project.runpytest("test_api.py").assert_outcomes(passed=3)
 
 
+def test_a_snapshot_fixture_runs_as_items(pytester: pytest.Pytester) -> None:
+    """A fixture whose cluster is a snapshot collects and runs like any other."""
+    pytester.mkdir("fixtures")
+    for sub in ("configs", "snapshots"):
+        (pytester.path / "fixtures" / sub).mkdir()
+    for path in (
+        "configs/kube-most-allocated.yaml",
+        "snapshots/cluster.json",
+        "snapshot-kube-most-allocated.policytest.yaml",
+    ):
+        (pytester.path / "fixtures" / path).write_text((FIXTURES / path).read_text())
+    (pytester.path / ".git").mkdir()
+    result = pytester.runpytest("fixtures")
+    result.assert_outcomes(passed=5)  # four cases and the config's item
+
+
 # --- configs scored as loaded, suppressions, the root, updates listed -------------------
 
 NEGATIVE_CONFIG = CONFIG.replace("binpack.cpu: 5", "binpack.cpu: -5")

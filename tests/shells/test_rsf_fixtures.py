@@ -224,8 +224,9 @@ def test_device_scoring_is_listed_as_not_modelled(run_line: RunLine, tmp_path: P
     fixture.write_text(FIXTURE.replace("POD", json.dumps(SHORT)))
     result = run_line(["explain", fixture])
     assert result.stdout.rstrip().endswith(
-        "Not modelled (neutral for this cluster: no taints, "
-        "affinities, topology constraints, images or volumes):\n    deviceshare"
+        "Not scored (score plugins of this config that policytest does not compute; each "
+        "gives every node the same score unless the cluster has what it reads):\n"
+        "    deviceshare: shared GPU devices (vGPU) on the nodes"
     )
 
 

@@ -3,14 +3,15 @@
 Per case: the nodes in rank order with their totals and each plugin's weighted share,
 then each resource's utilisation after placement and its contribution, the parts of a
 plugin made of several scores (Volcano's nodeorder), the nodes that were filtered out
-and why, the plugins not modelled, and for sequences a utilisation bar per node at the
-end of the sequence.
+and why, the score plugins not computed (with what each reads), and for sequences a
+utilisation bar per node at the end of the sequence.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from typing import Final
 
 from policytest.fixtures.runner import MESSAGE_LINE_BREAK, CaseResult, format_ranking, format_score
 from policytest.reporters.quoting import text
@@ -51,9 +52,9 @@ def render_case(result: CaseResult) -> str:
     if result.not_modelled:
         lines += [
             "",
-            "  Not modelled (neutral for this cluster: no taints, affinities, topology "
-            "constraints, images or volumes):",
-            f"    {text(', '.join(result.not_modelled))}",
+            "  Not scored (score plugins of this config that policytest does not compute; "
+            "each gives every node the same score unless the cluster has what it reads):",
+            *(f"    {text(name)}: {_reads(name)}" for name in result.not_modelled),
         ]
     if result.steps:
         lines += ["", *_sequence_lines(result)]
@@ -61,6 +62,28 @@ def render_case(result: CaseResult) -> str:
         lines.append("")
     lines += [f"  config: {format_finding(f, color=False)}" for f in result.findings]
     return "\n".join(lines) + "\n"
+
+
+# What each score plugin policytest does not compute reads (kube-scheduler names; Volcano's
+# nodeorder parts are the same plugins).
+_READS: Final[Mapping[str, str]] = {
+    "tainttoleration": "PreferNoSchedule taints the pod does not tolerate",
+    "nodeaffinity": "the pod's preferred node affinity",
+    "interpodaffinity": "pod affinity and anti-affinity of the pod and of the bound pods",
+    "podaffinity": "pod affinity and anti-affinity of the pod and of the bound pods",
+    "podtopologyspread": "topology spread constraints, and the default spreading of pods "
+    "owned by a Service, ReplicaSet or StatefulSet",
+    "imagelocality": "container images already on the nodes",
+    "volumebinding": "persistent volumes",
+    "dynamicresources": "resource claims",
+    "deviceshare": "shared GPU devices (vGPU) on the nodes",
+    "network-topology-aware": "HyperNodes (the network topology)",
+}
+
+
+def _reads(plugin: str) -> str:
+    key = plugin.rpartition(".")[2].lower()
+    return _READS.get(key, "what this plugin reads")
 
 
 def _resource_lines(nodes: Sequence[NodeScore]) -> list[str]:

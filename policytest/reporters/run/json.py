@@ -45,6 +45,7 @@ def result_json(result: CaseResult) -> dict[str, Any]:
         ],
         "findings": [finding_json(f) for f in result.findings],
         "corrections": list(result.corrections),
+        "notScored": list(result.not_modelled),
     }
 
 

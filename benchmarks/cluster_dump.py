@@ -1,0 +1,365 @@
+"""A realistic generated ``kubectl get nodes,pods -A -o json``, for fixtures and benchmarks.
+
+What a real cluster dump holds, at any size: control-plane nodes tainted ``NoSchedule``
+with their static pods, one cordoned worker (``spec.unschedulable`` and the taint
+``kubectl cordon`` adds), GPU nodes tainted for GPU jobs, DaemonSet pods on every node
+(tolerating everything), deployments spread over the workers, completed and failed Job
+pods, and pending pods (plain, GPU with a toleration and a ``nodeSelector``, one with
+required node affinity on a zone). Deterministic for a given size and seed.
+
+    python benchmarks/cluster_dump.py --nodes 24 > cluster.json
+    python benchmarks/cluster_dump.py --nodes 5000 --pods 50000 > big.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from typing import Any
+
+ZONES = ("eu-west-1a", "eu-west-1b", "eu-west-1c")
+DAEMONSETS = (
+    ("kube-system", "kube-proxy", {"cpu": "100m", "memory": "128Mi"}),
+    ("kube-system", "calico-node", {"cpu": "250m", "memory": "256Mi"}),
+    ("monitoring", "node-exporter", {"cpu": "50m", "memory": "64Mi"}),
+)
+STATIC = (
+    ("etcd", {"cpu": "100m", "memory": "100Mi"}),
+    ("kube-apiserver", {"cpu": "250m"}),
+    ("kube-controller-manager", {"cpu": "200m"}),
+    ("kube-scheduler", {"cpu": "100m"}),
+)
+DEPLOYMENTS = (
+    ("shop", "web", {"cpu": "500m", "memory": "1Gi"}, {"cpu": "1", "memory": "1Gi"}),
+    ("shop", "api", {"cpu": "1", "memory": "2Gi"}, None),
+    ("shop", "cache", {"cpu": "250m", "memory": "4Gi"}, {"memory": "4Gi"}),
+    ("data", "ingest", {"cpu": "2", "memory": "4Gi"}, None),
+    ("data", "reports", {"cpu": "100m", "memory": "256Mi"}, None),
+)
+CONTROL_PLANE_TAINT = {"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}
+GPU_TAINT = {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
+CORDON_TAINT = {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}
+TOLERATE_ALL = [{"operator": "Exists"}]
+GPU_TOLERATION = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
+
+
+def node(name: str, role: str, zone: str, rng: random.Random) -> dict[str, Any]:
+    labels = {
+        "kubernetes.io/hostname": name,
+        "kubernetes.io/os": "linux",
+        "kubernetes.io/arch": "amd64",
+        "topology.kubernetes.io/zone": zone,
+    }
+    spec: dict[str, Any] = {"podCIDR": "10.244.0.0/24", "providerID": f"aws:///{zone}/{name}"}
+    if role == "control-plane":
+        cpu, memory, instance = "4", "15Gi", "m6i.xlarge"
+        labels["node-role.kubernetes.io/control-plane"] = ""
+        spec["taints"] = [CONTROL_PLANE_TAINT]
+    elif role == "gpu":
+        cpu, memory, instance = "48", "370Gi", "p4d.12xlarge"
+        labels["nvidia.com/gpu.product"] = "A100-SXM4-40GB"
+        labels["accelerator"] = "nvidia-a100"
+        spec["taints"] = [GPU_TAINT]
+    else:
+        cpu, memory, instance = rng.choice(
+            [("16", "62Gi", "m6i.4xlarge"), ("32", "126Gi", "m6i.8xlarge")]
+        )
+        labels["node-role.kubernetes.io/worker"] = ""
+    allocatable = {
+        "cpu": str(int(cpu) * 1000 - 100) + "m",
+        "memory": memory,
+        "pods": "110",
+        "ephemeral-storage": "95Gi",
+        "hugepages-2Mi": "0",
+    }
+    if role == "gpu":
+        allocatable["nvidia.com/gpu"] = "8"
+    return {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {
+            "name": name,
+            "uid": f"{rng.getrandbits(64):016x}",
+            "labels": {**labels, "node.kubernetes.io/instance-type": instance},
+            "annotations": {"node.alpha.kubernetes.io/ttl": "0"},
+            "creationTimestamp": "2026-01-05T10:00:00Z",
+        },
+        "spec": spec,
+        "status": {
+            "capacity": dict(allocatable),
+            "allocatable": allocatable,
+            "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady"}],
+            "nodeInfo": {"kubeletVersion": "v1.35.4", "osImage": "Ubuntu 24.04 LTS"},
+            "images": [{"names": ["registry.k8s.io/pause:3.10"], "sizeBytes": 320368}],
+        },
+    }
+
+
+def pod(
+    namespace: str,
+    name: str,
+    requests: dict[str, str] | None,
+    *,
+    node_name: str | None = None,
+    phase: str = "Running",
+    limits: dict[str, str] | None = None,
+    tolerations: list[dict[str, str]] | None = None,
+    node_selector: dict[str, str] | None = None,
+    affinity: dict[str, Any] | None = None,
+    init: dict[str, str] | None = None,
+    sidecar: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    resources: dict[str, Any] = {}
+    if requests:
+        resources["requests"] = dict(requests)
+    if limits:
+        resources["limits"] = dict(limits)
+        resources["requests"] = {**limits, **resources.get("requests", {})}
+    spec: dict[str, Any] = {
+        "containers": [
+            {
+                "name": name.rsplit("-", 2)[0],
+                "image": f"registry.example.com/{namespace}/{name.rsplit('-', 2)[0]}:1.4.2",
+                "resources": resources,
+                "ports": [{"containerPort": 8080, "protocol": "TCP"}],
+            }
+        ],
+        "restartPolicy": "Always",
+        "schedulerName": "default-scheduler",
+        "serviceAccountName": "default",
+        "volumes": [{"name": "kube-api-access", "projected": {"sources": []}}],
+        "tolerations": [
+            {
+                "key": "node.kubernetes.io/not-ready",
+                "operator": "Exists",
+                "effect": "NoExecute",
+                "tolerationSeconds": 300,
+            },
+            *(tolerations or []),
+        ],
+    }
+    if init:
+        spec["initContainers"] = [
+            {
+                "name": "migrate",
+                "image": "registry.example.com/tools/migrate:2",
+                "resources": {"requests": init},
+            }
+        ]
+    if sidecar:
+        spec.setdefault("initContainers", []).append(
+            {
+                "name": "proxy",
+                "image": "registry.example.com/mesh/proxy:1",
+                "restartPolicy": "Always",
+                "resources": {"requests": sidecar},
+            }
+        )
+    if node_name:
+        spec["nodeName"] = node_name
+    if node_selector:
+        spec["nodeSelector"] = node_selector
+    if affinity:
+        spec["affinity"] = affinity
+    status: dict[str, Any] = {"phase": phase, "qosClass": "Burstable"}
+    if phase == "Pending" and not node_name:
+        status["conditions"] = [
+            {"type": "PodScheduled", "status": "False", "reason": "Unschedulable"}
+        ]
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": name,
+            "namespace": namespace,
+            "labels": {"app": name.rsplit("-", 2)[0]},
+            "creationTimestamp": "2026-01-06T08:00:00Z",
+        },
+        "spec": spec,
+        "status": status,
+    }
+
+
+def _milli(cpu: str) -> int:
+    return int(cpu[:-1]) if cpu.endswith("m") else int(cpu) * 1000
+
+
+def _mebi(memory: str) -> int:
+    return int(memory[:-2]) * (1024 if memory.endswith("Gi") else 1)
+
+
+def dump(nodes: int = 24, pods: int | None = None, seed: int = 7) -> dict[str, Any]:
+    """A ``List`` of Nodes then Pods: 3 control-plane nodes, about a sixth GPU nodes,
+    one cordoned worker; ``pods`` application pods (default: 6 per worker)."""
+    rng = random.Random(seed)
+    items: list[dict[str, Any]] = []
+    gpu_count = max(1, nodes // 6)
+    workers = nodes - 3 - gpu_count
+    names: dict[str, list[str]] = {"control-plane": [], "gpu": [], "worker": []}
+    for index in range(nodes):
+        role = "control-plane" if index < 3 else "gpu" if index < 3 + gpu_count else "worker"
+        number = len(names[role]) + 1
+        name = {"control-plane": f"cp-{number}", "gpu": f"gpu-{number}"}.get(
+            role, f"worker-{number}"
+        )
+        names[role].append(name)
+        items.append(node(name, role, ZONES[index % 3], rng))
+    cordoned = names["worker"][-1]
+    for item in items:
+        if item["metadata"]["name"] == cordoned:
+            item["spec"]["unschedulable"] = True
+            item["spec"]["taints"] = [CORDON_TAINT]
+    all_nodes = [item["metadata"]["name"] for item in items]
+    for namespace, daemon, requests in DAEMONSETS:
+        for node_name in all_nodes:
+            suffix = f"{rng.getrandbits(20):05x}"
+            items.append(
+                pod(
+                    namespace,
+                    f"{daemon}-{suffix}",
+                    requests,
+                    node_name=node_name,
+                    tolerations=TOLERATE_ALL,
+                )
+            )
+    for cp in names["control-plane"]:
+        for static, requests in STATIC:
+            items.append(
+                pod(
+                    "kube-system",
+                    f"{static}-{cp}",
+                    requests,
+                    node_name=cp,
+                    tolerations=TOLERATE_ALL,
+                )
+            )
+    app_pods = pods if pods is not None else 6 * max(1, workers)
+    ready = names["worker"][:-1] or names["worker"]
+    # what is left on each worker (milli-cpu, MiB), so that no node is over-committed
+    free = {}
+    for item in items:
+        if item["metadata"]["name"] in ready:
+            allocatable = item["status"]["allocatable"]
+            free[item["metadata"]["name"]] = [
+                _milli(allocatable["cpu"]) - 400,
+                _mebi(allocatable["memory"]) - 448,
+            ]
+    for index in range(app_pods):
+        namespace, app, requests, limits = DEPLOYMENTS[index % len(DEPLOYMENTS)]
+        name = f"{app}-{rng.getrandbits(32):08x}-{rng.getrandbits(20):05x}"
+        extra: dict[str, Any] = {}
+        cpu, memory = _milli(requests["cpu"]), _mebi(requests["memory"])
+        if app == "api":
+            extra["sidecar"] = {"cpu": "100m", "memory": "128Mi"}
+            cpu, memory = cpu + 100, memory + 128
+        if app == "ingest":
+            extra["init"] = {"cpu": "4", "memory": "1Gi"}
+            cpu = max(cpu, 4000)
+        fitting = [n for n in ready if free[n][0] >= cpu and free[n][1] >= memory]
+        if not fitting:
+            continue
+        chosen = rng.choice(fitting)
+        free[chosen][0] -= cpu
+        free[chosen][1] -= memory
+        items.append(pod(namespace, name, requests, node_name=chosen, limits=limits, **extra))
+    for index, gpu in enumerate(names["gpu"]):
+        for job in range(1 + index % 3):
+            items.append(
+                pod(
+                    "ml",
+                    f"train-{index}-{job}-{rng.getrandbits(20):05x}",
+                    {"cpu": "8", "memory": "64Gi", "nvidia.com/gpu": "2"},
+                    node_name=gpu,
+                    tolerations=GPU_TOLERATION,
+                    node_selector={"accelerator": "nvidia-a100"},
+                )
+            )
+    for index in range(max(3, app_pods // 10)):
+        phase = "Failed" if index % 5 == 4 else "Succeeded"
+        items.append(
+            pod(
+                "batch",
+                f"nightly-{index}-{rng.getrandbits(20):05x}",
+                {"cpu": "2", "memory": "2Gi"},
+                node_name=rng.choice(ready),
+                phase=phase,
+            )
+        )
+    for index in range(4):
+        items.append(
+            pod(
+                "shop",
+                f"web-pending-{index}",
+                {"cpu": "500m", "memory": "1Gi"},
+                phase="Pending",
+                limits={"cpu": "1", "memory": "1Gi"},
+            )
+        )
+    for index in range(2):
+        items.append(
+            pod(
+                "ml",
+                f"train-pending-{index}",
+                {"cpu": "8", "memory": "64Gi", "nvidia.com/gpu": "4"},
+                phase="Pending",
+                tolerations=GPU_TOLERATION,
+                node_selector={"accelerator": "nvidia-a100"},
+            )
+        )
+    zone_affinity = {
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [
+                    {
+                        "matchExpressions": [
+                            {
+                                "key": "topology.kubernetes.io/zone",
+                                "operator": "In",
+                                "values": [ZONES[1]],
+                            }
+                        ]
+                    }
+                ]
+            },
+            "preferredDuringSchedulingIgnoredDuringExecution": [
+                {
+                    "weight": 10,
+                    "preference": {
+                        "matchExpressions": [
+                            {
+                                "key": "node.kubernetes.io/instance-type",
+                                "operator": "In",
+                                "values": ["m6i.8xlarge"],
+                            }
+                        ]
+                    },
+                }
+            ],
+        }
+    }
+    items.append(
+        pod(
+            "data",
+            "ingest-pending-0",
+            {"cpu": "2", "memory": "4Gi"},
+            phase="Pending",
+            affinity=zone_affinity,
+        )
+    )
+    return {"apiVersion": "v1", "kind": "List", "items": items, "metadata": {"resourceVersion": ""}}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--nodes", type=int, default=24)
+    parser.add_argument("--pods", type=int, default=None, help="application pods")
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args()
+    json.dump(dump(args.nodes, args.pods, args.seed), sys.stdout, indent=4)
+    sys.stdout.write("\n")
+
+
+if __name__ == "__main__":
+    main()

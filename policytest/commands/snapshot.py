@@ -1,0 +1,110 @@
+"""``policytest snapshot [FILE|-] [-o OUT] [--anonymize]``: a compact cluster file.
+
+Reads ``kubectl get nodes,pods -A -o json`` (or ``-o yaml``) and writes only what
+scheduling reads, for a fixture's ``cluster: {snapshot: FILE}``; the counts kept and
+dropped go to standard error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from policytest.commands.common import usage_error, write
+from policytest.commands.progress import add_quiet_option
+
+
+def configure(subparsers: Any) -> None:
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "snapshot",
+        help="reduce kubectl's Nodes and Pods to a compact cluster file for fixtures",
+        description="Read the output of `kubectl get nodes,pods -A -o json` (or -o yaml; "
+        "a List or several documents) and write a compact cluster snapshot that a "
+        "fixture names in `cluster: {snapshot: FILE}`: each node's allocatable resources, "
+        "labels, taints and cordon; the requests of the pods bound to it (Succeeded and "
+        "Failed pods dropped, identical pods counted); and the pending pods.",
+    )
+    parser.add_argument(
+        "input",
+        nargs="?",
+        default="-",
+        metavar="FILE",
+        help="kubectl output, or - for standard input (the default)",
+    )
+    parser.add_argument(
+        "-o", "--output", default=None, metavar="OUT", help="write here (default: stdout)"
+    )
+    parser.add_argument(
+        "--anonymize",
+        action="store_true",
+        help="replace node, namespace and pod names by stable hashes (node names also "
+        "where labels and selectors hold them), so the file can be committed",
+    )
+    add_quiet_option(parser)
+    parser.set_defaults(execute=execute)
+
+
+def execute(args: Any) -> int:
+    import os
+
+    from policytest.commands.progress import Progress, megabytes
+    from policytest.core.exitcodes import ExitCode
+    from policytest.reporters.quoting import text
+    from policytest.scoring.snapshot import SnapshotError, anonymize, compact_json, read_snapshot
+
+    if args.input != "-" and not os.path.isfile(args.input):
+        return usage_error(f"not a file: {args.input}")
+    total = os.path.getsize(args.input) if args.input != "-" else None
+    progress = Progress(
+        sys.stderr,
+        f"reading {text(args.input)}",
+        total,
+        "MB",
+        quiet=args.quiet,
+        format_count=megabytes,
+    )
+    try:
+        snapshot = read_snapshot(args.input, progress.update)
+    except SnapshotError as error:
+        progress.close()
+        sys.stderr.write(f"policytest: {text(error)}\n")  # it names what the input holds
+        return int(ExitCode.FINDINGS)
+    progress.close()
+    if args.anonymize:
+        snapshot = anonymize(snapshot)
+    compact = compact_json(snapshot)
+    if args.output is None:
+        write(compact)
+    else:
+        try:
+            with open(args.output, "w", encoding="utf-8") as handle:
+                handle.write(compact)
+        except OSError as error:
+            return usage_error(f"cannot write {args.output}: {error.strerror or error}")
+    sys.stderr.write(summary(snapshot.counts.as_dict()) + "\n")
+    return int(ExitCode.OK)
+
+
+def summary(counts: dict[str, int]) -> str:
+    """``kept 12 nodes, 340 bound pods, 5 pending pods; dropped ...`` for standard error."""
+    kept = (
+        f"kept {counts['nodes']:,} nodes, {counts['boundPods']:,} bound pods, "
+        f"{counts['pendingPods']:,} pending pods"
+    )
+    dropped = [
+        (counts["droppedCompletedPods"], "completed pods (Succeeded or Failed)"),
+        (counts["droppedPodsOnUnknownNodes"], "pods bound to nodes not in the input"),
+        (counts["droppedOtherPods"], "other pods (neither bound nor Pending)"),
+        (counts["droppedOtherObjects"], "objects that are not Nodes or Pods"),
+    ]
+    shown = ", ".join(f"{count:,} {what}" for count, what in dropped if count)
+    line = f"policytest: {kept}; dropped {shown or 'nothing'}"
+    unsimulated = counts["pendingPodsWithUnsimulatedFeatures"]
+    if unsimulated:
+        line += (
+            f"\npolicytest: {unsimulated:,} pending pods use pod affinity, topology spread, "
+            "volumes, host ports, scheduling gates or resource claims, which policytest does "
+            "not simulate: a case replaying them is an error (PT003)"
+        )
+    return line

@@ -1,0 +1,34 @@
+"""Label keys and values as ``k8s.io/apimachinery`` validates them (yes or no; the
+messages kube-scheduler prints are :mod:`policytest.kube.names`'s)."""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+__all__ = ["is_label_value", "is_qualified_name"]
+
+# k8s.io/apimachinery validation: IsQualifiedName / IsDNS1123Subdomain / IsValidLabelValue.
+_NAME: Final = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
+_DNS1123_SUBDOMAIN: Final = re.compile(
+    r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
+)
+
+
+def is_qualified_name(value: str) -> bool:
+    """``validation.IsQualifiedName``: ``[prefix/]name`` (a label key, a resource name)."""
+    parts = value.split("/")
+    if len(parts) == 2:
+        prefix, name = parts
+        if not prefix or len(prefix) > 253 or not _DNS1123_SUBDOMAIN.fullmatch(prefix):
+            return False
+    elif len(parts) == 1:
+        name = parts[0]
+    else:
+        return False
+    return 0 < len(name) <= 63 and _NAME.fullmatch(name) is not None
+
+
+def is_label_value(value: str) -> bool:
+    """``validation.IsValidLabelValue``: empty, or a name part of at most 63 characters."""
+    return value == "" or (len(value) <= 63 and _NAME.fullmatch(value) is not None)

@@ -1,0 +1,669 @@
+"""Cluster snapshots: ``kubectl get nodes,pods -A -o json|yaml`` as a fixture's cluster.
+
+Reading streams: JSON is decoded one object at a time (a ``List``'s ``items`` one by
+one, several top-level documents one after another), so a dump of 50,000 pods never
+sits in memory as one tree; YAML goes through the package's libyaml reader. Each Node
+and Pod is reduced on the spot to what scheduling reads:
+
+- a node: its name, ``status.allocatable``, labels, taints and ``spec.unschedulable``;
+- a pod bound to a node (``spec.nodeName`` set, phase not Succeeded/Failed, as the
+  scheduler's cache counts them): the requests of its containers, init containers and
+  sidecars, its overhead and pod-level requests; identical pods of a node are kept once
+  with a ``count``;
+- a pending pod (no ``spec.nodeName``, phase Pending): the same, plus what the node
+  filters read (tolerations, ``nodeSelector``, required node affinity) and the fields
+  policytest does not simulate (so a fixture that replays it says so).
+
+The result, :class:`Snapshot`, is also the compact file ``policytest snapshot`` writes
+(``kind: ClusterSnapshot``), which reads back through the same code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import IO, Any, Final
+
+from policytest.core.errors import PolicytestError
+from policytest.scoring.quantity import QuantityError, parse_quantity
+
+__all__ = [
+    "COMPACT_KIND",
+    "Snapshot",
+    "SnapshotError",
+    "anonymize",
+    "compact_json",
+    "read_snapshot",
+    "read_snapshot_stream",
+]
+
+COMPACT_KIND: Final = "ClusterSnapshot"
+COMPACT_API_VERSION: Final = "policytest/v1"
+_DONE_PHASES: Final = frozenset({"Succeeded", "Failed"})
+_CHUNK: Final = 1 << 20
+_LIST_KEYS: Final = ("items",)
+# PodSpec fields the node filters read, kept for pending pods.
+_FILTER_FIELDS: Final = ("tolerations", "nodeSelector")
+# PodSpec fields policytest does not simulate, kept for pending pods so a fixture that
+# replays them reports them (PT003) instead of passing silently.
+_UNSIMULATED_FIELDS: Final = (
+    "topologySpreadConstraints",
+    "schedulingGates",
+    "resourceClaims",
+)
+_NEUTRAL_VOLUME_KEYS: Final = frozenset(
+    {"name", "emptyDir", "configMap", "secret", "downwardAPI", "projected", "hostPath"}
+)
+_REQUIRED_AFFINITY: Final = "requiredDuringSchedulingIgnoredDuringExecution"
+_PREFERRED_AFFINITY: Final = "preferredDuringSchedulingIgnoredDuringExecution"
+
+
+class SnapshotError(PolicytestError):
+    """Input that is not a cluster snapshot (one line, with the file and where)."""
+
+
+@dataclass
+class Counts:
+    """What a snapshot kept and dropped, for the command's report."""
+
+    nodes: int = 0
+    bound_pods: int = 0
+    pending_pods: int = 0
+    completed_pods: int = 0
+    """Succeeded or Failed: the scheduler's cache no longer counts them."""
+    other_pods: int = 0
+    """Neither bound nor Pending (e.g. phase Unknown without a node)."""
+    orphan_pods: int = 0
+    """Bound to a node the snapshot does not have."""
+    other_objects: int = 0
+    """Objects other than Nodes and Pods (never an error when some are Nodes)."""
+    unsimulated_pending: int = 0
+    """Pending pods using a feature policytest does not simulate (pod affinity, ...)."""
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "nodes": self.nodes,
+            "boundPods": self.bound_pods,
+            "pendingPods": self.pending_pods,
+            "droppedCompletedPods": self.completed_pods,
+            "droppedOtherPods": self.other_pods,
+            "droppedPodsOnUnknownNodes": self.orphan_pods,
+            "droppedOtherObjects": self.other_objects,
+            "pendingPodsWithUnsimulatedFeatures": self.unsimulated_pending,
+        }
+
+
+@dataclass
+class Snapshot:
+    """A cluster as scheduling sees it: nodes (fixture node form, bound pods grouped
+    with ``count``) and pending pods (``v1.Pod`` form: metadata name/namespace, spec)."""
+
+    nodes: list[dict[str, Any]] = field(default_factory=list)
+    pending: list[dict[str, Any]] = field(default_factory=list)
+    counts: Counts = field(default_factory=Counts)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "apiVersion": COMPACT_API_VERSION,
+            "kind": COMPACT_KIND,
+            "nodes": self.nodes,
+            "pending": self.pending,
+        }
+
+
+# --- reading ---------------------------------------------------------------------------------
+
+
+def read_snapshot(path: str, progress: Callable[[int], None] | None = None) -> Snapshot:
+    """Read a kubectl dump or a compact snapshot file (``-``: standard input)."""
+    import sys
+
+    shown = "<stdin>" if path == "-" else path
+    try:
+        if path == "-":
+            return read_snapshot_stream(sys.stdin.buffer, shown, progress)
+        with open(path, "rb") as handle:
+            return read_snapshot_stream(handle, shown, progress)
+    except OSError as error:
+        raise SnapshotError(f"{shown}: cannot read: {error.strerror or error}") from None
+
+
+def read_snapshot_stream(
+    stream: IO[bytes], shown: str, progress: Callable[[int], None] | None = None
+) -> Snapshot:
+    """A snapshot from a byte stream (JSON streamed object by object, or YAML)."""
+    reader = _TextChunks(stream, shown, progress)
+    first = reader.peek_char()
+    objects = _json_objects(reader) if first in ("{", "[") else _yaml_objects(reader)
+    return _build(objects, shown)
+
+
+class _TextChunks:
+    """UTF-8 text read in chunks, with the count of bytes read for progress."""
+
+    def __init__(
+        self, stream: IO[bytes], shown: str, progress: Callable[[int], None] | None
+    ) -> None:
+        import codecs
+
+        self.stream = stream
+        self.shown = shown
+        self.progress = progress
+        self.decoder = codecs.getincrementaldecoder("utf-8-sig")()
+        self.bytes_read = 0
+        self.buffer = ""
+        self.eof = False
+
+    def more(self) -> bool:
+        """Append the next chunk to ``buffer``; False at the end of the stream."""
+        if self.eof:
+            return False
+        data = self.stream.read(_CHUNK)
+        self.bytes_read += len(data)
+        if self.progress is not None:
+            self.progress(self.bytes_read)
+        try:
+            text = self.decoder.decode(data, final=not data)
+        except UnicodeDecodeError:
+            raise SnapshotError(f"{self.shown}: not UTF-8 text; kubectl writes UTF-8") from None
+        if not data:
+            self.eof = True
+        self.buffer += text
+        return bool(data) or bool(text)
+
+    def peek_char(self) -> str:
+        while True:
+            stripped = self.buffer.lstrip()
+            if stripped:
+                return stripped[0]
+            self.buffer = ""
+            if not self.more():
+                raise SnapshotError(f"{self.shown}: empty input; expected kubectl's Nodes and Pods")
+
+    def rest(self) -> str:
+        while self.more():
+            pass
+        text, self.buffer = self.buffer, ""
+        return text
+
+
+def _json_objects(reader: _TextChunks) -> Iterator[Mapping[str, Any]]:
+    """Every Kubernetes object of a JSON stream: the items of each List (streamed), and
+    single objects; several top-level documents may follow one another."""
+    decoder = json.JSONDecoder()
+    scanner = _JsonScanner(reader, decoder)
+    while scanner.skip_space():
+        if scanner.peek() == "[":
+            scanner.expect("[")
+            yield from _json_array(scanner)
+            continue
+        scanner.expect("{")
+        head: dict[str, Any] = {}
+        streamed = False
+        first = True
+        while True:
+            scanner.skip_space()
+            if scanner.peek() == "}":
+                scanner.expect("}")
+                break
+            if not first:
+                scanner.expect(",")
+                scanner.skip_space()
+            first = False
+            key = scanner.value()
+            scanner.skip_space()
+            scanner.expect(":")
+            scanner.skip_space()
+            if key in _LIST_KEYS and scanner.peek() == "[":
+                scanner.expect("[")
+                streamed = True
+                yield from _json_array(scanner)
+            else:
+                head[str(key)] = scanner.value()
+        if not streamed:
+            yield head
+
+
+def _json_array(scanner: _JsonScanner) -> Iterator[Mapping[str, Any]]:
+    first = True
+    while True:
+        scanner.skip_space()
+        if scanner.peek() == "]":
+            scanner.expect("]")
+            return
+        if not first:
+            scanner.expect(",")
+            scanner.skip_space()
+        first = False
+        item = scanner.value()
+        if isinstance(item, Mapping):
+            yield item
+        else:
+            raise scanner.error("expected an object in the list")
+
+
+class _JsonScanner:
+    """Just enough of a JSON tokenizer over :class:`_TextChunks` to walk the outer
+    object and list, decoding each value with the C decoder."""
+
+    def __init__(self, reader: _TextChunks, decoder: json.JSONDecoder) -> None:
+        self.reader = reader
+        self.decoder = decoder
+        self.pos = 0
+        self.consumed = 0  # characters dropped from the buffer's front
+
+    def _compact(self) -> None:
+        """Drop what has been decoded from the front of the buffer."""
+        if self.pos:
+            self.consumed += self.pos
+            self.reader.buffer = self.reader.buffer[self.pos :]
+            self.pos = 0
+
+    def _ensure(self, count: int = 1) -> bool:
+        while len(self.reader.buffer) - self.pos < count:
+            self._compact()
+            if not self.reader.more():
+                return False
+        return True
+
+    def skip_space(self) -> bool:
+        while True:
+            if not self._ensure():
+                return False
+            buffer = self.reader.buffer
+            while self.pos < len(buffer) and buffer[self.pos] in " \t\r\n":
+                self.pos += 1
+            if self.pos < len(buffer):
+                return True
+
+    def peek(self) -> str:
+        if not self._ensure():
+            raise self.error("unexpected end of input")
+        return self.reader.buffer[self.pos]
+
+    def expect(self, char: str) -> None:
+        if self.peek() != char:
+            raise self.error(f"expected {char!r}")
+        self.pos += 1
+
+    def value(self) -> Any:
+        """The next JSON value, reading more input while it is incomplete."""
+        while True:
+            buffer = self.reader.buffer
+            try:
+                value, end = self.decoder.raw_decode(buffer, self.pos)
+            except json.JSONDecodeError as error:
+                self._compact()
+                if self.reader.more():
+                    continue
+                raise self.error(
+                    error.msg, error.pos - len(buffer) + len(self.reader.buffer)
+                ) from None
+            if end >= len(buffer) and buffer[-1:].isdigit() and not self.reader.eof:
+                self._compact()
+                self.reader.more()  # a number may go on in the next chunk
+                continue
+            self.pos = end
+            return value
+
+    def error(self, message: str, at: int | None = None) -> SnapshotError:
+        """An error at absolute character ``at`` (default: where the scanner is)."""
+        at = self.consumed + self.pos if at is None else at
+        return SnapshotError(
+            f"{self.reader.shown}: not valid JSON at character {at + 1}: {message}"
+        )
+
+
+def _yaml_objects(reader: _TextChunks) -> Iterator[Mapping[str, Any]]:
+    """Every object of a YAML stream (multi-document; a List's items), read with the
+    package's libyaml reader and typed as yaml.v2 types them."""
+    from policytest.core.limits import Limits
+    from policytest.read import bigload
+    from policytest.read.goyaml import decode as reference_decode
+    from policytest.read.source import ParseFailure, compose_all
+
+    text = reader.rest()
+    limits = Limits(max_nodes=1 << 62, max_documents=1 << 62, max_alias_nodes=1 << 20)
+    try:
+        roots = compose_all(text, limits)
+    except ParseFailure as failure:
+        raise SnapshotError(
+            f"{reader.shown}:{failure.line + 1}:{failure.column + 1}: {failure.message}"
+        ) from None
+    for root in roots:
+        value = (
+            bigload.decode(root, text, limits)
+            if bigload.available()
+            else reference_decode(root, text, limits=limits)
+        )
+        if isinstance(value, Mapping) and isinstance(value.get("items"), list):
+            yield from (item for item in value["items"] if isinstance(item, Mapping))
+        elif isinstance(value, Mapping):
+            yield value
+        elif isinstance(value, list):
+            yield from (item for item in value if isinstance(item, Mapping))
+        else:
+            line = root.start_mark.line + 1
+            raise SnapshotError(f"{reader.shown}:{line}: expected Kubernetes objects")
+
+
+# --- reducing --------------------------------------------------------------------------------
+
+
+def _build(objects: Iterator[Mapping[str, Any]], shown: str) -> Snapshot:
+    snapshot = Snapshot()
+    counts = snapshot.counts
+    bound: dict[str, list[dict[str, Any]]] = {}
+    for index, obj in enumerate(objects):
+        kind = obj.get("kind")
+        if kind == COMPACT_KIND:
+            return _compact(obj, shown)
+        if kind == "Node":
+            snapshot.nodes.append(_node(obj, shown, index))
+        elif kind == "Pod":
+            _pod(obj, shown, index, snapshot, bound)
+        else:
+            counts.other_objects += 1
+    if not snapshot.nodes:
+        raise SnapshotError(
+            f"{shown}: no Nodes found ({counts.other_objects} other objects); expected the "
+            "output of `kubectl get nodes,pods -A -o json` (or -o yaml) or a file written "
+            "by `policytest snapshot`"
+        )
+    counts.nodes = len(snapshot.nodes)
+    for node in snapshot.nodes:
+        pods = bound.pop(node["name"], None)
+        if pods:
+            node["pods"] = _grouped(pods)
+    counts.orphan_pods = sum(len(pods) for pods in bound.values())
+    counts.bound_pods -= counts.orphan_pods
+    return snapshot
+
+
+def _compact(obj: Mapping[str, Any], shown: str) -> Snapshot:
+    nodes = obj.get("nodes")
+    pending = obj.get("pending") or []
+    if not isinstance(nodes, list) or not isinstance(pending, list):
+        raise SnapshotError(f"{shown}: a {COMPACT_KIND} needs a list of `nodes`")
+    counts = Counts(nodes=len(nodes), pending_pods=len(pending))
+    for node in nodes:
+        if not isinstance(node, dict) or not isinstance(node.get("name"), str):
+            raise SnapshotError(f"{shown}: every node of a {COMPACT_KIND} needs a `name`")
+        for pod in node.get("pods") or ():
+            count = pod.get("count", 1) if isinstance(pod, dict) else 1
+            counts.bound_pods += count if isinstance(count, int) else 1
+    return Snapshot(list(nodes), list(pending), counts)
+
+
+def _where(shown: str, index: int, obj: Mapping[str, Any]) -> str:
+    metadata = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
+    assert isinstance(metadata, Mapping)
+    name = metadata.get("name")
+    namespace = metadata.get("namespace")
+    named = f"{namespace}/{name}" if namespace else str(name)
+    return f"{shown}: {obj.get('kind')} {named} (object {index + 1})"
+
+
+def _node(obj: Mapping[str, Any], shown: str, index: int) -> dict[str, Any]:
+    metadata = _mapping(obj.get("metadata"))
+    spec = _mapping(obj.get("spec"))
+    status = _mapping(obj.get("status"))
+    name = metadata.get("name")
+    if not isinstance(name, str) or not name:
+        raise SnapshotError(f"{_where(shown, index, obj)}: a Node without metadata.name")
+    node: dict[str, Any] = {
+        "name": name,
+        "allocatable": _quantities(status.get("allocatable"), _where(shown, index, obj)),
+    }
+    labels = metadata.get("labels")
+    if labels:
+        node["labels"] = dict(labels)
+    taints = spec.get("taints")
+    if taints:
+        node["taints"] = [
+            {key: taint[key] for key in ("key", "value", "effect") if taint.get(key)}
+            for taint in taints
+            if isinstance(taint, Mapping)
+        ]
+    if spec.get("unschedulable"):
+        node["unschedulable"] = True
+    return node
+
+
+def _pod(
+    obj: Mapping[str, Any],
+    shown: str,
+    index: int,
+    snapshot: Snapshot,
+    bound: dict[str, list[dict[str, Any]]],
+) -> None:
+    counts = snapshot.counts
+    spec = _mapping(obj.get("spec"))
+    phase = _mapping(obj.get("status")).get("phase")
+    node_name = spec.get("nodeName")
+    if phase in _DONE_PHASES:
+        counts.completed_pods += 1
+        return
+    where = _where(shown, index, obj)
+    if node_name:
+        bound.setdefault(str(node_name), []).append(_resources(spec, where))
+        counts.bound_pods += 1
+        return
+    if phase not in ("Pending", None):
+        counts.other_pods += 1
+        return
+    pod_spec = _resources(spec, where)
+    for key in _FILTER_FIELDS:
+        if spec.get(key) is not None:
+            pod_spec[key] = spec[key]
+    affinity = _pending_affinity(spec.get("affinity"))
+    if affinity:
+        pod_spec["affinity"] = affinity
+    unsimulated = _unsimulated(spec, pod_spec)
+    if unsimulated:
+        counts.unsimulated_pending += 1
+    metadata = _mapping(obj.get("metadata"))
+    snapshot.pending.append(
+        {
+            "metadata": {key: metadata[key] for key in ("name", "namespace") if metadata.get(key)},
+            "spec": pod_spec,
+        }
+    )
+    counts.pending_pods += 1
+
+
+def _pending_affinity(affinity: object) -> dict[str, Any]:
+    """The parts of ``affinity`` a pending pod keeps: required node affinity (filtered),
+    preferred node affinity (scored by NodeAffinity, not modelled), pod (anti-)affinity
+    (not simulated: kept so that a fixture replaying the pod reports it)."""
+    kept: dict[str, Any] = {}
+    if not isinstance(affinity, Mapping):
+        return kept
+    node_affinity = _mapping(affinity.get("nodeAffinity"))
+    if node_affinity:
+        kept["nodeAffinity"] = {
+            key: node_affinity[key]
+            for key in (_REQUIRED_AFFINITY, _PREFERRED_AFFINITY)
+            if node_affinity.get(key) is not None
+        }
+    for key in ("podAffinity", "podAntiAffinity"):
+        if affinity.get(key):
+            kept[key] = affinity[key]
+    return kept
+
+
+def _unsimulated(spec: Mapping[str, Any], pod_spec: dict[str, Any]) -> bool:
+    """Copy the fields policytest does not simulate into ``pod_spec``; any there?"""
+    found = False
+    for key in _UNSIMULATED_FIELDS:
+        if spec.get(key):
+            pod_spec[key] = spec[key]
+            found = True
+    volumes = [
+        volume
+        for volume in spec.get("volumes") or ()
+        if isinstance(volume, Mapping) and any(k not in _NEUTRAL_VOLUME_KEYS for k in volume)
+    ]
+    if volumes:
+        pod_spec["volumes"] = volumes
+        found = True
+    for group in ("containers", "initContainers"):
+        for source, kept in zip(spec.get(group) or (), pod_spec.get(group) or (), strict=False):
+            ports = [p for p in _mapping(source).get("ports") or () if _mapping(p).get("hostPort")]
+            if ports:
+                kept["ports"] = ports
+                found = True
+    affinity = pod_spec.get("affinity") or {}
+    return found or "podAffinity" in affinity or "podAntiAffinity" in affinity
+
+
+def _resources(spec: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """A pod's requests as a PodSpec fragment: containers, init containers (sidecars
+    keep ``restartPolicy``), overhead and pod-level requests. Limits are left out: the
+    API server has already defaulted requests from them, and no scorer reads them."""
+    reduced: dict[str, Any] = {
+        "containers": [_container(c, where) for c in spec.get("containers") or ()]
+    }
+    init = [_container(c, where) for c in spec.get("initContainers") or ()]
+    if init:
+        reduced["initContainers"] = init
+    if spec.get("overhead"):
+        reduced["overhead"] = _quantities(spec["overhead"], where)
+    pod_requests = _mapping(spec.get("resources")).get("requests")
+    if pod_requests:
+        reduced["resources"] = {"requests": _quantities(pod_requests, where)}
+    return reduced
+
+
+def _container(container: object, where: str) -> dict[str, Any]:
+    mapping = _mapping(container)
+    reduced: dict[str, Any] = {}
+    requests = _mapping(mapping.get("resources")).get("requests")
+    if requests:
+        reduced["resources"] = {"requests": _quantities(requests, where)}
+    if mapping.get("restartPolicy") is not None:
+        reduced["restartPolicy"] = mapping["restartPolicy"]
+    return reduced
+
+
+def _quantities(value: object, where: str) -> dict[str, Any]:
+    resources = dict(_mapping(value))
+    for name, text in resources.items():
+        try:
+            parse_quantity(text)
+        except QuantityError as error:
+            raise SnapshotError(f"{where}: {name}: {error}") from None
+    return resources
+
+
+def _grouped(pods: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Identical pods once, with ``count`` (first appearance order)."""
+    groups: dict[str, dict[str, Any]] = {}
+    for pod in pods:
+        key = json.dumps(pod, sort_keys=True)
+        group = groups.get(key)
+        if group is None:
+            groups[key] = {**pod}
+        else:
+            group["count"] = group.get("count", 1) + 1
+    return list(groups.values())
+
+
+def _mapping(value: object) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+# --- writing and anonymizing -----------------------------------------------------------------
+
+
+def compact_json(snapshot: Snapshot) -> str:
+    """The compact file: one node or pending pod per line (diffs stay readable)."""
+    lines = [
+        "{",
+        f'"apiVersion": "{COMPACT_API_VERSION}",',
+        f'"kind": "{COMPACT_KIND}",',
+        '"nodes": [',
+    ]
+    separators = (",", ":")
+    lines += _joined(json.dumps(n, separators=separators) for n in snapshot.nodes)
+    lines.append("],")
+    lines.append('"pending": [')
+    lines += _joined(json.dumps(p, separators=separators) for p in snapshot.pending)
+    lines += ["]", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def _joined(items: Iterator[str]) -> list[str]:
+    result = list(items)
+    return [item + ("," if index < len(result) - 1 else "") for index, item in enumerate(result)]
+
+
+def stable_name(prefix: str, name: str) -> str:
+    """``node-<12 hex>``: the same name always gives the same hash. It hides names from a
+    casual reader; names that can be guessed (``worker-1``) can be found by hashing guesses."""
+    return f"{prefix}-{hashlib.sha256(name.encode()).hexdigest()[:12]}"
+
+
+def anonymize(snapshot: Snapshot) -> Snapshot:
+    """Node, namespace and pod names replaced by stable hashes.
+
+    Scheduling matches labels and names, so a node's name is replaced everywhere it
+    stands: any label value equal to a node name (``kubernetes.io/hostname``, and any
+    other label that holds it) becomes that node's new name, and so do the values of
+    pending pods' ``nodeSelector`` and node affinity (label expressions and
+    ``matchFields metadata.name``) equal to a node name. Other labels, taints and
+    resource names are kept as they are: selectors match on them.
+    """
+    renamed = {node["name"]: stable_name("node", node["name"]) for node in snapshot.nodes}
+
+    def value(text: object) -> object:
+        return renamed.get(text, text) if isinstance(text, str) else text
+
+    nodes = []
+    for node in snapshot.nodes:
+        copy = {**node, "name": renamed[node["name"]]}
+        if "labels" in node:
+            copy["labels"] = {key: value(text) for key, text in node["labels"].items()}
+        nodes.append(copy)
+    pending = []
+    for pod in snapshot.pending:
+        metadata = dict(pod.get("metadata") or {})
+        if "name" in metadata:
+            metadata["name"] = stable_name("pod", str(metadata["name"]))
+        if "namespace" in metadata:
+            metadata["namespace"] = stable_name("ns", str(metadata["namespace"]))
+        spec = _renamed_values(pod.get("spec") or {}, value)
+        pending.append({"metadata": metadata, "spec": spec})
+    return Snapshot(nodes, pending, snapshot.counts)
+
+
+def _renamed_values(spec: Mapping[str, Any], value: Callable[[object], object]) -> dict[str, Any]:
+    """A pending pod's spec with node names in selectors and affinities renamed."""
+    result = dict(spec)
+    if isinstance(spec.get("nodeSelector"), Mapping):
+        result["nodeSelector"] = {k: value(v) for k, v in spec["nodeSelector"].items()}
+    if isinstance(spec.get("affinity"), Mapping):
+        result["affinity"] = _walk(spec["affinity"], value)
+    return result
+
+
+def _walk(data: Any, value: Callable[[object], object]) -> Any:
+    """Every ``values`` list's items renamed (selector requirements), recursively."""
+    if isinstance(data, Mapping):
+        return {
+            key: [value(v) for v in item]
+            if key == "values" and isinstance(item, list)
+            else _walk(item, value)
+            for key, item in data.items()
+        }
+    if isinstance(data, list):
+        return [_walk(item, value) for item in data]
+    return data
+
+
+def is_snapshot_path(path: str) -> bool:
+    """Whether ``path`` names an existing file (for the command's usage check)."""
+    return path == "-" or os.path.isfile(path)
