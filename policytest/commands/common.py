@@ -119,7 +119,8 @@ def add_fixture_options(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="DIR",
         help="configs must live inside DIR (default: the git checkout's top directory, "
-        "else the working directory)",
+        "else the working directory if the fixture is below it, else the fixture's own "
+        "directory)",
     )
     add_scheduler_options(parser)
 
