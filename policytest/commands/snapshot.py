@@ -11,7 +11,7 @@ import argparse
 import sys
 from typing import Any
 
-from policytest.commands.common import usage_error, write
+from policytest.commands.common import missing_file, usage_error, write
 from policytest.commands.progress import add_quiet_option
 
 
@@ -53,8 +53,9 @@ def execute(args: Any) -> int:
     from policytest.reporters.quoting import text
     from policytest.scoring.snapshot import SnapshotError, anonymize, compact_json, read_snapshot
 
-    if args.input != "-" and not os.path.isfile(args.input):
-        return usage_error(f"not a file: {args.input}")
+    problem = None if args.input == "-" else missing_file(args.input)
+    if problem is not None:
+        return usage_error(problem)
     total = os.path.getsize(args.input) if args.input != "-" else None
     progress = Progress(
         sys.stderr,

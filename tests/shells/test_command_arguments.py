@@ -1,0 +1,57 @@
+"""The commands that take one fixture (explain, simulate) and snapshot's input say the
+same thing for the same mistake: a missing path, a directory, a file without cases, a
+`--case` the fixture does not have (the names it has)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import RunLine
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    shutil.copytree(FIXTURES, tmp_path / "fixtures")
+    (tmp_path / ".git").mkdir()
+    return tmp_path
+
+
+@pytest.mark.parametrize("command", [["explain"], ["simulate"], ["snapshot"]])
+def test_a_missing_path_and_a_directory(
+    run_line: RunLine, project: Path, command: list[str]
+) -> None:
+    missing = run_line([*command, project / "nope.yaml"])
+    assert missing.exit_code == 2
+    assert missing.stderr == f"policytest: error: path does not exist: {project / 'nope.yaml'}\n"
+    directory = run_line([*command, project / "fixtures"])
+    assert directory.exit_code == 2
+    assert directory.stderr == (
+        f"policytest: error: not a file: {project / 'fixtures'} is a directory\n"
+    )
+
+
+@pytest.mark.parametrize("command", ["explain", "simulate"])
+def test_a_config_named_instead_of_a_fixture_says_so(
+    run_line: RunLine, project: Path, command: str
+) -> None:
+    config = project / "fixtures/configs/kube-most-allocated.yaml"
+    result = run_line([command, config])
+    assert result.exit_code == 1 and result.stdout == ""
+    assert result.stderr.startswith(f"policytest: {config}: no fixture cases (looked for ")
+    assert result.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("command", ["explain", "simulate"])
+def test_an_unknown_case_lists_the_cases(run_line: RunLine, project: Path, command: str) -> None:
+    fixture = project / "fixtures/kube-most-allocated.policytest.yaml"
+    result = run_line([command, fixture, "--case", "one pods"])
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"policytest: error: no case named 'one pods' in {fixture}; did you mean `one pod`?; "
+        "its cases: 'one pod', 'six pods one after another'\n"
+    )
