@@ -55,3 +55,34 @@ def test_an_unknown_case_lists_the_cases(run_line: RunLine, project: Path, comma
         f"policytest: error: no case named 'one pods' in {fixture}; did you mean `one pod`?; "
         "its cases: 'one pod', 'six pods one after another'\n"
     )
+
+
+BROKEN = """\
+apiVersion: policytest/v1
+kind: PolicyTest
+scheduler:
+  volcano: {actions: "enqueue, allocate", tiers: [{plugins: [{name: binpack}]}]}
+cluster:
+  nodes:
+  - allocatable: {cpu: "8", pods: "110"}
+  - {name: b, allocatable: {cpu: "6x", pods: "110"}}
+cases:
+- name: one
+  pod: {requests: {cpu: "1"}}
+  expect: {top: b}
+"""
+
+
+def test_run_shows_each_problem_of_a_fixture_on_its_own_line(
+    run_line: RunLine, tmp_path: Path
+) -> None:
+    (tmp_path / ".git").mkdir()
+    fixture = tmp_path / "broken.policytest.yaml"
+    fixture.write_text(BROKEN)
+    result = run_line(["run", fixture])
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    start = lines.index("  ERROR one")
+    assert lines[start + 1].startswith(f"      {fixture}:7:5: PT002 required key `name`")
+    assert lines[start + 2].startswith(f'      {fixture}:8:34: PT003 `cpu: "6x"`')
+    assert lines[start + 3].startswith("Cases: 0 passed, 0 failed, 1 error")
