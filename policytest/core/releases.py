@@ -40,6 +40,7 @@ __all__ = [
     "kube_release",
     "parse_release",
     "summary",
+    "supported_range",
     "volcano_release",
 ]
 
@@ -278,7 +279,8 @@ DEFAULT_VOLCANO: Final = "1.15"
 _Row = TypeVar("_Row", KubeRelease, VolcanoRelease)
 
 
-def _range(rows: tuple[KubeRelease, ...] | tuple[VolcanoRelease, ...]) -> str:
+def supported_range(rows: tuple[KubeRelease, ...] | tuple[VolcanoRelease, ...]) -> str:
+    """``1.33 to 1.37``: the first and last release of a table."""
     return f"{rows[0].name} to {rows[-1].name}"
 
 
@@ -289,7 +291,7 @@ def _select(rows: tuple[_Row, ...], text: str, scheduler: str, default: str) -> 
             return row
     raise UnsupportedRelease(
         f"{scheduler} {text!r} is not a release policytest judges: it judges "
-        f"{_range(rows)} (default {default})"
+        f"{supported_range(rows)} (default {default})"
     )
 
 
@@ -321,13 +323,13 @@ def describe(kube: KubeRelease, volcano: VolcanoRelease) -> list[str]:
     """What ``validate --verbose`` says about the releases being judged."""
     lines = [
         f"judging kube-scheduler {kube.name} (ground truth: {kube.ground_truth}); "
-        f"supported {_range(KUBE_RELEASES)}, default {DEFAULT_KUBERNETES}",
+        f"supported {supported_range(KUBE_RELEASES)}, default {DEFAULT_KUBERNETES}",
     ]
     if kube.modelled_from:
         lines.append(f"kube-scheduler {kube.name} is partly modelled from {kube.modelled_from}")
     lines.append(
         f"judging Volcano {volcano.name} (built on Kubernetes {volcano.kubernetes}; "
-        f"ground truth: {volcano.ground_truth}); supported {_range(VOLCANO_RELEASES)}, "
+        f"ground truth: {volcano.ground_truth}); supported {supported_range(VOLCANO_RELEASES)}, "
         f"default {DEFAULT_VOLCANO}"
     )
     return lines
