@@ -95,7 +95,3 @@ def kube_release(options: CheckOptions) -> KubeRelease:
 def volcano_release(options: CheckOptions) -> VolcanoRelease:
     """The Volcano release ``options`` selects."""
     return releases.volcano_release(options.volcano_version)
-
-
-EVERY_RULE = RuleFilter()
-"""No ``--select`` / ``--ignore``: every rule applies."""

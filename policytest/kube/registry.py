@@ -53,8 +53,6 @@ EXTENSION_POINTS: Final = (
     "preEnqueue",
     "queueSort",
 )
-PLUGIN_SETS: Final = (*EXTENSION_POINTS, "multiPoint")
-"""The keys of ``profiles[].plugins`` in v1."""
 
 
 def go_interface(extension_point: str) -> str:

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 
 from policytest.core.releases import (
     DEFAULT_VOLCANO,
-    VOLCANO_RELEASES,
     UnsupportedRelease,
     VolcanoRelease,
     parse_release,
@@ -39,7 +38,6 @@ def parse_version(text: str) -> Version:
 
 
 OLDEST: Version = (1, 0)
-NEWEST: Version = VOLCANO_RELEASES[-1].version
 
 # name -> (first release with it, first release without it)
 _FOREVER: Version = (99, 0)
