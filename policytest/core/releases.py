@@ -36,9 +36,11 @@ __all__ = [
     "BalancedFormula",
     "KubeRelease",
     "UnsupportedRelease",
+    "Version",
     "VolcanoRelease",
     "kube_release",
     "parse_release",
+    "show",
     "summary",
     "supported_range",
     "volcano_release",
@@ -63,6 +65,7 @@ def parse_release(text: str) -> Version | None:
 
 
 def show(version: Version) -> str:
+    """(1, 29) -> ``1.29``."""
     return f"{version[0]}.{version[1]}"
 
 

@@ -17,12 +17,12 @@ from dataclasses import dataclass
 from policytest.core.releases import (
     DEFAULT_VOLCANO,
     UnsupportedRelease,
+    Version,
     VolcanoRelease,
     parse_release,
+    show,
     volcano_release,
 )
-
-Version = tuple[int, int]
 
 
 class VersionError(UnsupportedRelease):
@@ -82,10 +82,6 @@ PLUGINS: dict[str, tuple[Version, Version]] = {
 }
 STRING_ARGUMENTS_UNTIL: Version = (1, 6)
 """Releases before this one declared ``arguments`` as ``map[string]string``."""
-
-
-def show(version: Version) -> str:
-    return f"{version[0]}.{version[1]}"
 
 
 @dataclass(frozen=True)
