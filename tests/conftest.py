@@ -5,13 +5,14 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from policytest.cli import main
+from policytest.core.findings import Finding
 from policytest.read import bigload
 from policytest.scoring.cluster import Pod
 from policytest.scoring.specs import pod_from_dict
@@ -67,6 +68,11 @@ def git(repo: Path, *args: str) -> str:
         ["git", *args], cwd=repo, env=GIT_ENV, capture_output=True, text=True, check=True
     )
     return done.stdout.strip()
+
+
+def of_rule(findings: Iterable[Finding], rule: str) -> list[Finding]:
+    """The findings of one rule."""
+    return [finding for finding in findings if finding.rule == rule]
 
 
 def requesting(requests: dict[str, str]) -> Pod:
