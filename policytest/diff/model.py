@@ -190,10 +190,15 @@ class CaseDiff:
     """One case of a fixture on both sides (``None``: the side does not have it)."""
 
     name: str
-    sequence: bool
     before: CaseSide | None
     after: CaseSide | None
     nodes: tuple[NodeChange, ...] = ()
+
+    @property
+    def sequence(self) -> bool:
+        """A sequence of pods placed one by one (its sides have placements)."""
+        shown = self.after or self.before
+        return shown is not None and shown.placements is not None
 
     @property
     def change(self) -> Change:
@@ -293,11 +298,8 @@ def _all_nodes(case: CaseDiff) -> list[str]:
 
 def compare_case(name: str, before: CaseResult | None, after: CaseResult | None) -> CaseDiff:
     """One case's two results, compared node by node."""
-    shown = after or before
-    assert shown is not None
     return CaseDiff(
         name,
-        shown.placements is not None,
         _side(before),
         _side(after),
         _node_changes(before, after),
