@@ -52,7 +52,6 @@ ASCEND_SINCE = (1, 14)
 POLICIES = ("binpack", "spread")
 
 HN = "hypernode.binpack."
-HN_INTS = ("weight", HN + "cpu", HN + "memory")
 HN_RESOURCES = HN + "resources"
 HN_ENABLE = HN + "normal-pod.enable"
 HN_FADING = HN + "normal-pod.fading"
