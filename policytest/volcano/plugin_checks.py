@@ -20,7 +20,7 @@ from policytest.core.findings import Finding, Severity
 from policytest.core.rules import Rule
 from policytest.core.suggest import did_you_mean
 from policytest.read.goyaml import Uint64
-from policytest.scoring.rsf import RSF, ResourceStrategyFitArgs
+from policytest.scoring.weights import RSF, ResourceStrategyFitArgs
 from policytest.volcano import plugin_rules as rules
 from policytest.volcano.arguments import describe, get_int
 from policytest.volcano.binpack_args import declared_resources
