@@ -51,13 +51,7 @@ from policytest.scoring.kube import (
     fit_scorer,
 )
 from policytest.scoring.protocol import BalanceDetail, LazyDetails, NodeScore, ResourceDetail
-from policytest.scoring.rsf import (
-    RSF,
-    ResourceStrategyFitArgs,
-    RsfScore,
-    proportional_filter,
-    rsf_scorer,
-)
+from policytest.scoring.rsf import RsfScore, proportional_filter, rsf_scorer
 from policytest.scoring.volcano import (
     BALANCED_RESOURCE_ARGS,
     NodeOrderScores,
@@ -65,7 +59,12 @@ from policytest.scoring.volcano import (
     nodeorder_scorer,
     predicates_filter,
 )
-from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
+from policytest.scoring.weights import (
+    RSF,
+    BinpackWeights,
+    NodeOrderWeights,
+    ResourceStrategyFitArgs,
+)
 
 VOLCANO_NOT_MODELLED = (
     "nodeorder.nodeaffinity",
