@@ -86,3 +86,19 @@ def test_run_shows_each_problem_of_a_fixture_on_its_own_line(
     assert lines[start + 1].startswith(f"      {fixture}:7:5: PT002 required key `name`")
     assert lines[start + 2].startswith(f'      {fixture}:8:34: PT003 `cpu: "6x"`')
     assert lines[start + 3].startswith("Cases: 0 passed, 0 failed, 1 error")
+
+
+@pytest.mark.parametrize(
+    "command", ["validate", "run", "explain", "diff", "simulate", "snapshot", "schema", "rules"]
+)
+def test_each_help_starts_with_its_usage(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from policytest.cli import main
+
+    with pytest.raises(SystemExit) as exited:
+        main([command, "--help"])
+    assert exited.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"usage: policytest {command} ")
+    second = out.splitlines()[1]
+    if second.strip().startswith("policytest"):  # a second form lines up with the first
+        assert second.startswith(" " * len("usage: ") + "policytest ")
