@@ -22,7 +22,7 @@ def configure(subparsers: Any) -> None:
         description="Per case: nodes in rank order, each plugin's weighted score, each "
         "resource's utilisation and contribution, filtered nodes and why.",
     )
-    parser.add_argument("fixture", metavar="FIXTURE")
+    parser.add_argument("fixture", metavar="FIXTURE", help="a fixture file (*.policytest.yaml)")
     parser.add_argument("--case", default=None, metavar="NAME", help="only this case")
     add_fixture_options(parser)
     add_quiet_option(parser)

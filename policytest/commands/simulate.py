@@ -28,7 +28,7 @@ def configure(subparsers: Any) -> None:
         "(free capacity on nodes where a pod of the workload fitted before and none fits "
         "any more), pending pods. Give --config more than once to compare configs on one workload.",
     )
-    parser.add_argument("fixture", metavar="FIXTURE")
+    parser.add_argument("fixture", metavar="FIXTURE", help="a fixture file (*.policytest.yaml)")
     parser.add_argument("--case", default=None, metavar="NAME", help="only this case")
     parser.add_argument(
         "--config",

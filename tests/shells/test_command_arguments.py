@@ -100,3 +100,17 @@ def test_each_help_starts_with_its_usage(command: str, capsys: pytest.CaptureFix
     second = out.splitlines()[1]
     if second.strip().startswith("policytest"):  # a second form lines up with the first
         assert second.startswith(" " * len("usage: ") + "policytest ")
+
+
+@pytest.mark.parametrize("command", ["validate", "run", "explain", "simulate", "rules", "schema"])
+def test_each_positional_argument_is_explained(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from policytest.cli import main
+
+    assert main([command, "--help"]) == 0
+    out = capsys.readouterr().out
+    section = out.split("positional arguments:\n")[1].split("\n\n")[0]
+    for line in section.splitlines():
+        if not line.startswith("   "):  # an argument's own line, not its wrapped help
+            assert len(line.split()) > 1, f"{command}: {line!r} has no help"
