@@ -54,3 +54,20 @@ def test_a_fixture_outside_the_working_directory_has_its_own_directory_as_root(
     assert result.exit_code == 1
     assert "the fixture's own directory" in result.stdout
     assert run_line(["run", f"../{FIXTURE}", "--root", ".."]).exit_code == 0
+
+
+def test_validate_takes_the_same_root_as_run(run_line: RunLine, copy: Path) -> None:
+    """A config linked from `fixtures/` to a sibling directory of the working directory is
+    read by validate as by run; a link out of the working directory is refused by both."""
+    shared = copy / "shared"
+    shared.mkdir()
+    config = copy / "fixtures/configs/kube-most-allocated.yaml"
+    (shared / "kube.yaml").write_text(config.read_text())
+    config.unlink()
+    config.symlink_to(os.path.join("..", "..", "shared", "kube.yaml"))
+    os.chdir(copy)
+    assert run_line(["validate", "fixtures/configs/kube-most-allocated.yaml"]).exit_code == 0
+    assert run_line(["run", FIXTURE]).exit_code == 0
+    os.chdir(copy / "fixtures")
+    refused = run_line(["validate", "configs/kube-most-allocated.yaml"])
+    assert refused.exit_code == 1 and "PT001" in refused.stdout
