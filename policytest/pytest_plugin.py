@@ -97,7 +97,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         metavar="DIR",
         help="configs must live inside DIR (default: the git checkout's top directory, "
-        "else the directory pytest was invoked from)",
+        "else the directory pytest was invoked from if the fixture is below it, else the "
+        "fixture's own directory)",
     )
     group.addoption(
         "--policytest-select",

@@ -6,6 +6,7 @@ report and never prints.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -14,6 +15,7 @@ from policytest.check import suppress
 from policytest.check.configs import check_config, lookalike_note, read_as_scheduler
 from policytest.core.findings import Finding, Severity
 from policytest.core.options import CheckOptions, RuleFilter
+from policytest.read.paths import git_root, is_inside
 from policytest.read.recognise import Kind, expand
 from policytest.read.source import (
     PT001_UNREADABLE,
@@ -70,7 +72,8 @@ def validate_paths(
     skipped: list[str] = []
     notes: list[tuple[str, str]] = []
     for path, explicit in walk(paths, is_yaml_path):
-        source = read_as_scheduler(read_file(path, options.limits, options.root), options)
+        root = options.root or _default_root(path)
+        source = read_as_scheduler(read_file(path, options.limits, root), options)
         file_notes: list[str] = []
         ours, file_findings = _check_source(source, options, explicit, check_fixture, file_notes)
         notes.extend((source.path, note) for note in file_notes)
@@ -132,3 +135,18 @@ def _check_source(
 def _claimed(source: SourceFile) -> bool:
     """A scheduler's own reading already rejected it (VC001 for a Volcano conf file)."""
     return any(problem.rule != PT001_UNREADABLE.id for problem in source.problems)
+
+
+def _default_root(path: str) -> str | None:
+    """The root ``path`` must resolve inside: its git checkout, else (no ``.git``) the
+    working directory when ``path`` is below it, as for a fixture's config (see
+    ``policytest.fixtures.load.root_for``); ``None`` otherwise, which leaves the file's
+    own directory."""
+    if path == "-":
+        return None
+    checkout = git_root(path)
+    if checkout is not None:
+        return checkout
+    where = os.getcwd()
+    directory = os.path.realpath(os.path.dirname(os.path.abspath(path)))
+    return where if is_inside(directory, where) else None

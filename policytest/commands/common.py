@@ -127,7 +127,8 @@ def add_fixture_options(parser: argparse.ArgumentParser) -> None:
         default=None,
         metavar="DIR",
         help="configs must live inside DIR (default: the git checkout's top directory, "
-        "else the working directory)",
+        "else the working directory if the fixture is below it, else the fixture's own "
+        "directory)",
     )
     add_scheduler_options(parser)
 
@@ -301,6 +302,25 @@ def use_color(stream: TextIO) -> bool:
 def write(text: str, stream: TextIO | None = None) -> None:
     """Write command output (stdout by default)."""
     (stream or sys.stdout).write(text)
+
+
+def missing_file(path: str) -> str | None:
+    """Why ``path`` cannot be the file a command was given, or ``None`` when it can."""
+    import os
+
+    if not os.path.lexists(path):
+        return f"path does not exist: {path}"
+    if os.path.isdir(path):
+        return f"not a file: {path} is a directory"
+    return None
+
+
+def unknown_case(case: str, path: str, names: list[str]) -> int:
+    """The usage error for ``--case`` naming no case of the fixture: the names it has."""
+    from policytest.core.suggest import did_you_mean
+
+    listed = "; its cases: " + ", ".join(repr(n) for n in names) if names else ""
+    return usage_error(f"no case named {case!r} in {path}{did_you_mean(case, names)}{listed}")
 
 
 def usage_error(message: str) -> int:

@@ -22,16 +22,16 @@ from policytest.commands.common import (
 from policytest.reporters import DIFF_FORMATS, render_diff
 
 FAIL_ON = ("findings", "ranking-change", "never")
-USAGE = """
-  policytest diff [--base REV] [--head REV] [options] [PATH ...]
-  policytest diff OLD_FILE NEW_FILE --fixtures DIR [--all] [options]"""
+USAGE = """policytest diff [--base REV] [--head REV] [options] [PATH ...]
+       policytest diff OLD_FILE NEW_FILE --fixtures DIR [--all] [options]"""
+"""Both forms, the second aligned under the first after argparse's ``usage: ``."""
 
 
 def configure(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "diff",
         help="show how a config change moves rankings and placements",
-        usage=USAGE.lstrip("\n"),
+        usage=USAGE,
         description="Compare scheduler configs and their effect between two git revisions "
         "(default: the merge-base with the default branch, and the working tree), or "
         "between two config files with --fixtures. Fixtures that use a changed config are "

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from policytest.commands.common import add_fixture_options, check_options, usage_error, write
+from policytest.commands.common import (
+    add_fixture_options,
+    check_options,
+    missing_file,
+    unknown_case,
+    usage_error,
+    write,
+)
 from policytest.commands.progress import add_quiet_option
 
 
@@ -15,7 +22,7 @@ def configure(subparsers: Any) -> None:
         description="Per case: nodes in rank order, each plugin's weighted score, each "
         "resource's utilisation and contribution, filtered nodes and why.",
     )
-    parser.add_argument("fixture", metavar="FIXTURE")
+    parser.add_argument("fixture", metavar="FIXTURE", help="a fixture file (*.policytest.yaml)")
     parser.add_argument("--case", default=None, metavar="NAME", help="only this case")
     add_fixture_options(parser)
     add_quiet_option(parser)
@@ -23,7 +30,6 @@ def configure(subparsers: Any) -> None:
 
 
 def execute(args: Any) -> int:
-    import os
     import sys
 
     from policytest.commands.run import progress_line
@@ -32,25 +38,28 @@ def execute(args: Any) -> int:
     from policytest.fixtures.suite import run_file
     from policytest.reporters.run.explain import render_case
 
-    if not os.path.isfile(args.fixture):
-        return usage_error(f"not a file: {args.fixture}")
+    problem = missing_file(args.fixture)
+    if problem is not None:
+        return usage_error(problem)
     options = check_options(args)
     line, _, placed = progress_line(sys.stderr, quiet=args.quiet)
     try:
         results = run_file(args.fixture, options, root_for(args.fixture, options), placed)
     finally:
         line.close()
+    if not results:
+        from policytest.reporters.quoting import text
+
+        sys.stderr.write(
+            f"policytest: {text(args.fixture)}: no fixture cases (looked for documents with "
+            "`apiVersion: policytest/v1`); nothing to explain\n"
+        )
+        return int(ExitCode.FINDINGS)
     if args.case is not None:
         names = [result.case for result in results]
         results = [result for result in results if result.case == args.case]
         if not results:
-            from policytest.core.suggest import did_you_mean
-
-            listed = "; its cases: " + ", ".join(repr(n) for n in names) if names else ""
-            return usage_error(
-                f"no case named {args.case!r} in {args.fixture}"
-                f"{did_you_mean(args.case, names)}{listed}"
-            )
+            return unknown_case(args.case, args.fixture, names)
     write("\n".join(render_case(result) for result in results))
     from policytest.fixtures.suite import RunReport
 

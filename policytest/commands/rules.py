@@ -13,7 +13,7 @@ def configure(subparsers: Any) -> None:
         help="list the rules, or explain one",
         description="List every rule (id, severity, summary), or explain one rule in full.",
     )
-    parser.add_argument("rule", nargs="?", metavar="RULE")
+    parser.add_argument("rule", nargs="?", metavar="RULE", help="a rule id, e.g. VB002")
     parser.add_argument(
         "--format",
         choices=("text", "markdown"),

@@ -104,7 +104,7 @@ def execute(args: Any) -> int:
 
         written, refused = update_expectations(report.results, args.root)
         for path in written:
-            sys.stderr.write(f"updated {text(path)}\n")
+            sys.stderr.write(f"policytest: updated {text(path)}\n")
         for refusal in refused:
             sys.stderr.write(f"policytest: error: {text(refusal)}\n")
         report = run_paths(paths, check_options(args), progress, placed)

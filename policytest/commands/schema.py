@@ -13,7 +13,9 @@ def configure(subparsers: Any) -> None:
         help="print a bundled JSON Schema",
         description="Print a bundled JSON Schema, or list their names when NAME is omitted.",
     )
-    parser.add_argument("name", nargs="?", metavar="NAME")
+    parser.add_argument(
+        "name", nargs="?", metavar="NAME", help="the schema to print (without it: their names)"
+    )
     parser.set_defaults(execute=execute)
 
 

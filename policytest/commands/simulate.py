@@ -6,7 +6,14 @@ import argparse
 import sys
 from typing import Any
 
-from policytest.commands.common import add_fixture_options, check_options, usage_error, write
+from policytest.commands.common import (
+    add_fixture_options,
+    check_options,
+    missing_file,
+    unknown_case,
+    usage_error,
+    write,
+)
 from policytest.commands.progress import Progress, add_quiet_option
 
 FORMATS = ("text", "json")
@@ -21,7 +28,7 @@ def configure(subparsers: Any) -> None:
         "(free capacity on nodes where a pod of the workload fitted before and none fits "
         "any more), pending pods. Give --config more than once to compare configs on one workload.",
     )
-    parser.add_argument("fixture", metavar="FIXTURE")
+    parser.add_argument("fixture", metavar="FIXTURE", help="a fixture file (*.policytest.yaml)")
     parser.add_argument("--case", default=None, metavar="NAME", help="only this case")
     parser.add_argument(
         "--config",
@@ -39,22 +46,24 @@ def configure(subparsers: Any) -> None:
 
 
 def execute(args: Any) -> int:
-    import os
-
     from policytest.check.suppress import visible
     from policytest.core.exitcodes import ExitCode
     from policytest.fixtures.load import config_scheduler, root_for
-    from policytest.fixtures.simulate import SimulationError, load_workloads, simulate
+    from policytest.fixtures.simulate import (
+        NoSuchCase,
+        SimulationError,
+        load_workloads,
+        simulate,
+    )
     from policytest.fixtures.suite import refusal
     from policytest.reporters.quoting import text
     from policytest.reporters.run.packing import render_json, render_text
     from policytest.reporters.validate.text import format_finding
 
-    if not os.path.isfile(args.fixture):
-        return usage_error(f"not a file: {args.fixture}")
-    for config in args.config:
-        if config != "fixture" and not os.path.isfile(config):
-            return usage_error(f"not a file: {config}")
+    for path in [args.fixture, *(c for c in args.config if c != "fixture")]:
+        problem = missing_file(path)
+        if problem is not None:
+            return usage_error(problem)
     from policytest.core.findings import Severity
     from policytest.kube.scheduler import UnknownProfile
     from policytest.scoring.protocol import Scheduler
@@ -64,6 +73,8 @@ def execute(args: Any) -> int:
         workloads = load_workloads(
             args.fixture, options, root_for(args.fixture, options), args.case
         )
+    except NoSuchCase as error:
+        return unknown_case(error.case, args.fixture, error.names)
     except SimulationError as error:
         sys.stderr.write(f"policytest: {text(args.fixture)}: {text(error)}\n")
         return int(ExitCode.FINDINGS)

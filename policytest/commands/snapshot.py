@@ -11,7 +11,7 @@ import argparse
 import sys
 from typing import Any
 
-from policytest.commands.common import usage_error, write
+from policytest.commands.common import missing_file, usage_error, write
 from policytest.commands.progress import Progress, add_quiet_option, megabytes
 
 
@@ -52,8 +52,9 @@ def execute(args: Any) -> int:
     from policytest.reporters.quoting import text
     from policytest.scoring.snapshot import SnapshotError, anonymize, compact_json, read_snapshot
 
-    if args.input != "-" and not os.path.isfile(args.input):
-        return usage_error(f"not a file: {args.input}")
+    problem = None if args.input == "-" else missing_file(args.input)
+    if problem is not None:
+        return usage_error(problem)
     total = os.path.getsize(args.input) if args.input != "-" else None
     progress = Progress(
         sys.stderr,
@@ -88,22 +89,46 @@ def execute(args: Any) -> int:
 def summary(counts: dict[str, int]) -> str:
     """``kept 12 nodes, 340 bound pods, 5 pending pods; dropped ...`` for standard error."""
     kept = (
-        f"kept {counts['nodes']:,} nodes, {counts['boundPods']:,} bound pods, "
-        f"{counts['pendingPods']:,} pending pods"
+        f"kept {_count(counts['nodes'], 'node')}, {_count(counts['boundPods'], 'bound pod')}, "
+        f"{_count(counts['pendingPods'], 'pending pod')}"
     )
-    dropped = [
-        (counts["droppedCompletedPods"], "completed pods (Succeeded or Failed)"),
-        (counts["droppedPodsOnUnknownNodes"], "pods bound to nodes not in the input"),
-        (counts["droppedOtherPods"], "other pods (neither bound nor Pending)"),
-        (counts["droppedOtherObjects"], "objects that are not Nodes or Pods"),
+    dropped = [  # (count, what one is, what several are)
+        (
+            counts["droppedCompletedPods"],
+            "completed pod (Succeeded or Failed)",
+            "completed pods (Succeeded or Failed)",
+        ),
+        (
+            counts["droppedPodsOnUnknownNodes"],
+            "pod bound to a node not in the input",
+            "pods bound to nodes not in the input",
+        ),
+        (
+            counts["droppedOtherPods"],
+            "other pod (neither bound nor Pending)",
+            "other pods (neither bound nor Pending)",
+        ),
+        (
+            counts["droppedOtherObjects"],
+            "object that is not a Node or Pod",
+            "objects that are not Nodes or Pods",
+        ),
     ]
-    shown = ", ".join(f"{count:,} {what}" for count, what in dropped if count)
+    shown = ", ".join(
+        f"{count:,} {one if count == 1 else many}" for count, one, many in dropped if count
+    )
     line = f"policytest: {kept}; dropped {shown or 'nothing'}"
     unsimulated = counts["pendingPodsWithUnsimulatedFeatures"]
     if unsimulated:
+        verb = "uses" if unsimulated == 1 else "use"
         line += (
-            f"\npolicytest: {unsimulated:,} pending pods use pod affinity, topology spread, "
-            "volumes, host ports, scheduling gates or resource claims, which policytest does "
-            "not simulate: a case replaying them is an error (PT003)"
+            f"\npolicytest: {_count(unsimulated, 'pending pod')} {verb} pod affinity, topology "
+            "spread, volumes, host ports, scheduling gates or resource claims, which "
+            "policytest does not simulate: a case replaying them is an error (PT003)"
         )
     return line
+
+
+def _count(count: int, noun: str) -> str:
+    """``1 node``, ``1,200 nodes``."""
+    return f"{count:,} {noun}" if count == 1 else f"{count:,} {noun}s"

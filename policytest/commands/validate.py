@@ -26,7 +26,12 @@ def configure(subparsers: Any) -> None:
         "ConfigMaps) and policytest fixtures. Directories are walked; files "
         "that are not scheduler configs are skipped. '-' reads standard input.",
     )
-    parser.add_argument("paths", nargs="+", metavar="PATH")
+    parser.add_argument(
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="files or directories (walked recursively); - reads standard input",
+    )
     add_output_format(parser, VALIDATE_FORMATS)
     parser.add_argument("--strict", action="store_true", help="warnings also fail (exit 1)")
     parser.add_argument(

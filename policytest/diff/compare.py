@@ -141,6 +141,7 @@ class _Comparison:
         self.scope = scope
         self.options = options
         self._differs: dict[str, bool] = {}
+        self.snapshots: set[str] = set()
 
     def report(self, run_all: bool) -> DiffReport:
         before, after = self.before, self.after
@@ -221,13 +222,18 @@ class _Comparison:
         changed = [ref for ref in refs if self.differs(ref)]
         if changed:
             noun = "its config changed" if len(changed) == 1 else "its configs changed"
+            if all(ref in self.snapshots for ref in changed):
+                noun = "its snapshot changed"
             return f"{noun}: {', '.join(changed)}"
         return "run with --all" if run_all else None
 
     def _references(self, side: Side, path: str) -> tuple[str, ...]:
-        """The config files (repo-relative) the fixture at ``path`` names on ``side``."""
+        """The config files and cluster snapshots (repo-relative) the fixture at ``path``
+        names on ``side``; the snapshots are copied first, as loading the fixture reads them."""
         side.materialise([path])
-        refs = []
+        refs = _snapshot_references(side.path(path), path, replace(self.options, root=side.root))
+        side.materialise(refs)
+        self.snapshots.update(refs)
         for fixture in _fixtures(side.path(path), replace(self.options, root=side.root)):
             config = fixture.scheduler.config_path
             if config is None or os.path.isabs(config):
@@ -321,6 +327,25 @@ def _scrub(text: str, side: Side) -> str:
     for prefix in sorted(prefixes, key=len, reverse=True):
         text = text.replace(prefix, side.origin)
     return text
+
+
+def _snapshot_references(local: str, path: str, options: CheckOptions) -> list[str]:
+    """The ``cluster.snapshot`` files (repo-relative) the fixture file ``local`` (at ``path``
+    in the repository) names, read without loading the fixture (which needs them)."""
+    from policytest.read.source import decoded
+
+    refs = []
+    for document in read_file(local, options.limits, options.root).documents:
+        if kind_of(document.root) is not Kind.FIXTURE:
+            continue
+        value = decoded(document, options.limits)
+        cluster = value.get("cluster") if isinstance(value, dict) else None
+        snapshot = cluster.get("snapshot") if isinstance(cluster, dict) else None
+        if isinstance(snapshot, str) and not os.path.isabs(snapshot):
+            joined = posixpath.normpath(posixpath.join(posixpath.dirname(path), snapshot))
+            if joined != ".." and not joined.startswith("../"):
+                refs.append(joined)
+    return refs
 
 
 def _fixtures(path: str, options: CheckOptions) -> list[Fixture]:

@@ -159,7 +159,9 @@ def load_settings(path: str, limits: Limits = DEFAULT_LIMITS) -> ProjectSettings
     findings = schema_findings(document, SCHEMA_NAME, value)
     if findings:
         first = findings[0]
-        raise SettingsError(path, first.line, _key_of(first.message), _fix(first.message))
+        key = _key_of(first.message)
+        message = _fix(first.message.replace(f" in `{key}`", "")) if key else _fix(first.message)
+        raise SettingsError(path, first.line, key, message)
 
     def line_of(*steps: str | int) -> int:
         key_node, value_node = locate(document, steps)

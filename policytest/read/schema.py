@@ -141,7 +141,9 @@ def _findings_for(document: Document, rule_id: str, error: ValidationError) -> I
             message = f"unknown key `{extra}`{_in(where)}{did_you_mean(str(extra), allowed)}"
             yield declared.at(document, extra_key or value_node or document.root, message)
         return
-    message = f"{_expectation(error)}{_in(where) if where else ''}"
+    expectation = _expectation(error)
+    named = expectation.startswith(f"`{where}` ")  # a top-level key: already named
+    message = f"{expectation}{'' if named else _in(where)}"
     yield declared.at(document, value_node or key_node or document.root, message)
 
 

@@ -369,7 +369,8 @@ def _build(objects: Iterator[Mapping[str, Any]], shown: str) -> Snapshot:
             counts.other_objects += 1
     if not snapshot.nodes:
         raise SnapshotError(
-            f"{shown}: no Nodes found ({counts.other_objects} other objects); expected the "
+            f"{shown}: no Nodes found ({counts.other_objects} other "
+            f"{'object' if counts.other_objects == 1 else 'objects'}); expected the "
             "output of `kubectl get nodes,pods -A -o json` (or -o yaml) or a file written "
             "by `policytest snapshot`"
         )

@@ -87,3 +87,10 @@ def test_schema_error_inside_a_yaml_v2_typed_value() -> None:
     # `yes` is a boolean for yaml.v2, so it is not a valid node name.
     (finding,) = findings_for(FIXTURE.replace("name: node-a", "name: yes"))
     assert "not the boolean true" in finding.message
+
+
+def test_a_top_level_key_is_named_once() -> None:
+    """``cases` must not be empty``, not ``... in `cases```: the key already says where."""
+    head = FIXTURE[: FIXTURE.index("cases:")]
+    (finding,) = findings_for(head + "cases: []\n")
+    assert finding.message == "`cases` must not be empty"

@@ -128,8 +128,8 @@ def test_a_config_the_scheduler_refuses_makes_the_cases_error(
     results = json.loads(result.stdout)["results"]
     assert {r["status"] for r in results} == {"error"}
     assert results[0]["message"].startswith(
-        "Volcano rejects this conf and keeps running its previous one: "
-    )
+        "Volcano rejects this conf and keeps running its previous one:\n"
+    )  # then one line per finding
     assert "VC003" in results[0]["message"] or "alocate" in results[0]["message"]
 
 
@@ -152,7 +152,8 @@ def test_a_kube_config_that_does_not_start_makes_the_cases_error(
     )
     result = run_line(["run", fixture])
     assert result.exit_code == 1
-    assert "kube-scheduler refuses this config and does not start: " in result.stdout
+    assert "      kube-scheduler refuses this config and does not start:\n" in result.stdout
+    assert "\n      " + str(tmp_path / "kube.yaml") + ":7:" in result.stdout  # one line each
     assert "PASS" not in result.stdout
 
 

@@ -128,7 +128,7 @@ def test_update_through_the_cli(run_line: RunLine, bundled_repo: Path) -> None:
     )
     result = run_line(["run", "--update", path])
     assert result.exit_code == 0, result
-    assert f"updated {path}" in result.stderr
+    assert result.stderr == f"policytest: updated {path}\n"  # as pytest --policytest-update says
     assert "ranking: [node-2, node-1]  # keep me" in path.read_text()
 
 

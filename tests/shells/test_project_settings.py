@@ -319,3 +319,18 @@ def test_settings_versions_are_checked_as_the_flags_are(
     )
     result = run_line(["validate", "--kubernetes-version", "1.20", conf])
     assert result.exit_code == 2 and "unsupported release 1.20" in result.stderr
+
+
+def test_a_schema_problem_names_its_key_once(run_line: RunLine, tmp_path: Path) -> None:
+    """The key leads the line; the schema's own ``in `key``` is not repeated after it."""
+    settings = tmp_path / "settings.yaml"
+    settings.write_text("kubernetesVersion: 1.30\n")
+    conf = tmp_path / "volcano-scheduler.conf"
+    conf.write_text(VOLCANO_GANG)
+    result = run_line(["validate", "--settings", settings, conf])
+    assert result.exit_code == 2, result
+    assert result.stderr == (
+        f"policytest: error: settings file {settings}:1: key `kubernetesVersion`: "
+        '`kubernetesVersion` must be a string, not 1.3 (quote it: "1.30", as YAML reads 1.30 '
+        "as the number 1.3)\n"
+    )
