@@ -50,7 +50,7 @@ from policytest.scoring.kube import (
     fit_resources,
     fit_scorer,
 )
-from policytest.scoring.protocol import BalanceDetail, LazyDetails, NodeScore, ResourceDetail
+from policytest.scoring.protocol import BalanceDetail, LazyDetails, ResourceDetail
 from policytest.scoring.rsf import (
     RSF,
     ResourceStrategyFitArgs,
@@ -58,21 +58,22 @@ from policytest.scoring.rsf import (
     proportional_filter,
     rsf_scorer,
 )
-from policytest.scoring.volcano import (
-    BALANCED_RESOURCE_ARGS,
-    NodeOrderScores,
-    binpack_scorer,
-    nodeorder_scorer,
-    predicates_filter,
-)
 from policytest.scoring.verdicts import (
     MEMO_LIMIT,
     KeyTable,
     Scores,
     Verdict,
+    every_verdict,
     filtered,
     kube_key,
     volcano_key,
+)
+from policytest.scoring.volcano import (
+    BALANCED_RESOURCE_ARGS,
+    NodeOrderScores,
+    binpack_scorer,
+    nodeorder_scorer,
+    predicates_checker,
 )
 from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
 
@@ -115,9 +116,7 @@ class _NodeLabels:
 _NO_LABELS: Mapping[str, str] = {}
 _PREPARED_LIMIT = 64
 """Pods whose scoring set-up and verdicts a cluster keeps at once."""
-_Prepared = tuple[
-    Callable[[str], Verdict], Callable[[str], Verdict], bool, dict[int, Verdict]
-]
+_Prepared = tuple[Callable[[str], Verdict], Callable[[str], Verdict], bool, dict[int, Verdict]]
 """A pod's verdict of a plain node, of any node, whether the pod is plain, its memo."""
 
 
@@ -157,6 +156,7 @@ class VolcanoScheduler:
             {node.name: volcano_node_info(node, self.overhead_first) for node in nodes},
         )
         state._keys()  # part of loading the cluster, as the kube view nodeorder reads
+        state._guarded()
         return state
 
 
@@ -177,6 +177,8 @@ class VolcanoCluster:
     memo: bool = True
     """Share verdicts between nodes with equal keys (off: score every node on its own)."""
     prepared: dict[int, tuple[Pod, _Prepared]] = field(default_factory=dict)
+    guarded_at: list[int] = field(default_factory=list)
+    """The positions of the ``guarded`` nodes in cluster order."""
 
     def _guarded(self) -> frozenset[str]:
         """The nodes a pod without tolerations, selector or affinity may not pass (taints
@@ -185,6 +187,7 @@ class VolcanoCluster:
             self.guarded = frozenset(
                 name for name, node in self.nodes.items() if not passes_trivially(node.traits)
             )
+            self.guarded_at = [i for i, name in enumerate(self.infos) if name in self.guarded]
         return self.guarded
 
     def _labels(self, name: str) -> Mapping[str, str]:
@@ -200,10 +203,22 @@ class VolcanoCluster:
 
     def score(self, pod: Pod, only: Sequence[str] | None = None) -> Scores:
         plain, own, trivial, verdicts_by_key = self._prepared(pod)
-        names = list(self.infos) if only is None else list(only)
         guarded = self._guarded() if trivial else None
         memo = verdicts_by_key if self.memo and trivial else None
         keys = self._keys()
+        if only is None and guarded is not None and memo is not None:
+            names = list(self.infos)
+            shared = every_verdict(
+                names,
+                [keys[name] for name in names],
+                guarded,
+                self.guarded_at,
+                memo,
+                plain,
+                own,
+            )
+            return Scores(names, shared)
+        names = list(self.infos) if only is None else list(only)
         verdicts: list[Verdict] = []
         for name in names:
             if guarded is None or name in guarded:
@@ -240,9 +255,7 @@ class VolcanoCluster:
             entry = self.prepared[id(pod)] = (pod, (*self._prepare(pod), {}))
         return entry[1]
 
-    def _prepare(
-        self, pod: Pod
-    ) -> tuple[Callable[[str], Verdict], Callable[[str], Verdict], bool]:
+    def _prepare(self, pod: Pod) -> tuple[Callable[[str], Verdict], Callable[[str], Verdict], bool]:
         """(verdict of a node no predicate can keep the pod off; verdict of any node;
         whether the pod is plain for the predicates: no tolerations, selector, affinity,
         or the conf runs no predicates)."""
@@ -270,10 +283,11 @@ class VolcanoCluster:
         # a plain pod can only be kept off the nodes with a filtering taint or a cordon
         trivial = node_filter is None or node_filter.trivial
         infos = self.infos
+        fits = predicates_checker(pod, first)
 
         def verdict(name: str, predicate: bool) -> Verdict:
             info = infos[name]
-            reason = predicates_filter(pod, info, first)
+            reason = fits(info)
             if reason is None and proportional is not None:
                 reason = proportional_filter(proportional, request, info)
             if reason is None and predicate and node_filter is not None and predicates is not None:
@@ -416,7 +430,7 @@ class KubeScheduler:
         traits = {node.name: node.traits for node in nodes}
         infos = {node.name: kube_node_info(node, level) for node in nodes}
         table = KeyTable()
-        return KubeCluster(
+        state = KubeCluster(
             self,
             infos,
             traits,
@@ -424,6 +438,8 @@ class KubeScheduler:
             {name: table(kube_key(info)) for name, info in infos.items()},
             table,
         )
+        state._guarded()  # part of loading the cluster, as the keys
+        return state
 
 
 @dataclass
@@ -441,13 +457,28 @@ class KubeCluster:
     memo: bool = True
     """Share verdicts between nodes with equal keys (off: score every node on its own)."""
     prepared: dict[int, tuple[Pod, _Prepared]] = field(default_factory=dict)
+    guarded_at: list[int] = field(default_factory=list)
+    """The positions of the ``guarded`` nodes in cluster order."""
     guarded: frozenset[str] | None = None
 
     def score(self, pod: Pod, only: Sequence[str] | None = None) -> Scores:
         plain, own, trivial, verdicts_by_key = self._prepared(pod)
-        names = list(self.infos) if only is None else list(only)
         guarded = self._guarded() if trivial else None
         memo = verdicts_by_key if self.memo and trivial else None
+        if only is None and guarded is not None and memo is not None:
+            names = list(self.infos)
+            keys = self.keys
+            shared = every_verdict(
+                names,
+                [keys[name] for name in names],
+                guarded,
+                self.guarded_at,
+                memo,
+                plain,
+                own,
+            )
+            return Scores(names, shared)
+        names = list(self.infos) if only is None else list(only)
         keys = self.keys
         verdicts: list[Verdict] = []
         for name in names:
@@ -472,6 +503,7 @@ class KubeCluster:
             self.guarded = frozenset(
                 name for name, traits in self.traits.items() if not passes_trivially(traits)
             )
+            self.guarded_at = [i for i, name in enumerate(self.infos) if name in self.guarded]
         return self.guarded
 
     def _prepared(self, pod: Pod) -> _Prepared:
@@ -485,9 +517,7 @@ class KubeCluster:
             entry = self.prepared[id(pod)] = (pod, (*self._prepare(pod), {}))
         return entry[1]
 
-    def _prepare(
-        self, pod: Pod
-    ) -> tuple[Callable[[str], Verdict], Callable[[str], Verdict], bool]:
+    def _prepare(self, pod: Pod) -> tuple[Callable[[str], Verdict], Callable[[str], Verdict], bool]:
         """(verdict of a node no pod filter can keep the pod off, bound to its memo;
         verdict of any node; whether the pod is plain: no tolerations, selector,
         affinity, nor ``addedAffinity``)."""

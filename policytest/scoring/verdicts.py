@@ -22,13 +22,22 @@ the first node with that key, and it would have made the same tuple for the othe
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterator, Mapping, Sequence
-from typing import Final, overload
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from typing import Final, cast, overload
 
 from policytest.scoring.accounting import KubeNodeInfo, VolcanoNodeInfo
 from policytest.scoring.protocol import BalanceDetail, NodeScore, ResourceDetail
 
-__all__ = ["MEMO_LIMIT", "KeyTable", "Scores", "Verdict", "filtered", "kube_key", "volcano_key"]
+__all__ = [
+    "MEMO_LIMIT",
+    "KeyTable",
+    "Scores",
+    "Verdict",
+    "every_verdict",
+    "filtered",
+    "kube_key",
+    "volcano_key",
+]
 
 Verdict = tuple[
     bool,
@@ -60,6 +69,37 @@ class KeyTable:
         if found is None:
             found = ids[key] = len(ids)
         return found
+
+
+def every_verdict(
+    names: list[str],
+    keys: list[int],
+    guarded: frozenset[str],
+    guarded_at: list[int],
+    memo: dict[int, Verdict],
+    plain: Callable[[str], Verdict],
+    own: Callable[[str], Verdict],
+) -> list[Verdict]:
+    """Each node's verdict in cluster order (``keys[i]`` is ``names[i]``'s key): ``own``
+    for the ``guarded`` nodes (at positions ``guarded_at``), which a filter may keep the
+    pod off; ``plain`` once per key not in ``memo`` for the others, shared by the nodes
+    with that key."""
+    missing = set(keys).difference(memo)
+    if missing:
+        if len(memo) + len(missing) > MEMO_LIMIT:
+            memo.clear()
+            missing = set(keys)
+        for name, key in zip(names, keys, strict=True):
+            if key in missing and name not in guarded:
+                memo[key] = plain(name)
+                missing.discard(key)
+                if not missing:
+                    break
+    # a key left missing belongs to guarded nodes only, each of them replaced below
+    verdicts = cast(list[Verdict], list(map(memo.get, keys)))
+    for index in guarded_at:
+        verdicts[index] = own(names[index])
+    return verdicts
 
 
 def filtered(reason: str) -> Verdict:
