@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+import shutil
+import subprocess
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from policytest.cli import main
+from policytest.core.findings import Finding
 from policytest.read import bigload
+from policytest.scoring.cluster import Pod
+from policytest.scoring.specs import pod_from_dict
 
 DATA = Path(__file__).parent / "data"
 
@@ -34,6 +40,44 @@ class CliResult:
 
 
 RunLine = Callable[..., CliResult]
+
+
+@pytest.fixture
+def bundled_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the bundled fixtures in a fresh repository, as the working directory."""
+    shutil.copytree(Path(__file__).parents[1] / "fixtures", tmp_path / "fixtures")
+    (tmp_path / ".git").mkdir()
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+GIT_ENV = {
+    **os.environ,
+    "GIT_AUTHOR_NAME": "policytest",
+    "GIT_AUTHOR_EMAIL": "policytest@example.com",
+    "GIT_COMMITTER_NAME": "policytest",
+    "GIT_COMMITTER_EMAIL": "policytest@example.com",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+"""A fixed identity for the commits tests make, whatever the machine's git config says."""
+
+
+def git(repo: Path, *args: str) -> str:
+    """Run git in ``repo``; its output, stripped."""
+    done = subprocess.run(
+        ["git", *args], cwd=repo, env=GIT_ENV, capture_output=True, text=True, check=True
+    )
+    return done.stdout.strip()
+
+
+def of_rule(findings: Iterable[Finding], rule: str) -> list[Finding]:
+    """The findings of one rule."""
+    return [finding for finding in findings if finding.rule == rule]
+
+
+def requesting(requests: dict[str, str]) -> Pod:
+    """A pod with these requests (the API server's defaulting applied)."""
+    return pod_from_dict({"requests": requests}, default_requests_from_limits=True)
 
 
 @pytest.fixture

@@ -17,6 +17,14 @@ from policytest.core.options import (
     RuleFilter,
     rule_ids,
 )
+from policytest.core.releases import (
+    KUBE_RELEASES,
+    VOLCANO_RELEASES,
+    UnsupportedRelease,
+    kube_release,
+    supported_range,
+    volcano_release,
+)
 
 
 def add_rule_options(parser: argparse.ArgumentParser) -> None:
@@ -125,32 +133,24 @@ def add_fixture_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _supported(scheduler: str) -> str:
-    from policytest.core.releases import KUBE_RELEASES, VOLCANO_RELEASES
+    return supported_range(KUBE_RELEASES if scheduler == "kube" else VOLCANO_RELEASES)
 
-    rows = KUBE_RELEASES if scheduler == "kube" else VOLCANO_RELEASES
-    return f"{rows[0].name} to {rows[-1].name}"
+
+def _release(text: str, select: Callable[[str], object]) -> str:
+    """A release of the table (``1.36``, ``v1.16.0-alpha.1``), kept as written."""
+    try:
+        select(text)
+    except UnsupportedRelease as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
 
 
 def _kube_release(text: str) -> str:
-    """A kube-scheduler release of the table (``1.36``, ``v1.36.3``), kept as written."""
-    from policytest.core.releases import UnsupportedRelease, kube_release
-
-    try:
-        kube_release(text)
-    except UnsupportedRelease as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-    return text
+    return _release(text, kube_release)
 
 
 def _volcano_release(text: str) -> str:
-    """A Volcano release of the table (``1.15``, ``v1.16.0-alpha.1``), kept as written."""
-    from policytest.core.releases import UnsupportedRelease, volcano_release
-
-    try:
-        volcano_release(text)
-    except UnsupportedRelease as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-    return text
+    return _release(text, volcano_release)
 
 
 VERSION_TYPES: dict[str, Callable[[str], str]] = {

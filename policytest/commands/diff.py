@@ -12,8 +12,14 @@ import argparse
 import sys
 from typing import Any
 
-from policytest.commands.common import add_scheduler_options, check_options, usage_error, write
-from policytest.reporters import DIFF_FORMATS
+from policytest.commands.common import (
+    add_scheduler_options,
+    check_options,
+    usage_error,
+    use_color,
+    write,
+)
+from policytest.reporters import DIFF_FORMATS, render_diff
 
 FAIL_ON = ("findings", "ranking-change", "never")
 USAGE = """
@@ -82,9 +88,7 @@ def configure(subparsers: Any) -> None:
 
 
 def execute(args: Any) -> int:
-    from policytest.commands.common import use_color
     from policytest.diff.compare import DiffError, PathNotFound, diff_files, diff_revisions
-    from policytest.reporters import render_diff
 
     options = check_options(args)
     try:

@@ -18,7 +18,7 @@ from policytest.commands.common import (
     write,
 )
 from policytest.commands.progress import Progress, add_quiet_option
-from policytest.reporters import RUN_FORMATS
+from policytest.reporters import RUN_FORMATS, render_run
 
 
 def configure(subparsers: Any) -> None:
@@ -79,7 +79,6 @@ def execute(args: Any) -> int:
     from policytest.core.errors import PathNotFound
     from policytest.core.exitcodes import ExitCode
     from policytest.fixtures.suite import run_paths
-    from policytest.reporters import render_run
     from policytest.reporters.quoting import text
 
     chosen = output_format(args)

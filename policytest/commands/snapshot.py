@@ -12,7 +12,7 @@ import sys
 from typing import Any
 
 from policytest.commands.common import usage_error, write
-from policytest.commands.progress import add_quiet_option
+from policytest.commands.progress import Progress, add_quiet_option, megabytes
 
 
 def configure(subparsers: Any) -> None:
@@ -48,7 +48,6 @@ def configure(subparsers: Any) -> None:
 def execute(args: Any) -> int:
     import os
 
-    from policytest.commands.progress import Progress, megabytes
     from policytest.core.exitcodes import ExitCode
     from policytest.reporters.quoting import text
     from policytest.scoring.snapshot import SnapshotError, anonymize, compact_json, read_snapshot

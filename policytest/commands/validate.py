@@ -12,9 +12,10 @@ from policytest.commands.common import (
     check_options,
     output_format,
     usage_error,
+    use_color,
     write,
 )
-from policytest.reporters import VALIDATE_FORMATS
+from policytest.reporters import VALIDATE_FORMATS, render_validation
 
 
 def configure(subparsers: Any) -> None:
@@ -44,7 +45,6 @@ def execute(args: Any) -> int:
     from policytest.core.errors import PathNotFound
     from policytest.core.exitcodes import ExitCode
     from policytest.core.findings import Severity
-    from policytest.reporters import render_validation
     from policytest.reporters.quoting import text
 
     chosen = output_format(args)
@@ -73,6 +73,4 @@ def execute(args: Any) -> int:
 
 
 def _color_stdout() -> bool:
-    from policytest.commands.common import use_color
-
     return use_color(sys.stdout)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from policytest.core import releases
 from policytest.core.limits import DEFAULT_LIMITS, Limits
 from policytest.core.releases import (
     DEFAULT_KUBERNETES,
@@ -88,17 +89,9 @@ DEFAULT_OPTIONS = CheckOptions(limits=DEFAULT_LIMITS)
 
 def kube_release(options: CheckOptions) -> KubeRelease:
     """The kube-scheduler release ``options`` selects."""
-    from policytest.core.releases import kube_release as row
-
-    return row(options.kubernetes_version)
+    return releases.kube_release(options.kubernetes_version)
 
 
 def volcano_release(options: CheckOptions) -> VolcanoRelease:
     """The Volcano release ``options`` selects."""
-    from policytest.core.releases import volcano_release as row
-
-    return row(options.volcano_version)
-
-
-EVERY_RULE = RuleFilter()
-"""No ``--select`` / ``--ignore``: every rule applies."""
+    return releases.volcano_release(options.volcano_version)

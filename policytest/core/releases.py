@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Final, Literal, TypeVar
 
 from policytest.core.errors import PolicytestError
 
@@ -36,10 +36,13 @@ __all__ = [
     "BalancedFormula",
     "KubeRelease",
     "UnsupportedRelease",
+    "Version",
     "VolcanoRelease",
     "kube_release",
     "parse_release",
+    "show",
     "summary",
+    "supported_range",
     "volcano_release",
 ]
 
@@ -62,6 +65,7 @@ def parse_release(text: str) -> Version | None:
 
 
 def show(version: Version) -> str:
+    """(1, 29) -> ``1.29``."""
     return f"{version[0]}.{version[1]}"
 
 
@@ -126,6 +130,10 @@ class KubeRelease:
 
 
 _PLACEMENT_SETS: Final = ("placementGenerate", "placementScore")
+_PLACEMENT_PLUGINS: Final = frozenset(
+    {"NodeDeclaredFeatures", "GangScheduling", "PodGroupPodsCount", "TopologyPlacementGenerator"}
+)
+"""The new in-tree plugins of 1.36 and later."""
 KUBE_RELEASES: Final[tuple[KubeRelease, ...]] = (
     KubeRelease(
         (1, 33),
@@ -172,14 +180,7 @@ KUBE_RELEASES: Final[tuple[KubeRelease, ...]] = (
         balanced_allocation="balance-change",
         pod_level_resources=True,
         plugin_sets=(*_BASE_PLUGIN_SETS, *_PLACEMENT_SETS),
-        new_plugins=frozenset(
-            {
-                "NodeDeclaredFeatures",
-                "GangScheduling",
-                "PodGroupPodsCount",
-                "TopologyPlacementGenerator",
-            }
-        ),
+        new_plugins=_PLACEMENT_PLUGINS,
         default_plugins=frozenset({"DynamicResources", "NodeDeclaredFeatures"}),
         dra_args=("filterTimeout", "bindingTimeout"),
         dra_binding_timeout_gate=True,
@@ -191,14 +192,7 @@ KUBE_RELEASES: Final[tuple[KubeRelease, ...]] = (
         balanced_allocation="balance-change",
         pod_level_resources=True,
         plugin_sets=(*_BASE_PLUGIN_SETS, *_PLACEMENT_SETS, "podGroupPostFilter"),
-        new_plugins=frozenset(
-            {
-                "NodeDeclaredFeatures",
-                "GangScheduling",
-                "PodGroupPodsCount",
-                "TopologyPlacementGenerator",
-            }
-        ),
+        new_plugins=_PLACEMENT_PLUGINS,
         default_plugins=frozenset({"DynamicResources", "NodeDeclaredFeatures"}),
         dra_args=("filterTimeout", "bindingTimeout"),
         dra_binding_timeout_gate=True,
@@ -285,34 +279,35 @@ DEFAULT_VOLCANO: Final = "1.15"
 # --- selecting a row -----------------------------------------------------------------------
 
 
-def _range(rows: tuple[KubeRelease, ...] | tuple[VolcanoRelease, ...]) -> str:
+_Row = TypeVar("_Row", KubeRelease, VolcanoRelease)
+
+
+def supported_range(rows: tuple[KubeRelease, ...] | tuple[VolcanoRelease, ...]) -> str:
+    """``1.33 to 1.37``: the first and last release of a table."""
     return f"{rows[0].name} to {rows[-1].name}"
+
+
+def _select(rows: tuple[_Row, ...], text: str, scheduler: str, default: str) -> _Row:
+    version = parse_release(text)
+    for row in rows:
+        if row.version == version:
+            return row
+    raise UnsupportedRelease(
+        f"{scheduler} {text!r} is not a release policytest judges: it judges "
+        f"{supported_range(rows)} (default {default})"
+    )
 
 
 def kube_release(text: str) -> KubeRelease:
     """The row for ``--kubernetes-version`` (``1.36``, ``v1.36.3``); raise
     :class:`UnsupportedRelease` naming the supported range otherwise."""
-    version = parse_release(text)
-    for row in KUBE_RELEASES:
-        if row.version == version:
-            return row
-    raise UnsupportedRelease(
-        f"kube-scheduler {text!r} is not a release policytest judges: it judges "
-        f"{_range(KUBE_RELEASES)} (default {DEFAULT_KUBERNETES})"
-    )
+    return _select(KUBE_RELEASES, text, "kube-scheduler", DEFAULT_KUBERNETES)
 
 
 def volcano_release(text: str) -> VolcanoRelease:
     """The row for ``--volcano-version`` (``1.15``, ``v1.16.0-alpha.1``); raise
     :class:`UnsupportedRelease` naming the supported range otherwise."""
-    version = parse_release(text)
-    for row in VOLCANO_RELEASES:
-        if row.version == version:
-            return row
-    raise UnsupportedRelease(
-        f"Volcano {text!r} is not a release policytest judges: it judges "
-        f"{_range(VOLCANO_RELEASES)} (default {DEFAULT_VOLCANO})"
-    )
+    return _select(VOLCANO_RELEASES, text, "Volcano", DEFAULT_VOLCANO)
 
 
 def summary() -> str:
@@ -331,13 +326,13 @@ def describe(kube: KubeRelease, volcano: VolcanoRelease) -> list[str]:
     """What ``validate --verbose`` says about the releases being judged."""
     lines = [
         f"judging kube-scheduler {kube.name} (ground truth: {kube.ground_truth}); "
-        f"supported {_range(KUBE_RELEASES)}, default {DEFAULT_KUBERNETES}",
+        f"supported {supported_range(KUBE_RELEASES)}, default {DEFAULT_KUBERNETES}",
     ]
     if kube.modelled_from:
         lines.append(f"kube-scheduler {kube.name} is partly modelled from {kube.modelled_from}")
     lines.append(
         f"judging Volcano {volcano.name} (built on Kubernetes {volcano.kubernetes}; "
-        f"ground truth: {volcano.ground_truth}); supported {_range(VOLCANO_RELEASES)}, "
+        f"ground truth: {volcano.ground_truth}); supported {supported_range(VOLCANO_RELEASES)}, "
         f"default {DEFAULT_VOLCANO}"
     )
     return lines

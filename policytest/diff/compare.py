@@ -19,11 +19,13 @@ from __future__ import annotations
 import os
 import posixpath
 import tempfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
+from functools import cache
 
 from policytest.check.validate import validate_paths
 from policytest.core.errors import PathNotFound
+from policytest.core.findings import Finding
 from policytest.core.options import CheckOptions
 from policytest.diff.effective import UNREADABLE, ConfigView, config_views
 from policytest.diff.git import (
@@ -61,6 +63,7 @@ from policytest.read.paths import Refused, resolve
 from policytest.read.recognise import Kind, kind_of
 from policytest.read.source import is_yaml_path, read_file
 from policytest.read.walk import SKIPPED_DIRECTORIES
+from policytest.scoring.protocol import Scheduler
 
 __all__ = ["DiffError", "PathNotFound", "diff_files", "diff_revisions"]
 
@@ -114,10 +117,6 @@ def _within(path: str, scope: Iterable[str]) -> bool:
     return any(not top or path == top or path.startswith(top + "/") for top in scope)
 
 
-def _is_fixture(path: str) -> bool:
-    return is_fixture_name(path)
-
-
 def _walked(path: str) -> bool:
     """Would a directory walk reach ``path`` (not inside ``.git``, virtualenvs, ...)?"""
     return not any(
@@ -148,7 +147,7 @@ class _Comparison:
         fixtures = sorted(
             path
             for path in before.files | after.files
-            if _is_fixture(path) and _within(path, self.scope) and _walked(path)
+            if is_fixture_name(path) and _within(path, self.scope) and _walked(path)
         )
         refs_after = {path: self._references(after, path) for path in fixtures if after.has(path)}
         refs_before = {
@@ -182,7 +181,7 @@ class _Comparison:
             path
             for path in self.changed
             if path in referenced
-            or (_within(path, self.scope) and (is_yaml_path(path) or _is_fixture(path)))
+            or (_within(path, self.scope) and (is_yaml_path(path) or is_fixture_name(path)))
         )
         configs = self._configs(candidates, users)
         introduced, resolved = compare_findings(
@@ -354,6 +353,7 @@ def diff_files(
             raise PathNotFound(path)
     runs: list[FixtureDiff] = []
     not_run: list[str] = []
+    loaders = {config: _loader(config, options) for config in (old, new)}
     for path in discover(fixture_paths):
         fixtures = _fixtures(path, options)
         uses = [
@@ -365,8 +365,8 @@ def diff_files(
             not_run.append(path)
             continue
         reason = f"it uses {' and '.join(uses)}" if uses else "run with --all"
-        before = _run_with(path, fixtures, old, options)
-        after = _run_with(path, fixtures, new, options)
+        before = _run_with(path, fixtures, loaders[old], options)
+        after = _run_with(path, fixtures, loaders[new], options)
         runs.append(compare_fixture(path, reason, before, after))
     label = f"{old} -> {new}"
     users = tuple(fixture.path for fixture in runs)
@@ -397,10 +397,19 @@ def _uses(path: str, fixture: Fixture, config_file: str) -> bool:
     return named == os.path.realpath(config_file)
 
 
+_Loader = Callable[[str | None], tuple[Scheduler | None, list[Finding]]]
+
+
+def _loader(config: str, options: CheckOptions) -> _Loader:
+    """The scheduler of ``config`` for a profile, loaded once per profile and shared by
+    every fixture that runs with it."""
+    return cache(lambda profile: config_scheduler(config, profile, options))
+
+
 def _run_with(
-    path: str, fixtures: Sequence[Fixture], config: str, options: CheckOptions
+    path: str, fixtures: Sequence[Fixture], load: _Loader, options: CheckOptions
 ) -> list[CaseResult]:
-    """Every case of the fixtures in one file, scored with the scheduler in ``config``
+    """Every case of the fixtures in one file, scored with the scheduler ``load`` gives
     as the scheduler loads it (an error only where it refuses it)."""
     from policytest.kube.scheduler import UnknownProfile
 
@@ -409,7 +418,7 @@ def _run_with(
     results: list[CaseResult] = []
     for fixture in fixtures:
         try:
-            scheduler, findings = config_scheduler(config, fixture.scheduler.profile, options)
+            scheduler, findings = load(fixture.scheduler.profile)
         except UnknownProfile as unusable:
             results.extend(
                 error_result(

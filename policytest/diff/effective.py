@@ -19,8 +19,7 @@ from policytest.core.options import CheckOptions
 from policytest.fixtures.load import load_fixture
 from policytest.read.recognise import Kind, expand
 from policytest.read.source import Document, child, read_file
-from policytest.scoring.rsf import RSF, ResourceStrategyFitArgs
-from policytest.scoring.weights import BinpackWeights
+from policytest.scoring.weights import RSF, BinpackWeights, ResourceStrategyFitArgs
 from policytest.volcano.binpack_args import BINPACK
 from policytest.volcano.corrections import shown_value, written_weight
 from policytest.volcano.nodeorder_args import NODEORDER

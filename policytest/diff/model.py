@@ -190,10 +190,15 @@ class CaseDiff:
     """One case of a fixture on both sides (``None``: the side does not have it)."""
 
     name: str
-    sequence: bool
     before: CaseSide | None
     after: CaseSide | None
     nodes: tuple[NodeChange, ...] = ()
+
+    @property
+    def sequence(self) -> bool:
+        """A sequence of pods placed one by one (its sides have placements)."""
+        shown = self.after or self.before
+        return shown is not None and shown.placements is not None
 
     @property
     def change(self) -> Change:
@@ -210,57 +215,56 @@ class CaseDiff:
         )
         return "changed" if changed else "unchanged"
 
+    def _sides(self) -> tuple[CaseSide, CaseSide] | None:
+        """Both sides, when the case is on both."""
+        return None if self.before is None or self.after is None else (self.before, self.after)
+
+    def _ran(self) -> tuple[CaseSide, CaseSide] | None:
+        """Both sides, when both ran (an error has no ranking to compare)."""
+        sides = self._sides()
+        if sides is None or "error" in (sides[0].status, sides[1].status):
+            return None
+        return sides
+
     @property
     def comparable(self) -> bool:
         """Both sides ran (an error has no ranking to compare)."""
-        return (
-            self.before is not None
-            and self.after is not None
-            and "error" not in (self.before.status, self.after.status)
-        )
+        return self._ran() is not None
 
     @property
     def status_changed(self) -> bool:
-        return (
-            self.before is not None
-            and self.after is not None
-            and self.before.status != self.after.status
-        )
+        sides = self._sides()
+        return sides is not None and sides[0].status != sides[1].status
 
     @property
     def error_changed(self) -> bool:
         """Both sides error, for different reasons."""
+        sides = self._sides()
         return (
-            self.before is not None
-            and self.after is not None
-            and self.before.status == self.after.status == "error"
-            and self.before.message != self.after.message
+            sides is not None
+            and sides[0].status == sides[1].status == "error"
+            and sides[0].message != sides[1].message
         )
 
     @property
     def winner_changed(self) -> bool:
-        if not self.comparable:
-            return False
-        assert self.before is not None and self.after is not None
-        return set(self.before.winner) != set(self.after.winner)
+        ran = self._ran()
+        return ran is not None and set(ran[0].winner) != set(ran[1].winner)
 
     @property
     def ranking_changed(self) -> bool:
-        if not self.comparable:
-            return False
-        assert self.before is not None and self.after is not None
-        return [set(group) for group in self.before.ranking] != [
-            set(group) for group in self.after.ranking
+        ran = self._ran()
+        return ran is not None and [set(group) for group in ran[0].ranking] != [
+            set(group) for group in ran[1].ranking
         ]
 
     @property
     def placements_changed(self) -> bool:
-        if not self.comparable or not self.sequence:
-            return False
-        assert self.before is not None and self.after is not None
-        return (self.before.placed, self.before.pending) != (
-            self.after.placed,
-            self.after.pending,
+        ran = self._ran()
+        return (
+            ran is not None
+            and self.sequence
+            and (ran[0].placed, ran[0].pending) != (ran[1].placed, ran[1].pending)
         )
 
     @property
@@ -294,11 +298,8 @@ def _all_nodes(case: CaseDiff) -> list[str]:
 
 def compare_case(name: str, before: CaseResult | None, after: CaseResult | None) -> CaseDiff:
     """One case's two results, compared node by node."""
-    shown = after or before
-    assert shown is not None
     return CaseDiff(
         name,
-        shown.placements is not None,
         _side(before),
         _side(after),
         _node_changes(before, after),

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Final
 
-from policytest.core.options import CheckOptions, CustomPlugin
+from policytest.core.options import CheckOptions, CustomPlugin, kube_release
 from policytest.kube.registry import EXTENSION_POINTS, PLUGINS
 
 SCHEDULER_PLUGINS: Final = "scheduler-plugins"
@@ -167,7 +167,6 @@ def registry_for(
 def options_registry(options: CheckOptions) -> Registry:
     """The registry of the build ``options`` describe: its distribution's plugins, then
     the plugins declared one by one."""
-    from policytest.core.options import kube_release
     from policytest.kube.release_facts import registry
 
     distribution = options.kube_distribution

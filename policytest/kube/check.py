@@ -14,6 +14,7 @@ from ruamel.yaml.nodes import MappingNode, ScalarNode
 
 from policytest.core.findings import Finding, Severity
 from policytest.core.options import CheckOptions, kube_release
+from policytest.core.releases import Version, show
 from policytest.core.suggest import did_you_mean
 from policytest.kube import rules
 from policytest.kube.builds import options_registry
@@ -26,9 +27,7 @@ from policytest.kube.registry import (
     CURRENT_API_VERSION,
     KIND,
     POLICY_REMOVED,
-    Version,
     served_api_version,
-    show_version,
 )
 from policytest.kube.release_facts import field_findings
 from policytest.kube.semantics import analyse
@@ -95,10 +94,10 @@ def check_policy(document: Document, options: CheckOptions) -> list[Finding]:
     translation = translate(policy, served_api_version(target))
     removed = target >= POLICY_REMOVED
     status = (
-        f"was removed in Kubernetes {show_version(POLICY_REMOVED)}: kube-scheduler "
-        f"{show_version(target)} cannot read it (there is no --policy-config-file any more)"
+        f"was removed in Kubernetes {show(POLICY_REMOVED)}: kube-scheduler "
+        f"{show(target)} cannot read it (there is no --policy-config-file any more)"
         if removed
-        else f"is deprecated and is removed in Kubernetes {show_version(POLICY_REMOVED)}"
+        else f"is deprecated and is removed in Kubernetes {show(POLICY_REMOVED)}"
     )
     notes = "".join(f"; note: {note}" for note in translation.notes)
     message = (  # one line, as every finding: the equivalent config in JSON (valid YAML)
@@ -161,7 +160,7 @@ def _api_version(document: Document, api_version: str, target: Version) -> Findi
     node = child(document.root, "apiVersion") or document.root
     group, _, version = api_version.partition("/")
     fix = f"change it to `apiVersion: {CURRENT_API_VERSION}`"
-    here = f"kube-scheduler {show_version(target)}"
+    here = f"kube-scheduler {show(target)}"
     known = API_VERSIONS.get(version) if group == API_GROUP else None
     if known is None:
         what = (
@@ -181,7 +180,7 @@ def _api_version(document: Document, api_version: str, target: Version) -> Findi
             document,
             node,
             f"{api_version} is served from Kubernetes "
-            f"{show_version(introduced)}; {here} (--kubernetes-version) does not know it yet",
+            f"{show(introduced)}; {here} (--kubernetes-version) does not know it yet",
         )
     if removed is None:
         return None
@@ -189,7 +188,7 @@ def _api_version(document: Document, api_version: str, target: Version) -> Findi
         return rules.KS001_API_VERSION.at(
             document,
             node,
-            f"{api_version} was removed in Kubernetes {show_version(removed)}: "
+            f"{api_version} was removed in Kubernetes {show(removed)}: "
             f'{here} fails with `no kind "{KIND}" is registered for version` and refuses to '
             f"start; {fix} (NodeResourcesFit args and plugin weights keep the same fields)",
         )
@@ -197,7 +196,7 @@ def _api_version(document: Document, api_version: str, target: Version) -> Findi
         document,
         node,
         f"{api_version} is deprecated and removed in Kubernetes "
-        f"{show_version(removed)}; {here} still reads it, but {fix} before upgrading",
+        f"{show(removed)}; {here} still reads it, but {fix} before upgrading",
         Severity.WARNING,
     )
 

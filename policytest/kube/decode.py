@@ -44,10 +44,6 @@ class Decoded:
     usable: bool
 
 
-_STOPPING = (rules.KS005_WRONG_TYPE.id, rules.KS006_NOT_A_CONFIG.id)
-"""Findings after which the decoded value cannot be analysed."""
-
-
 def at_path(document: Document, path: Path, *, key: bool = False) -> Node:
     """The node at a decoded path (its value, or its key with ``key``), or the nearest
     enclosing node that exists."""

@@ -14,10 +14,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from policytest.core.findings import Severity
-from policytest.core.releases import DEFAULT_KUBERNETES, KubeRelease, kube_release
+from policytest.core.releases import KubeRelease
 from policytest.core.rules import Rule
 from policytest.kube import rules
-from policytest.kube.builds import IN_TREE, Registry
+from policytest.kube.builds import Registry
 from policytest.kube.registry import (
     EXTENSION_POINTS,
     MAX_INT64,
@@ -90,10 +90,7 @@ class Framework:
         return tuple((name, self.weights.get(name, 1)) for name in self.plugins["score"])
 
 
-_DEFAULT = kube_release(DEFAULT_KUBERNETES)
-
-
-def default_plugins(profile_path: Path, release: KubeRelease = _DEFAULT) -> dict[str, PluginSet]:
+def default_plugins(profile_path: Path, release: KubeRelease) -> dict[str, PluginSet]:
     """``getDefaultPlugins``: only multiPoint has defaults in v1 (which plugins it holds
     depends on the release's feature gates)."""
     multi = tuple(
@@ -131,8 +128,8 @@ def needed_plugins(sets: dict[str, PluginSet]) -> frozenset[str]:
 def build(
     sets: dict[str, PluginSet],
     profile_path: Path,
-    registry: Registry = IN_TREE,
-    release: KubeRelease = _DEFAULT,
+    registry: Registry,
+    release: KubeRelease,
 ) -> Framework:
     """Register explicit points, expand multiPoint, check queue sort/bind and weights
     (``registry``: the plugins of the scheduler build, see :mod:`policytest.kube.builds`;
@@ -310,7 +307,7 @@ def _score_weights(
     return weights, problems
 
 
-def unknown_plugin(plugin: PluginRef, point: str, registry: Registry = IN_TREE) -> Problem:
+def unknown_plugin(plugin: PluginRef, point: str, registry: Registry) -> Problem:
     """The "does not exist" error, with a suggestion."""
     return Problem(
         rules.KS020_UNKNOWN_PLUGIN,

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final
 
+from policytest.core.releases import Version
 from policytest.core.suggest import did_you_mean
 from policytest.scoring.kube import DEFAULT_RESOURCES as DEFAULT_RESOURCES
 from policytest.scoring.kube import MAX_CUSTOM_PRIORITY_SCORE as MAX_CUSTOM_PRIORITY_SCORE
@@ -21,7 +22,6 @@ CURRENT_API_VERSION: Final = f"{API_GROUP}/v1"
 KIND: Final = "KubeSchedulerConfiguration"
 DEFAULT_SCHEDULER_NAME: Final = "default-scheduler"
 
-Version = tuple[int, int]
 
 # apiVersion of KubeSchedulerConfiguration -> (first release, release that removed it).
 # v1alpha1/v1alpha2: gone in 1.19 (kubernetes#89298, #91420); v1beta1: 1.23 (#104782);
@@ -53,8 +53,6 @@ EXTENSION_POINTS: Final = (
     "preEnqueue",
     "queueSort",
 )
-PLUGIN_SETS: Final = (*EXTENSION_POINTS, "multiPoint")
-"""The keys of ``profiles[].plugins`` in v1."""
 
 
 def go_interface(extension_point: str) -> str:
@@ -154,11 +152,6 @@ def served_api_version(target: Version) -> str:
         if introduced <= target and (removed is None or target < removed)
     ]
     return f"{API_GROUP}/{max(served)[1]}" if served else CURRENT_API_VERSION
-
-
-def show_version(version: Version) -> str:
-    """(1, 29) -> ``1.29``."""
-    return f"{version[0]}.{version[1]}"
 
 
 def plugin_hint(name: str, known: Iterable[str] | None = None) -> str:

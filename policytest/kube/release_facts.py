@@ -20,6 +20,7 @@ from policytest.core.findings import Finding
 from policytest.core.releases import KubeRelease
 from policytest.kube import rules
 from policytest.kube.registry import DEFAULT_MULTI_POINT, EXTENSION_POINTS, FIT, PLUGINS
+from policytest.kube.values import items
 from policytest.read.source import Document
 
 __all__ = [
@@ -81,7 +82,7 @@ def field_findings(
     newest API; strict decoding refuses the rest)."""
     from policytest.kube.decode import at_path
 
-    for index, profile in enumerate(_items(config.get("profiles"))):
+    for index, profile in enumerate(items(config.get("profiles"))):
         plugins = profile.get("plugins") if isinstance(profile, dict) else None
         if isinstance(plugins, dict):
             for key in plugins:
@@ -89,7 +90,7 @@ def field_findings(
                     path = ("profiles", index, "plugins", key)
                     yield _unknown(document, at_path(document, path, key=True), path, key, release)
         entries = profile.get("pluginConfig") if isinstance(profile, dict) else None
-        for position, entry in enumerate(_items(entries)):
+        for position, entry in enumerate(items(entries)):
             if not isinstance(entry, dict) or entry.get("name") != "DynamicResources":
                 continue
             args = entry.get("args")
@@ -123,7 +124,3 @@ def _unknown(
         f"kube-scheduler {release.name} decodes strictly and refuses to start; remove it, or "
         f"judge a newer release with --kubernetes-version",
     )
-
-
-def _items(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from policytest.core.findings import Severity
-from policytest.core.releases import DEFAULT_KUBERNETES, KubeRelease, kube_release
+from policytest.core.releases import KubeRelease
 from policytest.core.suggest import did_you_mean
 from policytest.kube import rules
 from policytest.kube.advice import advice
-from policytest.kube.builds import ARGS_FIELDS, IN_TREE, Registry
+from policytest.kube.builds import ARGS_FIELDS, Registry
 from policytest.kube.framework import (
     Framework,
     Path,
@@ -57,7 +57,6 @@ from policytest.kube.values import integer, items, mapping, repeats, text
 from policytest.scoring.filters import FilterSpecError, SelectorTerm, placement_from_dict
 
 _REFUSES = "kube-scheduler refuses to start"
-_DEFAULT = kube_release(DEFAULT_KUBERNETES)
 
 
 @dataclass(frozen=True)
@@ -71,8 +70,8 @@ class Analysis:
 def analyse(
     config: dict[str, Any],
     api_version: str,
-    registry: Registry = IN_TREE,
-    release: KubeRelease = _DEFAULT,
+    registry: Registry,
+    release: KubeRelease,
 ) -> Analysis:
     """Default, validate and build ``config`` (a decoded, well-typed JSON object) as
     kube-scheduler ``release`` does, for the scheduler build whose plugins ``registry``
@@ -95,7 +94,7 @@ def analyse(
     return Analysis(tuple(problems), model)
 
 
-def read_profiles(config: dict[str, Any], release: KubeRelease = _DEFAULT) -> list[ProfileData]:
+def read_profiles(config: dict[str, Any], release: KubeRelease) -> list[ProfileData]:
     """``SetDefaults_KubeSchedulerConfiguration`` for the profiles."""
     entries: list[tuple[Path, dict[str, Any]]] = [
         (("profiles", i), mapping(p)) for i, p in enumerate(items(config.get("profiles")))

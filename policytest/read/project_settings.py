@@ -88,11 +88,6 @@ def options_from(settings: ProjectSettings, base: CheckOptions | None = None) ->
     return settings.check_options(options)
 
 
-def is_settings_name(name: str) -> bool:
-    """``.policytest.yaml``: the settings file, which is not a fixture."""
-    return os.path.basename(name) in SETTINGS_NAMES
-
-
 def find_settings(start: str) -> str | None:
     """The nearest settings file in ``start`` or a directory above it."""
     directory = os.path.abspath(start)

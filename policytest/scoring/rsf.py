@@ -27,79 +27,20 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from types import MappingProxyType
+from dataclasses import dataclass
 from typing import Final
 
 from policytest.scoring.accounting import CPU, MEMORY, VolcanoNodeInfo
 from policytest.scoring.kube import wrap_int64
 from policytest.scoring.volcano import resource_names
-
-RSF = "resource-strategy-fit"
-DEFAULT_WEIGHT = 10
-MOST = "MostAllocated"
-LEAST = "LeastAllocated"
-TYPES = (MOST, LEAST)
-TYPE_ANNOTATION = "volcano.sh/resource-strategy-scoring-type"
-WEIGHT_ANNOTATION = "volcano.sh/resource-strategy-weight"
-
-
-@dataclass(frozen=True)
-class Strategy:
-    """How one resource (or resource prefix ``name*``) scores."""
-
-    type: str
-    weight: int
-
-
-@dataclass(frozen=True)
-class Sra:
-    """The scarce-resource-avoidance part: ``weight`` 0 means it is off. ``resources``
-    keeps each listed name once; ``weight_sum`` counts every listed item."""
-
-    weight: int = 0
-    resources: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
-    weight_sum: int = 0
-
-    def __hash__(self) -> int:
-        return hash((self.weight, tuple(self.resources.items()), self.weight_sum))
-
-
-@dataclass(frozen=True)
-class Rates:
-    """The proportional filter's rates for one resource: cpu (milli per milli-unit) and
-    memory (MB per milli-unit)."""
-
-    cpu: float = 1.0
-    memory: float = 1.0
-
-
-DEFAULT_RESOURCES: Mapping[str, Strategy] = MappingProxyType(
-    {"cpu": Strategy(LEAST, 1), "memory": Strategy(LEAST, 1)}
+from policytest.scoring.weights import (
+    LEAST,
+    MOST,
+    TYPE_ANNOTATION,
+    WEIGHT_ANNOTATION,
+    ResourceStrategyFitArgs,
+    Strategy,
 )
-
-
-@dataclass(frozen=True)
-class ResourceStrategyFitArgs:
-    """The plugin as ``New`` leaves it. ``fatal`` is the klog message when ``New`` exits
-    the scheduler (the other fields are then what was decoded before that)."""
-
-    weight: int = DEFAULT_WEIGHT
-    resources: Mapping[str, Strategy] = field(default_factory=lambda: DEFAULT_RESOURCES)
-    sra: Sra = field(default_factory=Sra)
-    proportional: Mapping[str, Rates] | None = None
-    fatal: str | None = None
-    dropped: tuple[str, ...] = ()
-
-    @property
-    def registers_node_order(self) -> bool:
-        return self.weight > 0 or self.sra.weight > 0
-
-    def __hash__(self) -> int:
-        proportional = None if self.proportional is None else tuple(self.proportional.items())
-        return hash(
-            (self.weight, tuple(self.resources.items()), self.sra, proportional, self.fatal)
-        )
 
 
 def find_strategy(resource: str, resources: Mapping[str, Strategy]) -> tuple[str, Strategy] | None:
@@ -117,16 +58,9 @@ def find_strategy(resource: str, resources: Mapping[str, Strategy]) -> tuple[str
 
 
 __all__ = [
-    "DEFAULT_RESOURCES",
-    "LEAST",
-    "MOST",
     "PodStrategy",
-    "Rates",
-    "ResourceStrategyFitArgs",
     "RsfResource",
     "RsfScore",
-    "Sra",
-    "Strategy",
     "find_strategy",
     "pod_strategy",
     "proportional_filter",

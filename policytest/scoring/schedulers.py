@@ -51,13 +51,7 @@ from policytest.scoring.kube import (
     fit_scorer,
 )
 from policytest.scoring.protocol import BalanceDetail, LazyDetails, ResourceDetail
-from policytest.scoring.rsf import (
-    RSF,
-    ResourceStrategyFitArgs,
-    RsfScore,
-    proportional_filter,
-    rsf_scorer,
-)
+from policytest.scoring.rsf import RsfScore, proportional_filter, rsf_scorer
 from policytest.scoring.verdicts import (
     MEMO_LIMIT,
     KeyTable,
@@ -75,7 +69,12 @@ from policytest.scoring.volcano import (
     nodeorder_scorer,
     predicates_checker,
 )
-from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
+from policytest.scoring.weights import (
+    RSF,
+    BinpackWeights,
+    NodeOrderWeights,
+    ResourceStrategyFitArgs,
+)
 
 VOLCANO_NOT_MODELLED = (
     "nodeorder.nodeaffinity",

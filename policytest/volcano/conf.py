@@ -19,8 +19,12 @@ from typing import Any
 
 from ruamel.yaml.nodes import Node
 
-from policytest.scoring.rsf import RSF, ResourceStrategyFitArgs
-from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
+from policytest.scoring.weights import (
+    RSF,
+    BinpackWeights,
+    NodeOrderWeights,
+    ResourceStrategyFitArgs,
+)
 from policytest.volcano.binpack_args import BINPACK, binpack_weights
 from policytest.volcano.decode import FLAGS, UNSET_FLAGS, RawConf, RawMap, RawPlugin
 from policytest.volcano.entry import PluginEntry, Weights

@@ -11,8 +11,7 @@ from typing import Any
 
 from ruamel.yaml.nodes import Node
 
-from policytest.scoring.rsf import ResourceStrategyFitArgs
-from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
+from policytest.scoring.weights import BinpackWeights, NodeOrderWeights, ResourceStrategyFitArgs
 
 Weights = BinpackWeights | NodeOrderWeights | ResourceStrategyFitArgs
 

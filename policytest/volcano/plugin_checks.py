@@ -20,7 +20,7 @@ from policytest.core.findings import Finding, Severity
 from policytest.core.rules import Rule
 from policytest.core.suggest import did_you_mean
 from policytest.read.goyaml import Uint64
-from policytest.scoring.rsf import RSF, ResourceStrategyFitArgs
+from policytest.scoring.weights import RSF, ResourceStrategyFitArgs
 from policytest.volcano import plugin_rules as rules
 from policytest.volcano.arguments import describe, get_int
 from policytest.volcano.binpack_args import declared_resources
@@ -52,7 +52,6 @@ ASCEND_SINCE = (1, 14)
 POLICIES = ("binpack", "spread")
 
 HN = "hypernode.binpack."
-HN_INTS = ("weight", HN + "cpu", HN + "memory")
 HN_RESOURCES = HN + "resources"
 HN_ENABLE = HN + "normal-pod.enable"
 HN_FADING = HN + "normal-pod.fading"

@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any
 
-from policytest.scoring.rsf import (
+from policytest.scoring.weights import (
     DEFAULT_RESOURCES,
     DEFAULT_WEIGHT,
     LEAST,

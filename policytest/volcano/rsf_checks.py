@@ -15,7 +15,7 @@ from ruamel.yaml.nodes import Node
 from policytest.core.findings import Finding, Severity
 from policytest.core.rules import Rule
 from policytest.core.suggest import did_you_mean
-from policytest.scoring.rsf import LEAST, TYPES, ResourceStrategyFitArgs
+from policytest.scoring.weights import LEAST, TYPES, ResourceStrategyFitArgs
 from policytest.volcano import plugin_rules as rules
 from policytest.volcano.binpack_args import resource_name_problem
 from policytest.volcano.entry_check import EntryCheck

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 from policytest.core.releases import volcano_release
-from policytest.scoring.rsf import ResourceStrategyFitArgs
 from policytest.scoring.schedulers import (
     VOLCANO_NOT_MODELLED,
     NodeOrderEntry,
     VolcanoPredicates,
     VolcanoScheduler,
 )
-from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
+from policytest.scoring.weights import BinpackWeights, NodeOrderWeights, ResourceStrategyFitArgs
 from policytest.volcano.arguments import get_int
 from policytest.volcano.conf import VolcanoConf
 from policytest.volcano.corrections import volcano_corrections

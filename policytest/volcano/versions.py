@@ -16,14 +16,13 @@ from dataclasses import dataclass
 
 from policytest.core.releases import (
     DEFAULT_VOLCANO,
-    VOLCANO_RELEASES,
     UnsupportedRelease,
+    Version,
     VolcanoRelease,
     parse_release,
+    show,
     volcano_release,
 )
-
-Version = tuple[int, int]
 
 
 class VersionError(UnsupportedRelease):
@@ -39,7 +38,6 @@ def parse_version(text: str) -> Version:
 
 
 OLDEST: Version = (1, 0)
-NEWEST: Version = VOLCANO_RELEASES[-1].version
 
 # name -> (first release with it, first release without it)
 _FOREVER: Version = (99, 0)
@@ -84,10 +82,6 @@ PLUGINS: dict[str, tuple[Version, Version]] = {
 }
 STRING_ARGUMENTS_UNTIL: Version = (1, 6)
 """Releases before this one declared ``arguments`` as ``map[string]string``."""
-
-
-def show(version: Version) -> str:
-    return f"{version[0]}.{version[1]}"
 
 
 @dataclass(frozen=True)

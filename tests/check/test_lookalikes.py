@@ -83,18 +83,41 @@ def _configmap(tmp_path: Path, key: str, body: str) -> Path:
     return path
 
 
-def test_volcano_conf_with_a_mistaken_action_is_still_reported(
-    run_line: RunLine, tmp_path: Path
+@pytest.mark.parametrize(
+    ("key", "body", "exit_code", "expected"),
+    [
+        pytest.param(
+            "config.yaml",
+            'actions: "enqueue, allocate, consolidation"\n'
+            "tiers:\n- plugins:\n  - name: priority\n  - name: gang\n"
+            "- plugins:\n  - name: predicates\n  - name: binpack\n",
+            1,
+            "VC002 error: unknown action `consolidation`",
+            # Volcano's plugins and an action Volcano does not have: a Volcano conf, rejected
+            id="volcano-plugins-with-a-mistaken-action-are-reported",
+        ),
+        pytest.param(
+            "my-scheduler.conf",
+            'actions: "enqueue, allocate"\ntiers:\n- plugins:\n  - name: gang\n   - name: drf\n',
+            1,
+            "VC001 error",
+            id="unparsable-conf-key-with-volcano-keys-is-a-volcano-load-failure",
+        ),
+        pytest.param(
+            "fluent-bit.conf",
+            "[SERVICE]\n    Flush 1\n[INPUT]\n    Name tail\n",
+            0,
+            "0 files checked",
+            id="unparsable-conf-key-of-another-program-is-skipped",
+        ),
+    ],
+)
+def test_a_configmap_key_is_judged_by_what_it_holds(
+    run_line: RunLine, tmp_path: Path, key: str, body: str, exit_code: int, expected: str
 ) -> None:
-    """Volcano's plugins and an action Volcano does not have: a Volcano conf, rejected."""
-    body = (
-        'actions: "enqueue, allocate, consolidation"\n'
-        "tiers:\n- plugins:\n  - name: priority\n  - name: gang\n"
-        "- plugins:\n  - name: predicates\n  - name: binpack\n"
-    )
-    result = run_line(["validate", _configmap(tmp_path, "config.yaml", body)])
-    assert result.exit_code == 1, result
-    assert "VC002 error: unknown action `consolidation`" in result.stdout
+    result = run_line(["validate", _configmap(tmp_path, key, body)])
+    assert result.exit_code == exit_code, result
+    assert expected in result.stdout
 
 
 def test_a_slip_in_an_action_name_is_not_taken_for_another_scheduler(
@@ -112,21 +135,3 @@ def test_volcano_key_is_checked_whatever_it_holds(run_line: RunLine, tmp_path: P
     result = run_line(["validate", _configmap(tmp_path, "volcano-scheduler.conf", text)])
     assert result.exit_code == 1, result
     assert "VC002 error: unknown action `consolidation`" in result.stdout
-
-
-def test_an_unparsable_conf_key_with_volcano_keys_is_still_volcano_load_failure(
-    run_line: RunLine, tmp_path: Path
-) -> None:
-    body = 'actions: "enqueue, allocate"\ntiers:\n- plugins:\n  - name: gang\n   - name: drf\n'
-    result = run_line(["validate", _configmap(tmp_path, "my-scheduler.conf", body)])
-    assert result.exit_code == 1, result
-    assert "VC001 error" in result.stdout
-
-
-def test_an_unparsable_conf_key_of_another_program_is_skipped(
-    run_line: RunLine, tmp_path: Path
-) -> None:
-    body = "[SERVICE]\n    Flush 1\n[INPUT]\n    Name tail\n"
-    result = run_line(["validate", _configmap(tmp_path, "fluent-bit.conf", body)])
-    assert result.exit_code == 0, result
-    assert "0 files checked" in result.stdout

@@ -23,29 +23,14 @@ from typing import Any
 import pytest
 
 from policytest.cli import main
-from tests.conftest import RunLine
+from tests.conftest import RunLine, git
 
 ROOT = Path(__file__).resolve().parents[2]
 BUNDLED = ROOT / "fixtures"
-ENV = {
-    **os.environ,
-    "GIT_AUTHOR_NAME": "policytest",
-    "GIT_AUTHOR_EMAIL": "policytest@example.com",
-    "GIT_COMMITTER_NAME": "policytest",
-    "GIT_COMMITTER_EMAIL": "policytest@example.com",
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
 WEIGHT_1 = (BUNDLED / "configs/volcano-nodeorder-binpack-weight-1.yaml").read_text()
 WEIGHT_10 = (BUNDLED / "configs/volcano-nodeorder-binpack-weight-10.yaml").read_text()
 LEAST = (BUNDLED / "configs/kube-least-allocated.yaml").read_text()
 MOST = (BUNDLED / "configs/kube-most-allocated.yaml").read_text()
-
-
-def git(repo: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", *args], cwd=repo, env=ENV, capture_output=True, text=True, check=True
-    )
-    return done.stdout.strip()
 
 
 def bundled_fixture(name: str, config: str) -> str:

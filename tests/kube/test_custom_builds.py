@@ -26,6 +26,8 @@ kubeScheduler:
     extensionPoints: [preScore, score]
 """
 
+HEADER = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+
 
 def _settings(tmp_path: Path, text: str) -> Path:
     path = tmp_path / ".policytest.yaml"
@@ -85,8 +87,8 @@ def test_coscheduling_satisfies_the_single_queue_sort(run_line: RunLine, tmp_pat
     settings = _settings(tmp_path, SCHEDULER_PLUGINS_SETTINGS)
     config = tmp_path / "two-sorts.yaml"
     config.write_text(
-        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
-        "profiles:\n- plugins:\n    queueSort:\n      enabled:\n      - name: Coscheduling\n"
+        HEADER + "profiles:\n- plugins:\n    queueSort:\n"
+        "      enabled:\n      - name: Coscheduling\n"
     )
     result = run_line(["validate", "--settings", settings, config])
     # PrioritySort stays enabled by default: two queue sorts, a real start-up failure
@@ -95,36 +97,34 @@ def test_coscheduling_satisfies_the_single_queue_sort(run_line: RunLine, tmp_pat
     assert run_line(["validate", "--settings", settings, config]).exit_code == 0
 
 
-def test_a_distribution_plugin_at_a_point_it_does_not_implement(
-    run_line: RunLine, tmp_path: Path
+@pytest.mark.parametrize(
+    ("profiles", "exit_code", "expected"),
+    [
+        pytest.param(
+            "profiles:\n- plugins:\n    score:\n      enabled:\n      - name: Coscheduling\n",
+            1,
+            'plugin "Coscheduling" does not extend ScorePlugin',
+            id="at-a-point-it-does-not-implement",
+        ),
+        pytest.param(
+            "profiles:\n- plugins:\n    multiPoint:\n      enabled:\n"
+            "      - name: CapacityScheduling\n"
+            "  pluginConfig:\n  - name: CapacityScheduling\n    args: {quota: 10}\n",
+            0,
+            "KS041 warning: CapacityScheduling (scheduler-plugins v0.34.7) takes no args",
+            id="without-args-kind-ignores-args",
+        ),
+    ],
+)
+def test_a_distribution_plugin_is_judged_by_its_declaration(
+    run_line: RunLine, tmp_path: Path, profiles: str, exit_code: int, expected: str
 ) -> None:
     settings = _settings(tmp_path, SCHEDULER_PLUGINS_SETTINGS)
-    config = tmp_path / "misplaced.yaml"
-    config.write_text(
-        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
-        "profiles:\n- plugins:\n    score:\n      enabled:\n      - name: Coscheduling\n"
-    )
+    config = tmp_path / "config.yaml"
+    config.write_text(HEADER + profiles)
     result = run_line(["validate", "--settings", settings, config])
-    assert result.exit_code == 1, result
-    assert 'plugin "Coscheduling" does not extend ScorePlugin' in result.stdout
-
-
-def test_a_distribution_plugin_without_args_kind_ignores_args(
-    run_line: RunLine, tmp_path: Path
-) -> None:
-    settings = _settings(tmp_path, SCHEDULER_PLUGINS_SETTINGS)
-    config = tmp_path / "capacity.yaml"
-    config.write_text(
-        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
-        "profiles:\n- plugins:\n    multiPoint:\n      enabled:\n"
-        "      - name: CapacityScheduling\n"
-        "  pluginConfig:\n  - name: CapacityScheduling\n    args: {quota: 10}\n"
-    )
-    result = run_line(["validate", "--settings", settings, config])
-    assert result.exit_code == 0, result
-    assert "KS041 warning: CapacityScheduling (scheduler-plugins v0.34.7) takes no args" in (
-        result.stdout
-    )
+    assert result.exit_code == exit_code, result
+    assert expected in result.stdout
 
 
 def test_declared_in_house_plugin_is_known_at_its_points(run_line: RunLine, tmp_path: Path) -> None:
@@ -145,8 +145,7 @@ def test_declared_plugin_without_points_is_accepted_everywhere(
     settings = _settings(tmp_path, "kubeScheduler:\n  plugins:\n  - name: DataLocalityScore\n")
     config = tmp_path / "multi.yaml"
     config.write_text(
-        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
-        "profiles:\n- plugins:\n    multiPoint:\n      enabled:\n"
+        HEADER + "profiles:\n- plugins:\n    multiPoint:\n      enabled:\n"
         "      - name: DataLocalityScore\n        weight: 4\n"
         "    filter:\n      enabled:\n      - name: DataLocalityScore\n"
         "  pluginConfig:\n  - name: DataLocalityScore\n    args: {anything: [1, 2]}\n"

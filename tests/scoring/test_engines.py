@@ -8,8 +8,9 @@ from policytest.fixtures.runner import rank
 from policytest.scoring.kube import BalancedArgs, FitScoring
 from policytest.scoring.protocol import LazyDetails, ResourceDetail
 from policytest.scoring.schedulers import KubeScheduler, NodeOrderEntry, VolcanoScheduler
-from policytest.scoring.specs import node_from_dict, pod_from_dict
+from policytest.scoring.specs import node_from_dict
 from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
+from tests.conftest import requesting
 
 THREE_NODES = [
     {
@@ -34,10 +35,6 @@ def nodes(specs: list[dict[str, object]]) -> list:  # type: ignore[type-arg]
     return [node_from_dict(spec, default_requests_from_limits=True) for spec in specs]
 
 
-def pod(requests: dict[str, str]):  # type: ignore[no-untyped-def]
-    return pod_from_dict({"requests": requests}, default_requests_from_limits=True)
-
-
 @pytest.mark.parametrize(
     ("cpu", "memory", "expected"),
     [
@@ -48,7 +45,7 @@ def pod(requests: dict[str, str]):  # type: ignore[no-untyped-def]
 def test_volcano_seed_three_nodes(cpu: int, memory: int, expected: dict[str, float]) -> None:
     weights = BinpackWeights(1, cpu, memory, {"cpu": cpu, "memory": memory})
     scheduler = VolcanoScheduler((NodeOrderEntry("binpack", binpack=weights),))
-    scores = scheduler.cluster(nodes(THREE_NODES)).score(pod({"cpu": "1", "memory": "2Gi"}))
+    scores = scheduler.cluster(nodes(THREE_NODES)).score(requesting({"cpu": "1", "memory": "2Gi"}))
     assert {s.name: round(s.total, 2) for s in scores} == expected
     assert all(s.plugins == {"binpack": s.total} for s in scores)
 
@@ -56,7 +53,7 @@ def test_volcano_seed_three_nodes(cpu: int, memory: int, expected: dict[str, flo
 def test_volcano_nodeorder_adds_to_binpack_and_duplicates_count_twice() -> None:
     binpack = NodeOrderEntry("binpack", binpack=BinpackWeights())
     nodeorder = NodeOrderEntry("nodeorder", nodeorder=NodeOrderWeights())
-    task = pod({"cpu": "1", "memory": "2Gi"})
+    task = requesting({"cpu": "1", "memory": "2Gi"})
     single = VolcanoScheduler((binpack, nodeorder)).cluster(nodes(THREE_NODES)).score(task)
     double = VolcanoScheduler((binpack, binpack, nodeorder)).cluster(nodes(THREE_NODES)).score(task)
     for one, two in zip(single, double, strict=True):
@@ -70,7 +67,7 @@ def test_volcano_nodeorder_parts_add_up_to_its_score() -> None:
     """explain's breakdown: the weighted parts that have a weight, summing to nodeorder."""
     weights = NodeOrderWeights(leastrequested=2, mostrequested=0, balancedresource=3)
     entry = NodeOrderEntry("nodeorder", nodeorder=weights)
-    task = pod({"cpu": "1", "memory": "2Gi"})
+    task = requesting({"cpu": "1", "memory": "2Gi"})
     for score in VolcanoScheduler((entry, entry)).cluster(nodes(THREE_NODES)).score(task):
         parts = score.parts["nodeorder"]
         assert set(parts) == {"leastrequested", "balancedresource"}
@@ -111,7 +108,7 @@ def test_kube_requested_to_capacity_ratio_seed_on_todays_scale() -> None:
             ]
         )
     )
-    scores = cluster.score(pod({"intel.com/foo": "2", "memory": "256Mi", "cpu": "2"}))
+    scores = cluster.score(requesting({"intel.com/foo": "2", "memory": "256Mi", "cpu": "2"}))
     assert {s.name: s.plugins["NodeResourcesFit"] for s in scores} == {"node-1": 60, "node-2": 69}
 
 
@@ -126,7 +123,7 @@ def test_kube_weights_multiply_and_binding_fills_nodes() -> None:
             ]
         )
     )
-    task = pod({"cpu": "2", "memory": "4Gi"})
+    task = requesting({"cpu": "2", "memory": "4Gi"})
     first = cluster.score(task)
     assert [s.total for s in first] == [250, 250]  # (50 + 50) / 2 = 50, weight 5
     cluster.bind("a", task)

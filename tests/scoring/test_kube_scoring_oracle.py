@@ -29,7 +29,6 @@ from policytest.scoring.accounting import (
     kube_pod_non_zero_requests,
     kube_pod_requests,
 )
-from policytest.scoring.cluster import Pod
 from policytest.scoring.kube import (
     BalancedArgs,
     FitScoring,
@@ -39,6 +38,7 @@ from policytest.scoring.kube import (
     fit_score,
 )
 from policytest.scoring.specs import node_from_dict, pod_from_dict
+from tests.conftest import requesting
 from tests.kube_args import balanced_args_from_dict, fit_args_from_dict
 
 DATA = Path(__file__).parent.parent / "data" / "oracle" / "kube_score_cases.jsonl.gz"
@@ -138,10 +138,6 @@ def kube_node(data: dict[str, Any]) -> KubeNodeInfo:
     return kube_node_info(node_from_dict(data, default_requests_from_limits=True))
 
 
-def kube_pod(requests: dict[str, str]) -> Pod:
-    return pod_from_dict({"requests": requests}, default_requests_from_limits=True)
-
-
 @pytest.mark.parametrize(
     ("requests", "reason"),
     [
@@ -165,13 +161,13 @@ def test_fit_filter_reasons(requests: dict[str, str], reason: str | None) -> Non
             "used": {"cpu": "2", "memory": "4Gi", "nvidia.com/gpu": "1"},
         }
     )
-    assert fit_filter(kube_pod(requests), node) == reason
+    assert fit_filter(requesting(requests), node) == reason
 
 
 def test_fit_filter_counts_pods_and_honours_ignored_resources() -> None:
     full = kube_node({"name": "n", "allocatable": {"cpu": "4", "pods": "1"}, "used": {}})
-    assert fit_filter(kube_pod({"cpu": "1"}), full) == "Too many pods"
-    gpu = kube_pod({"nvidia.com/gpu": "1"})
+    assert fit_filter(requesting({"cpu": "1"}), full) == "Too many pods"
+    gpu = requesting({"nvidia.com/gpu": "1"})
     bare = kube_node({"name": "n", "allocatable": {"pods": "10"}})
     assert fit_filter(gpu, bare) == "Insufficient nvidia.com/gpu"
     assert fit_filter(gpu, bare, ignored_resources=frozenset({"nvidia.com/gpu"})) is None

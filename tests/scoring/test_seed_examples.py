@@ -9,13 +9,10 @@ import pytest
 from policytest.scoring.accounting import kube_node_info, volcano_node_info
 from policytest.scoring.cluster import Pod
 from policytest.scoring.kube import FitScoring, fit_score
-from policytest.scoring.specs import node_from_dict, pod_from_dict
+from policytest.scoring.specs import node_from_dict
 from policytest.scoring.volcano import binpack_score
 from policytest.scoring.weights import BinpackWeights
-
-
-def task(requests: dict[str, str]) -> Pod:
-    return pod_from_dict({"requests": requests}, default_requests_from_limits=True)
+from tests.conftest import requesting
 
 
 def binpack_scores(weights: BinpackWeights, pod: Pod, nodes: list[dict[str, Any]]) -> list[float]:
@@ -76,7 +73,7 @@ ARGS_B = BinpackWeights(resources={"cpu": 1, "memory": 1, "nvidia.com/gpu": 23})
 def test_volcano_binpack_test_table(
     weights: BinpackWeights, name: str, expected: list[float]
 ) -> None:
-    scores = binpack_scores(weights, task(TEST_TASKS[name]), TEST_NODES)
+    scores = binpack_scores(weights, requesting(TEST_TASKS[name]), TEST_NODES)
     assert scores == pytest.approx(expected, abs=1e-8)
 
 
@@ -101,14 +98,14 @@ THREE_NODES = [
 )
 def test_three_node_example(cpu: int, memory: int, expected: list[float]) -> None:
     weights = BinpackWeights(cpu=cpu, memory=memory, resources={"cpu": cpu, "memory": memory})
-    scores = binpack_scores(weights, task({"cpu": "1", "memory": "2Gi"}), THREE_NODES)
+    scores = binpack_scores(weights, requesting({"cpu": "1", "memory": "2Gi"}), THREE_NODES)
     assert scores == pytest.approx(expected, abs=0.005)
 
 
 def test_three_node_example_is_bit_exact() -> None:
     """The float64 values Volcano's own code prints for the first table."""
     weights = BinpackWeights(cpu=5, memory=1, resources={"cpu": 5, "memory": 1})
-    scores = binpack_scores(weights, task({"cpu": "1", "memory": "2Gi"}), THREE_NODES)
+    scores = binpack_scores(weights, requesting({"cpu": "1", "memory": "2Gi"}), THREE_NODES)
     assert [repr(s) for s in scores] == [
         "79.16666666666666",
         "41.66666666666667",
@@ -130,7 +127,7 @@ def test_gpu_example() -> None:
         for name, cpu in (("Node1", "4"), ("Node2", "6"))
     ]
     weights = BinpackWeights(weight=5, resources={"cpu": 1, "memory": 1, "nvidia.com/gpu": 2})
-    pod = task({"cpu": "2", "memory": "4Gi", "nvidia.com/gpu": "4"})
+    pod = requesting({"cpu": "2", "memory": "4Gi", "nvidia.com/gpu": "4"})
     assert binpack_scores(weights, pod, nodes) == [437.5, 468.75]
 
 
@@ -149,7 +146,7 @@ def test_requested_to_capacity_ratio_example_on_todays_scale() -> None:
         (("intel.com/foo", 5), ("memory", 1), ("cpu", 3)),
         ((0, 0), (100, 10)),
     )
-    pod = task({"intel.com/foo": "2", "memory": "256Mi", "cpu": "2"})
+    pod = requesting({"intel.com/foo": "2", "memory": "256Mi", "cpu": "2"})
     nodes = [
         {
             "name": "node-1",

@@ -23,7 +23,6 @@ from typing import Any
 import pytest
 
 from policytest.scoring.accounting import kube_node_info, volcano_node_info, volcano_pod_request
-from policytest.scoring.cluster import Pod
 from policytest.scoring.quantity import QuantityError
 from policytest.scoring.specs import node_from_dict, pod_from_dict
 from policytest.scoring.volcano import (
@@ -33,6 +32,7 @@ from policytest.scoring.volcano import (
     predicates_filter,
 )
 from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
+from tests.conftest import requesting
 
 DATA = Path(__file__).parent.parent / "data" / "oracle" / "volcano_binpack_score_cases.jsonl.gz"
 CHUNK = 100
@@ -114,10 +114,6 @@ USED = {"cpu": "1", "memory": "2Gi"}
 NODE = {"name": "n", "allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}, "used": USED}
 
 
-def task_pod(requests: dict[str, str]) -> Pod:
-    return pod_from_dict({"requests": requests}, default_requests_from_limits=True)
-
-
 @pytest.mark.parametrize(
     ("requests", "weights", "expected"),
     [
@@ -138,7 +134,7 @@ def test_nodeorder_scores(
     requests: dict[str, str], weights: NodeOrderWeights, expected: tuple[float, ...]
 ) -> None:
     info = kube_node_info(node_from_dict(NODE, default_requests_from_limits=True))
-    scores = nodeorder_scores(weights, task_pod(requests), info)
+    scores = nodeorder_scores(weights, requesting(requests), info)
     parts = (scores.leastrequested, scores.mostrequested, scores.balancedresource)
     assert parts == expected and scores.total == sum(expected)
 
@@ -158,17 +154,17 @@ def test_predicates_filter(
 ) -> None:
     spec = {"name": "n", "allocatable": {"cpu": "4", "memory": "8Gi", **allocatable}, "used": USED}
     info = volcano_node_info(node_from_dict(spec, default_requests_from_limits=True))
-    assert predicates_filter(task_pod(requests), info) == reason
+    assert predicates_filter(requesting(requests), info) == reason
 
 
 def test_pod_number_check_follows_the_resource_check() -> None:
     info = volcano_node_info(node_from_dict(NODE, default_requests_from_limits=True))
     crowded = replace(info, max_task_num=1, allocatable={**info.allocatable, "pods": 5.0})
-    assert predicates_filter(task_pod({"cpu": "1"}), crowded) == POD_NUMBER_EXCEEDED
+    assert predicates_filter(requesting({"cpu": "1"}), crowded) == POD_NUMBER_EXCEEDED
 
 
 def test_binpack_weight_wraps_like_go_int64() -> None:
     """``100 * binpack.weight`` is int64: a weight near 2^63/100 turns the score negative."""
     weights = BinpackWeights(weight=(1 << 63) // 100 + 1)
     info = volcano_node_info(node_from_dict(NODE, default_requests_from_limits=True))
-    assert binpack_score(weights, task_pod({"cpu": "1", "memory": "2Gi"}), info) < 0
+    assert binpack_score(weights, requesting({"cpu": "1", "memory": "2Gi"}), info) < 0

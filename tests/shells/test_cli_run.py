@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,7 +11,6 @@ import pytest
 from tests.conftest import DATA, RunLine
 
 ROOT = Path(__file__).parent.parent.parent
-FIXTURES = ROOT / "fixtures"
 EXPLAINED = [
     "volcano-three-nodes-cpu-weighted",
     "volcano-three-nodes-memory-weighted",
@@ -26,26 +23,13 @@ EXPLAINED = [
 ]
 
 
-@pytest.fixture
-def repo(tmp_path: Path) -> Iterator[Path]:
-    """A copy of the bundled fixtures in a fresh repository, as the working directory."""
-    shutil.copytree(FIXTURES, tmp_path / "fixtures")
-    (tmp_path / ".git").mkdir()
-    cwd = os.getcwd()
-    os.chdir(tmp_path)
-    try:
-        yield tmp_path
-    finally:
-        os.chdir(cwd)
-
-
-def test_bundled_fixtures_pass(run_line: RunLine, repo: Path) -> None:
+def test_bundled_fixtures_pass(run_line: RunLine, bundled_repo: Path) -> None:
     result = run_line(["run"])
     assert result.exit_code == 0, result
     assert result.stdout.rstrip().endswith("Cases: 25 passed, 0 failed; config findings: 1 warning")
 
 
-def test_json_output(run_line: RunLine, repo: Path) -> None:
+def test_json_output(run_line: RunLine, bundled_repo: Path) -> None:
     result = run_line(["run", "--format", "json", "fixtures/volcano-gpu-two-nodes.policytest.yaml"])
     data = json.loads(result.stdout)
     assert data["summary"] == {"passed": 1, "failed": 0, "errors": 0}
@@ -54,8 +38,8 @@ def test_json_output(run_line: RunLine, repo: Path) -> None:
     assert {n["name"]: n["total"] for n in case["nodes"]} == {"node-1": 437.5, "node-2": 468.75}
 
 
-def break_fixture(repo: Path, name: str, old: str, new: str) -> Path:
-    path = repo / "fixtures" / f"{name}.policytest.yaml"
+def break_fixture(bundled_repo: Path, name: str, old: str, new: str) -> Path:
+    path = bundled_repo / "fixtures" / f"{name}.policytest.yaml"
     text = path.read_text()
     assert old in text
     path.write_text(text.replace(old, new))
@@ -108,17 +92,17 @@ def break_fixture(repo: Path, name: str, old: str, new: str) -> Path:
     ],
 )
 def test_broken_copies_fail_readably(
-    run_line: RunLine, repo: Path, name: str, old: str, new: str, status: str, message: str
+    run_line: RunLine, bundled_repo: Path, name: str, old: str, new: str, status: str, message: str
 ) -> None:
-    path = break_fixture(repo, name, old, new)
-    result = run_line(["run", path.relative_to(repo)])
+    path = break_fixture(bundled_repo, name, old, new)
+    result = run_line(["run", path.relative_to(bundled_repo)])
     assert result.exit_code == 1, result
     assert f"  {status} " in result.stdout
     assert message in result.stdout, result
 
 
-def test_invalid_config_makes_the_case_an_error(run_line: RunLine, repo: Path) -> None:
-    config = repo / "fixtures" / "configs" / "kube-most-allocated.yaml"
+def test_invalid_config_makes_the_case_an_error(run_line: RunLine, bundled_repo: Path) -> None:
+    config = bundled_repo / "fixtures" / "configs" / "kube-most-allocated.yaml"
     config.write_text(config.read_text().replace("type: MostAllocated", "type: MostAlocated"))
     result = run_line(["run", "fixtures/kube-most-allocated.policytest.yaml"])
     assert result.exit_code == 1, result
@@ -127,17 +111,17 @@ def test_invalid_config_makes_the_case_an_error(run_line: RunLine, repo: Path) -
     assert "MostAlocated" in result.stdout
 
 
-def test_junit_and_github_formats(run_line: RunLine, repo: Path) -> None:
-    path = break_fixture(repo, "volcano-gpu-two-nodes", "node-2: 468.75}", "node-2: 1}")
+def test_junit_and_github_formats(run_line: RunLine, bundled_repo: Path) -> None:
+    path = break_fixture(bundled_repo, "volcano-gpu-two-nodes", "node-2: 468.75}", "node-2: 1}")
     junit = run_line(["run", "--format", "junit", path])
     assert junit.exit_code == 1 and '<failure message="scores: node-2 expected 1' in junit.stdout
     github = run_line(["run", "--format", "github", path])
     assert github.stdout.startswith(f"::error file={path},line=")
 
 
-def test_update_through_the_cli(run_line: RunLine, repo: Path) -> None:
+def test_update_through_the_cli(run_line: RunLine, bundled_repo: Path) -> None:
     path = break_fixture(
-        repo,
+        bundled_repo,
         "volcano-gpu-two-nodes",
         "ranking: [node-2, node-1]",
         "ranking: [node-1, node-2]  # keep me",
@@ -148,12 +132,12 @@ def test_update_through_the_cli(run_line: RunLine, repo: Path) -> None:
     assert "ranking: [node-2, node-1]  # keep me" in path.read_text()
 
 
-def test_missing_path_is_a_usage_error(run_line: RunLine, repo: Path) -> None:
+def test_missing_path_is_a_usage_error(run_line: RunLine, bundled_repo: Path) -> None:
     assert run_line(["run", "nope/"]).exit_code == 2
 
 
 @pytest.mark.parametrize("name", EXPLAINED)
-def test_explain_golden_text(run_line: RunLine, repo: Path, name: str) -> None:
+def test_explain_golden_text(run_line: RunLine, bundled_repo: Path, name: str) -> None:
     result = run_line(["explain", f"fixtures/{name}.policytest.yaml"])
     assert result.exit_code == 0, result
     golden = DATA / "explain" / f"{name}.txt"
@@ -165,7 +149,7 @@ def test_explain_golden_text(run_line: RunLine, repo: Path, name: str) -> None:
     )
 
 
-def test_explain_one_case_and_unknown_case(run_line: RunLine, repo: Path) -> None:
+def test_explain_one_case_and_unknown_case(run_line: RunLine, bundled_repo: Path) -> None:
     path = "fixtures/kube-most-allocated.policytest.yaml"
     one = run_line(["explain", path, "--case", "one pod"])
     assert one.exit_code == 0 and "six pods" not in one.stdout

@@ -24,18 +24,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import RunLine
+from tests.conftest import RunLine, git
 
 markdown_it = pytest.importorskip("markdown_it")
 
-ENV = {
-    **os.environ,
-    "GIT_AUTHOR_NAME": "policytest",
-    "GIT_AUTHOR_EMAIL": "policytest@example.com",
-    "GIT_COMMITTER_NAME": "policytest",
-    "GIT_COMMITTER_EMAIL": "policytest@example.com",
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
 SECRET = "s3cr3t-profile-7f1c9b"
 CONF = """\
 actions: "enqueue, allocate, backfill"
@@ -63,13 +55,6 @@ cases:
 HEADING = "\n\n## All clear: no changes\n\n"
 COMMAND = "\n::error file=README.md,line=1::forged"
 IMAGE = "![k](https://evil.example/k.png)"
-
-
-def git(repo: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", *args], cwd=repo, env=ENV, capture_output=True, text=True, check=True
-    )
-    return done.stdout.strip()
 
 
 def quoted(value: str) -> str:

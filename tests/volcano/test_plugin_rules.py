@@ -10,9 +10,10 @@ from dataclasses import dataclass
 
 import pytest
 
-from policytest.core.findings import Finding, Severity
+from policytest.core.findings import Severity
 from policytest.core.rules import Rule, get_rule
 from policytest.volcano import plugin_rules
+from tests.conftest import of_rule
 from tests.rule_examples import example
 from tests.volcano.helpers import Check
 
@@ -42,10 +43,6 @@ def configmap(text: str) -> str:
         "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: volcano-scheduler-configmap\n"
         "data:\n  volcano-scheduler.conf: |\n" + textwrap.indent(text, "    ")
     )
-
-
-def of_rule(findings: list[Finding], rule: str) -> list[Finding]:
-    return [finding for finding in findings if finding.rule == rule]
 
 
 DOC_POSITIONS = {

@@ -23,10 +23,6 @@ from policytest.core.options import CheckOptions
 from policytest.scoring.accounting import VolcanoNodeInfo, volcano_node_info, volcano_pod_request
 from policytest.scoring.cluster import Node, Pod
 from policytest.scoring.rsf import (
-    LEAST,
-    MOST,
-    ResourceStrategyFitArgs,
-    Strategy,
     _resource_score,
     find_strategy,
     pod_strategy,
@@ -35,6 +31,7 @@ from policytest.scoring.rsf import (
 )
 from policytest.scoring.specs import pod_from_dict, resource_list_from_dict
 from policytest.scoring.volcano import predicates_filter
+from policytest.scoring.weights import LEAST, MOST, ResourceStrategyFitArgs, Strategy
 from policytest.volcano.check import load
 from policytest.volcano.rsf_args import rsf_args
 from tests.volcano.helpers import documents

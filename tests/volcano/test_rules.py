@@ -8,11 +8,12 @@ from dataclasses import dataclass
 
 import pytest
 
-from policytest.core.findings import Finding, Severity
+from policytest.core.findings import Severity
 from policytest.core.rules import get_rule
 from policytest.read.source import read_bytes
 from policytest.volcano import rules as volcano_rules
 from policytest.volcano.check import check
+from tests.conftest import of_rule
 from tests.volcano.helpers import OPTIONS, Check, documents
 
 HEAD = 'actions: "enqueue, allocate, backfill"\ntiers:\n- plugins:\n  - name: predicates\n'
@@ -368,10 +369,6 @@ CASES = [
     ),
 ]
 IDS = [f"{case.rule}-{index}" for index, case in enumerate(CASES)]
-
-
-def of_rule(findings: list[Finding], rule: str) -> list[Finding]:
-    return [finding for finding in findings if finding.rule == rule]
 
 
 def configmap(conf: str) -> str:
