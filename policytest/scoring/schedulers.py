@@ -113,7 +113,7 @@ class _NodeLabels:
 
 
 _NO_LABELS: Mapping[str, str] = {}
-_PREPARED_LIMIT = 64
+_PREPARED_LIMIT = 16
 """Pods whose scoring set-up and verdicts a cluster keeps at once."""
 _Prepared = tuple[Callable[[str], Verdict], Callable[[str], Verdict], bool, dict[int, Verdict]]
 """A pod's verdict of a plain node, of any node, whether the pod is plain, its memo."""

@@ -83,7 +83,8 @@ def every_verdict(
     """Each node's verdict in cluster order (``keys[i]`` is ``names[i]``'s key): ``own``
     for the ``guarded`` nodes (at positions ``guarded_at``), which a filter may keep the
     pod off; ``plain`` once per key not in ``memo`` for the others, shared by the nodes
-    with that key."""
+    with that key. The memo is kept for the pod's next scoring only when nodes share
+    states (at most one key for every two nodes)."""
     missing = set(keys).difference(memo)
     if missing:
         if len(memo) + len(missing) > MEMO_LIMIT:
@@ -99,6 +100,8 @@ def every_verdict(
     verdicts = cast(list[Verdict], list(map(memo.get, keys)))
     for index in guarded_at:
         verdicts[index] = own(names[index])
+    if len(memo) > len(keys) // 2:
+        memo.clear()  # few nodes share a state: keeping the verdicts would save little
     return verdicts
 
 
