@@ -11,6 +11,7 @@ scheduler kinds: Volcano binpack + nodeorder, kube-scheduler MostAllocated. Run:
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import subprocess
 import tempfile
@@ -27,8 +28,10 @@ from workloads import (
 )
 
 
-def ranking_seconds(fixture: str, repeats: int) -> list[float]:
-    """Score + rank of one pod with the cluster loaded (in this process)."""
+def ranking_seconds(fixture: str, repeats: int) -> tuple[list[float], list[float]]:
+    """CPU seconds of score + rank of one pod with the cluster loaded (in this process),
+    and of loading the cluster state (``scheduler.cluster``: each node's accounting and
+    key; Volcano's kube view of each node for nodeorder)."""
     from policytest.core.options import CheckOptions
     from policytest.fixtures.load import load_fixture, load_scheduler
     from policytest.fixtures.runner import rank
@@ -44,13 +47,16 @@ def ranking_seconds(fixture: str, repeats: int) -> list[float]:
     assert scheduler is not None
     nodes = build_nodes((spec.name, spec.spec) for spec in loaded.nodes)
     pod = pod_from_dict(loaded.cases[0].pods[0], default_requests_from_limits=True)
-    timings = []
+    gc.freeze()  # as the commands run: the loaded fixture is never collected
+    timings, loading = [], []
     for _ in range(repeats):
+        started = time.process_time()
         state = scheduler.cluster(nodes)  # fresh state: nothing cached from the last round
-        started = time.perf_counter()
+        loading.append(time.process_time() - started)
+        started = time.process_time()
         rank(state.score(pod))
-        timings.append(time.perf_counter() - started)
-    return timings
+        timings.append(time.process_time() - started)
+    return timings, loading
 
 
 def main() -> None:
@@ -70,10 +76,12 @@ def main() -> None:
             print(summary(f"{kind}: policytest run, {args.nodes:,} nodes, {size:.1f} MB", measured))
             wall = median([r.wall for r in measured])
             print(f"  target <= 2 s end to end -> {'met' if wall <= 2 else 'MISSED'}")
-            ranking = median(ranking_seconds(fixture, 5))
+            timings, loading = ranking_seconds(fixture, 7)
+            ranking = median(timings)
             print(
-                f"{kind}: ranking with the cluster loaded: median {ranking * 1000:.0f} ms "
-                f"(5 runs); target <= 50 ms -> {'met' if ranking <= 0.05 else 'MISSED'}"
+                f"{kind}: ranking with the cluster loaded: median {ranking * 1000:.1f} ms CPU "
+                f"(7 runs; loading the cluster state {median(loading) * 1000:.0f} ms); "
+                f"target <= 20 ms -> {'met' if ranking <= 0.02 else 'MISSED'}"
             )
 
 

@@ -24,6 +24,7 @@ from typing import Any, Final
 from policytest.scoring.cluster import Node, Pod
 from policytest.scoring.protocol import ClusterState, NodeScore
 from policytest.scoring.specs import node_from_dict, pods_from_dict
+from policytest.scoring.verdicts import Scores
 
 __all__ = ["Choice", "build_nodes", "place_all", "shape_key"]
 
@@ -120,7 +121,7 @@ class _Totals:
         self.index: dict[str, int] = {}
         self.kinds: OrderedDict[Pod, _Kind] = OrderedDict()
 
-    def of(self, pod: Pod) -> tuple[_Kind, list[NodeScore] | None]:
+    def of(self, pod: Pod) -> tuple[_Kind, Sequence[NodeScore] | None]:
         """The kind of ``pod``, and the full scores when they had to be computed."""
         kind = self.kinds.get(pod)
         if kind is not None:
@@ -128,9 +129,17 @@ class _Totals:
             return kind, None
         scores = self.state.score(pod)
         if not self.names:
-            self.names = [score.name for score in scores]
+            self.names = (
+                list(scores.names)
+                if isinstance(scores, Scores)
+                else [score.name for score in scores]
+            )
             self.index = {name: i for i, name in enumerate(self.names)}
-        kind = _Kind([score.total if score.feasible else _INFEASIBLE for score in scores])
+        if isinstance(scores, Scores):  # the same totals, without a NodeScore per node
+            totals = [v[2] if v[0] else _INFEASIBLE for v in scores.verdicts]
+        else:
+            totals = [score.total if score.feasible else _INFEASIBLE for score in scores]
+        kind = _Kind(totals)
         self.kinds[pod] = kind
         if len(self.kinds) > self.max_kinds:
             self.kinds.popitem(last=False)
@@ -149,13 +158,13 @@ def place_all(
     pods: Sequence[Pod],
     progress: Callable[[int], None] | None = None,
     max_kinds: int = MAX_KINDS,
-) -> tuple[list[Choice], list[NodeScore]]:
+) -> tuple[list[Choice], Sequence[NodeScore]]:
     """Place ``pods`` one by one (filter, score, bind the best; ties to the first node in
     cluster order). Returns each pod's choice and the first pod's full scores.
     ``progress`` is called with the number of pods placed so far."""
     cache = _Totals(state, max_kinds)
     choices: list[Choice] = []
-    first: list[NodeScore] = []
+    first: Sequence[NodeScore] = []
     for count, pod in enumerate(pods, 1):
         kind, scores = cache.of(pod)
         if count == 1 and scores is not None:

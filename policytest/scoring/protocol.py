@@ -100,7 +100,7 @@ class BalanceDetail:
 class ClusterState(Protocol):
     """A cluster being scheduled into: score a pod on every node, then bind it."""
 
-    def score(self, pod: Pod, only: Sequence[str] | None = None) -> list[NodeScore]:
+    def score(self, pod: Pod, only: Sequence[str] | None = None) -> Sequence[NodeScore]:
         """Every node's verdict for ``pod`` in cluster order (only the nodes ``only``
         names, in that order, when given: a fast path rescoring what a bind changed)."""
         ...

@@ -50,14 +50,24 @@ from policytest.scoring.kube import (
     fit_resources,
     fit_scorer,
 )
-from policytest.scoring.protocol import BalanceDetail, LazyDetails, NodeScore, ResourceDetail
+from policytest.scoring.protocol import BalanceDetail, LazyDetails, ResourceDetail
 from policytest.scoring.rsf import RsfScore, proportional_filter, rsf_scorer
+from policytest.scoring.verdicts import (
+    MEMO_LIMIT,
+    KeyTable,
+    Scores,
+    Verdict,
+    every_verdict,
+    filtered,
+    kube_key,
+    volcano_key,
+)
 from policytest.scoring.volcano import (
     BALANCED_RESOURCE_ARGS,
     NodeOrderScores,
     binpack_scorer,
     nodeorder_scorer,
-    predicates_filter,
+    predicates_checker,
 )
 from policytest.scoring.weights import (
     RSF,
@@ -103,6 +113,10 @@ class _NodeLabels:
 
 
 _NO_LABELS: Mapping[str, str] = {}
+_PREPARED_LIMIT = 16
+"""Pods whose scoring set-up and verdicts a cluster keeps at once."""
+_Prepared = tuple[Callable[[str], Verdict], Callable[[str], Verdict], bool, dict[int, Verdict]]
+"""A pod's verdict of a plain node, of any node, whether the pod is plain, its memo."""
 
 
 @dataclass(frozen=True)
@@ -135,11 +149,14 @@ class VolcanoScheduler:
     """The ``predicates`` plugin's node filters; ``None``: the conf does not run them."""
 
     def cluster(self, nodes: Sequence[Node]) -> VolcanoCluster:
-        return VolcanoCluster(
+        state = VolcanoCluster(
             self,
             {node.name: node for node in nodes},
             {node.name: volcano_node_info(node, self.overhead_first) for node in nodes},
         )
+        state._keys()  # part of loading the cluster, as the kube view nodeorder reads
+        state._guarded()
+        return state
 
 
 @dataclass
@@ -152,6 +169,15 @@ class VolcanoCluster:
     kube_infos: dict[str, KubeNodeInfo] = field(default_factory=dict)
     label_cache: dict[str, dict[str, str]] = field(default_factory=dict)
     guarded: frozenset[str] | None = None
+    keys: dict[str, int] = field(default_factory=dict)
+    """Each node's accounting as a key (``verdicts.volcano_key``, numbered by ``table``):
+    equal keys, equal verdicts for a plain pod on a plain node."""
+    table: KeyTable = field(default_factory=KeyTable)
+    memo: bool = True
+    """Share verdicts between nodes with equal keys (off: score every node on its own)."""
+    prepared: dict[int, tuple[Pod, _Prepared]] = field(default_factory=dict)
+    guarded_at: list[int] = field(default_factory=list)
+    """The positions of the ``guarded`` nodes in cluster order."""
 
     def _guarded(self) -> frozenset[str]:
         """The nodes a pod without tolerations, selector or affinity may not pass (taints
@@ -160,6 +186,7 @@ class VolcanoCluster:
             self.guarded = frozenset(
                 name for name, node in self.nodes.items() if not passes_trivially(node.traits)
             )
+            self.guarded_at = [i for i, name in enumerate(self.infos) if name in self.guarded]
         return self.guarded
 
     def _labels(self, name: str) -> Mapping[str, str]:
@@ -173,7 +200,64 @@ class VolcanoCluster:
             self.kube_infos[name] = kube_node_info(self.nodes[name])
         return self.kube_infos[name]
 
-    def score(self, pod: Pod, only: Sequence[str] | None = None) -> list[NodeScore]:
+    def score(self, pod: Pod, only: Sequence[str] | None = None) -> Scores:
+        plain, own, trivial, verdicts_by_key = self._prepared(pod)
+        guarded = self._guarded() if trivial else None
+        memo = verdicts_by_key if self.memo and trivial else None
+        keys = self._keys()
+        if only is None and guarded is not None and memo is not None:
+            names = list(self.infos)
+            shared = every_verdict(
+                names,
+                [keys[name] for name in names],
+                guarded,
+                self.guarded_at,
+                memo,
+                plain,
+                own,
+            )
+            return Scores(names, shared)
+        names = list(self.infos) if only is None else list(only)
+        verdicts: list[Verdict] = []
+        for name in names:
+            if guarded is None or name in guarded:
+                verdicts.append(own(name))
+            elif memo is None:
+                verdicts.append(plain(name))
+            else:
+                key = keys[name]
+                verdict = memo.get(key)
+                if verdict is None:
+                    if len(memo) >= MEMO_LIMIT:
+                        memo.clear()
+                    verdict = memo[key] = plain(name)
+                verdicts.append(verdict)
+        return Scores(names, verdicts)
+
+    def _keys(self) -> dict[str, int]:
+        """Each node's key (``verdicts.volcano_key``), made on first use."""
+        if len(self.keys) != len(self.infos):
+            kube = any(entry.nodeorder for entry in self.scheduler.entries)
+            self.keys = {
+                name: self.table(volcano_key(info, self._kube_info(name) if kube else None))
+                for name, info in self.infos.items()
+            }
+        return self.keys
+
+    def _prepared(self, pod: Pod) -> _Prepared:
+        """The pod's side of scoring and its verdicts by node key, made once per pod
+        object (as ``KubeCluster._prepared``)."""
+        entry = self.prepared.get(id(pod))
+        if entry is None or entry[0] is not pod:
+            if len(self.prepared) >= _PREPARED_LIMIT:
+                self.prepared.clear()
+            entry = self.prepared[id(pod)] = (pod, (*self._prepare(pod), {}))
+        return entry[1]
+
+    def _prepare(self, pod: Pod) -> tuple[Callable[[str], Verdict], Callable[[str], Verdict], bool]:
+        """(verdict of a node no predicate can keep the pod off; verdict of any node;
+        whether the pod is plain for the predicates: no tolerations, selector, affinity,
+        or the conf runs no predicates)."""
         scheduler = self.scheduler
         first = scheduler.overhead_first
         formula = scheduler.balanced_formula
@@ -196,19 +280,16 @@ class VolcanoCluster:
         predicates = scheduler.predicates
         node_filter = pod_filter(pod.placement) if predicates is not None else None
         # a plain pod can only be kept off the nodes with a filtering taint or a cordon
-        filtered = None if node_filter is None or not node_filter.trivial else self._guarded()
-        results = []
-        for name in self.infos if only is None else only:
-            info = self.infos[name]
-            reason = predicates_filter(pod, info, first)
+        trivial = node_filter is None or node_filter.trivial
+        infos = self.infos
+        fits = predicates_checker(pod, first)
+
+        def verdict(name: str, predicate: bool) -> Verdict:
+            info = infos[name]
+            reason = fits(info)
             if reason is None and proportional is not None:
                 reason = proportional_filter(proportional, request, info)
-            if (
-                reason is None
-                and node_filter is not None
-                and predicates is not None
-                and (filtered is None or name in filtered)
-            ):
+            if reason is None and predicate and node_filter is not None and predicates is not None:
                 reason = volcano_filter(
                     node_filter,
                     name,
@@ -218,8 +299,7 @@ class VolcanoCluster:
                     taint_toleration=predicates.taint_toleration,
                 )
             if reason is not None:
-                results.append(NodeScore(name, False, reason))
-                continue
+                return filtered(reason)
             total = 0.0
             plugins: dict[str, float] = {}
             parts: dict[str, dict[str, float]] = {}
@@ -239,23 +319,27 @@ class VolcanoCluster:
                     _add_parts(parts.setdefault(entry.plugin, {}), scores, entry.nodeorder)
                 total += value
                 plugins[entry.plugin] = plugins.get(entry.plugin, 0.0) + value
-            results.append(
-                NodeScore(
-                    name,
-                    True,
-                    None,
-                    total,
-                    plugins,
-                    LazyDetails(partial(self._details, info, request, tuple(rsf_scores))),
-                    parts,
-                    _LazyBalance(
-                        "nodeorder.balancedresource", formula, partial(terms, self._kube_info(name))
-                    )
-                    if terms
-                    else {},
+            return (
+                True,
+                None,
+                total,
+                plugins,
+                LazyDetails(partial(self._details, info, request, tuple(rsf_scores))),
+                parts,
+                _LazyBalance(
+                    "nodeorder.balancedresource", formula, partial(terms, self._kube_info(name))
                 )
+                if terms
+                else {},
             )
-        return results
+
+        def plain(name: str) -> Verdict:
+            return verdict(name, False)
+
+        def own(name: str) -> Verdict:
+            return verdict(name, not trivial or name in self._guarded())
+
+        return plain, own, trivial
 
     def _details(
         self, info: VolcanoNodeInfo, request: Mapping[str, float], rsf: tuple[RsfScore, ...]
@@ -298,6 +382,11 @@ class VolcanoCluster:
         self.nodes[node_name] = replace(node, pods=(*node.pods, pod))
         if node_name in self.kube_infos:  # integer sums: adding one pod equals recounting
             self.kube_infos[node_name] = kube_node_info_with_pod(self.kube_infos[node_name], pod)
+        if self.keys:
+            kube = any(entry.nodeorder for entry in self.scheduler.entries)
+            self.keys[node_name] = self.table(
+                volcano_key(self.infos[node_name], self._kube_info(node_name) if kube else None)
+            )
 
     def utilisation(self) -> Mapping[str, Mapping[str, tuple[int, int]]]:
         return {
@@ -338,12 +427,18 @@ class KubeScheduler:
     def cluster(self, nodes: Sequence[Node]) -> KubeCluster:
         level = self.pod_level_resources
         traits = {node.name: node.traits for node in nodes}
-        return KubeCluster(
+        infos = {node.name: kube_node_info(node, level) for node in nodes}
+        table = KeyTable()
+        state = KubeCluster(
             self,
-            {node.name: kube_node_info(node, level) for node in nodes},
+            infos,
             traits,
             _NodeLabels(traits),
+            {name: table(kube_key(info)) for name, info in infos.items()},
+            table,
         )
+        state._guarded()  # part of loading the cluster, as the keys
+        return state
 
 
 @dataclass
@@ -354,8 +449,77 @@ class KubeCluster:
     infos: dict[str, KubeNodeInfo]
     traits: Mapping[str, NodeTraits] = field(default_factory=dict)
     labels: Callable[[str], Mapping[str, str]] = lambda name: _NO_LABELS
+    keys: dict[str, int] = field(default_factory=dict)
+    """Each node's accounting as a key (``verdicts.kube_key``, numbered by ``table``):
+    equal keys, equal verdicts for a plain pod on a plain node."""
+    table: KeyTable = field(default_factory=KeyTable)
+    memo: bool = True
+    """Share verdicts between nodes with equal keys (off: score every node on its own)."""
+    prepared: dict[int, tuple[Pod, _Prepared]] = field(default_factory=dict)
+    guarded_at: list[int] = field(default_factory=list)
+    """The positions of the ``guarded`` nodes in cluster order."""
+    guarded: frozenset[str] | None = None
 
-    def score(self, pod: Pod, only: Sequence[str] | None = None) -> list[NodeScore]:
+    def score(self, pod: Pod, only: Sequence[str] | None = None) -> Scores:
+        plain, own, trivial, verdicts_by_key = self._prepared(pod)
+        guarded = self._guarded() if trivial else None
+        memo = verdicts_by_key if self.memo and trivial else None
+        if only is None and guarded is not None and memo is not None:
+            names = list(self.infos)
+            keys = self.keys
+            shared = every_verdict(
+                names,
+                [keys[name] for name in names],
+                guarded,
+                self.guarded_at,
+                memo,
+                plain,
+                own,
+            )
+            return Scores(names, shared)
+        names = list(self.infos) if only is None else list(only)
+        keys = self.keys
+        verdicts: list[Verdict] = []
+        for name in names:
+            if guarded is None or name in guarded:
+                verdicts.append(own(name))
+            elif memo is None:
+                verdicts.append(plain(name))
+            else:
+                key = keys[name]
+                verdict = memo.get(key)
+                if verdict is None:
+                    if len(memo) >= MEMO_LIMIT:
+                        memo.clear()
+                    verdict = memo[key] = plain(name)
+                verdicts.append(verdict)
+        return Scores(names, verdicts)
+
+    def _guarded(self) -> frozenset[str]:
+        """The nodes a pod without tolerations, selector or affinity may not pass (taints
+        and cordons do not change while a cluster fills)."""
+        if self.guarded is None:
+            self.guarded = frozenset(
+                name for name, traits in self.traits.items() if not passes_trivially(traits)
+            )
+            self.guarded_at = [i for i, name in enumerate(self.infos) if name in self.guarded]
+        return self.guarded
+
+    def _prepared(self, pod: Pod) -> _Prepared:
+        """The pod's side of scoring and its verdicts by node key, made once per pod
+        object (a sequence rescores the bound node for the same few pods again and
+        again; the pod is kept, so its id is not reused meanwhile)."""
+        entry = self.prepared.get(id(pod))
+        if entry is None or entry[0] is not pod:
+            if len(self.prepared) >= _PREPARED_LIMIT:
+                self.prepared.clear()
+            entry = self.prepared[id(pod)] = (pod, (*self._prepare(pod), {}))
+        return entry[1]
+
+    def _prepare(self, pod: Pod) -> tuple[Callable[[str], Verdict], Callable[[str], Verdict], bool]:
+        """(verdict of a node no pod filter can keep the pod off, bound to its memo;
+        verdict of any node; whether the pod is plain: no tolerations, selector,
+        affinity, nor ``addedAffinity``)."""
         scheduler = self.scheduler
         level = scheduler.pod_level_resources
         formula = scheduler.balanced_formula
@@ -376,63 +540,70 @@ class KubeCluster:
         )
         uses_labels = pod.placement.uses_labels or added is not None
         trivial = node_filter.trivial and added is None
-        results = []
-        for name in self.infos if only is None else only:
-            info = self.infos[name]
-            traits = self.traits[name] if self.traits else PLAIN_NODE
-            if trivial and passes_trivially(traits):
-                # nothing but resources can keep a plain pod off this node
-                reason = (
-                    fit_filter(
-                        pod,
-                        info,
-                        ignored_resources=scheduler.ignored_resources,
-                        ignored_resource_groups=scheduler.ignored_resource_groups,
-                        pod_level=level,
-                    )
-                    if scheduler.fit_filter
-                    else None
-                )
-            else:
-                reason = kube_filter(
-                    node_filter,
-                    name,
-                    traits,
-                    self.labels(name) if uses_labels else _NO_LABELS,
-                    scheduler.filter_order,
-                    partial(
-                        fit_filter,
-                        pod,
-                        info,
-                        ignored_resources=scheduler.ignored_resources,
-                        ignored_resource_groups=scheduler.ignored_resource_groups,
-                        pod_level=level,
-                    )
-                    if scheduler.fit_filter
-                    else None,
-                    added,
-                )
-            if reason is not None:
-                results.append(NodeScore(name, False, reason))
-                continue
+        infos = self.infos
+        fit_weight = scheduler.fit_weight
+        balanced_weight = scheduler.balanced_weight
+
+        def scored(info: KubeNodeInfo) -> Verdict:
             plugins: dict[str, float] = {}
             if fit is not None:
-                plugins[FIT] = fit(info) * scheduler.fit_weight
+                plugins[FIT] = fit(info) * fit_weight
             if balanced is not None:
-                plugins[BALANCED] = balanced(info) * scheduler.balanced_weight
+                plugins[BALANCED] = balanced(info) * balanced_weight
             details = (
                 LazyDetails(partial(_fit_details, resources, info, scheduler)) if resources else {}
             )
             balance = _LazyBalance(BALANCED, formula, partial(terms, info)) if terms else {}
-            results.append(
-                NodeScore(name, True, None, sum(plugins.values()), plugins, details, {}, balance)
+            return (True, None, sum(plugins.values()), plugins, details, {}, balance)
+
+        def plain(name: str) -> Verdict:
+            # nothing but resources can keep a plain pod off this node
+            info = infos[name]
+            reason = (
+                fit_filter(
+                    pod,
+                    info,
+                    ignored_resources=scheduler.ignored_resources,
+                    ignored_resource_groups=scheduler.ignored_resource_groups,
+                    pod_level=level,
+                )
+                if scheduler.fit_filter
+                else None
             )
-        return results
+            return filtered(reason) if reason is not None else scored(info)
+
+        def own(name: str) -> Verdict:
+            info = infos[name]
+            traits = self.traits[name] if self.traits else PLAIN_NODE
+            if trivial and passes_trivially(traits):
+                return plain(name)
+            reason = kube_filter(
+                node_filter,
+                name,
+                traits,
+                self.labels(name) if uses_labels else _NO_LABELS,
+                scheduler.filter_order,
+                partial(
+                    fit_filter,
+                    pod,
+                    info,
+                    ignored_resources=scheduler.ignored_resources,
+                    ignored_resource_groups=scheduler.ignored_resource_groups,
+                    pod_level=level,
+                )
+                if scheduler.fit_filter
+                else None,
+                added,
+            )
+            return filtered(reason) if reason is not None else scored(info)
+
+        return plain, own, trivial
 
     def bind(self, node_name: str, pod: Pod) -> None:
-        self.infos[node_name] = kube_node_info_with_pod(
+        info = self.infos[node_name] = kube_node_info_with_pod(
             self.infos[node_name], pod, self.scheduler.pod_level_resources
         )
+        self.keys[node_name] = self.table(kube_key(info))
 
     def utilisation(self) -> Mapping[str, Mapping[str, tuple[int, int]]]:
         return {

@@ -1,0 +1,187 @@
+"""Scoring many nodes without repeating work: verdicts shared by nodes in equal states.
+
+A node's verdict for a pod (filtered out and why, or its total and per-plugin scores)
+is a function of the pod and of what the scorers read from the node: its accounting
+(allocatable, what its pods request, how many pods) and, for the pod filters, its
+taints, cordon and labels. A cluster repeats a few node types carrying a few pod
+shapes, so many nodes are in equal states. The clusters therefore
+
+- key every node by its accounting (:func:`kube_key`, :func:`volcano_key`), once when
+  the cluster is built and again when a pod is bound to it;
+- compute a verdict once per key for each pod, and only for nodes no pod filter can
+  tell apart by anything but the key (no filtering taint, no cordon; a pod without
+  tolerations, selector or affinity): every other node is scored on its own;
+- return the verdicts as :class:`Scores`, which makes a node's
+  :class:`~policytest.scoring.protocol.NodeScore` only when it is read (ranking reads
+  totals, a report shows a few nodes).
+
+Nothing is rounded or reordered: a shared verdict is the tuple the scalar path made for
+the first node with that key, and it would have made the same tuple for the others
+(``tests/scoring/test_verdicts.py`` checks this against scoring each node on its own).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from typing import Final, cast, overload
+
+from policytest.scoring.accounting import KubeNodeInfo, VolcanoNodeInfo
+from policytest.scoring.protocol import BalanceDetail, NodeScore, ResourceDetail
+
+__all__ = [
+    "MEMO_LIMIT",
+    "KeyTable",
+    "Scores",
+    "Verdict",
+    "every_verdict",
+    "filtered",
+    "kube_key",
+    "volcano_key",
+]
+
+Verdict = tuple[
+    bool,
+    "str | None",
+    float,
+    Mapping[str, float],
+    Mapping[str, tuple[ResourceDetail, ...]],
+    Mapping[str, Mapping[str, float]],
+    Mapping[str, BalanceDetail],
+]
+"""A ``NodeScore`` without its name: feasible, reason, total, plugins, resources,
+parts, balance."""
+
+MEMO_LIMIT: Final = 1 << 16
+"""Verdicts kept per pod before the memo starts afresh (bounds memory on long sequences)."""
+
+
+class KeyTable:
+    """Node keys as small integers (a tuple does not keep its hash; an int is its own)."""
+
+    __slots__ = ("ids",)
+
+    def __init__(self) -> None:
+        self.ids: dict[Hashable, int] = {}
+
+    def __call__(self, key: Hashable) -> int:
+        ids = self.ids
+        found = ids.get(key)
+        if found is None:
+            found = ids[key] = len(ids)
+        return found
+
+
+def every_verdict(
+    names: list[str],
+    keys: list[int],
+    guarded: frozenset[str],
+    guarded_at: list[int],
+    memo: dict[int, Verdict],
+    plain: Callable[[str], Verdict],
+    own: Callable[[str], Verdict],
+) -> list[Verdict]:
+    """Each node's verdict in cluster order (``keys[i]`` is ``names[i]``'s key): ``own``
+    for the ``guarded`` nodes (at positions ``guarded_at``), which a filter may keep the
+    pod off; ``plain`` once per key not in ``memo`` for the others, shared by the nodes
+    with that key. The memo is kept for the pod's next scoring only when nodes share
+    states (at most one key for every two nodes)."""
+    missing = set(keys).difference(memo)
+    if missing:
+        if len(memo) + len(missing) > MEMO_LIMIT:
+            memo.clear()
+            missing = set(keys)
+        for name, key in zip(names, keys, strict=True):
+            if key in missing and name not in guarded:
+                memo[key] = plain(name)
+                missing.discard(key)
+                if not missing:
+                    break
+    # a key left missing belongs to guarded nodes only, each of them replaced below
+    verdicts = cast(list[Verdict], list(map(memo.get, keys)))
+    for index in guarded_at:
+        verdicts[index] = own(names[index])
+    if len(memo) > len(keys) // 2:
+        memo.clear()  # few nodes share a state: keeping the verdicts would save little
+    return verdicts
+
+
+def filtered(reason: str) -> Verdict:
+    """The verdict of a node the filters keep the pod off."""
+    return (False, reason, 0, {}, {}, {}, {})
+
+
+def kube_key(info: KubeNodeInfo) -> Hashable:
+    """Everything kube-scheduler's resource filter and scorers read from a node."""
+    return (
+        tuple(info.allocatable.items()),
+        tuple(info.requested.items()),
+        tuple(info.non_zero_requested.items()),
+        info.pod_count,
+        info.allowed_pod_number,
+    )
+
+
+def volcano_key(info: VolcanoNodeInfo, kube: KubeNodeInfo | None) -> Hashable:
+    """Everything Volcano's fit check and node-order functions read from a node (the kube
+    view too when nodeorder scores: its per-pod rounding differs from Volcano's)."""
+    return (
+        tuple(info.allocatable.items()),
+        tuple(info.used.items()),
+        info.pod_count,
+        info.max_task_num,
+        None if kube is None else kube_key(kube),
+    )
+
+
+class Scores(Sequence[NodeScore]):
+    """Every node's verdict for one pod, in cluster order; a ``NodeScore`` is made when
+    read. Equal to any sequence of equal ``NodeScore`` objects (a list, a tuple)."""
+
+    __slots__ = ("names", "verdicts")
+
+    def __init__(self, names: list[str], verdicts: list[Verdict]) -> None:
+        self.names = names
+        self.verdicts = verdicts
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    @overload
+    def __getitem__(self, index: int) -> NodeScore: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[NodeScore]: ...
+    def __getitem__(self, index: int | slice) -> NodeScore | list[NodeScore]:
+        if isinstance(index, slice):
+            return [
+                NodeScore(name, *verdict)
+                for name, verdict in zip(self.names[index], self.verdicts[index], strict=True)
+            ]
+        return NodeScore(self.names[index], *self.verdicts[index])
+
+    def __iter__(self) -> Iterator[NodeScore]:
+        for name, verdict in zip(self.names, self.verdicts, strict=True):
+            yield NodeScore(name, *verdict)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, str):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Scores({list(self)!r})"
+
+    def ranked(self) -> tuple[tuple[str, ...], ...]:
+        """Feasible nodes best first, equal totals grouped in cluster order (what
+        ``policytest.fixtures.runner.rank`` makes of the ``NodeScore`` objects)."""
+        groups: dict[float, list[str]] = {}
+        for name, verdict in zip(self.names, self.verdicts, strict=True):
+            if verdict[0]:
+                total = verdict[2]
+                group = groups.get(total)
+                if group is None:
+                    groups[total] = [name]
+                else:
+                    group.append(name)
+        return tuple(tuple(groups[total]) for total in sorted(groups, reverse=True))

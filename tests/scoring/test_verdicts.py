@@ -1,0 +1,198 @@
+"""Shared verdicts give exactly what scoring every node on its own gives.
+
+A cluster keys each node by its accounting and computes a plain pod's verdict once per
+key (``policytest.scoring.verdicts``). With ``memo`` off every node is scored on its
+own; both must agree on every field of every ``NodeScore`` (totals compared bit for bit,
+the lazily computed resource and balance details included), on the ranking, and after
+each bind. Checked on the oracle corpora's clusters and on random clusters whose nodes
+repeat states and carry taints, cordons and labels, with pods that tolerate and select.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from policytest.fixtures.runner import rank
+from policytest.scoring.cluster import Node, Pod
+from policytest.scoring.protocol import NodeScore, Scheduler
+from policytest.scoring.schedulers import NodeOrderEntry, VolcanoScheduler
+from policytest.scoring.specs import node_from_dict, pod_from_dict
+from policytest.scoring.verdicts import Scores
+from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
+from tests.scoring.test_fast_path import (
+    SCHEDULERS,
+    _cluster,
+    _kube_cases,
+    _kube_scheduler,
+    _oracle,
+    _requests,
+)
+
+EVERY = {
+    **SCHEDULERS,
+    "volcano-nodeorder-balanced": VolcanoScheduler(
+        (
+            NodeOrderEntry("nodeorder", nodeorder=NodeOrderWeights(balancedresource=2)),
+            NodeOrderEntry("binpack", binpack=BinpackWeights(weight=3)),
+        )
+    ),
+    "volcano-no-predicates": VolcanoScheduler(
+        (NodeOrderEntry("binpack", binpack=BinpackWeights(weight=1)),), predicates=None
+    ),
+}
+
+
+def _exact(value: object) -> object:
+    """A float bit for bit (``0.0`` and ``-0.0`` differ), anything else as it is."""
+    return (float, value.hex()) if isinstance(value, float) else (type(value), value)
+
+
+def _full(score: NodeScore) -> tuple[object, ...]:
+    return (
+        score.name,
+        score.feasible,
+        score.reason,
+        _exact(score.total),
+        {name: _exact(value) for name, value in score.plugins.items()},
+        dict(score.resources),
+        {name: {k: _exact(v) for k, v in part.items()} for name, part in score.parts.items()},
+        dict(score.balance),
+    )
+
+
+def assert_shared_is_exact(
+    scheduler: Scheduler, nodes: Sequence[Node], pods: Sequence[Pod]
+) -> None:
+    """Score and bind ``pods`` one by one with and without shared verdicts."""
+    shared = scheduler.cluster(nodes)
+    alone = scheduler.cluster(nodes)
+    alone.memo = False  # type: ignore[attr-defined]
+    for pod in pods:
+        got, want = shared.score(pod), alone.score(pod)
+        assert isinstance(got, Scores)
+        assert [_full(score) for score in got] == [_full(score) for score in want]
+        ranking = rank(list(want))
+        assert rank(got) == ranking
+        names = [score.name for score in want][::-1][:3]
+        assert [_full(s) for s in shared.score(pod, only=names)] == [
+            _full(s) for s in alone.score(pod, only=names)
+        ]
+        if ranking:
+            shared.bind(ranking[0][0], pod)
+            alone.bind(ranking[0][0], pod)
+    assert shared.utilisation() == alone.utilisation()
+
+
+def test_kube_oracle_clusters() -> None:
+    checked = 0
+    for case in _kube_cases()[::12]:
+        cluster = _cluster(case["nodes"], case["pod"])
+        if cluster is not None:
+            nodes = cluster[0]
+            twins = [Node(f"{node.name}-twin", node.allocatable, node.pods) for node in nodes]
+            assert_shared_is_exact(_kube_scheduler(case), nodes + twins, [cluster[1]] * 3)
+            checked += 1
+    assert checked > 200
+
+
+@pytest.mark.parametrize("name", ["volcano-binpack-nodeorder", "volcano-nodeorder-balanced"])
+def test_volcano_oracle_clusters(name: str) -> None:
+    checked = 0
+    for case in _oracle("volcano_binpack_score_cases.jsonl.gz")[::3]:
+        cluster = _cluster(case["input"]["nodes"], case["input"]["task"])
+        if cluster is not None:
+            nodes = cluster[0]
+            twins = [Node(f"{node.name}-twin", node.allocatable, node.pods) for node in nodes]
+            assert_shared_is_exact(EVERY[name], nodes + twins, [cluster[1]] * 3)
+            checked += 1
+    assert checked > 400
+
+
+# --- random clusters: nodes in repeated states, taints, cordons, labels, placements -------
+
+_TAINTS = st.sampled_from(
+    [
+        [],
+        [{"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}],
+        [{"key": "gpu", "value": "true", "effect": "NoExecute"}],
+        [{"key": "spot", "effect": "PreferNoSchedule"}],
+    ]
+)
+
+
+@st.composite
+def _node(draw: st.DrawFn, index: int, shapes: list[dict[str, Any]]) -> dict[str, Any]:
+    spec: dict[str, Any] = {"name": f"node-{index}", **draw(st.sampled_from(shapes))}
+    taints = draw(_TAINTS)
+    if taints:
+        spec["taints"] = taints
+    if draw(st.integers(0, 5)) == 0:
+        spec["unschedulable"] = True
+    if draw(st.booleans()):
+        spec["labels"] = {"zone": draw(st.sampled_from(["a", "b"]))}
+    return spec
+
+
+@st.composite
+def _shape(draw: st.DrawFn) -> dict[str, Any]:
+    allocatable = {
+        "cpu": draw(st.sampled_from(["2", "4", "8", "0"])),
+        "memory": draw(st.sampled_from(["4Gi", "8Gi", "0"])),
+        "pods": draw(st.sampled_from(["2", "10", "110"])),
+    }
+    if draw(st.booleans()):
+        allocatable["nvidia.com/gpu"] = draw(st.sampled_from(["1", "4"]))
+    pods = [{"requests": draw(_requests())} for _ in range(draw(st.integers(0, 2)))]
+    return {"allocatable": allocatable, "pods": pods}
+
+
+@st.composite
+def _pod(draw: st.DrawFn) -> Pod:
+    spec: dict[str, Any] = {"requests": draw(_requests())}
+    choice = draw(st.integers(0, 3))
+    if choice == 1:
+        spec["tolerations"] = [{"operator": "Exists"}]
+    elif choice == 2:
+        spec["nodeSelector"] = {"zone": "a"}
+    return pod_from_dict(spec, default_requests_from_limits=True)
+
+
+@st.composite
+def _workload(draw: st.DrawFn) -> tuple[list[Node], list[Pod]]:
+    shapes = [draw(_shape()) for _ in range(draw(st.integers(1, 3)))]
+    specs = [draw(_node(i, shapes)) for i in range(draw(st.integers(1, 10)))]
+    nodes = [node_from_dict(spec, default_requests_from_limits=True) for spec in specs]
+    kinds = [draw(_pod()) for _ in range(draw(st.integers(1, 3)))]
+    return nodes, [draw(st.sampled_from(kinds)) for _ in range(draw(st.integers(1, 12)))]
+
+
+@pytest.mark.parametrize("name", sorted(EVERY))
+@settings(max_examples=60, deadline=None)
+@given(workload=_workload())
+def test_random_clusters(name: str, workload: tuple[list[Node], list[Pod]]) -> None:
+    nodes, pods = workload
+    assert_shared_is_exact(EVERY[name], nodes, pods)
+
+
+def test_scores_is_a_sequence_of_node_scores() -> None:
+    nodes = [
+        node_from_dict(
+            {"name": f"n{i}", "allocatable": {"cpu": "4", "memory": "8Gi", "pods": "10"}},
+            default_requests_from_limits=True,
+        )
+        for i in range(3)
+    ]
+    pod = pod_from_dict({"requests": {"cpu": "1"}}, default_requests_from_limits=True)
+    scores = SCHEDULERS["kube-most-balanced"].cluster(nodes).score(pod)
+    materialised = list(scores)
+    assert len(scores) == 3
+    assert scores == materialised and scores == tuple(materialised)
+    assert scores[1] == materialised[1] and scores[-1].name == "n2"
+    assert scores[1:] == materialised[1:]
+    assert scores.ranked() == rank(materialised) == (("n0", "n1", "n2"),)
+    assert "n1" in repr(scores)
