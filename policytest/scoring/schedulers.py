@@ -53,13 +53,12 @@ from policytest.scoring.kube import (
 from policytest.scoring.protocol import BalanceDetail, LazyDetails, ResourceDetail
 from policytest.scoring.rsf import RsfScore, proportional_filter, rsf_scorer
 from policytest.scoring.verdicts import (
-    MEMO_LIMIT,
     KeyTable,
     Scores,
     Verdict,
-    every_verdict,
     filtered,
     kube_key,
+    node_scores,
     volcano_key,
 )
 from policytest.scoring.volcano import (
@@ -204,35 +203,9 @@ class VolcanoCluster:
         plain, own, trivial, verdicts_by_key = self._prepared(pod)
         guarded = self._guarded() if trivial else None
         memo = verdicts_by_key if self.memo and trivial else None
-        keys = self._keys()
-        if only is None and guarded is not None and memo is not None:
-            names = list(self.infos)
-            shared = every_verdict(
-                names,
-                [keys[name] for name in names],
-                guarded,
-                self.guarded_at,
-                memo,
-                plain,
-                own,
-            )
-            return Scores(names, shared)
-        names = list(self.infos) if only is None else list(only)
-        verdicts: list[Verdict] = []
-        for name in names:
-            if guarded is None or name in guarded:
-                verdicts.append(own(name))
-            elif memo is None:
-                verdicts.append(plain(name))
-            else:
-                key = keys[name]
-                verdict = memo.get(key)
-                if verdict is None:
-                    if len(memo) >= MEMO_LIMIT:
-                        memo.clear()
-                    verdict = memo[key] = plain(name)
-                verdicts.append(verdict)
-        return Scores(names, verdicts)
+        return node_scores(
+            list(self.infos), only, self._keys(), guarded, self.guarded_at, memo, plain, own
+        )
 
     def _keys(self) -> dict[str, int]:
         """Each node's key (``verdicts.volcano_key``), made on first use."""
@@ -464,36 +437,9 @@ class KubeCluster:
         plain, own, trivial, verdicts_by_key = self._prepared(pod)
         guarded = self._guarded() if trivial else None
         memo = verdicts_by_key if self.memo and trivial else None
-        if only is None and guarded is not None and memo is not None:
-            names = list(self.infos)
-            keys = self.keys
-            shared = every_verdict(
-                names,
-                [keys[name] for name in names],
-                guarded,
-                self.guarded_at,
-                memo,
-                plain,
-                own,
-            )
-            return Scores(names, shared)
-        names = list(self.infos) if only is None else list(only)
-        keys = self.keys
-        verdicts: list[Verdict] = []
-        for name in names:
-            if guarded is None or name in guarded:
-                verdicts.append(own(name))
-            elif memo is None:
-                verdicts.append(plain(name))
-            else:
-                key = keys[name]
-                verdict = memo.get(key)
-                if verdict is None:
-                    if len(memo) >= MEMO_LIMIT:
-                        memo.clear()
-                    verdict = memo[key] = plain(name)
-                verdicts.append(verdict)
-        return Scores(names, verdicts)
+        return node_scores(
+            list(self.infos), only, self.keys, guarded, self.guarded_at, memo, plain, own
+        )
 
     def _guarded(self) -> frozenset[str]:
         """The nodes a pod without tolerations, selector or affinity may not pass (taints

@@ -105,6 +105,44 @@ def every_verdict(
     return verdicts
 
 
+def node_scores(
+    order: list[str],
+    only: Sequence[str] | None,
+    keys: Mapping[str, int],
+    guarded: frozenset[str] | None,
+    guarded_at: list[int],
+    memo: dict[int, Verdict] | None,
+    plain: Callable[[str], Verdict],
+    own: Callable[[str], Verdict],
+) -> Scores:
+    """The pod's scores on the nodes ``only`` (default: every node, in cluster ``order``).
+
+    Without ``guarded`` or ``memo`` (a pod the filters may keep off plain nodes, or
+    sharing switched off) every node is scored on its own; otherwise plain nodes share
+    the verdict of their key (:func:`every_verdict` for a whole cluster)."""
+    if only is None and guarded is not None and memo is not None:
+        shared = every_verdict(
+            order, [keys[name] for name in order], guarded, guarded_at, memo, plain, own
+        )
+        return Scores(order, shared)
+    names = order if only is None else list(only)
+    verdicts: list[Verdict] = []
+    for name in names:
+        if guarded is None or name in guarded:
+            verdicts.append(own(name))
+        elif memo is None:
+            verdicts.append(plain(name))
+        else:
+            key = keys[name]
+            verdict = memo.get(key)
+            if verdict is None:
+                if len(memo) >= MEMO_LIMIT:
+                    memo.clear()
+                verdict = memo[key] = plain(name)
+            verdicts.append(verdict)
+    return Scores(names, verdicts)
+
+
 def filtered(reason: str) -> Verdict:
     """The verdict of a node the filters keep the pod off."""
     return (False, reason, 0, {}, {}, {}, {})
