@@ -319,7 +319,7 @@ def unknown_case(case: str, path: str, names: list[str]) -> int:
     """The usage error for ``--case`` naming no case of the fixture: the names it has."""
     from policytest.core.suggest import did_you_mean
 
-    listed = "; its cases: " + ", ".join(repr(n) for n in names) if names else ""
+    listed = " Its cases: " + ", ".join(repr(n) for n in names) if names else ""
     return usage_error(f"no case named {case!r} in {path}{did_you_mean(case, names)}{listed}")
 
 

@@ -92,8 +92,9 @@ def read_regular(path: str, size: int, root: str | None = None) -> bytes:
     boundary = root if root is not None else repository_root(path)
     if not is_inside(real, boundary):
         raise Refused(
-            "the file resolves outside the repository root (through a symbolic link or "
-            "`..`), so it is not read: only files inside the repository are"
+            "the file resolves outside the root through a symbolic link or "
+            "`..`, so it is not read: only files inside the root are (the git repository, "
+            "`--root`, or without git the working directory)"
         )
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
     descriptor = os.open(path, flags | getattr(os, "O_CLOEXEC", 0))

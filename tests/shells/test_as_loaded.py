@@ -353,7 +353,7 @@ def test_explain_unknown_case_lists_the_names(run_line: RunLine, negative: Path)
     result = run_line(["explain", negative, "--case", "three GPU job"])
     assert result.exit_code == 2
     assert "did you mean `three GPU jobs`?" in result.stderr
-    assert "its cases: 'a GPU job', 'three GPU jobs'" in result.stderr
+    assert "Its cases: 'a GPU job', 'three GPU jobs'" in result.stderr
 
 
 def test_unknown_flag_prints_the_subcommands_usage(run_line: RunLine, negative: Path) -> None:

@@ -52,8 +52,8 @@ def test_an_unknown_case_lists_the_cases(run_line: RunLine, project: Path, comma
     result = run_line([command, fixture, "--case", "one pods"])
     assert result.exit_code == 2
     assert result.stderr == (
-        f"policytest: error: no case named 'one pods' in {fixture}; did you mean `one pod`?; "
-        "its cases: 'one pod', 'six pods one after another'\n"
+        f"policytest: error: no case named 'one pods' in {fixture}; did you mean `one pod`? "
+        "Its cases: 'one pod', 'six pods one after another'\n"
     )
 
 
