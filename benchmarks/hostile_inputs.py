@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.test_limits import HOSTILE, fixture, measure  # noqa: E402
+from tests.read.test_limits import HOSTILE, fixture, measure  # noqa: E402
 
 Case = tuple[str, list[str], Callable[[], int | None]]
 
