@@ -9,7 +9,7 @@ are neutral for fixture clusters are listed as not modelled, never silently drop
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Literal
@@ -115,6 +115,32 @@ _NO_LABELS: Mapping[str, str] = {}
 _PREPARED_LIMIT = 16
 """Pods whose scoring set-up and verdicts a cluster keeps at once."""
 _Prepared = tuple[Callable[[str], Verdict], Callable[[str], Verdict], bool, dict[int, Verdict]]
+_Prepare = Callable[[Pod], tuple[Callable[[str], Verdict], Callable[[str], Verdict], bool]]
+
+
+def _prepared_once(
+    cache: dict[int, tuple[Pod, _Prepared]], pod: Pod, prepare: _Prepare
+) -> _Prepared:
+    """The pod's side of scoring and its verdicts by node key, made once per pod object
+    (a sequence rescores the bound node for the same few pods again and again; the pod
+    is kept, so its id is not reused meanwhile)."""
+    entry = cache.get(id(pod))
+    if entry is None or entry[0] is not pod:
+        if len(cache) >= _PREPARED_LIMIT:
+            cache.clear()
+        entry = cache[id(pod)] = (pod, (*prepare(pod), {}))
+    return entry[1]
+
+
+def _guarded_nodes(
+    traits: Iterable[tuple[str, NodeTraits]], order: Iterable[str]
+) -> tuple[frozenset[str], list[int]]:
+    """The nodes a pod without tolerations, selector or affinity may not pass (taints
+    and cordons do not change while a cluster fills), and their positions in ``order``."""
+    guarded = frozenset(name for name, node_traits in traits if not passes_trivially(node_traits))
+    return guarded, [index for index, name in enumerate(order) if name in guarded]
+
+
 """A pod's verdict of a plain node, of any node, whether the pod is plain, its memo."""
 
 
@@ -182,10 +208,8 @@ class VolcanoCluster:
         """The nodes a pod without tolerations, selector or affinity may not pass (taints
         and cordons do not change while a cluster fills)."""
         if self.guarded is None:
-            self.guarded = frozenset(
-                name for name, node in self.nodes.items() if not passes_trivially(node.traits)
-            )
-            self.guarded_at = [i for i, name in enumerate(self.infos) if name in self.guarded]
+            traits = ((name, node.traits) for name, node in self.nodes.items())
+            self.guarded, self.guarded_at = _guarded_nodes(traits, self.infos)
         return self.guarded
 
     def _labels(self, name: str) -> Mapping[str, str]:
@@ -218,14 +242,7 @@ class VolcanoCluster:
         return self.keys
 
     def _prepared(self, pod: Pod) -> _Prepared:
-        """The pod's side of scoring and its verdicts by node key, made once per pod
-        object (as ``KubeCluster._prepared``)."""
-        entry = self.prepared.get(id(pod))
-        if entry is None or entry[0] is not pod:
-            if len(self.prepared) >= _PREPARED_LIMIT:
-                self.prepared.clear()
-            entry = self.prepared[id(pod)] = (pod, (*self._prepare(pod), {}))
-        return entry[1]
+        return _prepared_once(self.prepared, pod, self._prepare)
 
     def _prepare(self, pod: Pod) -> tuple[Callable[[str], Verdict], Callable[[str], Verdict], bool]:
         """(verdict of a node no predicate can keep the pod off; verdict of any node;
@@ -445,22 +462,11 @@ class KubeCluster:
         """The nodes a pod without tolerations, selector or affinity may not pass (taints
         and cordons do not change while a cluster fills)."""
         if self.guarded is None:
-            self.guarded = frozenset(
-                name for name, traits in self.traits.items() if not passes_trivially(traits)
-            )
-            self.guarded_at = [i for i, name in enumerate(self.infos) if name in self.guarded]
+            self.guarded, self.guarded_at = _guarded_nodes(self.traits.items(), self.infos)
         return self.guarded
 
     def _prepared(self, pod: Pod) -> _Prepared:
-        """The pod's side of scoring and its verdicts by node key, made once per pod
-        object (a sequence rescores the bound node for the same few pods again and
-        again; the pod is kept, so its id is not reused meanwhile)."""
-        entry = self.prepared.get(id(pod))
-        if entry is None or entry[0] is not pod:
-            if len(self.prepared) >= _PREPARED_LIMIT:
-                self.prepared.clear()
-            entry = self.prepared[id(pod)] = (pod, (*self._prepare(pod), {}))
-        return entry[1]
+        return _prepared_once(self.prepared, pod, self._prepare)
 
     def _prepare(self, pod: Pod) -> tuple[Callable[[str], Verdict], Callable[[str], Verdict], bool]:
         """(verdict of a node no pod filter can keep the pod off, bound to its memo;

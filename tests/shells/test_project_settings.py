@@ -18,6 +18,7 @@ from policytest.read.project_settings import (
     load_settings,
     project_settings,
 )
+from tests.check.test_releases import PLACEMENT
 from tests.conftest import DATA, RunLine
 
 PROJECT = DATA / "realrepos" / "settings-project"
@@ -107,17 +108,6 @@ def test_flags_override_select_and_ignore(run_line: RunLine, project: Path) -> N
     (project / ".policytest.yaml").write_text("select: [VB]\n")
     assert "VC004" not in run_line(["validate", conf]).stdout
     assert "VC004" in run_line(["validate", "--select", "VC", conf]).stdout
-
-
-PLACEMENT = """\
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-- schedulerName: default-scheduler
-  plugins:
-    placementScore:
-      enabled: [{name: PodGroupPodsCount, weight: 1}]
-"""
 
 
 def test_kubernetes_version_from_the_file(run_line: RunLine, project: Path) -> None:
