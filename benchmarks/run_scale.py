@@ -33,8 +33,8 @@ def ranking_seconds(fixture: str, repeats: int) -> tuple[list[float], list[float
     and of loading the cluster state (``scheduler.cluster``: each node's accounting and
     key; Volcano's kube view of each node for nodeorder)."""
     from policytest.core.options import CheckOptions
-    from policytest.fixtures.load import load_fixture, load_scheduler
-    from policytest.fixtures.runner import rank
+    from policytest.harness.load import load_fixture, load_scheduler
+    from policytest.harness.runner import rank
     from policytest.read.source import read_file
     from policytest.scoring.fast import build_nodes
     from policytest.scoring.specs import pod_from_dict

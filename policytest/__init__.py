@@ -38,9 +38,9 @@ if TYPE_CHECKING:
     from policytest.core.options import CheckOptions as CheckOptions
     from policytest.core.options import RuleFilter as RuleFilter
     from policytest.diff.model import DiffReport as DiffReport
-    from policytest.fixtures.load import ConfigUnusable as ConfigUnusable
-    from policytest.fixtures.runner import CaseResult as CaseResult
-    from policytest.fixtures.suite import RunReport as RunReport
+    from policytest.harness.load import ConfigUnusable as ConfigUnusable
+    from policytest.harness.runner import CaseResult as CaseResult
+    from policytest.harness.suite import RunReport as RunReport
 
 _EXPORTS = {
     "validate_paths": "policytest.api",
@@ -49,8 +49,8 @@ _EXPORTS = {
     "diff_revisions": "policytest.api",
     "scheduler_from_file": "policytest.api",
     "ValidationReport": "policytest.check.validate",
-    "RunReport": "policytest.fixtures.suite",
-    "CaseResult": "policytest.fixtures.runner",
+    "RunReport": "policytest.harness.suite",
+    "CaseResult": "policytest.harness.runner",
     "DiffReport": "policytest.diff.model",
     "Finding": "policytest.core.findings",
     "Severity": "policytest.core.findings",
@@ -59,7 +59,7 @@ _EXPORTS = {
     "ExitCode": "policytest.core.exitcodes",
     "PolicytestError": "policytest.core.errors",
     "PathNotFound": "policytest.core.errors",
-    "ConfigUnusable": "policytest.fixtures.load",
+    "ConfigUnusable": "policytest.harness.load",
 }
 
 __all__ = ["__version__", *_EXPORTS]

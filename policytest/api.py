@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from policytest.check.validate import ValidationReport
     from policytest.core.findings import Finding
     from policytest.diff.model import DiffReport
-    from policytest.fixtures.suite import RunReport
+    from policytest.harness.suite import RunReport
     from policytest.read.source import Document
     from policytest.scoring.protocol import Scheduler
 
@@ -40,7 +40,7 @@ def validate_paths(
 
 
 def _check_fixture(document: Document, options: CheckOptions) -> list[Finding]:
-    from policytest.fixtures.load import check_fixture
+    from policytest.harness.load import check_fixture
 
     return check_fixture(document, options)
 
@@ -51,7 +51,7 @@ def run_paths(
     progress: Progress | None = None,
 ) -> RunReport:
     """Run every case of every fixture under ``paths``. Raises :class:`~policytest.PathNotFound`."""
-    from policytest.fixtures.suite import run_paths as run_suite
+    from policytest.harness.suite import run_paths as run_suite
 
     return run_suite(paths, options, progress)
 
@@ -92,6 +92,6 @@ def scheduler_from_file(
 ) -> Scheduler:
     """An executable scheduler from a config file, to rank and place pods from Python.
     Raises :class:`~policytest.ConfigUnusable` when the scheduler would refuse it."""
-    from policytest.fixtures.load import scheduler_from_file as load
+    from policytest.harness.load import scheduler_from_file as load
 
     return load(path, profile, options)

@@ -24,7 +24,7 @@ from policytest.core.options import RuleFilter
 
 if TYPE_CHECKING:
     from policytest.core.options import CheckOptions
-    from policytest.fixtures.runner import CaseResult, Placement
+    from policytest.harness.runner import CaseResult, Placement
     from policytest.read.project_settings import ProjectSettings
 
 DEFAULT_PATTERNS = ["*.policytest.yaml", "*.policytest.yml"]
@@ -175,7 +175,7 @@ def fixture_root(config: pytest.Config, path: str) -> Any:
     """``--policytest-root``, else the fixture's git checkout, else the directory pytest
     was invoked from."""
     from policytest.core.options import CheckOptions
-    from policytest.fixtures.load import root_for
+    from policytest.harness.load import root_for
 
     given = config.getoption("policytest_root")
     return root_for(path, CheckOptions(root=given), str(config.invocation_params.dir))
@@ -202,7 +202,7 @@ class FixtureFile(pytest.File):
     """
 
     def collect(self) -> Iterator[CaseItem | ConfigItem]:
-        from policytest.fixtures.suite import PlannedCase, PlannedConfig, plan_file, run_file
+        from policytest.harness.suite import PlannedCase, PlannedConfig, plan_file, run_file
 
         options = check_options(self.config)
         root = fixture_root(self.config, str(self.path))
@@ -216,7 +216,7 @@ class FixtureFile(pytest.File):
             results = [case.run() for case in planned]
             failing = {r.case: r for r in results if r.status == "failed"}
             if failing:
-                from policytest.fixtures.golden import UnsafeUpdate, rewrite_file
+                from policytest.harness.golden import UnsafeUpdate, rewrite_file
 
                 try:
                     if rewrite_file(str(self.path), failing, root):
@@ -345,15 +345,15 @@ class PolicytestAPI:
     def run(self, path: str | Path) -> list[CaseResult]:
         """Run every case of a fixture file."""
         from policytest.core.options import CheckOptions
-        from policytest.fixtures.load import root_for
-        from policytest.fixtures.suite import run_file
+        from policytest.harness.load import root_for
+        from policytest.harness.suite import run_file
 
         options = self.options or CheckOptions()
         return run_file(str(path), options, root_for(str(path), options))
 
     def scheduler(self, config: str | Path, profile: str | None = None) -> Any:
         """An executable scheduler from a config file (raw or inside a ConfigMap)."""
-        from policytest.fixtures.load import scheduler_from_file
+        from policytest.harness.load import scheduler_from_file
 
         return scheduler_from_file(str(config), profile)
 
@@ -361,7 +361,7 @@ class PolicytestAPI:
         self, scheduler: Any, nodes: Sequence[Mapping[str, Any]], pod: Mapping[str, Any]
     ) -> list[list[str]]:
         """Rank ``nodes`` (fixture node form) for ``pod``: best first, ties grouped."""
-        from policytest.fixtures.runner import rank
+        from policytest.harness.runner import rank
         from policytest.scoring.specs import node_from_dict, pod_from_dict
 
         state = scheduler.cluster(
@@ -376,7 +376,7 @@ class PolicytestAPI:
         """Place ``pods`` (fixture pod form, ``count`` allowed) one by one, as ``run``
         places a case's ``pods``: ``.placements`` (pods per node), ``.pending``,
         ``.nodes_used`` and ``.steps`` (where each pod went, and the nodes it tied with)."""
-        from policytest.fixtures.runner import place_sequence
+        from policytest.harness.runner import place_sequence
         from policytest.scoring.fast import build_nodes
         from policytest.scoring.specs import pods_from_dict
 

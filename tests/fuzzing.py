@@ -42,7 +42,7 @@ from policytest.cli import main
 from policytest.core.findings import Finding
 from policytest.core.limits import Limits
 from policytest.core.options import CheckOptions
-from policytest.fixtures.suite import run_file
+from policytest.harness.suite import run_file
 from policytest.read.recognise import expand
 from policytest.read.source import ParseFailure, compose_all, read_bytes
 

@@ -29,7 +29,7 @@ STAGES = (
     "volcano",
     "kube",
     "check",
-    "fixtures",
+    "harness",
     "diff",
     "reporters",
     "api",

@@ -63,7 +63,7 @@ def validate_paths(
     ``rules``, default ``options.rules``).
 
     Fixtures are checked by ``check_fixture``, which loads their configs through this
-    stage (:mod:`policytest.fixtures` sits above it); :func:`policytest.validate_paths`
+    stage (:mod:`policytest.harness` sits above it); :func:`policytest.validate_paths`
     passes the fixtures' checker.
     """
     rules = options.rules if rules is None else rules
@@ -140,7 +140,7 @@ def _claimed(source: SourceFile) -> bool:
 def _default_root(path: str) -> str | None:
     """The root ``path`` must resolve inside: its git checkout, else (no ``.git``) the
     working directory when ``path`` is below it, as for a fixture's config (see
-    ``policytest.fixtures.load.root_for``); ``None`` otherwise, which leaves the file's
+    ``policytest.harness.load.root_for``); ``None`` otherwise, which leaves the file's
     own directory."""
     if path == "-":
         return None

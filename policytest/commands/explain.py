@@ -34,8 +34,8 @@ def execute(args: Any) -> int:
 
     from policytest.commands.run import progress_line
     from policytest.core.exitcodes import ExitCode
-    from policytest.fixtures.load import root_for
-    from policytest.fixtures.suite import run_file
+    from policytest.harness.load import root_for
+    from policytest.harness.suite import run_file
     from policytest.reporters.run.explain import render_case
 
     problem = missing_file(args.fixture)
@@ -61,6 +61,6 @@ def execute(args: Any) -> int:
         if not results:
             return unknown_case(args.case, args.fixture, names)
     write("\n".join(render_case(result) for result in results))
-    from policytest.fixtures.suite import RunReport
+    from policytest.harness.suite import RunReport
 
     return int(ExitCode.OK if RunReport(tuple(results)).ok else ExitCode.FINDINGS)

@@ -78,7 +78,7 @@ def progress_line(
 def execute(args: Any) -> int:
     from policytest.core.errors import PathNotFound
     from policytest.core.exitcodes import ExitCode
-    from policytest.fixtures.suite import run_paths
+    from policytest.harness.suite import run_paths
     from policytest.reporters.quoting import text
 
     chosen = output_format(args)
@@ -100,7 +100,7 @@ def execute(args: Any) -> int:
     finally:
         line.close()
     if args.update:
-        from policytest.fixtures.golden import update_expectations
+        from policytest.harness.golden import update_expectations
 
         written, refused = update_expectations(report.results, args.root)
         for path in written:

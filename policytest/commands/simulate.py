@@ -48,14 +48,14 @@ def configure(subparsers: Any) -> None:
 def execute(args: Any) -> int:
     from policytest.check.suppress import visible
     from policytest.core.exitcodes import ExitCode
-    from policytest.fixtures.load import config_scheduler, root_for
-    from policytest.fixtures.simulate import (
+    from policytest.harness.load import config_scheduler, root_for
+    from policytest.harness.simulate import (
         NoSuchCase,
         SimulationError,
         load_workloads,
         simulate,
     )
-    from policytest.fixtures.suite import refusal
+    from policytest.harness.suite import refusal
     from policytest.reporters.quoting import text
     from policytest.reporters.run.packing import render_json, render_text
     from policytest.reporters.validate.text import format_finding

@@ -45,14 +45,14 @@ from policytest.diff.model import (
     compare_fixture,
     compare_views,
 )
-from policytest.fixtures.load import (
+from policytest.harness.load import (
     check_fixture,
     config_scheduler,
     load_fixture,
 )
-from policytest.fixtures.model import Fixture
-from policytest.fixtures.runner import CaseResult, error_result
-from policytest.fixtures.suite import (
+from policytest.harness.model import Fixture
+from policytest.harness.runner import CaseResult, error_result
+from policytest.harness.suite import (
     checked_cases,
     discover,
     is_fixture_name,

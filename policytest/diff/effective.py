@@ -16,7 +16,7 @@ from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING
 
 from policytest.core.options import CheckOptions
-from policytest.fixtures.load import load_fixture
+from policytest.harness.load import load_fixture
 from policytest.read.recognise import Kind, expand
 from policytest.read.source import Document, child, read_file
 from policytest.scoring.weights import RSF, BinpackWeights, ResourceStrategyFitArgs

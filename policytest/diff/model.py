@@ -17,7 +17,7 @@ from typing import Literal
 from policytest.core.exitcodes import ExitCode
 from policytest.core.findings import Finding, Severity
 from policytest.diff.effective import ConfigView, Setting
-from policytest.fixtures.runner import FLOAT_TOLERANCE, CaseResult, Ranking, Status, close_enough
+from policytest.harness.runner import FLOAT_TOLERANCE, CaseResult, Ranking, Status, close_enough
 
 Change = Literal["added", "removed", "changed", "unchanged"]
 FailOn = Literal["findings", "ranking-change", "never"]

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from policytest.check.validate import ValidationReport
     from policytest.diff.model import DiffReport
-    from policytest.fixtures.suite import RunReport
+    from policytest.harness.suite import RunReport
 
 VALIDATE_FORMATS: dict[str, str] = {
     "text": "policytest.reporters.validate.text",

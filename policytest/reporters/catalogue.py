@@ -10,14 +10,14 @@ from collections.abc import Iterator
 
 from policytest.check import configmap as _configmap
 from policytest.core.rules import Rule, registered_rules
-from policytest.fixtures import model as _fixtures
+from policytest.harness import model as _harness
 from policytest.kube import rules as _kube
 from policytest.read import schema as _schema
 from policytest.read import source as _source
 from policytest.volcano import plugin_rules as _volcano_plugins
 from policytest.volcano import rules as _volcano
 
-RULE_MODULES = (_source, _schema, _configmap, _fixtures, _volcano, _volcano_plugins, _kube)
+RULE_MODULES = (_source, _schema, _configmap, _harness, _volcano, _volcano_plugins, _kube)
 """Every module that declares rules (a test keeps this list complete)."""
 
 

@@ -10,7 +10,7 @@ behind :class:`~policytest.scoring.protocol.ClusterState`. What is saved is repe
   chosen node, so each pod kind's per-node totals are kept (for the few most recent
   kinds) and only the bound node is rescored; the best node and its ties come from a
   heap of totals instead of building and ranking a ``NodeScore`` per node.
-  Ties are broken exactly as :func:`policytest.fixtures.runner.rank` orders them (cluster order).
+  Ties are broken exactly as :func:`policytest.harness.runner.rank` orders them (cluster order).
 """
 
 from __future__ import annotations

@@ -212,7 +212,7 @@ class Scores(Sequence[NodeScore]):
 
     def ranked(self) -> tuple[tuple[str, ...], ...]:
         """Feasible nodes best first, equal totals grouped in cluster order (what
-        ``policytest.fixtures.runner.rank`` makes of the ``NodeScore`` objects)."""
+        ``policytest.harness.runner.rank`` makes of the ``NodeScore`` objects)."""
         groups: dict[float, list[str]] = {}
         for name, verdict in zip(self.names, self.verdicts, strict=True):
             if verdict[0]:

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from policytest import run_paths
-from policytest.fixtures import load
+from policytest.harness import load
 from policytest.kube import check as kube_check
 from policytest.volcano import check as volcano_check
 

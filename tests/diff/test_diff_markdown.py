@@ -6,7 +6,7 @@ import html
 import re
 
 from policytest.diff.model import DiffReport, FixtureDiff, compare_fixture
-from policytest.fixtures.runner import CaseResult, rank
+from policytest.harness.runner import CaseResult, rank
 from policytest.reporters import DIFF_FORMATS, render_diff
 from policytest.reporters.diff.markdown import COMMENT_LIMIT, MARKER, render
 from policytest.scoring.protocol import NodeScore

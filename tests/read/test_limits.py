@@ -19,7 +19,7 @@ import pytest
 
 from policytest.core.limits import DEFAULT_LIMITS, Limits, describe, limit_names
 from policytest.core.options import CheckOptions
-from policytest.fixtures.suite import run_file
+from policytest.harness.suite import run_file
 from policytest.read.goyaml import Budget, DecodeLimit, decode
 from policytest.read.source import read_bytes
 from tests.conftest import RunLine

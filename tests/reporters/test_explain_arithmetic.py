@@ -10,7 +10,7 @@ from dataclasses import replace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from policytest.fixtures.runner import CaseResult, format_score, rank
+from policytest.harness.runner import CaseResult, format_score, rank
 from policytest.reporters.run.explain import render_case
 from policytest.scoring.kube import FitScoring
 from policytest.scoring.schedulers import KubeScheduler, NodeOrderEntry, VolcanoScheduler

@@ -33,8 +33,8 @@ from policytest.check.validate import ValidationReport
 from policytest.core.findings import Finding, Severity
 from policytest.diff.effective import Setting
 from policytest.diff.model import ConfigDiff, DiffReport, SettingChange, compare_fixture
-from policytest.fixtures.runner import CaseResult, message_lines, rank
-from policytest.fixtures.suite import RunReport
+from policytest.harness.runner import CaseResult, message_lines, rank
+from policytest.harness.suite import RunReport
 from policytest.reporters import quoting, render_diff, render_run, render_validation
 from policytest.reporters.diff.markdown import COMMENT_LIMIT
 from policytest.scoring.protocol import NodeScore

@@ -6,8 +6,8 @@ import json
 import xml.etree.ElementTree as ElementTree
 
 from policytest.core.findings import Finding, Severity
-from policytest.fixtures.runner import CaseResult, Step
-from policytest.fixtures.suite import RunReport
+from policytest.harness.runner import CaseResult, Step
+from policytest.harness.suite import RunReport
 from policytest.reporters import RUN_FORMATS, render_run
 from policytest.scoring.protocol import NodeScore
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from policytest.fixtures.runner import rank
+from policytest.harness.runner import rank
 from policytest.scoring.kube import BalancedArgs, FitScoring
 from policytest.scoring.protocol import LazyDetails, ResourceDetail
 from policytest.scoring.schedulers import KubeScheduler, NodeOrderEntry, VolcanoScheduler

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from policytest.fixtures.runner import rank
+from policytest.harness.runner import rank
 from policytest.scoring.cluster import Node, Pod
 from policytest.scoring.fast import Choice, build_nodes, place_all
 from policytest.scoring.kube import (

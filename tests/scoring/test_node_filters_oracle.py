@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from policytest.core.options import CheckOptions
-from policytest.fixtures.load import scheduler_from_file
+from policytest.harness.load import scheduler_from_file
 from policytest.scoring.cluster import Node, Pod
 from policytest.scoring.schedulers import (
     NODE_FILTERS,

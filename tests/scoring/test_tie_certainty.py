@@ -12,8 +12,8 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from policytest.fixtures.model import Expectation
-from policytest.fixtures.runner import Placement, _deciding_ties, place_sequence
+from policytest.harness.model import Expectation
+from policytest.harness.runner import Placement, _deciding_ties, place_sequence
 from policytest.scoring.cluster import Node, Pod
 from policytest.scoring.kube import BalancedArgs, FitScoring
 from policytest.scoring.protocol import Scheduler

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from policytest.fixtures.runner import rank
+from policytest.harness.runner import rank
 from policytest.scoring.cluster import Node, Pod
 from policytest.scoring.protocol import NodeScore, Scheduler
 from policytest.scoring.schedulers import NodeOrderEntry, VolcanoScheduler

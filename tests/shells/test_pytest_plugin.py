@@ -53,7 +53,7 @@ def test_failure_shows_expected_and_actual_without_a_traceback(project: pytest.P
         ]
     )
     assert "Traceback" not in result.stdout.str()
-    assert "policytest/fixtures/runner.py" not in result.stdout.str()
+    assert "policytest/harness/runner.py" not in result.stdout.str()
 
 
 def test_broken_config_reference_is_an_error_case(project: pytest.Pytester) -> None:

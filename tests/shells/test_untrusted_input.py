@@ -362,7 +362,7 @@ def test_update_refuses_a_read_only_fixture(run_line: RunLine, repo: Path) -> No
 def test_update_that_cannot_write_is_one_line(
     run_line: RunLine, repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from policytest.fixtures import golden
+    from policytest.harness import golden
 
     def refuse(path: str, data: bytes) -> None:
         raise PermissionError(13, "Permission denied", path)

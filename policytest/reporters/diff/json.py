@@ -15,7 +15,7 @@ from policytest.check.validate import ValidationReport
 from policytest.core.findings import Finding
 from policytest.diff.effective import Setting
 from policytest.diff.model import CaseDiff, CaseSide, ConfigDiff, DiffReport, FixtureDiff
-from policytest.fixtures.runner import plain_number
+from policytest.harness.runner import plain_number
 from policytest.reporters.json_report import FindingJSON
 from policytest.reporters.json_report import as_json as findings_json
 

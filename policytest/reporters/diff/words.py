@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 
 from policytest.diff.effective import Setting
 from policytest.diff.model import CaseDiff, CaseSide, DiffReport, FixtureDiff
-from policytest.fixtures.runner import format_ranking, format_score
+from policytest.harness.runner import format_ranking, format_score
 
 ABSENT = "(absent)"
 

@@ -13,7 +13,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Final
 
-from policytest.fixtures.runner import MESSAGE_LINE_BREAK, CaseResult, format_ranking, format_score
+from policytest.harness.runner import MESSAGE_LINE_BREAK, CaseResult, format_ranking, format_score
 from policytest.reporters.quoting import text
 from policytest.reporters.run.text import node_table
 from policytest.reporters.validate.text import format_finding, plural

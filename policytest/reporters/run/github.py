@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from policytest.fixtures.suite import RunReport
+from policytest.harness.suite import RunReport
 from policytest.reporters.quoting import github_data, github_property
 from policytest.reporters.run.text import summary
 from policytest.reporters.validate.github import annotation

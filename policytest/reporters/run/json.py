@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from policytest.fixtures.runner import CaseResult, plain_number
-from policytest.fixtures.suite import RunReport
+from policytest.harness.runner import CaseResult, plain_number
+from policytest.harness.suite import RunReport
 from policytest.reporters.json_report import finding_json
 
 

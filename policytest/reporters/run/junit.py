@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ElementTree
 from itertools import groupby
 
 from policytest.core.findings import Severity
-from policytest.fixtures.suite import RunReport
+from policytest.harness.suite import RunReport
 from policytest.reporters.quoting import xml
 from policytest.reporters.run.text import describe_failure
 from policytest.reporters.validate.text import format_finding

@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import asdict
 
-from policytest.fixtures.simulate import PackingReport, ResourceUse
+from policytest.harness.simulate import PackingReport, ResourceUse
 from policytest.reporters.quoting import text
 
 __all__ = ["render_json", "render_text"]

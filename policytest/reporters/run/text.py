@@ -6,8 +6,8 @@ from collections.abc import Iterable, Sequence
 from itertools import groupby
 
 from policytest.core.findings import Finding, Severity
-from policytest.fixtures.runner import MESSAGE_LINE_BREAK, CaseResult, format_score
-from policytest.fixtures.suite import RunReport
+from policytest.harness.runner import MESSAGE_LINE_BREAK, CaseResult, format_score
+from policytest.harness.suite import RunReport
 from policytest.reporters.quoting import text
 from policytest.reporters.validate.text import format_finding, paint, plural
 from policytest.scoring.protocol import NodeScore
