@@ -24,7 +24,7 @@ def test_bundled_fixtures_pass(run_line: RunLine) -> None:
     result = run_line(["run", RSF_FIXTURE, BINPACK_FIXTURE, "--format", "json"])
     assert result.exit_code == 0, result.stdout
     report = json.loads(result.stdout)
-    assert report["summary"] == {"passed": 5, "failed": 0, "errors": 0}
+    assert report["summary"] == {"passed": 5, "failed": 0, "errors": 0, "updated": 0}
     first = {
         r["file"].rsplit("/", 1)[-1]: r for r in report["results"] if "one-GPU job" in r["case"]
     }
