@@ -74,7 +74,11 @@ def _rules(config: pytest.Config, settings: RuleFilter) -> RuleFilter:
         ini = config.getini(f"policytest_{name}")
         return rule_ids(",".join(ini)) if ini else fallback
 
-    return RuleFilter(chosen("select", settings.select), chosen("ignore", settings.ignore))
+    return replace(
+        settings,
+        select=chosen("select", settings.select),
+        ignore=chosen("ignore", settings.ignore),
+    )
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -239,6 +239,9 @@ def checked_versions(settings: ProjectSettings) -> ProjectSettings:
         for index, item in enumerate(getattr(settings, key) or ()):
             if unknown_rule(item):
                 raise refuse(f"{key}[{index}]", unknown_rule_message(item))
+    for item, _ in settings.severity:
+        if unknown_rule(item):
+            raise refuse(f"severity.{item}", unknown_rule_message(item))
     return settings
 
 

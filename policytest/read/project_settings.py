@@ -18,6 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from policytest.core.errors import PolicytestError
+from policytest.core.findings import Severity
 from policytest.core.limits import DEFAULT_LIMITS, Limits
 from policytest.core.options import CheckOptions, CustomPlugin, RuleFilter
 
@@ -52,6 +53,8 @@ class ProjectSettings:
     kube_distribution: str | None = None
     kube_plugins: tuple[CustomPlugin, ...] = ()
     volcano_plugins: tuple[str, ...] = ()
+    severity: tuple[tuple[str, Severity], ...] = ()
+    """``severity: {VB012: error}``: a rule's (or prefix's) severity in this project."""
     lines: tuple[tuple[str, int], ...] = ()
     """(top-level key, line) for the keys written, to name them in later errors."""
 
@@ -59,10 +62,11 @@ class ProjectSettings:
         return dict(self.lines).get(key, 0)
 
     def check_options(self, options: CheckOptions) -> CheckOptions:
-        """``options`` with this file's scheduler builds (the CLI passes the releases
-        through the flags' own fields, so that flags win)."""
+        """``options`` with this file's scheduler builds and rule severities (the CLI
+        passes the releases through the flags' own fields, so that flags win)."""
         return replace(
             options,
+            rules=replace(options.rules, severities=self.severity),
             kube_distribution=self.kube_distribution or options.kube_distribution,
             kube_plugins=(*options.kube_plugins, *self.kube_plugins),
             volcano_plugins=(*options.volcano_plugins, *self.volcano_plugins),
@@ -174,6 +178,11 @@ def load_settings(path: str, limits: Limits = DEFAULT_LIMITS) -> ProjectSettings
         if key in value:
             rules[key] = tuple(str(item).strip().upper() for item in value[key])
             lines += [(f"{key}[{index}]", line_of(key, index)) for index in range(len(value[key]))]
+    severity = tuple(
+        (str(rule).strip().upper(), Severity(level))
+        for rule, level in (value.get("severity") or {}).items()
+    )
+    lines += [(f"severity.{rule}", line_of("severity", str(rule))) for rule in value.get("severity") or {}]
     kube = value.get("kubeScheduler") or {}
     declared = tuple(
         CustomPlugin(
@@ -189,6 +198,7 @@ def load_settings(path: str, limits: Limits = DEFAULT_LIMITS) -> ProjectSettings
         volcano_version=value.get("volcanoVersion"),
         select=rules.get("select"),
         ignore=rules.get("ignore"),
+        severity=severity,
         kube_distribution=kube.get("distribution"),
         kube_plugins=declared,
         volcano_plugins=tuple(

@@ -70,3 +70,20 @@ def test_the_policytest_fixture_uses_the_settings(project: pytest.Pytester) -> N
     )
     result = project.runpytest("test_api.py")
     result.assert_outcomes(passed=1)
+
+
+def test_the_settings_file_sets_severities_in_the_plugin(pytester: pytest.Pytester) -> None:
+    """The config item fails on an error; a project that lowers the rule passes it."""
+    (pytester.path / ".git").mkdir()
+    (pytester.path / "off.policytest.yaml").write_text(
+        "apiVersion: policytest/v1\nkind: PolicyTest\nmetadata: {name: weight-zero}\n"
+        "scheduler:\n  volcano:\n    actions: enqueue, allocate\n    tiers:\n"
+        "    - plugins:\n      - {name: binpack, arguments: {binpack.weight: 0}}\n"
+        'cluster:\n  nodes:\n  - {name: a, allocatable: {cpu: "8", pods: "110"}}\n'
+        "cases:\n- name: one pod\n  pod: {requests: {cpu: '1'}}\n  expect: {top: a}\n"
+    )
+    failed = pytester.runpytest()
+    failed.assert_outcomes(failed=1, passed=1)
+    failed.stdout.fnmatch_lines(["*VB003 error*"])
+    (pytester.path / ".policytest.yaml").write_text("severity: {VB003: warning}\n")
+    pytester.runpytest().assert_outcomes(passed=2)
