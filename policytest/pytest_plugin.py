@@ -11,6 +11,7 @@ from __future__ import annotations
 import fnmatch
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from functools import cached_property, partial
 from pathlib import Path
@@ -347,7 +348,7 @@ class PolicytestAPI:
         self.options = options
 
     def run(self, path: str | Path) -> list[CaseResult]:
-        """Run every case of a fixture file."""
+        """Run every case of a fixture file (with the session's settings)."""
         from policytest.core.options import CheckOptions
         from policytest.harness.load import root_for
         from policytest.harness.suite import run_file
@@ -356,10 +357,13 @@ class PolicytestAPI:
         return run_file(str(path), options, root_for(str(path), options))
 
     def scheduler(self, config: str | Path, profile: str | None = None) -> Any:
-        """An executable scheduler from a config file (raw or inside a ConfigMap)."""
+        """An executable scheduler from a config file (raw or inside a ConfigMap), judged
+        with the session's settings (releases, builds, select/ignore, severities). A
+        config with error findings fails the test with them, as a config item does."""
         from policytest.harness.load import scheduler_from_file
 
-        return scheduler_from_file(str(config), profile)
+        with _failing_the_test():
+            return scheduler_from_file(str(config), profile, self.options)
 
     def rank(
         self, scheduler: Any, nodes: Sequence[Mapping[str, Any]], pod: Mapping[str, Any]
@@ -368,10 +372,11 @@ class PolicytestAPI:
         from policytest.harness.runner import rank
         from policytest.scoring.specs import node_from_dict, pod_from_dict
 
-        state = scheduler.cluster(
-            [node_from_dict(n, default_requests_from_limits=True) for n in nodes]
-        )
-        scores = state.score(pod_from_dict(pod, default_requests_from_limits=True))
+        with _failing_the_test():
+            state = scheduler.cluster(
+                [node_from_dict(n, default_requests_from_limits=True) for n in nodes]
+            )
+            scores = state.score(pod_from_dict(pod, default_requests_from_limits=True))
         return [list(group) for group in rank(scores)]
 
     def place(
@@ -384,16 +389,31 @@ class PolicytestAPI:
         from policytest.scoring.fast import build_nodes
         from policytest.scoring.specs import pods_from_dict
 
-        built = build_nodes((str(spec.get("name", "")), spec) for spec in nodes)
-        incoming = [
-            one
-            for index, entry in enumerate(pods)
-            for one in pods_from_dict(
-                entry, default_requests_from_limits=True, where=f"pods[{index}]"
-            )
-        ]
+        with _failing_the_test():
+            built = build_nodes((str(spec.get("name", "")), spec) for spec in nodes)
+            incoming = [
+                one
+                for index, entry in enumerate(pods)
+                for one in pods_from_dict(
+                    entry, default_requests_from_limits=True, where=f"pods[{index}]"
+                )
+            ]
         placed, _ = place_sequence(scheduler.cluster(built), built, incoming)
         return placed
+
+
+@contextmanager
+def _failing_the_test() -> Iterator[None]:
+    """A config or node the scheduler would refuse fails the test with the findings, as a
+    fixture item fails: no traceback through policytest's modules."""
+    try:
+        yield
+    except PolicytestError as error:
+        from policytest.reporters.validate.text import format_finding
+
+        findings = getattr(error, "findings", ())
+        lines = [format_finding(f, color=False) for f in findings] or [f"policytest: {error}"]
+        pytest.fail("\n".join(lines), pytrace=False)
 
 
 @pytest.fixture

@@ -182,7 +182,9 @@ def load_settings(path: str, limits: Limits = DEFAULT_LIMITS) -> ProjectSettings
         (str(rule).strip().upper(), Severity(level))
         for rule, level in (value.get("severity") or {}).items()
     )
-    lines += [(f"severity.{rule}", line_of("severity", str(rule))) for rule in value.get("severity") or {}]
+    lines += [
+        (f"severity.{rule}", line_of("severity", str(rule))) for rule in value.get("severity") or {}
+    ]
     kube = value.get("kubeScheduler") or {}
     declared = tuple(
         CustomPlugin(
