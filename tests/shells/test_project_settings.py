@@ -328,7 +328,13 @@ def test_a_schema_problem_names_its_key_once(run_line: RunLine, tmp_path: Path) 
 
 # --- severity per rule ------------------------------------------------------------------
 
-BINPACK_OFF = 'actions: "enqueue, allocate"\ntiers:\n- plugins:\n  - name: binpack\n    arguments: {binpack.weight: 0, binpack.cpu: -2}\n'
+BINPACK_OFF = """\
+actions: "enqueue, allocate"
+tiers:
+- plugins:
+  - name: binpack
+    arguments: {binpack.weight: 0, binpack.cpu: -2}
+"""
 
 
 @pytest.mark.parametrize(
