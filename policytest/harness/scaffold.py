@@ -43,9 +43,11 @@ def resources(text: str) -> dict[str, str]:
         if not equals or not name or not quantity:
             raise ScaffoldError(f"expected RESOURCE=QUANTITY, comma-separated: {text!r}")
         try:
-            parse_quantity(quantity)
+            negative = parse_quantity(quantity).nanos < 0
         except QuantityError as error:
             raise ScaffoldError(f"{name}: {error}") from None
+        if negative:
+            raise ScaffoldError(f"{name}: {quantity} is negative; Kubernetes refuses that")
         listed[name] = quantity
     return listed
 

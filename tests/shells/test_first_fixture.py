@@ -76,6 +76,7 @@ def test_update_marks_only_the_cases_it_rewrote(run_line: RunLine, repo: Path) -
     [
         pytest.param(["--node", "a:cpu=8x"], "cpu: invalid quantity '8x'", id="bad-quantity"),
         pytest.param(["--node", "cpu=8"], "expected NODE:RESOURCE=QUANTITY", id="no-name"),
+        pytest.param(["--node", "a:cpu=-1"], "cpu: -1 is negative", id="negative"),
         pytest.param(
             ["--node", "a:cpu=8", "--used", "b:cpu=1"], "--used names 'b'", id="unknown-used"
         ),

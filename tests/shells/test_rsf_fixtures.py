@@ -114,7 +114,7 @@ cluster:
 cases:
 - name: case
   pod: POD
-  expect: {}
+  expect: {unschedulable: []}
 """
 SPREAD = {
     "volcano.sh/resource-strategy-scoring-type": "LeastAllocated",
