@@ -404,3 +404,20 @@ def test_a_severity_for_no_rule_or_of_no_level_is_refused(
     result = run_line(["validate", "volcano-scheduler.conf"])
     assert result.exit_code == 2, result
     assert where in result.stderr and message in result.stderr, result.stderr
+
+
+def test_verbose_names_the_settings_file_and_no_settings_skips_it(
+    run_line: RunLine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """issue 28: which settings file was read and what it suppressed was never shown,
+    and there was no way to leave it out for one run."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "volcano-scheduler.conf").write_text(BINPACK_OFF)
+    (tmp_path / ".policytest.yaml").write_text("ignore: [VB002]\nseverity: {VB003: warning}\n")
+    read = run_line(["validate", "--verbose", "volcano-scheduler.conf"])
+    assert read.exit_code == 0, read
+    assert "settings: .policytest.yaml (ignore VB002; severity VB003: warning)\n" in read.stderr
+    skipped = run_line(["validate", "--verbose", "--no-settings", "volcano-scheduler.conf"])
+    assert skipped.exit_code == 1, skipped  # VB002 and VB003 errors, as without the file
+    assert "settings: none read (--no-settings)\n" in skipped.stderr
+    assert "VB002 error" in skipped.stdout and "VB003 error" in skipped.stdout
