@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from policytest.core.errors import PolicytestError
-from policytest.core.findings import Severity
+from policytest.core.findings import Finding, Severity
 from policytest.core.limits import DEFAULT_LIMITS, Limits
 from policytest.core.options import CheckOptions, CustomPlugin, RuleFilter
 
@@ -161,11 +161,10 @@ def load_settings(path: str, limits: Limits = DEFAULT_LIMITS) -> ProjectSettings
             path, document.position(document.root).line, "", "must be a mapping of settings"
         )
     findings = schema_findings(document, SCHEMA_NAME, value)
-    if findings:
-        first = findings[0]
-        key = _key_of(first.message)
-        message = _fix(first.message.replace(f" in `{key}`", "")) if key else _fix(first.message)
-        raise SettingsError(path, first.line, key, message)
+    if findings:  # every mistake at once: the first where it is, the others after it
+        (line, key, message), *others = [_mistake(finding) for finding in findings]
+        message += "".join(f"; also line {n}: key `{k}`: {m}" for n, k, m in others)
+        raise SettingsError(path, line, key, message)
 
     def line_of(*steps: str | int) -> int:
         key_node, value_node = locate(document, steps)
@@ -211,6 +210,13 @@ def load_settings(path: str, limits: Limits = DEFAULT_LIMITS) -> ProjectSettings
 
 _KEY = re.compile(r"`([^`]+)`")
 _WHERE = re.compile(r" in `([^`]+)`")
+
+
+def _mistake(finding: Finding) -> tuple[int, str, str]:
+    """(line, key, what is wrong) of a schema finding, in the settings file's words."""
+    key = _key_of(finding.message)
+    message = finding.message.replace(f" in `{key}`", "") if key else finding.message
+    return finding.line, key, _fix(message)
 
 
 def _key_of(message: str) -> str:

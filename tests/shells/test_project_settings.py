@@ -421,3 +421,19 @@ def test_verbose_names_the_settings_file_and_no_settings_skips_it(
     assert skipped.exit_code == 1, skipped  # VB002 and VB003 errors, as without the file
     assert "settings: none read (--no-settings)\n" in skipped.stderr
     assert "VB002 error" in skipped.stdout and "VB003 error" in skipped.stdout
+
+
+def test_every_mistake_of_the_settings_file_is_reported_at_once(
+    run_line: RunLine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".policytest.yaml").write_text("kubernetesVersion: 1.30\nignor: [VB012]\n")
+    (tmp_path / "volcano-scheduler.conf").write_text(BINPACK_OFF)
+    result = run_line(["validate", "volcano-scheduler.conf"])
+    assert result.exit_code == 2, result
+    assert ".policytest.yaml:1: key `kubernetesVersion`: `kubernetesVersion` must be a string" in (
+        result.stderr
+    )
+    assert "; also line 2: key `ignor`: unknown key `ignor`; did you mean `ignore`?" in (
+        result.stderr
+    )
