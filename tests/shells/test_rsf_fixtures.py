@@ -79,7 +79,7 @@ def test_simulate_compares_it_with_the_equivalent_binpack_config(run_line: RunLi
         # binpack has no per-pod override: only the annotated pod differs (it spreads)
         assert same is (case != ANNOTATED), case
     annotated_rsf, annotated_binpack = by_case[ANNOTATED]
-    assert (annotated_rsf["nodes_in_use"], annotated_binpack["nodes_in_use"]) == (4, 3)
+    assert (annotated_rsf["nodesInUse"], annotated_binpack["nodesInUse"]) == (4, 3)
 
 
 def test_diff_shows_the_settings_volcano_holds(run_line: RunLine) -> None:
