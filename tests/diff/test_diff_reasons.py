@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import RunLine
+from tests.conftest import RunLine, user_repository
 
 KUBE = """\
 apiVersion: kubescheduler.config.k8s.io/v1
@@ -50,11 +50,7 @@ cases:
 
 @pytest.fixture
 def two_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    (tmp_path / ".git").mkdir()
-    (tmp_path / "fixtures").mkdir()
-    (tmp_path / "fixtures" / "f.policytest.yaml").write_text(FIXTURE)
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
+    return user_repository(tmp_path, monkeypatch, {"fixtures/f.policytest.yaml": FIXTURE})
 
 
 def test_a_refused_side_says_why_and_lists_no_absent_settings(

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import VOLCANO_CONF, RunLine
+from tests.conftest import VOLCANO_CONF, RunLine, user_repository
 
 INIT = [
     "init",
@@ -26,11 +26,7 @@ WRITTEN = "fixtures/volcano-scheduler.policytest.yaml"
 
 @pytest.fixture
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    (tmp_path / ".git").mkdir()
-    (tmp_path / "deploy").mkdir()
-    (tmp_path / "deploy" / "volcano-scheduler.conf").write_text(VOLCANO_CONF)
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
+    return user_repository(tmp_path, monkeypatch, {"deploy/volcano-scheduler.conf": VOLCANO_CONF})
 
 
 def test_init_writes_a_fixture_that_fails_until_update_records_the_results(

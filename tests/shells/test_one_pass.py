@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import VOLCANO_CONF, RunLine
+from tests.conftest import VOLCANO_CONF, RunLine, user_repository
 
 FIXTURE = """\
 apiVersion: policytest/v1
@@ -35,10 +35,7 @@ cases:
 
 @pytest.fixture
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    (tmp_path / ".git").mkdir()
-    (tmp_path / "volcano-scheduler.conf").write_text(VOLCANO_CONF)
-    monkeypatch.chdir(tmp_path)
-    return tmp_path
+    return user_repository(tmp_path, monkeypatch, {"volcano-scheduler.conf": VOLCANO_CONF})
 
 
 def statuses(run_line: RunLine) -> dict[str, str]:
