@@ -278,14 +278,17 @@ class CaseItem(pytest.Item):
     ) -> str | Any:
         if not isinstance(excinfo.value, CaseFailure):
             return super().repr_failure(excinfo)
+        from policytest.harness.suite import REFUSALS
         from policytest.reporters.quoting import text
         from policytest.reporters.run.text import describe_failure
 
         result = self.result
-        lines = [
-            f"{text(result.case)} ({result.status}) at {text(result.file)}:{result.line}",
-            *describe_failure(result),
-        ]
+        where = f"{text(result.case)} ({result.status}) at {text(result.file)}:{result.line}"
+        refused = result.message.partition("\n")[0].removesuffix(":")
+        listed = any(f.severity.value == "error" for f in result.findings)  # by the config item
+        if result.status == "error" and refused in REFUSALS and listed:
+            return f"{where}\n{refused}: its findings are in this file's `config` item"
+        lines = [where, *describe_failure(result)]
         # an error's message already names its findings; a config's own findings are
         # the config item's (one per config, beside the cases)
         if result.corrections:
