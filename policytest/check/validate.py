@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 
 from policytest.check import suppress
 from policytest.check.configs import check_config, lookalike_note, read_as_scheduler
+from policytest.check.templates import OURS_IN_A_TEMPLATE, config_template, file_template
 from policytest.core.findings import Finding, Severity
 from policytest.core.options import CheckOptions, RuleFilter
 from policytest.read.paths import git_root, is_inside
@@ -97,10 +98,22 @@ def _check_source(
     A file that cannot be parsed is an error when its text mentions a scheduler config
     or a fixture, when it is standard input (asked for, and never passed by a hook), or
     when it was named explicitly and cannot be read at all (permission denied, a
-    dangling symlink). Otherwise it is somebody else's file (a Helm template, JSON with
-    comments, a file too large): named explicitly, it gets a warning, so a
-    repository-wide hook reports it without failing; found by walking, it is skipped.
+    dangling symlink). A template (Helm, Jinja, a placeholder an install script fills
+    in) is one PT005 info when it looks like a scheduler config, else skipped; so is a
+    recognised config whose own text is templated, and the others are checked. Otherwise
+    it is somebody else's file (JSON with comments, a file too large): named explicitly,
+    it gets a warning, so a repository-wide hook reports it without failing; found by
+    walking, it is skipped.
     """
+    template = (
+        file_template(source.path, source.text or source.head)
+        if source.problems and not source.refused
+        else None
+    )
+    if template is not None:
+        if not OURS_IN_A_TEMPLATE.search(source.head):
+            return False, []  # somebody else's template (a chart's Deployment)
+        return True, [template]
     if source.problems:
         asked_for = source.refused or source.path == STDIN_NAME or (explicit and source.unreadable)
         if asked_for or _LOOKS_LIKE_OURS.search(source.head) or _claimed(source):
@@ -117,6 +130,7 @@ def _check_source(
             for problem in source.problems
         ]
     findings: list[Finding] = []
+    templated: list[Finding] = []
     ours = False
     for document in source.documents:
         for embedded, kind in expand(document, options.limits):
@@ -125,11 +139,15 @@ def _check_source(
                 notes.append(note)  # another scheduler's config: not ours
                 continue
             ours = True
+            template = config_template(embedded)
+            if template is not None:
+                templated = templated or [template]  # said once per file
+                continue
             if kind is Kind.FIXTURE:
                 findings.extend(check_fixture(embedded, options))
             else:
                 findings.extend(check_config(embedded, kind, options))
-    return ours, findings
+    return ours, findings + templated
 
 
 def _claimed(source: SourceFile) -> bool:
