@@ -19,6 +19,7 @@ from policytest.read.goyaml import NULL, Budget, DecodeError, DecodeLimit, resol
 from policytest.read.positions import IDENTITY, Position, PositionMap
 from policytest.read.source import PT001_UNREADABLE, Document, ParseFailure, compose_all, empty_root
 from policytest.volcano import rules, versions
+from policytest.volcano.argument_checks import argument_findings
 from policytest.volcano.binpack_args import BINPACK, binpack_findings
 from policytest.volcano.conf import VolcanoConf, build, drf_conflicts, split_actions
 from policytest.volcano.conf_checks import (
@@ -189,6 +190,7 @@ def load(document: Document, options: CheckOptions) -> tuple[VolcanoConf | None,
                 nodeorder_findings(view, entry, string_arguments=release.string_arguments)
             )
     findings.extend(plugin_argument_findings(view, conf, release))
+    findings.extend(argument_findings(view, conf, release))  # parses the table on first use
     findings.extend(cancellation_findings(view, conf))
     accepted = (
         not raw.problems
