@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 
 from policytest.check import suppress
 from policytest.check.configs import check_config, lookalike_note, read_as_scheduler
+from policytest.check.markers import marker_findings
 from policytest.check.templates import OURS_IN_A_TEMPLATE, config_template, file_template
 from policytest.core.findings import Finding, Severity
 from policytest.core.options import CheckOptions, RuleFilter
@@ -132,7 +133,9 @@ def _check_source(
     findings: list[Finding] = []
     templated: list[Finding] = []
     ours = False
-    for document in source.documents:
+    documents = source.documents
+    for position, document in enumerate(documents):
+        following = documents[position + 1] if position + 1 < len(documents) else None
         for embedded, kind in expand(document, options.limits):
             note = lookalike_note(embedded, kind)
             if note is not None:
@@ -147,6 +150,8 @@ def _check_source(
                 findings.extend(check_fixture(embedded, options))
             else:
                 findings.extend(check_config(embedded, kind, options))
+            if kind is Kind.KUBE_SCHEDULER:
+                findings.extend(marker_findings(embedded, document, following))
     return ours, findings + templated
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from policytest.check import configmap as _configmap
+from policytest.check import markers as _markers
 from policytest.check import templates as _templates
 from policytest.core.rules import Rule, registered_rules
 from policytest.harness import model as _harness
@@ -22,6 +23,7 @@ RULE_MODULES = (
     _source,
     _schema,
     _configmap,
+    _markers,
     _templates,
     _harness,
     _volcano,

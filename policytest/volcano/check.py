@@ -37,6 +37,8 @@ from policytest.volcano.gotext import leading_space, trim_space
 from policytest.volcano.nodeorder_args import NODEORDER, nodeorder_findings
 from policytest.volcano.plugin_checks import plugin_argument_findings, plugin_stops_scheduler
 
+_LEADING_END = re.compile(r"\.\.\.[ \t]*(?:#[^\n]*)?(?:\n|$)")
+"""A ``...`` document end marker as the first line of the trimmed conf."""
 _KEEP_CHOMPING = re.compile(r"[|>][1-9]?\+|[|>]\+")
 _LINE_BREAKS = ("\r\n", "\n", "\r", "\x85", "\u2028", "\u2029")
 
@@ -118,13 +120,16 @@ def as_scheduler_reads(
         roots = compose_all(kept, options.limits)
     except ParseFailure as failure:
         where = positions.map(failure.line, failure.column)
+        why = (
+            "the conf starts with a `...` line, which ends a YAML document before it has "
+            "any content: Volcano's YAML parser (yaml.v2) rejects that, so Volcano keeps "
+            "its previous configuration; remove the `...` line"
+            if _LEADING_END.match(kept)
+            else f"{failure.message}; Volcano trims the file and then cannot parse it, so "
+            "it keeps its previous configuration"
+        )
         return rules.VC001_LOAD_FAILURE.finding(
-            path,
-            where.line,
-            where.column,
-            f"{failure.message}; Volcano trims the file and then cannot parse it, so it "
-            "keeps its previous configuration",
-            template.index if template is not None else 0,
+            path, where.line, where.column, why, template.index if template is not None else 0
         )
     if template is None:
         template = Document(path, 0, empty_root(), text)
