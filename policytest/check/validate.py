@@ -12,6 +12,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from policytest.check import suppress
+from policytest.check.bundle import (
+    KUBE_UNKNOWN,
+    VOLCANO_UNKNOWN,
+    BundleEvidence,
+    as_custom_build,
+    bundle_texts,
+    scan,
+)
 from policytest.check.configs import check_config, lookalike_note, read_as_scheduler
 from policytest.check.markers import marker_findings
 from policytest.check.templates import OURS_IN_A_TEMPLATE, config_template, file_template
@@ -73,6 +81,7 @@ def validate_paths(
     checked: list[str] = []
     skipped: list[str] = []
     notes: list[tuple[str, str]] = []
+    bundles: dict[str, BundleEvidence] = {}
     for path, explicit in walk(paths, is_yaml_path):
         root = options.root or _default_root(path)
         source = read_as_scheduler(read_file(path, options.limits, root), options)
@@ -83,6 +92,7 @@ def validate_paths(
             skipped.append(source.path)
             continue
         checked.append(source.path)
+        file_findings = _with_custom_builds(file_findings, source, root, options, bundles)
         findings.extend(suppress.kept(file_findings, source, rules))
     return ValidationReport(tuple(sorted(findings)), tuple(checked), tuple(skipped), tuple(notes))
 
@@ -153,6 +163,24 @@ def _check_source(
             if kind is Kind.KUBE_SCHEDULER:
                 findings.extend(marker_findings(embedded, document, following))
     return ours, findings + templated
+
+
+def _with_custom_builds(
+    findings: list[Finding],
+    source: SourceFile,
+    root: str | None,
+    options: CheckOptions,
+    bundles: dict[str, BundleEvidence],
+) -> list[Finding]:
+    """Unknown plugins beside a custom scheduler build are warnings that name it (see
+    :mod:`policytest.check.bundle`); the bundle is read once, and only when needed."""
+    if not any(f.rule in (KUBE_UNKNOWN, VOLCANO_UNKNOWN) for f in findings):
+        return findings
+    bundle = source.path if source.path == STDIN_NAME else os.path.dirname(source.path)
+    if bundle not in bundles:
+        texts = bundle_texts(source.path, source.head, root, options.limits.max_file_bytes)
+        bundles[bundle] = scan(texts)
+    return [as_custom_build(finding, bundles[bundle]) for finding in findings]
 
 
 def _claimed(source: SourceFile) -> bool:
