@@ -23,6 +23,8 @@ from policytest.read.paths import Refused, read_regular
 from policytest.read.source import STDIN_NAME, is_yaml_path
 
 KUBE_UNKNOWN, VOLCANO_UNKNOWN = "KS020", "VC004"
+"""The rules this softens (:mod:`policytest.check.validate` names them too, to read a
+bundle only when one of them is found)."""
 _KUBE_CUSTOMISABLE = "if your scheduler is a custom build"
 _VOLCANO_CUSTOMISABLE = "if your scheduler loads it from --plugins-dir"
 """The endings of the findings that may name a custom build's plugin (no slip, no

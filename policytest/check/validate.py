@@ -10,19 +10,11 @@ import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from policytest.check import suppress
-from policytest.check.bundle import (
-    KUBE_UNKNOWN,
-    VOLCANO_UNKNOWN,
-    BundleEvidence,
-    as_custom_build,
-    bundle_texts,
-    scan,
-)
 from policytest.check.configs import check_config, lookalike_note, read_as_scheduler
-from policytest.check.markers import marker_findings
-from policytest.check.templates import OURS_IN_A_TEMPLATE, config_template, file_template
 from policytest.core.findings import Finding, Severity
 from policytest.core.options import CheckOptions, RuleFilter
 from policytest.read.paths import git_root, is_inside
@@ -36,6 +28,9 @@ from policytest.read.source import (
     read_file,
 )
 from policytest.read.walk import walk
+
+if TYPE_CHECKING:
+    from policytest.check.bundle import BundleEvidence
 
 _LOOKS_LIKE_OURS = re.compile(
     r"KubeSchedulerConfiguration|kubescheduler\.config\.k8s\.io|policytest/v1|PolicyTest|"
@@ -116,13 +111,14 @@ def _check_source(
     it gets a warning, so a repository-wide hook reports it without failing; found by
     walking, it is skipped.
     """
+    templates = _template_checks(source)
     template = (
-        file_template(source.path, source.text or source.head)
-        if source.problems and not source.refused
+        templates.file_template(source.path, source.text or source.head)
+        if templates is not None and source.problems and not source.refused
         else None
     )
-    if template is not None:
-        if not OURS_IN_A_TEMPLATE.search(source.head):
+    if template is not None and templates is not None:
+        if not templates.OURS_IN_A_TEMPLATE.search(source.head):
             return False, []  # somebody else's template (a chart's Deployment)
         return True, [template]
     if source.problems:
@@ -152,7 +148,7 @@ def _check_source(
                 notes.append(note)  # another scheduler's config: not ours
                 continue
             ours = True
-            template = config_template(embedded)
+            template = templates.config_template(embedded) if templates else None
             if template is not None:
                 templated = templated or [template]  # said once per file
                 continue
@@ -160,9 +156,26 @@ def _check_source(
                 findings.extend(check_fixture(embedded, options))
             else:
                 findings.extend(check_config(embedded, kind, options))
-            if kind is Kind.KUBE_SCHEDULER:
+            if kind is Kind.KUBE_SCHEDULER and (following or embedded.embedding):
+                from policytest.check.markers import marker_findings
+
                 findings.extend(marker_findings(embedded, document, following))
     return ours, findings + templated
+
+
+_TEMPLATE_SIGNS = ("{{", "{%", "${", "__", "X")
+"""Text without any of these (in a YAML-named file) is no template: the template checks
+are not even imported for it."""
+
+
+def _template_checks(source: SourceFile) -> ModuleType | None:
+    """:mod:`policytest.check.templates` when ``source`` may be a template, else ``None``."""
+    text = source.text or source.head
+    if is_yaml_path(source.path) and not any(sign in text for sign in _TEMPLATE_SIGNS):
+        return None
+    from policytest.check import templates
+
+    return templates
 
 
 def _with_custom_builds(
@@ -174,8 +187,10 @@ def _with_custom_builds(
 ) -> list[Finding]:
     """Unknown plugins beside a custom scheduler build are warnings that name it (see
     :mod:`policytest.check.bundle`); the bundle is read once, and only when needed."""
-    if not any(f.rule in (KUBE_UNKNOWN, VOLCANO_UNKNOWN) for f in findings):
-        return findings
+    if not any(f.rule in ("KS020", "VC004") for f in findings):
+        return findings  # no unknown plugin: the bundle is never read
+    from policytest.check.bundle import as_custom_build, bundle_texts, scan
+
     bundle = source.path if source.path == STDIN_NAME else os.path.dirname(source.path)
     if bundle not in bundles:
         texts = bundle_texts(source.path, source.head, root, options.limits.max_file_bytes)

@@ -1,10 +1,11 @@
 """VC012 and VC013: plugin arguments no plugin reads, or of a type it does not read.
 
 Judged from the per-release model of :mod:`policytest.volcano.argument_keys`, for the
-modelled plugins that have no rules of their own (:data:`CHECKED`). An unread key gets
-the key that was probably meant: a slip of the keyboard, the same key of another
-plugin (``predicate.VGPUEnable`` -> deviceshare's ``deviceshare.VGPUEnable``), the
-release that read it, or the few keys the plugin reads at all.
+modelled plugins that have no rules of their own (``TABLE_CHECKED`` of
+:mod:`policytest.volcano.arguments`). An unread key gets the key that was probably meant:
+the same key of another plugin (``predicate.VGPUEnable`` -> deviceshare's
+``deviceshare.VGPUEnable``), the release that read it, a slip of the keyboard, or the
+few keys the plugin reads at all.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from policytest.core.suggest import closest
 from policytest.read.goyaml import Uint64
 from policytest.volcano import rules
 from policytest.volcano.argument_keys import NAME, KeyRead, modelled, readers, reads, rows
-from policytest.volcano.arguments import describe, get_int
+from policytest.volcano.arguments import TABLE_CHECKED, describe, get_int
 from policytest.volcano.binpack_args import declared_resources
 from policytest.volcano.entry_check import EntryCheck
 from policytest.volcano.plugin_checks import get_bool
@@ -28,9 +29,6 @@ if TYPE_CHECKING:
     from policytest.volcano.entry import PluginEntry
     from policytest.volcano.versions import Release
 
-CHECKED = ("predicates", "overcommit")
-"""Modelled plugins whose keys no other rule checks (a test keeps this in step with the
-table and with the plugins that have their own rules)."""
 FEW = 3
 """A plugin that reads at most this many keys has them all named in the message."""
 _PROPORTIONAL = "resource-strategy-fit's `proportional` argument"
@@ -49,7 +47,7 @@ def argument_findings(document: Document, conf: VolcanoConf, release: Release) -
     for entry in conf.plugins:
         if (
             entry.registered
-            and entry.name in CHECKED
+            and entry.name in TABLE_CHECKED
             and entry.arguments
             and modelled(entry.name, release.version)
         ):

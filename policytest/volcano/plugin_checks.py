@@ -22,7 +22,6 @@ from policytest.core.suggest import did_you_mean
 from policytest.read.goyaml import Uint64
 from policytest.scoring.weights import RSF, ResourceStrategyFitArgs
 from policytest.volcano import plugin_rules as rules
-from policytest.volcano.argument_keys import readers, reads
 from policytest.volcano.arguments import describe, get_int
 from policytest.volcano.binpack_args import declared_resources
 from policytest.volcano.entry_check import EntryCheck
@@ -177,6 +176,8 @@ class _Entry(EntryCheck):
 class _DeviceShare(_Entry):
     def known(self) -> tuple[str, ...]:
         """The keys this release reads (the per-release table)."""
+        from policytest.volcano.argument_keys import reads
+
         return tuple(row.key for row in reads(DEVICESHARE, self.release.version))
 
     def findings(self) -> Iterator[Finding]:
@@ -195,6 +196,8 @@ class _DeviceShare(_Entry):
 
     def unknown(self, key: str, known: tuple[str, ...]) -> Finding:
         message = f"`{key}` is not a deviceshare argument; Volcano ignores it"
+        from policytest.volcano.argument_keys import readers
+
         other = [row for row, _ in readers(key) if row.plugin == DEVICESHARE]
         if other:
             message = (

@@ -14,8 +14,8 @@ import pytest
 
 from policytest.core.releases import Version
 from policytest.volcano import argument_keys, versions
-from policytest.volcano.argument_checks import CHECKED
 from policytest.volcano.argument_keys import modelled, reads, rows
+from policytest.volcano.arguments import TABLE_CHECKED
 from policytest.volcano.binpack_args import KNOWN_KEYS as BINPACK_KEYS
 from policytest.volcano.plugin_checks import DEVICESHARE_FLAGS
 from tests.conftest import of_rule
@@ -70,7 +70,7 @@ def test_every_modelled_plugin_is_registered_where_it_is_read() -> None:
 
 def test_checked_plugins_are_the_modelled_ones_without_rules_of_their_own() -> None:
     plugins = {row.plugin for row in rows()}
-    assert set(CHECKED) == plugins - OWN_RULES
+    assert set(TABLE_CHECKED) == plugins - OWN_RULES
 
 
 def test_binpack_rules_accept_the_tables_keys() -> None:
