@@ -10,7 +10,6 @@ start (or skips the plugin); the same config without the evidence still is.
 from __future__ import annotations
 
 import io
-import json
 import shutil
 import sys
 from pathlib import Path
@@ -18,15 +17,14 @@ from pathlib import Path
 import pytest
 
 from policytest.check.bundle import scan
+from tests.check.helpers import validate_json
 from tests.conftest import DATA, RunLine
 
 BUNDLES = DATA / "realrepos" / "custom-build-bundles"
 
 
 def _findings(run_line: RunLine, *paths: Path | str) -> list[dict[str, object]]:
-    result = run_line(["validate", "--format", "json", *paths])
-    findings: list[dict[str, object]] = json.loads(result.stdout)["findings"]
-    return findings
+    return validate_json(run_line, *paths)[1]
 
 
 def test_own_scheduler_image_beside_the_config(run_line: RunLine) -> None:

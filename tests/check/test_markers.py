@@ -8,22 +8,19 @@ not load, and the message says the marker is why (it blamed Volcano's trimming b
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from policytest.check.markers import PT006_AFTER_DOCUMENT_END
+from tests.check.helpers import example_rules, validate_json
 from tests.conftest import DATA, RunLine
-from tests.rule_examples import example
 
 MARKERS = DATA / "realrepos" / "markers"
 
 
 def _findings(run_line: RunLine, path: Path) -> list[dict[str, object]]:
-    result = run_line(["validate", "--format", "json", path])
-    findings: list[dict[str, object]] = json.loads(result.stdout)["findings"]
-    return findings
+    return validate_json(run_line, path)[1]
 
 
 @pytest.mark.parametrize(
@@ -72,9 +69,8 @@ def test_a_manifest_after_a_dash_line_is_not_a_lost_field(run_line: RunLine) -> 
 def test_the_rule_examples(
     run_line: RunLine, tmp_path: Path, label: str, expected: list[str]
 ) -> None:
-    config = tmp_path / "scheduler-config.yaml"
-    config.write_text(example(PT006_AFTER_DOCUMENT_END.doc, label), encoding="utf-8")
-    assert [f["rule"] for f in _findings(run_line, config)] == expected
+    found = example_rules(run_line, tmp_path, PT006_AFTER_DOCUMENT_END.doc, label)
+    assert found[1] == expected
 
 
 def test_the_finding_can_be_suppressed_on_its_line(run_line: RunLine, tmp_path: Path) -> None:

@@ -9,24 +9,21 @@ YAML", KS006, VC004 errors and blocked the pre-commit hook.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from policytest.check.templates import PT005_TEMPLATE, template_of
+from tests.check.helpers import example_rules, validate_json
 from tests.conftest import DATA, RunLine
-from tests.rule_examples import example
 
 TEMPLATES = DATA / "realrepos" / "templates"
 CHART = TEMPLATES / "volcano-chart"
 
 
 def _findings(run_line: RunLine, *paths: Path) -> tuple[int, list[tuple[str, str, int, int]]]:
-    result = run_line(["validate", "--format", "json", *paths])
-    found = json.loads(result.stdout)["findings"]
-    rows = [(Path(f["path"]).name, f["rule"], f["line"], f["column"]) for f in found]
-    return result.exit_code, rows
+    code, found = validate_json(run_line, *paths)
+    return code, [(Path(f["path"]).name, f["rule"], f["line"], f["column"]) for f in found]
 
 
 @pytest.mark.parametrize(
@@ -91,7 +88,4 @@ def test_what_is_not_a_template(text: str) -> None:
 def test_the_rule_examples(
     run_line: RunLine, tmp_path: Path, label: str, expected: list[str]
 ) -> None:
-    config = tmp_path / "cm.yaml"
-    config.write_text(example(PT005_TEMPLATE.doc, label), encoding="utf-8")
-    code, rows = _findings(run_line, config)
-    assert (code, [rule for _, rule, _, _ in rows]) == (0, expected)
+    assert example_rules(run_line, tmp_path, PT005_TEMPLATE.doc, label) == (0, expected)

@@ -8,11 +8,11 @@ skipped as "not a scheduler config" and their mistakes passed.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
+from tests.check.helpers import validate_json
 from tests.conftest import DATA, RunLine
 
 WRAPPERS = DATA / "realrepos" / "wrappers"
@@ -29,9 +29,8 @@ WRAPPERS = DATA / "realrepos" / "wrappers"
 def test_a_wrapped_conf_is_checked_at_its_place(
     run_line: RunLine, name: str, rule: str, line: int, column: int
 ) -> None:
-    result = run_line(["validate", "--format", "json", WRAPPERS / name])
-    found = json.loads(result.stdout)["findings"]
-    assert result.exit_code == 1, result
+    code, found = validate_json(run_line, WRAPPERS / name)
+    assert code == 1, found
     assert [(f["rule"], f["line"], f["column"]) for f in found if f["severity"] == "error"] == [
         (rule, line, column)
     ]
