@@ -31,7 +31,8 @@ _VOLCANO_CUSTOMISABLE = "if your scheduler loads it from --plugins-dir"
 removed name)."""
 
 _IMAGE = re.compile(r"""^[ \t-]*image:[ \t]*["']?([^\s"'#{}]+)""", re.MULTILINE)
-_PLUGINS_DIR = re.compile(r"--plugins-dir\b")
+_PLUGINS_DIR = re.compile(r"""(?:^|[\s"'\[,])--plugins-dir(?:=|[ \t]+)[^\s,"'\]]""", re.MULTILINE)
+"""The flag with a value (``--plugins-dir=plugins``), not a mention in prose."""
 _UPSTREAM_KUBE = ("registry.k8s.io/kube-scheduler", "k8s.gcr.io/kube-scheduler")
 _UPSTREAM_VOLCANO = ("volcanosh/vc-scheduler", "docker.io/volcanosh/vc-scheduler")
 _MAX_FILES = 200
@@ -59,6 +60,8 @@ def scan(texts: list[tuple[str, str]]) -> BundleEvidence:
     volcano: Evidence | None = None
     for path, text in texts:
         for found in _IMAGE.finditer(text):
+            if _commented(text, found.start(1)):
+                continue
             image = found.group(1)
             name = image.rsplit("/", 1)[-1].split(":", 1)[0].split("@", 1)[0]
             where = f"{path}:{text.count(chr(10), 0, found.start(1)) + 1}"
@@ -67,11 +70,16 @@ def scan(texts: list[tuple[str, str]]) -> BundleEvidence:
                 volcano = volcano or Evidence(f"deploys its own scheduler image `{image}`", where)
             elif "scheduler" in name and not volcano_like and not image.startswith(_UPSTREAM_KUBE):
                 kube = kube or Evidence(f"deploys its own scheduler image `{image}`", where)
-        flag = _PLUGINS_DIR.search(text)
+        flag = next((f for f in _PLUGINS_DIR.finditer(text) if not _commented(text, f.end())), None)
         if flag is not None and volcano is None:
             line = text.count("\n", 0, flag.start()) + 1
             volcano = Evidence("runs the scheduler with `--plugins-dir`", f"{path}:{line}")
     return BundleEvidence(kube, volcano)
+
+
+def _commented(text: str, index: int) -> bool:
+    """Is ``index`` inside a comment (a ``#`` earlier on its line)?"""
+    return "#" in text[text.rfind("\n", 0, index) + 1 : index]
 
 
 def bundle_texts(path: str, head: str, root: str | None, limit: int) -> list[tuple[str, str]]:

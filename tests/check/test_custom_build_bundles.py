@@ -91,6 +91,9 @@ def test_evidence_on_stdin_comes_from_the_stream_itself(
         pytest.param("args: [--plugins-dir=/plugins]\n", False, True, id="plugins-dir"),
         pytest.param("image: nginx:1.27\n", False, False, id="other-image"),
         pytest.param("image: {{ .Values.image }}\n", False, False, id="templated"),
+        pytest.param("# runs with --plugins-dir=plugins\n", False, False, id="comment"),
+        pytest.param('"message": "loads it from --plugins-dir, list it"', False, False, id="prose"),
+        pytest.param("# image: acme/kube-scheduler-x:1\n", False, False, id="commented-image"),
     ],
 )
 def test_what_counts_as_evidence(text: str, kube: bool, volcano: bool) -> None:

@@ -89,3 +89,15 @@ def test_the_rule_examples(
     run_line: RunLine, tmp_path: Path, label: str, expected: list[str]
 ) -> None:
     assert example_rules(run_line, tmp_path, PT005_TEMPLATE.doc, label) == (0, expected)
+
+
+def test_another_programs_template_named_explicitly_is_skipped_even_strict(
+    run_line: RunLine, tmp_path: Path
+) -> None:
+    path = tmp_path / "templates" / "deployment.yaml"
+    path.parent.mkdir()
+    path.write_text("apiVersion: apps/v1\nspec:\n  {{- if .Values.x }}\n", encoding="utf-8")
+    result = run_line(["validate", "--strict", "--verbose", path])
+    assert result.exit_code == 0, result
+    assert "0 files checked" in result.stdout
+    assert "skipped (not a scheduler config or fixture)" in result.stderr
