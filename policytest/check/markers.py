@@ -1,4 +1,4 @@
-"""Document markers: a ``...`` line ends a YAML document, and kube-scheduler reads one.
+"""Document markers: a ``...`` line ends a YAML document, and a scheduler reads one.
 
 kube-scheduler converts its ``--config`` file from YAML to JSON before decoding it, and
 that conversion reads the first YAML document only. A ``...`` line in the middle of a
@@ -10,22 +10,26 @@ Volcano's side of this is VC009 and VC001 (:mod:`policytest.volcano.check`).
 
 from __future__ import annotations
 
-import re
-
 from policytest.core.findings import Finding, Severity
 from policytest.core.rules import rule
+from policytest.read.markers import end_marker_before
 from policytest.read.source import Document, mapping_items, scalar
+
+KUBE = "kube-scheduler"
 
 PT006_AFTER_DOCUMENT_END = rule(
     "PT006",
     Severity.ERROR,
-    "fields after a `...` (or `---`) line are not read by kube-scheduler",
+    "fields after a `...` line are not read by the scheduler",
     """
     A ``...`` line ends a YAML document. kube-scheduler reads only the first document of
-    its ``--config`` file (or of the ConfigMap value mounted as that file), so the fields
-    after the marker are silently dropped: an example whose ``extenders`` follow a
-    ``...`` line runs without any extender, and nothing says so at start-up. Remove the
-    marker so the fields belong to the config (``...`` is never needed in a config file).
+    its ``--config`` file (or of the ConfigMap value mounted as that file, after ``...``
+    or ``---``), and Volcano only the first of its conf, so the fields after the marker
+    are silently dropped: an example whose ``extenders`` follow a ``...`` line runs
+    without any extender, and nothing says so at start-up. Remove the marker so the
+    fields belong to the config (``...`` is never needed in a config file). A ``---``
+    line between two files' worth of manifests starts another object on purpose and is
+    not reported; in a Volcano ConfigMap value the rest is VC009.
 
     Failing::
 
@@ -52,37 +56,34 @@ PT006_AFTER_DOCUMENT_END = rule(
     """,
 )
 
-_END = re.compile(r"^\.\.\.[ \t]*(?:#.*)?$", re.MULTILINE)
-_START = re.compile(r"^---(?:[ \t]|$)", re.MULTILINE)
 
-
-def marker_findings(config: Document, outer: Document, following: Document | None) -> list[Finding]:
-    """PT006 for a KubeSchedulerConfiguration found in ``outer`` (a document of the file,
-    ``following`` the next one): in a ConfigMap value, or as the document itself."""
+def marker_findings(
+    config: Document, scheduler: str, outer: Document, following: Document | None
+) -> list[Finding]:
+    """PT006 for a config of ``scheduler`` found in ``outer`` (a document of the file,
+    ``following`` the next one): as the document itself, or (kube-scheduler; Volcano's is
+    VC009) in a ConfigMap value."""
     if config.embedding is not None:
-        found = embedded_rest(config)
+        found = embedded_rest(config) if scheduler == KUBE else None
     elif following is not None and config.root is outer.root:
-        found = ended_early(config, following)
+        found = ended_early(config, scheduler, following)
     else:
         found = None
     return [] if found is None else [found]
 
 
-def ended_early(config: Document, following: Document) -> Finding | None:
+def ended_early(config: Document, scheduler: str, following: Document) -> Finding | None:
     """PT006 when ``following`` (the next document of the same file) is only separated
-    from the KubeSchedulerConfiguration ``config`` by a ``...`` line: the rest of it."""
-    text = config.text
-    between = text[config.root.end_mark.index : following.root.start_mark.index]
-    marker = _END.search(between)
-    if marker is None or _START.search(between):
+    from ``config`` by a ``...`` line: the rest of it."""
+    line = end_marker_before(config.text, following.root.start_mark.index)
+    if line is None:
         return None  # a `---` starts a document on purpose: another manifest
-    line = text.count("\n", 0, config.root.end_mark.index + marker.start())
     where = config.positions.map(line, 0)
     return PT006_AFTER_DOCUMENT_END.finding(
         config.path,
         where.line,
         where.column,
-        "this `...` line ends the YAML document: kube-scheduler reads only the first "
+        f"this `...` line ends the YAML document: {scheduler} reads only the first "
         f"document of its config and silently drops what follows ({_fields(following)}); "
         "remove the `...` line",
         config.index,

@@ -156,12 +156,16 @@ def _check_source(
                 findings.extend(check_fixture(embedded, options))
             else:
                 findings.extend(check_config(embedded, kind, options))
-            if kind is Kind.KUBE_SCHEDULER and (following or embedded.embedding):
+            if kind in _MARKED and (following or embedded.embedding):
                 from policytest.check.markers import marker_findings
 
-                findings.extend(marker_findings(embedded, document, following))
+                scheduler = _MARKED[kind]
+                findings.extend(marker_findings(embedded, scheduler, document, following))
     return ours, findings + templated
 
+
+_MARKED = {Kind.KUBE_SCHEDULER: "kube-scheduler", Kind.VOLCANO: "Volcano"}
+"""The configs whose scheduler reads one YAML document (see :mod:`policytest.check.markers`)."""
 
 _TEMPLATE_SIGNS = ("{{", "{%", "${", "__", "X")
 """Text without any of these (in a YAML-named file) is no template: the template checks

@@ -16,6 +16,7 @@ from ruamel.yaml.nodes import ScalarNode
 from policytest.core.findings import Finding
 from policytest.core.options import CheckOptions
 from policytest.read.goyaml import NULL, Budget, DecodeError, DecodeLimit, resolve_scalar
+from policytest.read.markers import end_marker_before
 from policytest.read.positions import IDENTITY, Position, PositionMap
 from policytest.read.source import PT001_UNREADABLE, Document, ParseFailure, compose_all, empty_root
 from policytest.volcano import rules, versions
@@ -143,6 +144,8 @@ def load(document: Document, options: CheckOptions) -> tuple[VolcanoConf | None,
     release = versions.release(options.volcano_version)
     findings: list[Finding] = []
     if document.embedding is None and document.index > 0:
+        if end_marker_before(document.text, document.root.start_mark.index) is not None:
+            return None, []  # the `...` line before it is PT006 (policytest.check.markers)
         return None, [
             rules.VC009_IGNORED_DOCUMENT.at(
                 document,

@@ -43,6 +43,15 @@ def _findings(run_line: RunLine, path: Path) -> list[dict[str, object]]:
             id="kube-configmap",
         ),
         pytest.param(
+            "volcano-scheduler.conf",
+            "PT006",
+            7,
+            1,
+            "Volcano reads only the first document of its config and silently drops what "
+            "follows (fields `configurations`)",
+            id="volcano-file",
+        ),
+        pytest.param(
             "volcano-configmap-leading-end-marker.yaml",
             "VC001",
             9,
