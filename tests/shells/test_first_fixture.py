@@ -125,3 +125,18 @@ def test_an_empty_expectation_fails_in_pytest_and_update_fills_it(
     failed.stdout.fnmatch_lines(["*expect is empty: this case checks nothing*"])
     pytester.runpytest("--policytest-update").assert_outcomes(passed=2)
     assert "expect: {ranking: [a, b]}" in fixture.read_text()
+
+
+def test_update_fills_a_sequence_decided_by_ties_with_what_ties_cannot_change(
+    run_line: RunLine, repo: Path
+) -> None:
+    """Two identical empty nodes tie for every pod: placements per node would depend on
+    the scheduler's random pick, nodes used and pending pods do not."""
+    nodes = ["--node", "a:cpu=8,memory=32Gi", "--node", "b:cpu=8,memory=32Gi"]
+    assert run_line(["init", "deploy/volcano-scheduler.conf", *nodes]).exit_code == 0
+    updated = run_line(["run", "--update"])
+    assert updated.stdout.endswith("Cases: 0 passed, 0 failed, 2 updated\n"), updated
+    text = (repo / WRITTEN).read_text()
+    assert "expect: {ranking: [[a, b]]}" in text
+    assert "expect: {nodesUsed: 2, pending: 0}" in text
+    assert run_line(["run"]).exit_code == 0
