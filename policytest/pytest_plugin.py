@@ -291,7 +291,9 @@ class CaseItem(pytest.Item):
             if self.result.status == "failed"
             else ""
         )
-        return "\n".join(lines).rstrip()
+        # the file as pytest names it (relative to its rootdir): a report shows no
+        # absolute path of the checkout
+        return "\n".join(lines).rstrip().replace(str(self.path), self.nodeid.split("::")[0])
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, self.line - 1, f"policytest: {self.name}"

@@ -56,9 +56,16 @@ def _directory(start: str) -> str:
 
 def resolve(path: str) -> str:
     """``path`` with every symlink resolved; :class:`Refused` for a name that no file
-    can have (it holds a NUL byte), which the operating system would reject outright."""
+    can have (a NUL byte, a lone surrogate), which the operating system would reject
+    outright."""
     if "\0" in path:
         raise Refused("the name holds a NUL byte, which no file name can")
+    try:
+        os.fsencode(path)
+    except UnicodeEncodeError:
+        raise Refused(
+            "the name holds a character no file name can (a lone surrogate)"
+        ) from None
     return os.path.realpath(path)
 
 

@@ -209,6 +209,8 @@ def compose_all(text: str, limits: Limits) -> list[Node]:
     """Compose every non-empty document of ``text``; raise :class:`ParseFailure`."""
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
+    from policytest.read.bigload import TooDeep
+
     _refuse_deep_flow(text, limits.max_depth)
     roots: list[Node] = []
     try:
@@ -236,6 +238,10 @@ def compose_all(text: str, limits: Limits) -> list[Node]:
     except YAMLError as exc:  # ReaderError: a character YAML does not allow
         line, column = _reader_error_position(exc, text)
         raise ParseFailure(f"{INVALID_YAML}: {_first_line(str(exc))}", line, column) from exc
+    except TooDeep as exc:
+        raise ParseFailure(
+            f"document nests deeper than {limits.max_depth} levels; not read", 0, 0
+        ) from exc
     except RecursionError as exc:
         raise ParseFailure(
             "document nests too deeply to be a scheduler config; not read", 0, 0

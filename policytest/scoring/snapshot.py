@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any, Final
 
 from policytest.core.errors import PolicytestError
+from policytest.core.limits import Limits
 from policytest.scoring.quantity import QuantityError, parse_quantity
 
 __all__ = [
@@ -117,27 +118,50 @@ class Snapshot:
 # --- reading ---------------------------------------------------------------------------------
 
 
-def read_snapshot(path: str, progress: Callable[[int], None] | None = None) -> Snapshot:
-    """Read a kubectl dump or a compact snapshot file (``-``: standard input)."""
+def read_snapshot(
+    path: str, progress: Callable[[int], None] | None = None, limits: Limits | None = None
+) -> Snapshot:
+    """Read a kubectl dump or a compact snapshot file (``-``: standard input).
+
+    The one error boundary of a snapshot: whatever it holds (a field of the wrong type,
+    nesting past the limits, an alias bomb), the result is a snapshot or a
+    :class:`SnapshotError` naming the file, never another exception. ``limits`` bound a
+    YAML snapshot as any other input file (``None``: only the alias limit, for
+    ``policytest snapshot`` itself)."""
     import sys
 
     shown = "<stdin>" if path == "-" else path
     try:
         if path == "-":
-            return read_snapshot_stream(sys.stdin.buffer, shown, progress)
+            return read_snapshot_stream(sys.stdin.buffer, shown, progress, limits)
         with open(path, "rb") as handle:
-            return read_snapshot_stream(handle, shown, progress)
+            return read_snapshot_stream(handle, shown, progress, limits)
     except OSError as error:
         raise SnapshotError(f"{shown}: cannot read: {error.strerror or error}") from None
+    except SnapshotError:
+        raise
+    except RecursionError:
+        raise SnapshotError(f"{shown}: nests too deeply to be a cluster snapshot") from None
+    except PolicytestError as error:  # a limit of the YAML reader
+        raise SnapshotError(f"{shown}: {error}") from None
+    except (TypeError, ValueError, AttributeError, KeyError) as error:
+        raise SnapshotError(
+            f"{shown}: not a cluster snapshot: a field has a value of the wrong kind "
+            f"({type(error).__name__}: {error}); expected the output of `kubectl get "
+            "nodes,pods -A -o json` or a file written by `policytest snapshot`"
+        ) from None
 
 
 def read_snapshot_stream(
-    stream: IO[bytes], shown: str, progress: Callable[[int], None] | None = None
+    stream: IO[bytes],
+    shown: str,
+    progress: Callable[[int], None] | None = None,
+    limits: Limits | None = None,
 ) -> Snapshot:
     """A snapshot from a byte stream (JSON streamed object by object, or YAML)."""
     reader = _TextChunks(stream, shown, progress)
     first = reader.peek_char()
-    objects = _json_objects(reader) if first in ("{", "[") else _yaml_objects(reader)
+    objects = _json_objects(reader) if first in ("{", "[") else _yaml_objects(reader, limits)
     return _build(objects, shown)
 
 
@@ -317,16 +341,17 @@ class _JsonScanner:
         )
 
 
-def _yaml_objects(reader: _TextChunks) -> Iterator[Mapping[str, Any]]:
+def _yaml_objects(
+    reader: _TextChunks, bounded: Limits | None = None
+) -> Iterator[Mapping[str, Any]]:
     """Every object of a YAML stream (multi-document; a List's items), read with the
-    package's libyaml reader and typed as yaml.v2 types them."""
-    from policytest.core.limits import Limits
+    package's libyaml reader and typed as yaml.v2 types them (within ``bounded``)."""
     from policytest.read import bigload
     from policytest.read.goyaml import decode as reference_decode
     from policytest.read.source import ParseFailure, compose_all
 
     text = reader.rest()
-    limits = Limits(max_nodes=1 << 62, max_documents=1 << 62, max_alias_nodes=1 << 20)
+    limits = bounded or Limits(max_nodes=1 << 62, max_documents=1 << 62, max_alias_nodes=1 << 20)
     try:
         roots = compose_all(text, limits)
     except ParseFailure as failure:
