@@ -214,7 +214,7 @@ class FixtureFile(pytest.File):
                 configs.setdefault(case.config.name, case.config)
         if self.config.getoption("policytest_update"):
             results = [case.run() for case in planned]
-            failing = {r.case: r for r in results if r.status == "failed"}
+            failing = [r for r in results if r.status == "failed"]
             if failing:
                 from policytest.harness.golden import UnsafeUpdate, rewrite_file
 
