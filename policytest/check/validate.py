@@ -71,7 +71,8 @@ def validate_paths(
     checked: list[str] = []
     skipped: list[str] = []
     notes: list[tuple[str, str]] = []
-    for path, explicit in walk(paths, is_yaml_path):
+    virtualenvs: list[str] = []
+    for path, explicit in walk(paths, is_yaml_path, virtualenvs):
         root = options.root or _default_root(path)
         source = read_as_scheduler(read_file(path, options.limits, root), options)
         file_notes: list[str] = []
@@ -82,6 +83,8 @@ def validate_paths(
             continue
         checked.append(source.path)
         findings.extend(suppress.kept(file_findings, source, rules))
+    skipped += virtualenvs
+    notes += ((path, "a Python virtualenv, not walked") for path in virtualenvs)
     return ValidationReport(tuple(sorted(findings)), tuple(checked), tuple(skipped), tuple(notes))
 
 

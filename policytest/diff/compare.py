@@ -207,6 +207,8 @@ class _Comparison:
     def _content_differs(self, path: str) -> bool:
         if self.before.has(path) != self.after.has(path):
             return True
+        if not self.before.has(path):  # on neither side a file: a submodule, a directory
+            return False
         self.before.materialise([path])
         self.after.materialise([path])
         return _content(self.before.path(path)) != _content(self.after.path(path))

@@ -55,6 +55,8 @@ class Repository:
             completed = subprocess.run(
                 ["git", "-c", "core.quotepath=off", *args],
                 cwd=self.root,
+                # reading never writes: no index refresh behind `git diff`'s back
+                env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
                 input=stdin,
                 capture_output=True,
                 timeout=GIT_TIMEOUT_SECONDS,
@@ -107,8 +109,11 @@ class Repository:
     def changed_paths(self, base: Revision, head: Revision | None) -> frozenset[str]:
         """Paths that differ between ``base`` and ``head`` (the working tree when ``None``,
         untracked files included)."""
-        args = ["diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", "--no-textconv"]
-        args += [base.commit] + ([head.commit] if head else []) + ["--"]
+        # plumbing, not `git diff`, which refreshes and rewrites .git/index: a file whose
+        # timestamps alone changed is listed too, and its bytes decide (``differs``)
+        command = ["diff-tree", "-r"] if head else ["diff-index"]
+        args = [*command, "--name-only", "-z", "--no-renames", base.commit]
+        args += ([head.commit] if head else []) + ["--"]
         paths = set(_names(self.git(*args)))
         if head is None:
             paths.update(_names(self.git("ls-files", "-z", "--others", "--exclude-standard")))
@@ -190,7 +195,8 @@ class Side(abc.ABC):
 
 
 class CommitSide(Side):
-    """A commit's files (blobs and symbolic links; submodules are skipped)."""
+    """A commit's files (blobs and symbolic links; submodules, and paths no checkout can
+    hold, are skipped)."""
 
     def __init__(self, repository: Repository, revision: Revision, root: str) -> None:
         self.repository = repository
@@ -202,7 +208,7 @@ class CommitSide(Side):
                 continue
             meta, _, name = item.partition(b"\t")
             mode, kind, oid = meta.decode("ascii").split()
-            if kind == "blob":
+            if kind == "blob" and _storable(name):
                 self.entries[os.fsdecode(name)] = (mode, oid)
         super().__init__(revision.label, repository.root, root, frozenset(self.entries))
 
@@ -254,6 +260,15 @@ class WorkTreeSide(Side):
             elif os.path.isfile(source):
                 shutil.copyfile(source, self._target(path))
         return links
+
+
+_NAME_MAX = 255
+
+
+def _storable(name: bytes) -> bool:
+    """Whether a checkout can hold the file: no component of its path is longer than a
+    file name may be (git stores what no file system can check out)."""
+    return all(len(part) <= _NAME_MAX for part in name.split(b"/"))
 
 
 def _names(output: bytes) -> list[str]:

@@ -34,6 +34,7 @@ from policytest.read.source import (
     compose_all,
     empty_root,
     lookup,
+    mapping_items,
     scalar,
     sequence_items,
 )
@@ -137,7 +138,7 @@ def _configmap_documents(document: Document, limits: Limits) -> list[tuple[Docum
         values = child(document.root, section)
         if not isinstance(values, MappingNode):
             continue
-        for key_node, value_node in values.value:
+        for key_node, value_node in mapping_items(values):
             key = str(key_node.value)
             embedding = Embedding(name, key)
             if not isinstance(value_node, ScalarNode):

@@ -360,14 +360,38 @@ def _problem(path: str, line: int, column: int, message: str) -> SourceFile:
 # --- small, bounded accessors over composed nodes -------------------------------------
 
 
-def mapping_items(node: Node) -> Iterator[tuple[Node, Node]]:
-    """Key and value nodes of a mapping, in source order, duplicates included."""
-    if isinstance(node, MappingNode):
-        yield from node.value
+def mapping_items(node: Node, depth: int = 0) -> Iterator[tuple[Node, Node]]:
+    """Key and value nodes of a mapping, in source order, duplicates included; a merge
+    key (``<<: {kind: ...}``) is replaced by the pairs it brings in, as yaml.v2 decodes
+    it (a list of maps: the first map's pairs win), so a merge key hides no key."""
+    if not isinstance(node, MappingNode) or depth > _MAX_MERGES:
+        return
+    for key_node, value_node in node.value:
+        if not _merges(key_node):
+            yield key_node, value_node
+            continue
+        sources = value_node.value if isinstance(value_node, SequenceNode) else [value_node]
+        for source in reversed(sources):
+            yield from mapping_items(source, depth + 1)
+
+
+_MAX_MERGES = 8
+_STR_TAG = "tag:yaml.org,2002:str"
+
+
+def _merges(key_node: Node) -> bool:
+    """A plain ``<<`` key not tagged as a string: yaml.v2's merge key."""
+    return (
+        isinstance(key_node, ScalarNode)
+        and key_node.value == "<<"
+        and key_node.style is None
+        and key_node.tag != _STR_TAG
+    )
 
 
 def lookup(node: Node, key: str) -> tuple[Node, Node] | None:
-    """The last ``key: value`` pair of a mapping (yaml.v2 keeps the last duplicate)."""
+    """The last ``key: value`` pair of a mapping (yaml.v2 keeps the last duplicate),
+    merge keys followed."""
     found = None
     for key_node, value_node in mapping_items(node):
         if isinstance(key_node, ScalarNode) and key_node.value == key:
