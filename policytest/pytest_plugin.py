@@ -186,7 +186,14 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> FixtureFil
     if file_path.name in SETTINGS_NAMES:
         return None  # the project settings file, not a fixture
     if any(fnmatch.fnmatch(file_path.name, pattern) for pattern in patterns):
+        from policytest.reporters.quoting import text
+
         collected: FixtureFile = FixtureFile.from_parent(parent, path=file_path)
+        # pytest -v prints the node id at the start of a line: a file name must not
+        # start a workflow command there (nor break the line)
+        shown = text(collected.nodeid)
+        if shown != collected.nodeid:
+            collected = FixtureFile.from_parent(parent, path=file_path, nodeid=shown)
         return collected
     return None
 
