@@ -87,9 +87,11 @@ def diff_revisions(
     head_revision = repository.resolve(head) if head else None
     changed = repository.changed_paths(base_revision, head_revision)
     with tempfile.TemporaryDirectory(prefix="policytest-diff-") as temporary:
-        before: Side = CommitSide(repository, base_revision, os.path.join(temporary, "base"))
+        max_bytes = options.limits.max_file_bytes
+        base_root = os.path.join(temporary, "base")
+        before: Side = CommitSide(repository, base_revision, base_root, max_bytes)
         after: Side = (
-            CommitSide(repository, head_revision, os.path.join(temporary, "head"))
+            CommitSide(repository, head_revision, os.path.join(temporary, "head"), max_bytes)
             if head_revision
             else WorkTreeSide(repository, os.path.join(temporary, "head"))
         )

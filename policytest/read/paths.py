@@ -63,9 +63,7 @@ def resolve(path: str) -> str:
     try:
         os.fsencode(path)
     except UnicodeEncodeError:
-        raise Refused(
-            "the name holds a character no file name can (a lone surrogate)"
-        ) from None
+        raise Refused("the name holds a character no file name can (a lone surrogate)") from None
     return os.path.realpath(path)
 
 

@@ -1,10 +1,11 @@
 """The project settings file ``.policytest.yaml``: which releases and which scheduler
 builds a repository's configs are written for, and which rules apply.
 
-It is found from the working directory upwards (the nearest one wins, up to the
-root: the git repository holding the working directory, or ``--root``; without git,
-the working directory only: a settings file above the checkout is never read), or named with ``--settings FILE`` (``--policytest-settings`` or the
-``policytest_settings`` ini option in pytest). Every command and the pytest plugin read
+It is found from the working directory upwards (the nearest one wins, up to the root:
+the git repository holding the working directory, or ``--root``; without git, the
+working directory only: a settings file above the checkout is never read), or named
+with ``--settings FILE`` (``--policytest-settings`` or the ``policytest_settings`` ini
+option in pytest). Every command and the pytest plugin read
 it; command-line flags override it. The file is checked here against
 ``schemas/settings.schema.json``, and by the commands for meaning (a rule id that no rule
 has, a release the flags would refuse); any problem is a :class:`SettingsError`, a usage
@@ -193,7 +194,9 @@ def load_settings(
             for index, item in enumerate(rules[key]):
                 if not item:
                     raise SettingsError(
-                        path, line_of(key, index), f"{key}[{index}]",
+                        path,
+                        line_of(key, index),
+                        f"{key}[{index}]",
                         "is blank; write a rule id or a prefix of one (VB, KS001)",
                     )
             lines += [(f"{key}[{index}]", line_of(key, index)) for index in range(len(value[key]))]

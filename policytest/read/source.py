@@ -205,8 +205,10 @@ def _read_bytes_checked(path: str, data: bytes, limits: Limits) -> SourceFile:
     return SourceFile(path, documents)
 
 
-def compose_all(text: str, limits: Limits) -> list[Node]:
-    """Compose every non-empty document of ``text``; raise :class:`ParseFailure`."""
+def compose_all(text: str, limits: Limits, count: NodeCounter | None = None) -> list[Node]:
+    """Compose every non-empty document of ``text``; raise :class:`ParseFailure`.
+    ``count``: the node budget of the file ``text`` is part of (the values of one
+    ConfigMap share it), else ``yaml-nodes`` for ``text`` alone."""
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
 
     from policytest.read.bigload import TooDeep
@@ -214,7 +216,7 @@ def compose_all(text: str, limits: Limits) -> list[Node]:
     _refuse_deep_flow(text, limits.max_depth)
     roots: list[Node] = []
     try:
-        for root in _composed(text, limits.max_depth, NodeCounter(limits.max_nodes)):
+        for root in _composed(text, limits.max_depth, count or NodeCounter(limits.max_nodes)):
             if root is None or _is_empty(root):
                 continue
             if len(roots) >= limits.max_documents:
@@ -255,10 +257,11 @@ def _composed(text: str, max_depth: int, count: NodeCounter) -> Iterable[Node]:
     from policytest.read import bigload
 
     if bigload.available():
+        left = count.left
         roots = bigload.compose_all(text, max_depth, count)
         if roots is not None:
             return roots
-        count.left = count.limit  # libyaml gave up part-way: the pure composer starts over
+        count.left = left  # libyaml gave up part-way: the pure composer starts over
     from ruamel.yaml import YAML
 
     yaml = YAML(typ="rt", pure=True)

@@ -54,8 +54,16 @@ def test_a_submodule_at_a_yaml_path_is_not_a_file(
     git(other, "init", "--quiet")
     (other / "x").write_text("x\n")
     commit(other, "other")
-    git(repo, "-c", "protocol.file.allow=always", "submodule", "add", "--quiet", str(other),
-        "configs/sub.yaml")
+    git(
+        repo,
+        "-c",
+        "protocol.file.allow=always",
+        "submodule",
+        "add",
+        "--quiet",
+        str(other),
+        "configs/sub.yaml",
+    )
     (repo / "configs" / "v.yaml").write_text(CONF.format(weight=3))
     commit(repo)
     for argv in (["diff", "--base", "HEAD~1", "--head", "HEAD"], ["diff", "--base", "HEAD~1"]):

@@ -46,7 +46,9 @@ def test_a_blank_rule_id_is_refused(run_line: RunLine, repo: Path, key: str, bla
 
 
 def test_a_blank_rule_id_is_refused_on_the_command_line(run_line: RunLine, repo: Path) -> None:
-    assert run_line(["validate", "--ignore", "\u3000", "configs"]).exit_code == 1  # dropped, not all
+    assert (
+        run_line(["validate", "--ignore", "\u3000", "configs"]).exit_code == 1
+    )  # dropped, not all
 
 
 def test_settings_above_the_repository_are_not_read(run_line: RunLine, repo: Path) -> None:

@@ -137,5 +137,7 @@ def test_pytest_reports_a_malformed_snapshot_on_its_fixture(
     (pytester.path / "good.policytest.yaml").write_text(GOOD.replace("../configs", "configs"))
     result = pytester.runpytest_inprocess("-p", "no:cacheprovider")
     result.assert_outcomes(passed=2, failed=1)
-    result.stdout.fnmatch_lines(["bad.policytest.yaml:6:13: PT003 snapshot `snapshots/bad.yaml` cannot be used*"])
+    result.stdout.fnmatch_lines(
+        ["bad.policytest.yaml:6:13: PT003 snapshot `snapshots/bad.yaml` cannot be used*"]
+    )
     assert f"{pytester.path}/" not in result.stdout.str()  # (pytest prints its rootdir)

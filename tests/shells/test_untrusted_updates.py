@@ -55,7 +55,9 @@ def test_node_names_yaml_reads_as_other_types_are_quoted(
     run_line: RunLine, repo: Path, names: tuple[str, str]
 ) -> None:
     busy, idle = names
-    text = DOCUMENT.format(name="f", busy=busy, idle=idle, expect=f'{{ranking: ["{idle}", "{busy}"]}}')
+    text = DOCUMENT.format(
+        name="f", busy=busy, idle=idle, expect=f'{{ranking: ["{idle}", "{busy}"]}}'
+    )
     (repo / "f.policytest.yaml").write_text(text)
     _run_twice(run_line, "f.policytest.yaml")
     assert f'ranking: ["{busy}", "{idle}"]' in (repo / "f.policytest.yaml").read_text()
@@ -74,7 +76,8 @@ def test_the_same_case_name_in_two_documents_updates_each_its_own(
 
 def test_an_aliased_expect_is_replaced_where_it_is_used(run_line: RunLine, repo: Path) -> None:
     text = DOCUMENT.format(name="f", busy="busy", idle="idle", expect="*e").replace(
-        "cases:\n", "cases:\n- name: anchor\n  pod: {requests: {cpu: '1'}}\n  expect: &e {top: idle}\n"
+        "cases:\n",
+        "cases:\n- name: anchor\n  pod: {requests: {cpu: '1'}}\n  expect: &e {top: idle}\n",
     )
     (repo / "f.policytest.yaml").write_text(text)
     _run_twice(run_line, "f.policytest.yaml")
@@ -92,4 +95,4 @@ def test_pytest_update_matches_cases_by_line_too(pytester: pytest.Pytester) -> N
     pytester.runpytest_inprocess("-p", "no:cacheprovider", "--policytest-update")
     pytester.runpytest_inprocess("-p", "no:cacheprovider").assert_outcomes(passed=3)
     text = (pytester.path / "f.policytest.yaml").read_text()
-    assert 'top: "y"' in text and 'ranking: [b2]' in text
+    assert 'top: "y"' in text and "ranking: [b2]" in text
