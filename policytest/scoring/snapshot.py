@@ -628,66 +628,109 @@ def _joined(items: Iterator[str]) -> list[str]:
 
 
 def stable_name(prefix: str, name: str) -> str:
-    """``node-<12 hex>``: the same name always gives the same hash. It hides names from a
-    casual reader; names that can be guessed (``worker-1``) can be found by hashing guesses."""
+    """``node-<12 hex>``: the same name always gives the same hash (unsalted SHA-256). It
+    hides names from a casual reader; names that can be guessed (``worker-1``) can be
+    found by hashing guesses."""
     return f"{prefix}-{hashlib.sha256(name.encode()).hexdigest()[:12]}"
 
 
+# What --anonymize keeps. Everything else that is a string is an identifier and is
+# hashed, wherever it stands: a field added to the snapshot later is hashed too.
+_KEPT_VALUES: Final = frozenset(
+    {
+        "operator",
+        "effect",
+        "restartPolicy",
+        "whenUnsatisfiable",
+        "nodeAffinityPolicy",
+        "nodeTaintsPolicy",
+        "protocol",
+        "kind",
+        "apiVersion",
+        "type",
+        "phase",
+        "count",
+        "weight",
+        "tolerationSeconds",
+        "maxSkew",
+        "minDomains",
+        "containerPort",
+        "hostPort",
+        "sizeBytes",
+        "unschedulable",
+    }
+)
+"""Fields whose value is Kubernetes vocabulary or a number, not a name."""
+_RESOURCES: Final = frozenset({"allocatable", "requests", "limits", "overhead", "used", "capacity"})
+"""Maps of resource names (read by the scorers and the config) to quantities: kept."""
+_LABEL_MAPS: Final = frozenset({"labels", "nodeSelector", "matchLabels", "annotations"})
+"""Maps whose keys are label keys (hashed unless Kubernetes gives them a meaning)."""
+_LABEL_KEYS: Final = frozenset({"key", "topologyKey", "matchLabelKeys", "mismatchLabelKeys"})
+"""Fields whose value is a label or taint key."""
+_NUMERIC_OPERATORS: Final = frozenset({"Gt", "Lt"})
+_NAME_FIELD: Final = "metadata.name"
+"""The one field a ``matchFields`` requirement names (its values are node names)."""
+
+
+def _known_key(key: str) -> bool:
+    """A label or taint key Kubernetes gives a meaning (``kubernetes.io/hostname``,
+    ``node.kubernetes.io/unschedulable``): kept, so its meaning stays."""
+    prefix, slash, _ = key.rpartition("/")
+    return bool(slash) and prefix.endswith(("kubernetes.io", "k8s.io"))
+
+
 def anonymize(snapshot: Snapshot) -> Snapshot:
-    """Node, namespace and pod names replaced by stable hashes.
+    """Every identifier replaced by a stable hash wherever it appears: node, pod and
+    namespace names, label keys and values, taint and toleration keys and values, image,
+    volume, claim, gate and port names, in nodes and pending pods alike.
 
-    Scheduling matches labels and names, so a node's name is replaced everywhere it
-    stands: any label value equal to a node name (``kubernetes.io/hostname``, and any
-    other label that holds it) becomes that node's new name, and so do the values of
-    pending pods' ``nodeSelector`` and node affinity (label expressions and
-    ``matchFields metadata.name``) equal to a node name. Other labels, taints and
-    resource names are kept as they are: selectors match on them.
+    Each distinct text always becomes the same hash (``node-``, ``pod-`` or ``ns-`` for
+    a node, pod or namespace name, ``id-`` for any other), whole: a node name inside a
+    longer label value is hidden with it. So selectors still match what they matched
+    (``nodeSelector``, affinity ``values``, ``matchFields metadata.name``, tolerations,
+    pod-affinity ``namespaces``). Kept: resource names and quantities, numbers, Kubernetes
+    vocabulary (operators, effects), the values of ``Gt``/``Lt`` requirements, and label
+    keys under ``kubernetes.io`` and ``k8s.io``, whose meaning the scheduler knows. The
+    hash is unsalted: a name that can be guessed can be confirmed.
     """
-    renamed = {node["name"]: stable_name("node", node["name"]) for node in snapshot.nodes}
-
-    def value(text: object) -> object:
-        return renamed.get(text, text) if isinstance(text, str) else text
-
-    nodes = []
-    for node in snapshot.nodes:
-        copy = {**node, "name": renamed[node["name"]]}
-        if "labels" in node:
-            copy["labels"] = {key: value(text) for key, text in node["labels"].items()}
-        nodes.append(copy)
-    pending = []
+    prefixes: dict[str, str] = {}
     for pod in snapshot.pending:
-        metadata = dict(pod.get("metadata") or {})
-        if "name" in metadata:
-            metadata["name"] = stable_name("pod", str(metadata["name"]))
-        if "namespace" in metadata:
-            metadata["namespace"] = stable_name("ns", str(metadata["namespace"]))
-        spec = _renamed_values(pod.get("spec") or {}, value)
-        pending.append({"metadata": metadata, "spec": spec})
+        metadata = _mapping(pod.get("metadata"))
+        for field_name, prefix in (("namespace", "ns"), ("name", "pod")):
+            if isinstance(metadata.get(field_name), str):
+                prefixes.setdefault(metadata[field_name], prefix)
+    prefixes.update((node["name"], "node") for node in snapshot.nodes)
+
+    def hashed(text: str) -> str:
+        return stable_name(prefixes.get(text, "id"), text)
+
+    def walk(data: Any, field_name: str = "") -> Any:
+        if isinstance(data, str):
+            if field_name in _KEPT_VALUES:
+                return data
+            if field_name in _LABEL_KEYS and (_known_key(data) or data == _NAME_FIELD):
+                return data
+            return hashed(data)
+        if isinstance(data, list):
+            return [walk(item, field_name) for item in data]
+        if not isinstance(data, Mapping):
+            return data  # numbers, booleans, null
+        if field_name in _RESOURCES:
+            return dict(data)
+        if field_name in _LABEL_MAPS:
+            return {
+                key if _known_key(str(key)) else hashed(str(key)): walk(value)
+                for key, value in data.items()
+            }
+        if data.get("operator") in _NUMERIC_OPERATORS:
+            return {
+                key: value if key == "values" else walk(value, key) for key, value in data.items()
+            }
+        return {key: walk(value, key) for key, value in data.items()}
+
+    nodes = [walk(node) for node in snapshot.nodes]
+    pending = [walk(pod) for pod in snapshot.pending]
     return Snapshot(nodes, pending, snapshot.counts)
-
-
-def _renamed_values(spec: Mapping[str, Any], value: Callable[[object], object]) -> dict[str, Any]:
-    """A pending pod's spec with node names in selectors and affinities renamed."""
-    result = dict(spec)
-    if isinstance(spec.get("nodeSelector"), Mapping):
-        result["nodeSelector"] = {k: value(v) for k, v in spec["nodeSelector"].items()}
-    if isinstance(spec.get("affinity"), Mapping):
-        result["affinity"] = _walk(spec["affinity"], value)
-    return result
-
-
-def _walk(data: Any, value: Callable[[object], object]) -> Any:
-    """Every ``values`` list's items renamed (selector requirements), recursively."""
-    if isinstance(data, Mapping):
-        return {
-            key: [value(v) for v in item]
-            if key == "values" and isinstance(item, list)
-            else _walk(item, value)
-            for key, item in data.items()
-        }
-    if isinstance(data, list):
-        return [_walk(item, value) for item in data]
-    return data
 
 
 def is_snapshot_path(path: str) -> bool:
