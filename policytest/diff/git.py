@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import abc
 import os
+import posixpath
 import shutil
 import subprocess
 from collections.abc import Iterable, Sequence
@@ -157,14 +158,45 @@ class Side(abc.ABC):
         return os.path.join(self.root, *path.split("/"))
 
     def materialise(self, paths: Iterable[str]) -> None:
-        """Copy ``paths`` (those this side has) into ``root``, and what their links name."""
-        wanted = [p for p in dict.fromkeys(paths) if p in self.files and p not in self._done]
+        """Copy ``paths`` (those this side has) into ``root``, and what their links name,
+        also the links among their directories (``configs -> shared``) and their targets."""
+        through = [step for path in paths for step in (*self.resolved(path)[1], path)]
+        real = [self.resolved(path)[0] for path in paths]
+        wanted = [
+            p for p in dict.fromkeys([*through, *real]) if p in self.files and p not in self._done
+        ]
         for _ in range(_MAX_LINK_HOPS):
             if not wanted:
                 return
             self._done.update(wanted)
             targets = self._copy(wanted)
             wanted = [p for p in targets if p in self.files and p not in self._done]
+
+    def resolved(self, path: str) -> tuple[str, tuple[str, ...]]:
+        """``path`` with every link among its components replaced by what it names
+        (repo-relative), and the links passed on the way: what the runner reads when it
+        opens ``path``. A link out of the repository, an absolute one or a chain of more
+        than a few hops ends the walk (the path rule refuses what it would read)."""
+        parts = path.split("/")
+        links: list[str] = []
+        index = 0
+        while index < len(parts):
+            prefix = "/".join(parts[: index + 1])
+            target = self._link_target(prefix)
+            if target is None:
+                index += 1
+                continue
+            named = posixpath.normpath(posixpath.join(posixpath.dirname(prefix), target))
+            if len(links) >= _MAX_LINK_HOPS or os.path.isabs(target) or named.startswith(".."):
+                break
+            links.append(prefix)
+            parts = [*named.split("/"), *parts[index + 1 :]]
+            index = 0
+        return "/".join(parts), tuple(links)
+
+    @abc.abstractmethod
+    def _link_target(self, path: str) -> str | None:
+        """What the link at ``path`` names, or ``None`` when ``path`` is no link."""
 
     @abc.abstractmethod
     def _copy(self, paths: Sequence[str]) -> list[str]:
@@ -207,6 +239,7 @@ class CommitSide(Side):
         listing = repository.git("ls-tree", "-r", "-l", "-z", "--full-tree", revision.commit)
         self.entries: dict[str, tuple[str, str]] = {}
         self.sizes: dict[str, int] = {}
+        self._targets: dict[str, str] = {}
         for item in listing.split(b"\0"):
             if not item:
                 continue
@@ -216,6 +249,15 @@ class CommitSide(Side):
                 self.entries[os.fsdecode(name)] = (mode, oid)
                 self.sizes[os.fsdecode(name)] = int(size)
         super().__init__(revision.label, repository.root, root, frozenset(self.entries))
+
+    def _link_target(self, path: str) -> str | None:
+        entry = self.entries.get(path)
+        if entry is None or entry[0] != _SYMLINK_MODE:
+            return None
+        if path not in self._targets:
+            blob = self.repository.git("cat-file", "blob", entry[1])
+            self._targets[path] = os.fsdecode(blob[: 1 << 12])
+        return self._targets[path]
 
     def _copy(self, paths: Sequence[str]) -> list[str]:
         paths = [path for path in paths if not self._too_large(path)]
@@ -266,6 +308,12 @@ class WorkTreeSide(Side):
             if os.path.lexists(os.path.join(repository.root, *name.split("/")))
         )
         super().__init__("working tree", repository.root, root, present)
+
+    def _link_target(self, path: str) -> str | None:
+        if path not in self.files:
+            return None
+        source = os.path.join(self.repository.root, *path.split("/"))
+        return os.readlink(source) if os.path.islink(source) else None
 
     def _copy(self, paths: Sequence[str]) -> list[str]:
         links = []

@@ -125,7 +125,11 @@ def markdown_text(value: object, limit: int = MARKDOWN_TEXT_LIMIT) -> str:
     ``#``, so GitHub links no user, team or issue; cut after ``limit`` characters with a
     marker.
     """
-    shown = _entities(_unlinked(_escape_controls(cut(str(value), limit))))
+    return _markdown(_unlinked(_escape_controls(cut(str(value), limit))))
+
+
+def _markdown(value: str) -> str:
+    shown = _entities(value)
     return shown.replace("&#64;", "&#64;" + _WORD_JOINER).replace("&#35;", "&#35;" + _WORD_JOINER)
 
 
@@ -148,10 +152,11 @@ def _unlinked(value: str) -> str:
 def markdown_code(value: object, limit: int = MARKDOWN_NAME_LIMIT) -> str:
     """``value`` as inline code in GitHub-flavoured Markdown (a name, a path, a key).
 
-    ``<code>`` around :func:`markdown_text`: GitHub links nothing inside code (no
-    mention, no issue reference, no URL), and the entities keep Markdown out of it.
+    ``<code>`` around the text as :func:`markdown_text` quotes it: GitHub links nothing
+    inside code (no mention, issue reference, commit hash or URL), and the entities keep
+    Markdown out of it.
     """
-    return f"<code>{markdown_text(value, limit)}</code>"
+    return f"<code>{_markdown(_escape_controls(cut(str(value), limit)))}</code>"
 
 
 def xml(value: object) -> str:

@@ -78,3 +78,40 @@ def test_pytest_update_through_a_directory_link_keeps_the_root(
     result = pytester.runpytest_inprocess("-p", "no:cacheprovider", "--policytest-update")
     assert "resolves outside the root" in result.stdout.str()
     assert fixture.read_bytes() == before
+
+
+@pytest.mark.parametrize("link", ["file", "directory"])
+@pytest.mark.parametrize("head", [False, True])
+def test_diff_compares_what_a_link_resolves_to(
+    run_line: RunLine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, link: str, head: bool
+) -> None:
+    repo = tmp_path / "repo"
+    for directory in ("shared", "configs", "fixtures"):
+        (repo / directory).mkdir(parents=True)
+    git(repo, "init", "--quiet", "--initial-branch=main")
+    (repo / "shared" / "v.yaml").write_text(CONF.format(cpu=1))
+    if link == "file":
+        (repo / "configs" / "v.yaml").symlink_to("../shared/v.yaml")
+        config = "../configs/v.yaml"
+    else:
+        (repo / "conf").symlink_to("shared")
+        config = "../conf/v.yaml"
+    (repo / "fixtures" / "f.policytest.yaml").write_text(FIXTURE.format(config=config, top="busy"))
+    git(repo, "add", ".")
+    git(repo, "commit", "--quiet", "-m", "base")
+    monkeypatch.chdir(repo)
+    (repo / "shared" / "v.yaml").write_text(
+        CONF.format(cpu=1)
+        .replace("binpack.weight: 10", "binpack.weight: 0")
+        .replace("  - name: binpack", "  - name: binpack\n  - name: nodeorder")
+    )
+    argv = ["diff", "--base", "HEAD", "--fail-on", "ranking-change"]
+    if head:
+        git(repo, "commit", "--quiet", "-am", "flip the winner behind the link")
+        argv[2:3] = ["HEAD~1", "--head", "HEAD"]
+    result = run_line(argv)
+    assert result.exit_code == 1, result
+    assert "used by: no fixture" not in result.stdout
+    assert "fixtures/f.policytest.yaml" in result.stdout
+    everything = run_line([*argv, "--all"])
+    assert "rank and place as before" not in everything.stdout.split("Unchanged")[0]
