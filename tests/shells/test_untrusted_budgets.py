@@ -1,6 +1,6 @@
 """Budgets that count the work done: the values of one ConfigMap share the file's node
 budget, and ``diff --head`` never reads a blob past ``file-bytes`` out of git. (Time and
-memory figures: docs/robustness.md, measured by benchmarks/hostile_inputs.py.)"""
+memory figures: docs/robustness.md; `benchmarks/hostile_inputs.py --big` measures them.)"""
 
 from __future__ import annotations
 
