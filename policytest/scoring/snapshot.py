@@ -663,7 +663,7 @@ _KEPT_VALUES: Final = frozenset(
 """Fields whose value is Kubernetes vocabulary or a number, not a name."""
 _RESOURCES: Final = frozenset({"allocatable", "requests", "limits", "overhead", "used", "capacity"})
 """Maps of resource names (read by the scorers and the config) to quantities: kept."""
-_LABEL_MAPS: Final = frozenset({"labels", "nodeSelector", "matchLabels", "annotations"})
+_LABEL_MAPS: Final = frozenset({"labels", "nodeSelector", "matchLabels", "selector", "annotations"})
 """Maps whose keys are label keys (hashed unless Kubernetes gives them a meaning)."""
 _LABEL_KEYS: Final = frozenset({"key", "topologyKey", "matchLabelKeys", "mismatchLabelKeys"})
 """Fields whose value is a label or taint key."""
