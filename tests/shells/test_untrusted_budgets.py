@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from policytest.scoring.filters import Requirement
-from tests.conftest import RunLine, git
+from tests.conftest import RunLine, committed_repo, git
 
 
 def _configmap(values: int, nodes: int) -> str:
@@ -36,12 +36,7 @@ def test_the_values_of_a_configmap_share_one_node_budget(run_line: RunLine, tmp_
 
 @pytest.fixture
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "repo"
-    (path / "configs").mkdir(parents=True)
-    git(path, "init", "--quiet", "--initial-branch=main")
-    (path / "configs" / "big.yaml").write_text("- a\n" * 10)
-    git(path, "add", ".")
-    git(path, "commit", "--quiet", "-m", "base")
+    path = committed_repo(tmp_path / "repo", {"configs/big.yaml": "- a\n" * 10})
     monkeypatch.chdir(path)
     return path
 

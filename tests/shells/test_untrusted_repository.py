@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import RunLine, git
+from tests.conftest import RunLine, committed_repo, git
+from tests.shells.test_untrusted_settings import REFUSED_CONFIG as BROKEN_KUBE
 
 CONF = """\
 actions: "enqueue, allocate"
@@ -18,25 +19,11 @@ tiers:
   - name: binpack
     arguments: {{binpack.weight: {weight}}}
 """
-BROKEN_KUBE = """\
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-- schedulerName: default-scheduler
-  pluginConfig:
-  - name: NodeResourcesFit
-    args: {scoringStrategy: {type: Bogus}}
-"""
 
 
 @pytest.fixture
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "repo"
-    (path / "configs").mkdir(parents=True)
-    git(path, "init", "--quiet", "--initial-branch=main")
-    (path / "configs" / "v.yaml").write_text(CONF.format(weight=10))
-    git(path, "add", ".")
-    git(path, "commit", "--quiet", "-m", "base")
+    path = committed_repo(tmp_path / "repo", {"configs/v.yaml": CONF.format(weight=10)})
     monkeypatch.chdir(path)
     return path
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import RunLine, git
+from tests.conftest import RunLine, committed_repo, git
 
 REFUSED_CONFIG = """\
 apiVersion: kubescheduler.config.k8s.io/v1
@@ -27,10 +27,7 @@ profiles:
 @pytest.fixture
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A git repository holding a config kube-scheduler refuses (KS010); cwd inside."""
-    path = tmp_path / "repo"
-    (path / "configs").mkdir(parents=True)
-    git(path, "init", "--quiet", "--initial-branch=main")
-    (path / "configs" / "k.yaml").write_text(REFUSED_CONFIG)
+    path = committed_repo(tmp_path / "repo", {"configs/k.yaml": REFUSED_CONFIG}, commit=False)
     monkeypatch.chdir(path)
     return path
 

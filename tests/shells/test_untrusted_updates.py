@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import RunLine, git
+from tests.conftest import RunLine, committed_repo, git
 
 CONF = """\
 actions: "enqueue, allocate"
@@ -35,10 +35,7 @@ cases:
 
 @pytest.fixture
 def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    path = tmp_path / "repo"
-    (path / "configs").mkdir(parents=True)
-    git(path, "init", "--quiet", "--initial-branch=main")
-    (path / "configs" / "v.yaml").write_text(CONF)
+    path = committed_repo(tmp_path / "repo", {"configs/v.yaml": CONF}, commit=False)
     monkeypatch.chdir(path)
     return path
 
