@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
 
 from policytest.harness.simulate import PackingReport, ResourceUse
-from policytest.reporters.quoting import text
+from policytest.reporters.quoting import json_document, text
 
 __all__ = ["render_json", "render_text"]
 
@@ -40,8 +39,9 @@ def render_text(reports: Sequence[PackingReport]) -> str:
 def render_json(reports: Sequence[PackingReport]) -> str:
     """``{"reports": [...]}``: every field of every report (utilisation as 0..1), its keys
     in camelCase as ``run`` and ``diff`` write theirs (``nodesUsed``, ``fullNodes``)."""
-    data = {"reports": [_camel_keys(asdict(report), nested=True) for report in reports]}
-    return json.dumps(data, indent=2) + "\n"
+    return json_document(
+        {"reports": [_camel_keys(asdict(report), nested=True) for report in reports]}
+    )
 
 
 def _camel_keys(value: Any, *, nested: bool) -> Any:
