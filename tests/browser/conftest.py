@@ -3,7 +3,8 @@ Playwright through its executable path (nothing is downloaded), one browser per 
 process, with a fresh profile and the features that would reach the network off.
 
 Where the browser (or the npm package ``mermaid``) is missing, the tests skip with one
-line naming the package; under CI (``CI`` set) they fail instead: ``.ci/run`` installs both.
+line naming the package; under CI (``CI`` or ``POLICYTEST_REQUIRE_BROWSER`` set) they fail
+instead: ``.ci/run`` installs both.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ SCREENSHOTS = Path(__file__).parents[1] / "data" / "html" / "screenshots"
 
 def missing(what: str) -> NoReturn:
     """Skip on a developer's machine; fail under CI, which must run these tests."""
-    if os.environ.get("CI"):
+    if os.environ.get("CI") or os.environ.get("POLICYTEST_REQUIRE_BROWSER"):
         pytest.fail(f"{what} (CI must run the browser tests: see .ci/run)")
     pytest.skip(what)
 

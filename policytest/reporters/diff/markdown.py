@@ -1,7 +1,8 @@
 """``policytest diff`` as a pull-request comment (GitHub-flavoured Markdown).
 
 A short summary comes first (one sentence and one table row per changed case); the
-evidence follows in collapsed ``<details>`` blocks: findings, each changed config's
+evidence follows in collapsed ``<details>`` blocks, after a Mermaid chart of the nodes
+each changed sequence uses before and after: findings, each changed config's
 effective settings, each changed fixture's node tables. Everything is in a stable order,
 and when nothing changed the comment is two lines. Every name, path, value and message
 comes from the pull request and goes through :mod:`policytest.reporters.quoting`, so it
@@ -22,6 +23,7 @@ from policytest.core.findings import Finding
 from policytest.diff.model import CaseDiff, ConfigDiff, DiffReport, FixtureDiff
 from policytest.reporters import quoting
 from policytest.reporters.diff import words as words
+from policytest.reporters.diff.chart import nodes_used_chart
 
 MARKER = "<!-- policytest-diff -->"
 COMMENT_LIMIT = 65_536
@@ -82,6 +84,9 @@ def render(report: DiffReport, *, color: bool = False, limit: int = COMMENT_LIMI
         return "\n".join(head) + "\n"
     blocks = ["\n".join(head)]
     blocks += _summary(report)
+    chart = nodes_used_chart(report)
+    if chart is not None:
+        blocks.append(chart)
     blocks += _findings(report)
     blocks += [_config(config) for config in report.configs if config.change != "unchanged"]
     blocks += [_fixture(fixture) for fixture in report.changed_fixtures]
