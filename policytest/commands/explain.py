@@ -6,10 +6,12 @@ from typing import Any
 
 from policytest.commands.common import (
     add_fixture_options,
+    add_top_options,
     check_options,
     missing_file,
     unknown_case,
     usage_error,
+    use_color,
     write,
 )
 from policytest.commands.progress import add_quiet_option
@@ -33,6 +35,7 @@ def configure(subparsers: Any) -> None:
         help="text for terminals, html for a self-contained page that draws the packing "
         "(default: text)",
     )
+    add_top_options(parser)
     add_fixture_options(parser)
     add_quiet_option(parser)
     parser.set_defaults(execute=execute)
@@ -74,7 +77,8 @@ def execute(args: Any) -> int:
 
         write(render_cases("policytest explain", results, args.fixture))
     else:
-        write("\n".join(render_case(result) for result in results))
+        color = use_color(sys.stdout)
+        write("\n".join(render_case(result, args.top, color=color) for result in results))
     from policytest.harness.suite import RunReport
 
     return int(ExitCode.OK if RunReport(tuple(results)).ok else ExitCode.FINDINGS)

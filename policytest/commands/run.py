@@ -11,6 +11,7 @@ from typing import Any, TextIO
 from policytest.commands.common import (
     add_fixture_options,
     add_output_format,
+    add_top_options,
     check_options,
     output_format,
     usage_error,
@@ -42,6 +43,7 @@ def configure(subparsers: Any) -> None:
         help="rewrite the expectations of failing cases from the actual "
         "results (comments and formatting kept)",
     )
+    add_top_options(parser)
     add_fixture_options(parser)
     add_quiet_option(parser)
     parser.set_defaults(execute=execute)
@@ -109,5 +111,10 @@ def execute(args: Any) -> int:
             sys.stderr.write(f"policytest: error: {text(refusal)}\n")
         report = run_paths(paths, check_options(args), progress, placed)
         line.close()
-    write(render_run(chosen, report, color=chosen == "text" and use_color(sys.stdout)))
+    if chosen == "text":
+        from policytest.reporters.run.text import render
+
+        write(render(report, color=use_color(sys.stdout), top=args.top))
+    else:
+        write(render_run(chosen, report, color=False))
     return int(ExitCode.OK if report.ok else ExitCode.FINDINGS)
