@@ -22,8 +22,15 @@ BUCKETS = 10
 
 
 def resource_names(*utilisations: Utilisation) -> list[str]:
-    """Every resource the nodes have: cpu, memory, then the rest by name."""
-    names = {resource for usage in utilisations for node in usage.values() for resource in node}
+    """Every resource some pod requests on some node: cpu, memory, then the rest by name
+    (a resource nothing requests, such as unused ephemeral storage, would be noise)."""
+    names = {
+        resource
+        for usage in utilisations
+        for node in usage.values()
+        for resource, (used, _) in node.items()
+        if used > 0
+    }
     return sorted(names, key=lambda name: (name != "cpu", name != "memory", name))
 
 
