@@ -14,8 +14,10 @@ from __future__ import annotations
 import argparse
 import os
 import subprocess
+import sys
 import tempfile
 import time
+from pathlib import Path
 
 from workloads import (
     ONE_POD_CASE,
@@ -26,16 +28,9 @@ from workloads import (
     write_fixture,
 )
 
-CHROMIUM = os.environ.get("POLICYTEST_CHROMIUM", "/usr/bin/chromium")
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.browser.chromium import launch
+
 DRAWN = "[...document.querySelectorAll('.nodes .count')].every((c) => c.textContent)"
 
 
@@ -60,9 +55,7 @@ def open_seconds(report: str, runs: int) -> list[float]:
 
     times = []
     with sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            tempfile.mkdtemp(), executable_path=CHROMIUM, headless=True, args=FLAGS
-        )
+        context = launch(playwright, tempfile.mkdtemp())
         for _ in range(runs + 1):  # the first opening warms the browser up
             page = context.new_page()
             started = time.perf_counter()

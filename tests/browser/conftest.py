@@ -1,6 +1,5 @@
-"""Headless Chromium for the report tests: the Debian package ``chromium`` driven by
-Playwright through its executable path (nothing is downloaded), one browser per test
-process, with a fresh profile and the features that would reach the network off.
+"""Headless Chromium for the report tests (:mod:`tests.browser.chromium`), one browser
+per test process.
 
 Where the browser (or the npm package ``mermaid``) is missing, the tests skip with one
 line naming the package; under CI (``CI`` or ``POLICYTEST_REQUIRE_BROWSER`` set) they fail
@@ -17,25 +16,17 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import pytest
 
+from tests.browser.chromium import CHROMIUM, launch
+
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Page
 
-CHROMIUM = Path(os.environ.get("POLICYTEST_CHROMIUM", "/usr/bin/chromium"))
 MERMAID = Path(
     os.environ.get(
         "POLICYTEST_MERMAID_JS",
         Path.home() / ".cache/policytest-ci/node_modules/mermaid/dist/mermaid.min.js",
     )
 )
-FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 SCREENSHOTS = Path(__file__).parents[1] / "data" / "html" / "screenshots"
 """The pictures of each report kind, regenerated with POLICYTEST_SCREENSHOTS=1."""
 
@@ -56,13 +47,8 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BrowserContext
     except ImportError:
         missing("the Python package `playwright` is not installed (pip install -e '.[test]')")
     with sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            str(tmp_path_factory.mktemp("chromium-profile")),
-            executable_path=str(CHROMIUM),
-            headless=True,
-            args=FLAGS,
-            viewport={"width": 1100, "height": 720},
-        )
+        profile = str(tmp_path_factory.mktemp("chromium-profile"))
+        context = launch(playwright, profile, viewport={"width": 1100, "height": 720})
         yield context
         context.close()
 
