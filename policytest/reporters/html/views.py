@@ -86,11 +86,6 @@ def node_table(
     }
 
 
-def legend(table: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """(plugin, colour) pairs of a node table."""
-    return list(zip(table["plugins"], table["colours"], strict=True))
-
-
 @dataclass(frozen=True)
 class Histogram:
     """How many nodes sit in each utilisation bucket of one resource, per series."""
