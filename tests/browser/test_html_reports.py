@@ -115,5 +115,8 @@ def test_diff_report(browser, run_line: RunLine, workspace: Path) -> None:
         "before failed",
         "after passed",
     ]
-    assert sides.nth(1).locator("tbody tr").first.locator("td.name").inner_text() == SCRIPT_NODE
+    after = sides.nth(1)
+    assert after.locator("tbody tr").first.locator("td.name").inner_text() == SCRIPT_NODE
+    assert after.locator("thead th").all_inner_texts()[-3:] == ["cpu", "memory", "pods placed"]
+    assert after.locator("td.placed").all_inner_texts() == ["1", "", "", ""]  # the one pod
     screenshot(opened, "diff", workspace)

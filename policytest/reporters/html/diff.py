@@ -2,8 +2,8 @@
 
 The page opens with the headline sentence the other formats share, then each changed
 config's effective settings (the cause), the findings introduced and resolved, and per
-changed case the ranking on each side as stacked per-plugin score bars with the pods
-each node received (the effect).
+changed case the ranking on each side as stacked per-plugin score bars, each node's
+utilisation and the pods it received (the effect).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 from policytest.diff.model import CaseDiff, CaseSide, DiffReport
 from policytest.reporters.diff import words
 from policytest.reporters.html.page import render_page, shown
-from policytest.reporters.html.views import node_table
+from policytest.reporters.html.views import node_table, pods_placed
 from policytest.reporters.validate.text import format_finding
 from policytest.scoring.protocol import NodeScore
 
@@ -67,7 +67,7 @@ def _case(path: str, reason: str, case: CaseDiff) -> dict[str, Any]:
 
 
 def _table(case: CaseDiff, side: CaseSide, label: str) -> dict[str, Any] | None:
-    """One side's nodes as a node table (no utilisation: a diff compares rankings)."""
+    """One side's nodes as a node table."""
     if side.status == "error":
         return None
     before = label == "before"
@@ -81,4 +81,5 @@ def _table(case: CaseDiff, side: CaseSide, label: str) -> dict[str, Any] | None:
         )
         for node in case.nodes
     ]
-    return node_table(nodes, side.ranking, {}, {}, side.placements)
+    placed = pods_placed(side.placements, side.ranking)
+    return node_table(nodes, side.ranking, side.before, side.utilisation, placed)

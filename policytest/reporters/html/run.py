@@ -13,7 +13,13 @@ from typing import Any
 from policytest.harness.runner import MESSAGE_LINE_BREAK, CaseResult
 from policytest.harness.suite import RunReport
 from policytest.reporters.html.page import render_page, shown
-from policytest.reporters.html.views import filtered, histograms, node_table, resource_names
+from policytest.reporters.html.views import (
+    filtered,
+    histograms,
+    node_table,
+    pods_placed,
+    resource_names,
+)
 from policytest.reporters.run.text import summary
 from policytest.reporters.validate.text import format_finding, plural
 
@@ -51,9 +57,7 @@ def case_view(result: CaseResult) -> dict[str, Any]:
     }
     if result.status == "error" or not result.nodes:
         return view
-    placed: dict[str, int] = dict(result.placements or {})
-    if result.placements is None and result.ranking:
-        placed = {result.ranking[0][0]: 1}  # where the single pod goes (the first of a tie)
+    placed = pods_placed(result.placements, result.ranking)
     view["table"] = node_table(
         result.nodes, result.ranking, result.before, result.utilisation, placed
     )

@@ -48,6 +48,14 @@ def ranks(ranking: Ranking) -> dict[str, int]:
     return result
 
 
+def pods_placed(placements: Mapping[str, int] | None, ranking: Ranking) -> Mapping[str, int]:
+    """The pods each node received: a sequence's placements, or the single pod on the
+    best node (the first of a tie)."""
+    if placements is not None:
+        return placements
+    return {ranking[0][0]: 1} if ranking else {}
+
+
 def node_table(
     nodes: Sequence[NodeScore],
     ranking: Ranking,
