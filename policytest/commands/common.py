@@ -116,7 +116,7 @@ def add_output_format(parser: argparse.ArgumentParser, formats: Iterable[str]) -
 
 def add_top_options(parser: argparse.ArgumentParser) -> None:
     """``--top N`` / ``--all-nodes``: how many scored nodes a text report lists per case."""
-    from policytest.reporters.run.text import DEFAULT_TOP
+    from policytest.reporters.run import DEFAULT_TOP
 
     group = parser.add_mutually_exclusive_group()
     group.add_argument(

@@ -9,6 +9,7 @@ from policytest.core.findings import Finding, Severity
 from policytest.harness.runner import MESSAGE_LINE_BREAK, CaseResult, format_score
 from policytest.harness.suite import RunReport
 from policytest.reporters.quoting import text
+from policytest.reporters.run import DEFAULT_TOP
 from policytest.reporters.run.availability import availability, reason_groups
 from policytest.reporters.validate.text import format_finding, paint, plural
 from policytest.scoring.protocol import NodeScore
@@ -16,8 +17,6 @@ from policytest.scoring.protocol import NodeScore
 MARK = {"passed": ("PASS", "32"), "failed": ("FAIL", "31"), "error": ("ERROR", "31;1")}
 
 
-DEFAULT_TOP = 10
-"""Scored nodes a text report lists per case (``--top N``; ``--all-nodes`` lists all)."""
 PER_LINE = 8
 """Nodes per line of a long placements map."""
 
