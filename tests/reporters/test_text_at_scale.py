@@ -10,8 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from policytest.reporters.run import DEFAULT_TOP
 from policytest.reporters.run.availability import availability, reason_groups
-from policytest.reporters.run.text import DEFAULT_TOP, PER_LINE, node_table, placement_lines
+from policytest.reporters.run.text import PER_LINE, node_table, placement_lines
 from policytest.scoring.protocol import NodeScore
 from tests.conftest import RunLine
 

@@ -15,7 +15,8 @@ from typing import Final
 
 from policytest.harness.runner import MESSAGE_LINE_BREAK, CaseResult, format_ranking, format_score
 from policytest.reporters.quoting import text
-from policytest.reporters.run.text import DEFAULT_TOP, MARK, node_table, placement_lines
+from policytest.reporters.run import DEFAULT_TOP
+from policytest.reporters.run.text import MARK, node_table, placement_lines
 from policytest.reporters.validate.text import format_finding, paint, plural
 from policytest.scoring.protocol import NodeScore, ResourceDetail
 
