@@ -12,7 +12,7 @@ import pytest
 
 from tests.browser.conftest import MERMAID, missing
 from tests.conftest import DATA, RunLine
-from tests.diff.test_diff_chart import HOSTILE, chart_lines, report
+from tests.diff.test_diff_chart import HOSTILE, chart_lines, mermaid_blocks, ranked, report
 
 RENDER = """async (source) => {
   mermaid.initialize({startOnLoad: false, securityLevel: "strict"});
@@ -44,22 +44,45 @@ def mermaid_page(browser):
 
 
 def rendered(page, markdown: str) -> tuple[str, list[str]]:
-    source = "\n".join(chart_lines(markdown)[1:-1])
+    return drawn(page, "\n".join(chart_lines(markdown)[1:-1]))
+
+
+def drawn(page, source: str) -> tuple[str, list[str]]:
     result = page.evaluate(RENDER, source)
     assert page.evaluate("window.pwned") is None
     assert result["active"] == []
     return source, result["labels"]
 
 
+def axis_labels(source: str) -> list[str]:
+    """The x-axis labels of a chart's source, without their quotes."""
+    axis = re.search(r"x-axis \[(.*)\]", source)
+    assert axis is not None
+    return re.findall(r'"([^"]*)"', axis.group(1))
+
+
 def test_hostile_labels_render_as_text(mermaid_page) -> None:
     from policytest.reporters.diff.markdown import render
 
     source, labels = rendered(mermaid_page, render(report(HOSTILE)))
-    axis = re.search(r"x-axis \[(.*)\]", source)
-    assert axis is not None
-    expected = re.findall(r'"([^"]*)"', axis.group(1))
+    expected = axis_labels(source)
     assert len(expected) == len(HOSTILE)
     assert [label for label in labels if label in expected] == expected
+
+
+def test_hostile_node_names_in_a_scores_chart(mermaid_page) -> None:
+    from policytest.diff.model import DiffReport, compare_fixture
+    from policytest.reporters.diff.markdown import render
+
+    before = {name: float(i) for i, name in enumerate(HOSTILE)}
+    after = {name: 10.0 - score for name, score in before.items()}
+    fixture = compare_fixture("f", "why", [ranked(HOSTILE[0], before)], [ranked(HOSTILE[0], after)])
+    [chart] = mermaid_blocks(render(DiffReport("a", "b", fixtures=(fixture,))))
+    source, labels = drawn(mermaid_page, "\n".join(chart))
+    expected = axis_labels(source)
+    assert len(expected) == len(HOSTILE)
+    assert [label for label in labels if label in expected] == expected
+    assert any(label.startswith("Scores of") for label in labels)  # the quoted title
 
 
 def test_the_real_diff_comment_renders(
@@ -69,5 +92,8 @@ def test_the_real_diff_comment_renders(
         shutil.copy(DATA / "html" / name, tmp_path / name)
     monkeypatch.chdir(tmp_path)
     result = run_line(["diff", "old.yaml", "new.yaml", "--fixtures", ".", "--format", "markdown"])
-    _, labels = rendered(mermaid_page, result.stdout)
+    charts = mermaid_blocks(result.stdout)
+    assert len(charts) == 2  # nodes used by the sequence, scores of the single pod
+    labels = [label for chart in charts for label in drawn(mermaid_page, "\n".join(chart))[1]]
     assert "1. four pods ___ _" in labels
+    assert "javascript:window.pwned=3" in labels

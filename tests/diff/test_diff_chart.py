@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from policytest.diff.model import DiffReport, compare_fixture
 from policytest.harness.runner import CaseResult, rank
-from policytest.reporters.diff.chart import MAX_CASES, nodes_used_chart
+from policytest.reporters.diff.chart import MAX_CASES, MAX_NODES, nodes_used_chart
 from policytest.reporters.diff.markdown import COMMENT_LIMIT, render
 from policytest.reporters.quoting import MERMAID_LABEL_LIMIT, mermaid
 from policytest.scoring.protocol import NodeScore
@@ -97,3 +97,40 @@ def test_no_chart_without_a_placement_change() -> None:
     unchanged = DiffReport("a", "b", fixtures=(compare_fixture("f", "why", same, same),))
     assert nodes_used_chart(unchanged) is None
     assert "mermaid" not in render(unchanged)
+
+
+def ranked(case: str, scores: dict[str, float]) -> CaseResult:
+    nodes = tuple(
+        NodeScore(name, True, None, total, {"binpack": total}) for name, total in scores.items()
+    )
+    return CaseResult("f.policytest.yaml", case, "passed", nodes=nodes, ranking=rank(nodes))
+
+
+def mermaid_blocks(markdown: str) -> list[list[str]]:
+    blocks = re.findall(r"```mermaid\n(.*?)\n```\n", markdown, re.DOTALL)
+    return [block.splitlines() for block in blocks]
+
+
+@settings(max_examples=60, deadline=None)
+@given(case=names, nodes=st.lists(names, min_size=2, max_size=14, unique=True))
+def test_a_scores_chart_keeps_its_shape_whatever_the_names(case: str, nodes: list[str]) -> None:
+    before = {name: float(index) for index, name in enumerate(nodes)}
+    after = {name: 100.0 - score for name, score in before.items()}
+    diff = DiffReport(
+        "a",
+        "b",
+        fixtures=(compare_fixture("f", "why", [ranked(case, before)], [ranked(case, after)]),),
+    )
+    [chart] = mermaid_blocks(render(diff))
+    drawn = min(len(nodes), MAX_NODES)
+    assert chart[0] == "xychart-beta"
+    title = re.fullmatch(r"    title (.*)", chart[1])
+    assert title is not None and LABEL.fullmatch(title.group(1))
+    labels = re.fullmatch(r"    x-axis \[(.*)\]", chart[2])
+    assert labels is not None and len(LABEL.findall(labels.group(1))) == drawn
+    assert LABEL.sub("", labels.group(1)) == ", " * (drawn - 1)
+    assert re.fullmatch(r'    y-axis "score" 0 --> [\d.]+', chart[3])
+    assert re.fullmatch(r"    bar \[[\d., ]+\]", chart[4]) and re.fullmatch(
+        r"    line \[[\d., ]+\]", chart[5]
+    )
+    assert len(chart) == 6
