@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import asdict
 
 from policytest.harness.simulate import PackingReport, ResourceUse
-from policytest.reporters.quoting import text
+from policytest.reporters.quoting import json_document, text
 
 __all__ = ["render_json", "render_text"]
 
@@ -50,7 +49,7 @@ def render_json(reports: Sequence[PackingReport]) -> str:
         {key: value for key, value in asdict(report).items() if key not in _PER_NODE}
         for report in reports
     ]
-    return json.dumps({"reports": shown}, indent=2) + "\n"
+    return json_document({"reports": shown})
 
 
 _PER_NODE = frozenset({"utilisation", "before", "placed_on"})
