@@ -146,10 +146,14 @@ def test_wheel_contents(wheel: Path) -> None:
     for schema in bundled_schemas():
         assert f"policytest/schemas/{schema}" in names
     assert {"policytest/py.typed", "policytest/__main__.py", "policytest/cli.py"} <= names
+    html = ROOT / "policytest" / "reporters" / "html"
+    for asset in [*html.glob("templates/*.j2"), *html.glob("assets/*")]:
+        assert f"policytest/reporters/html/{asset.relative_to(html)}" in names
     assert entry_points["console_scripts"]["policytest"] == "policytest.cli:main"
     assert "Requires-Python: >=3.10" in metadata
     assert "Requires-Dist: ruamel.yaml" in metadata
     assert "Requires-Dist: jsonschema" in metadata
+    assert "Requires-Dist: Jinja2" in metadata
     # nothing but the package and its metadata: no top-level `schemas` or `tests`
     assert {name.split("/")[0] for name in names} == {"policytest", dist_info}
 
@@ -194,3 +198,11 @@ def test_validate_uses_the_bundled_schema(installed: Installed) -> None:
         "broken.policytest.yaml:7:5: PT002 error: "
         "required key `name` is missing in `cluster.nodes[0]`"
     )
+
+
+def test_html_report_from_the_bundled_templates(installed: Installed) -> None:
+    fixture = installed.cwd / "one.policytest.yaml"
+    fixture.write_text(BROKEN_FIXTURE.replace("- allocatable", "- name: n1\n    allocatable"))
+    result = run([installed.script, "explain", "--format", "html", fixture.name], installed.cwd)
+    assert result.stdout.startswith("<!DOCTYPE html>"), result
+    assert "Content-Security-Policy" in result.stdout and "</html>" in result.stdout

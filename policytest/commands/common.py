@@ -120,6 +120,28 @@ def add_output_format(parser: argparse.ArgumentParser, formats: Iterable[str]) -
     )
 
 
+def add_top_options(parser: argparse.ArgumentParser) -> None:
+    """``--top N`` / ``--all-nodes``: how many scored nodes a text report lists per case."""
+    from policytest.reporters.run import DEFAULT_TOP
+
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument(
+        "--top",
+        type=_positive,
+        default=DEFAULT_TOP,
+        metavar="N",
+        help=f"list the best N nodes of a case (default {DEFAULT_TOP}); the filtered nodes "
+        "are summed up by reason when there are more than N",
+    )
+    group.add_argument(
+        "--all-nodes",
+        action="store_const",
+        const=None,
+        dest="top",
+        help="list every node of a case",
+    )
+
+
 def output_format(args: Any) -> str:
     """The format asked for, else ``github`` under GitHub Actions, else ``text``."""
     chosen: str | None = args.format

@@ -73,8 +73,8 @@ def configure(subparsers: Any) -> None:
         "--format",
         choices=tuple(DIFF_FORMATS),
         default="text",
-        help="text for terminals, markdown for a pull-request comment, json for "
-        "automation (default: text)",
+        help="text for terminals, markdown for a pull-request comment, html for a "
+        "self-contained page, json for automation (default: text)",
     )
     parser.add_argument(
         "--fail-on",

@@ -6,13 +6,17 @@ from typing import Any
 
 from policytest.commands.common import (
     add_fixture_options,
+    add_top_options,
     check_options,
     missing_file,
     unknown_case,
     usage_error,
+    use_color,
     write,
 )
 from policytest.commands.progress import add_quiet_option
+
+FORMATS = ("text", "html")
 
 
 def configure(subparsers: Any) -> None:
@@ -24,6 +28,14 @@ def configure(subparsers: Any) -> None:
     )
     parser.add_argument("fixture", metavar="FIXTURE", help="a fixture file (*.policytest.yaml)")
     parser.add_argument("--case", default=None, metavar="NAME", help="only this case")
+    parser.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="text",
+        help="text for terminals, html for a self-contained page that draws the packing "
+        "(default: text)",
+    )
+    add_top_options(parser)
     add_fixture_options(parser)
     add_quiet_option(parser)
     parser.set_defaults(execute=execute)
@@ -60,7 +72,13 @@ def execute(args: Any) -> int:
         results = [result for result in results if result.case == args.case]
         if not results:
             return unknown_case(args.case, args.fixture, names)
-    write("\n".join(render_case(result) for result in results))
+    if args.format == "html":
+        from policytest.reporters.html.run import render_cases
+
+        write(render_cases("policytest explain", results, args.fixture))
+    else:
+        color = use_color(sys.stdout)
+        write("\n".join(render_case(result, args.top, color=color) for result in results))
     from policytest.harness.suite import RunReport
 
     return int(ExitCode.OK if RunReport(tuple(results)).ok else ExitCode.FINDINGS)

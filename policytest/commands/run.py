@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from policytest.commands.common import (
     add_fixture_options,
     add_output_format,
+    add_top_options,
     check_options,
     output_format,
     usage_error,
@@ -45,6 +46,7 @@ def configure(subparsers: Any) -> None:
         help="rewrite the expectations of failing cases from the actual "
         "results (comments and formatting kept)",
     )
+    add_top_options(parser)
     add_fixture_options(parser)
     add_quiet_option(parser)
     parser.set_defaults(execute=execute)
@@ -131,5 +133,10 @@ def execute(args: Any) -> int:
         again = run_paths(paths, check_options(args), progress, placed)
         report = marked_updated(report, again, written)
         line.close()
-    write(render_run(chosen, report, color=chosen == "text" and use_color(sys.stdout)))
+    if chosen == "text":
+        from policytest.reporters.run.text import render
+
+        write(render(report, color=use_color(sys.stdout), top=args.top))
+    else:
+        write(render_run(chosen, report, color=False))
     return int(ExitCode.OK if report.ok else ExitCode.FINDINGS)

@@ -16,7 +16,7 @@ from policytest.commands.common import (
 )
 from policytest.commands.progress import Progress, add_quiet_option
 
-FORMATS = ("text", "json")
+FORMATS = ("text", "json", "html")
 
 
 def configure(subparsers: Any) -> None:
@@ -117,5 +117,10 @@ def execute(args: Any) -> int:
             )
             reports.append(simulate(chosen, workload, label, bar.update if bar.enabled else None))
             bar.close()
-    write((render_json if args.format == "json" else render_text)(reports))
+    if args.format == "html":
+        from policytest.reporters.html.simulate import render
+
+        write(render(reports))
+    else:
+        write((render_json if args.format == "json" else render_text)(reports))
     return int(ExitCode.OK)

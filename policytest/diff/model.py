@@ -175,6 +175,15 @@ class CaseSide:
     ranking: Ranking
     placements: Mapping[str, int] | None = None
     pending: int | None = None
+    before: Mapping[str, Mapping[str, tuple[int, int]]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+    """Per node, per resource: (requested, allocatable) before the case (for the HTML
+    report; never compared)."""
+    utilisation: Mapping[str, Mapping[str, tuple[int, int]]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+    """The same after the case (see :attr:`CaseResult.utilisation`)."""
 
     @property
     def winner(self) -> tuple[str, ...]:
@@ -318,7 +327,15 @@ def _side(result: CaseResult | None) -> CaseSide | None:
     if result is None:
         return None
     placements = None if result.placements is None else MappingProxyType(dict(result.placements))
-    return CaseSide(result.status, result.message, result.ranking, placements, result.pending)
+    return CaseSide(
+        result.status,
+        result.message,
+        result.ranking,
+        placements,
+        result.pending,
+        result.before,
+        result.utilisation,
+    )
 
 
 def _node_changes(before: CaseResult | None, after: CaseResult | None) -> tuple[NodeChange, ...]:

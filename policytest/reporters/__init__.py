@@ -26,12 +26,14 @@ RUN_FORMATS: dict[str, str] = {
     "json": "policytest.reporters.run.json",
     "github": "policytest.reporters.run.github",
     "junit": "policytest.reporters.run.junit",
+    "html": "policytest.reporters.html.run",
 }
 
 DIFF_FORMATS: dict[str, str] = {
     "text": "policytest.reporters.diff.text",
     "markdown": "policytest.reporters.diff.markdown",
     "json": "policytest.reporters.diff.json",
+    "html": "policytest.reporters.html.diff",
 }
 
 

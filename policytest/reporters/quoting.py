@@ -14,6 +14,8 @@ it:
 - :func:`markdown_code` / :func:`markdown_text` for GitHub-flavoured Markdown: every
   character Markdown or HTML could read as syntax is an HTML entity, so a value shows as
   text only (no heading, link, image, table cell or ``@mention``), and long values are cut.
+- :func:`mermaid` for a label in a Mermaid chart of a Markdown comment: a short run of
+  letters, digits and a few punctuation characters inside double quotes, nothing else.
 - :func:`xml` for XML attributes and text (characters XML 1.0 cannot hold are escaped).
 - :func:`sarif` for SARIF's JSON strings (no lone surrogates from non-UTF-8 file names),
   and :func:`json_document` for every JSON output, every string of it so quoted.
@@ -157,6 +159,28 @@ def markdown_code(value: object, limit: int = MARKDOWN_NAME_LIMIT) -> str:
     Markdown out of it.
     """
     return f"<code>{_markdown(_escape_controls(cut(str(value), limit)))}</code>"
+
+
+MERMAID_LABEL_LIMIT = 40
+"""Characters of one label a Mermaid chart shows before cutting it."""
+_MERMAID_KEPT = frozenset(" -_./:+=,()")
+
+
+def mermaid(value: object, limit: int = MERMAID_LABEL_LIMIT) -> str:
+    """``value`` as a double-quoted Mermaid label that can only be text.
+
+    Mermaid reads syntax in almost every punctuation character (``%%{init}%%``
+    directives, ``%%`` comments, ``click`` callbacks after a line break, quotes and
+    brackets that end a label, ``#quot;`` entities, HTML in labels) and has no escape
+    for a double quote inside a string; a fence of backticks would end the Markdown
+    code block. So only letters, digits, spaces and ``-_./:+=,()`` are kept; every other
+    character (control and bidirectional ones too) becomes ``_``, and long values are
+    cut with ``…``. The label names a case for the eye: the comment's tables quote it
+    exactly.
+    """
+    shown = str(value)
+    kept = "".join(c if c.isalnum() or c in _MERMAID_KEPT else "_" for c in shown[:limit])
+    return f'"{kept}{ELLIPSIS if len(shown) > limit else ""}"'
 
 
 def xml(value: object) -> str:

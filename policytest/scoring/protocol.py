@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from policytest.scoring.cluster import Node, Pod
+
+K = TypeVar("K")
+V = TypeVar("V")
 
 
 @dataclass(frozen=True)
@@ -39,25 +42,25 @@ class ResourceDetail:
     the strategy and the rule that chose it)."""
 
 
-class LazyDetails(Mapping[str, tuple[ResourceDetail, ...]]):
-    """Per-plugin resource details, computed on first use: a ranking of thousands of
-    nodes is shown (by ``explain``) for a few of them at most."""
+class LazyMapping(Mapping[K, V]):
+    """A mapping computed on first use: a ranking of thousands of nodes is shown (by
+    ``explain``, by the HTML report) for a few of them at most."""
 
     __slots__ = ("_compute", "_value")
 
-    def __init__(self, compute: Callable[[], Mapping[str, tuple[ResourceDetail, ...]]]) -> None:
+    def __init__(self, compute: Callable[[], Mapping[K, V]]) -> None:
         self._compute = compute
-        self._value: Mapping[str, tuple[ResourceDetail, ...]] | None = None
+        self._value: Mapping[K, V] | None = None
 
-    def _details(self) -> Mapping[str, tuple[ResourceDetail, ...]]:
+    def _details(self) -> Mapping[K, V]:
         if self._value is None:
             self._value = self._compute()
         return self._value
 
-    def __getitem__(self, plugin: str) -> tuple[ResourceDetail, ...]:
-        return self._details()[plugin]
+    def __getitem__(self, key: K) -> V:
+        return self._details()[key]
 
-    def __iter__(self) -> Iterator[str]:
+    def __iter__(self) -> Iterator[K]:
         return iter(self._details())
 
     def __len__(self) -> int:
@@ -65,6 +68,10 @@ class LazyDetails(Mapping[str, tuple[ResourceDetail, ...]]):
 
     def __repr__(self) -> str:
         return repr(dict(self._details()))
+
+
+LazyDetails = LazyMapping[str, tuple[ResourceDetail, ...]]
+"""Per-plugin resource details, computed on first use."""
 
 
 @dataclass(frozen=True)

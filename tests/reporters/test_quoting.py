@@ -10,7 +10,9 @@ commands, bytes that were not UTF-8, very long strings); the structure must not 
 - Markdown: rendered by a CommonMark renderer with GFM tables (markdown-it-py), the same
   headings, tables, rows and ``<details>`` blocks, no link, image, emphasis or HTML that
   the reporter did not write, no raw ``@mention``, and each name shown as text;
-- JUnit: well-formed XML; SARIF: valid against the SARIF 2.1.0 schema.
+- JUnit: well-formed XML; SARIF: valid against the SARIF 2.1.0 schema;
+- HTML (run, diff): the same elements and attributes, and no control or bidirectional
+  character on the page (opened in a browser in ``tests/browser/``).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import unicodedata
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Callable
 from functools import cache
+from html.parser import HTMLParser
 from typing import Any
 
 import pytest
@@ -282,6 +285,44 @@ def test_markdown_keeps_headings_tables_and_details(name: str) -> None:
     # each name is shown, as text: what the quoting made of it is on the page, verbatim
     expected = html.unescape(quoting.markdown_text(name, quoting.MARKDOWN_NAME_LIMIT))
     assert "".join(expected.split()) in "".join(text.split())
+
+
+class _Elements(HTMLParser):
+    """The elements and attribute names of a page, in order (text and data left out)."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.seen: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.seen.append(f"<{tag} {' '.join(name for name, _ in attrs)}>")
+
+    def handle_endtag(self, tag: str) -> None:
+        self.seen.append(f"</{tag}>")
+
+
+def _elements(page: str) -> list[str]:
+    parser = _Elements()
+    parser.feed(page)
+    return parser.seen
+
+
+@PROPERTY
+@given(name=names)
+def test_html_pages_gain_no_element_and_no_attribute(name: str) -> None:
+    for plain, shown in (
+        (
+            render_run("html", _run("name"), color=False),
+            render_run("html", _run(name), color=False),
+        ),
+        (
+            render_diff("html", _diff("name"), color=False),
+            render_diff("html", _diff(name), color=False),
+        ),
+    ):
+        assert _elements(shown) == _elements(plain)
+        # no control, format (bidirectional) or surrogate character reaches the page
+        assert not [c for c in shown if c != "\n" and unicodedata.category(c)[0] == "C"]
 
 
 def test_a_70000_character_case_name_keeps_every_section() -> None:

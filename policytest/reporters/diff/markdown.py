@@ -1,16 +1,18 @@
 """``policytest diff`` as a pull-request comment (GitHub-flavoured Markdown).
 
-A short summary comes first (one sentence and one table row per changed case); the
-evidence follows in collapsed ``<details>`` blocks: findings, each changed config's
-effective settings, each changed fixture's node tables. Everything is in a stable order,
-and when nothing changed the comment is two lines. Every name, path, value and message
-comes from the pull request and goes through :mod:`policytest.reporters.quoting`, so it
-shows as text only. GitHub refuses comments longer than 65,536 characters: long values
-are cut where shown, each list (table rows, findings, settings) is cut to its share of
-the comment with a line saying how many were left out, so the summary and the findings
-are always there, and the evidence blocks that do not fit are left out from the end,
-with a note, to stay under :data:`COMMENT_LIMIT`. The first line is a hidden marker,
-so a CI job can find and update its earlier comment instead of adding one per push.
+A short summary comes first (one sentence and one table row per changed case), then
+Mermaid charts (the nodes each changed sequence uses, the scores of changed rankings,
+before and after); the evidence follows in collapsed ``<details>`` blocks: findings,
+each changed config's effective settings, each changed fixture's node tables.
+Everything is in a stable order, and when nothing changed the comment is two lines.
+Every name, path, value and message comes from the pull request and goes through
+:mod:`policytest.reporters.quoting`, so it shows as text only. GitHub refuses comments
+longer than 65,536 characters: long values are cut where shown, each list (table rows,
+findings, settings) is cut to its share of the comment with a line saying how many
+were left out, so the summary and the findings are always there, and the evidence
+blocks that do not fit are left out from the end, with a note, to stay under
+:data:`COMMENT_LIMIT`. The first line is a hidden marker, so a CI job can find and
+update its earlier comment instead of adding one per push.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from policytest.core.findings import Finding
 from policytest.diff.model import CaseDiff, ConfigDiff, DiffReport, FixtureDiff
 from policytest.reporters import quoting
 from policytest.reporters.diff import words as words
+from policytest.reporters.diff.chart import charts
 
 MARKER = "<!-- policytest-diff -->"
 COMMENT_LIMIT = 65_536
@@ -82,6 +85,7 @@ def render(report: DiffReport, *, color: bool = False, limit: int = COMMENT_LIMI
         return "\n".join(head) + "\n"
     blocks = ["\n".join(head)]
     blocks += _summary(report)
+    blocks += charts(report)
     blocks += _findings(report)
     blocks += [_config(config) for config in report.configs if config.change != "unchanged"]
     blocks += [_fixture(fixture) for fixture in report.changed_fixtures]

@@ -15,16 +15,20 @@ from typing import Final
 
 from policytest.harness.runner import MESSAGE_LINE_BREAK, CaseResult, format_ranking, format_score
 from policytest.reporters.quoting import text
-from policytest.reporters.run.text import node_table
-from policytest.reporters.validate.text import format_finding, plural
+from policytest.reporters.run import DEFAULT_TOP
+from policytest.reporters.run.text import MARK, node_table, placement_lines
+from policytest.reporters.validate.text import format_finding, paint, plural
 from policytest.scoring.protocol import NodeScore, ResourceDetail
 
 BAR_WIDTH = 20
 
 
-def render_case(result: CaseResult) -> str:
-    """The explanation of one case."""
-    lines = [f"{text(result.file)} :: {text(result.case)}  [{result.status}]"]
+def render_case(result: CaseResult, top: int | None = DEFAULT_TOP, *, color: bool = False) -> str:
+    """The explanation of one case: the best ``top`` nodes in detail (all when ``None``),
+    the filtered ones summed up when there are many."""
+    _, code = MARK[result.status]
+    status = paint(f"[{result.status}]", code, color)
+    lines = [f"{paint(text(result.file), '1', color)} :: {text(result.case)}  {status}"]
     if result.message:
         lines += [f"  {text(line)}" for line in result.message.split(MESSAGE_LINE_BREAK)]
     if result.status == "error":
@@ -34,8 +38,9 @@ def render_case(result: CaseResult) -> str:
         lines += [f"    {text(correction)}" for correction in result.corrections]
     title = "first pod" if result.steps else "pod"
     lines += ["", f"  Scores for the {title}, best first: {text(format_ranking(result.ranking))}"]
-    lines += [f"    {row}" for row in node_table(result.nodes)]
-    details = list(_resource_lines(result.nodes))
+    lines += [f"    {row}" for row in node_table(result.nodes, top)]
+    best = sorted((n for n in result.nodes if n.feasible), key=lambda n: -n.total)[:top]
+    details = list(_resource_lines(best))
     if details:
         lines += [
             "",
@@ -43,10 +48,10 @@ def render_case(result: CaseResult) -> str:
             "then the plugin's arithmetic up to its contribution to the total):",
             *details,
         ]
-    parts = _part_lines(result.nodes)
+    parts = _part_lines(best)
     if parts:
         lines += ["", "  Parts of a plugin's score (each part's score x its weight):", *parts]
-    balance = _balance_lines(result.nodes)
+    balance = _balance_lines(best)
     if balance:
         lines += ["", *balance]
     if result.not_modelled:
@@ -57,7 +62,7 @@ def render_case(result: CaseResult) -> str:
             *(f"    {text(name)}: {_reads(name)}" for name in result.not_modelled),
         ]
     if result.steps:
-        lines += ["", *_sequence_lines(result)]
+        lines += ["", *_sequence_lines(result, top)]
     if result.findings:
         lines.append("")
     lines += [f"  config: {format_finding(f, color=False)}" for f in result.findings]
@@ -86,9 +91,9 @@ def _reads(plugin: str) -> str:
     return _READS.get(key, "what this plugin reads")
 
 
-def _resource_lines(nodes: Sequence[NodeScore]) -> list[str]:
+def _resource_lines(best: Sequence[NodeScore]) -> list[str]:
     lines: list[str] = []
-    for node in sorted((n for n in nodes if n.feasible), key=lambda n: -n.total):
+    for node in best:
         for plugin, resources in node.resources.items():
             if not resources:
                 continue
@@ -165,13 +170,13 @@ def _close(a: float, b: float) -> bool:
     return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
 
 
-def _part_lines(nodes: Sequence[NodeScore]) -> list[str]:
+def _part_lines(best: Sequence[NodeScore]) -> list[str]:
     """``node / nodeorder: leastrequested 40, balancedresource 79``: what a plugin made of
     several scores adds up (where packing and spreading cancel, this shows it)."""
     return [
         f"    {text(node.name)} / {text(plugin)}: "
         + ", ".join(f"{text(part)} {format_score(value)}" for part, value in values.items())
-        for node in sorted((n for n in nodes if n.feasible), key=lambda n: -n.total)
+        for node in best
         for plugin, values in node.parts.items()
         if values
     ]
@@ -184,12 +189,12 @@ _FORMULAS = {
 }
 
 
-def _balance_lines(nodes: Sequence[NodeScore]) -> list[str]:
+def _balance_lines(best: Sequence[NodeScore]) -> list[str]:
     """BalancedAllocation's two S terms and the score the release makes of them, where
     S = int64((1 - std of the requested fractions) x 100), so the numbers add up."""
     rows: list[str] = []
     formulas: set[str] = set()
-    for node in sorted((n for n in nodes if n.feasible), key=lambda n: -n.total):
+    for node in best:
         for plugin, detail in node.balance.items():
             formulas.add(detail.formula)
             rows.append(
@@ -202,12 +207,12 @@ def _balance_lines(nodes: Sequence[NodeScore]) -> list[str]:
     return [f"  Balance (unweighted; {heading}):", *rows]
 
 
-def _sequence_lines(result: CaseResult) -> list[str]:
-    placed = ", ".join(f"{text(n)}: {c}" for n, c in (result.placements or {}).items() if c)
+def _sequence_lines(result: CaseResult, top: int | None) -> list[str]:
     lines = [
-        f"  Sequence: {plural(len(result.steps), 'pod')}; placements {{{placed}}}; "
-        f"nodes used {result.nodes_used}; pending {result.pending}"
+        f"  Sequence: {plural(len(result.steps), 'pod')}; nodes used {result.nodes_used}; "
+        f"pending {result.pending}"
     ]
+    lines += [f"    {line}" for line in placement_lines(result.placements or {}, top)]
     ties = [step for step in result.steps if step.tied_with]
     for step in ties[:10]:
         lines.append(
@@ -217,8 +222,13 @@ def _sequence_lines(result: CaseResult) -> list[str]:
         )
     if len(ties) > 10:
         lines.append(f"    ... {len(ties) - 10} more ties")
-    lines.append("  Utilisation at the end:")
-    lines += [f"    {line}" for line in utilisation_bars(result.utilisation)]
+    lines.append("  Utilisation at the end (the nodes that received most pods first):")
+    placed = result.placements or {}
+    order = sorted(result.utilisation, key=lambda name: -placed.get(name, 0))
+    shown = order[:top]
+    lines += [f"    {line}" for line in utilisation_bars({n: result.utilisation[n] for n in shown})]
+    if len(shown) < len(order):
+        lines.append(f"    ... {len(order) - len(shown):,} more nodes")
     return lines
 
 

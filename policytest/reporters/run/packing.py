@@ -15,33 +15,43 @@ __all__ = ["render_json", "render_text"]
 def render_text(reports: Sequence[PackingReport]) -> str:
     """A table per workload: rows are metrics, columns are the configs compared."""
     blocks = []
-    for (path, case), group in _by_workload(reports):
-        first = group[0]
-        rows: list[tuple[str, list[str]]] = [
-            ("config", [text(report.label) for report in group]),
-            ("pods placed", [f"{r.placed:,} of {r.pods:,}" for r in group]),
-            ("pods pending", [f"{r.pending:,}" for r in group]),
-            ("nodes used (got pods)", [f"{r.nodes_used:,}" for r in group]),
-            ("nodes in use", [f"{r.nodes_in_use:,} of {r.nodes:,}" for r in group]),
-            ("full nodes (no pod fits any more)", [f"{r.full_nodes:,}" for r in group]),
-            ("placements decided by a tie", [f"{r.tie_decided:,}" for r in group]),
-        ]
-        for name in _resource_names(group):
-            uses = [_find(report, name) for report in group]
-            rows.append((f"{text(name)} utilisation mean / max", [_utilisation(u) for u in uses]))
-            rows.append((f"{text(name)} stranded on full nodes", [_stranded(u) for u in uses]))
-        counts = f"{_count(first.pods, 'pod')}, {_count(first.nodes, 'node')}"
-        header = f"{text(path)}: case `{text(case)}` ({counts})"
-        blocks.append(header + "\n" + _table(rows))
+    for (path, case), group in by_workload(reports):
+        blocks.append(f"{heading(path, case, group[0])}\n{_table(metric_rows(group))}")
     return "\n".join(blocks)
+
+
+def heading(path: str, case: str, first: PackingReport) -> str:
+    """``PATH: case `NAME` (10 pods, 3 nodes)``, quoted for a terminal."""
+    counts = f"{_count(first.pods, 'pod')}, {_count(first.nodes, 'node')}"
+    return f"{text(path)}: case `{text(case)}` ({counts})"
+
+
+def metric_rows(group: Sequence[PackingReport]) -> list[tuple[str, list[str]]]:
+    """The metrics of one workload: a label, then one cell per config compared."""
+    rows: list[tuple[str, list[str]]] = [
+        ("config", [text(report.label) for report in group]),
+        ("pods placed", [f"{r.placed:,} of {r.pods:,}" for r in group]),
+        ("pods pending", [f"{r.pending:,}" for r in group]),
+        ("nodes used (got pods)", [f"{r.nodes_used:,}" for r in group]),
+        ("nodes in use", [f"{r.nodes_in_use:,} of {r.nodes:,}" for r in group]),
+        ("full nodes (no pod fits any more)", [f"{r.full_nodes:,}" for r in group]),
+        ("placements decided by a tie", [f"{r.tie_decided:,}" for r in group]),
+    ]
+    for name in _resource_names(group):
+        uses = [_find(report, name) for report in group]
+        rows.append((f"{text(name)} utilisation mean / max", [_utilisation(u) for u in uses]))
+        rows.append((f"{text(name)} stranded on full nodes", [_stranded(u) for u in uses]))
+    return rows
 
 
 def render_json(reports: Sequence[PackingReport]) -> str:
     """``{"reports": [...]}``: every field of every report (utilisation as 0..1), its keys
     in camelCase as ``run`` and ``diff`` write theirs (``nodesUsed``, ``fullNodes``)."""
-    return json_document(
-        {"reports": [_camel_keys(asdict(report), nested=True) for report in reports]}
-    )
+    shown = [
+        {key: value for key, value in asdict(report).items() if key not in _PER_NODE}
+        for report in reports
+    ]
+    return json_document({"reports": [_camel_keys(item, nested=True) for item in shown]})
 
 
 def _camel_keys(value: Any, *, nested: bool) -> Any:
@@ -61,7 +71,11 @@ def _camel(name: str) -> str:
     return first + "".join(part.capitalize() for part in rest)
 
 
-def _by_workload(
+_PER_NODE = frozenset({"utilisation", "before"})
+"""Fields with one entry per node and resource: for the HTML report, not the JSON summary."""
+
+
+def by_workload(
     reports: Sequence[PackingReport],
 ) -> list[tuple[tuple[str, str], list[PackingReport]]]:
     groups: dict[tuple[str, str], list[PackingReport]] = {}

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from itertools import groupby
 
 from policytest.core.findings import Finding, Severity
 from policytest.harness.runner import MESSAGE_LINE_BREAK, PASSING, CaseResult, format_score
 from policytest.harness.suite import RunReport
 from policytest.reporters.quoting import text
+from policytest.reporters.run import DEFAULT_TOP
+from policytest.reporters.run.availability import availability, reason_groups
 from policytest.reporters.validate.text import format_finding, paint, plural
 from policytest.scoring.protocol import NodeScore
 
-_MARK = {
+MARK = {
     "passed": ("PASS", "32"),
     "updated": ("UPDATED", "33"),
     "failed": ("FAIL", "31"),
@@ -20,15 +22,21 @@ _MARK = {
 }
 
 
-def node_table(nodes: Sequence[NodeScore]) -> list[str]:
-    """The scored nodes as a compact table: rank, node, total, each plugin's share."""
+PER_LINE = 8
+"""Nodes per line of a long placements map."""
+
+
+def node_table(nodes: Sequence[NodeScore], top: int | None = DEFAULT_TOP) -> list[str]:
+    """The scored nodes as a compact table: rank, node, total, each plugin's share; the
+    best ``top`` of them (all when ``None``), then the filtered nodes, one row each while
+    they are few and summed up by reason as kube-scheduler does when they are many."""
     feasible = sorted((n for n in nodes if n.feasible), key=lambda n: -n.total)
     plugins = sorted({plugin for node in feasible for plugin in node.plugins})
     header = ["rank", "node", "total", *plugins]
     rows = []
     rank = 0
     previous: float | None = None
-    for position, node in enumerate(feasible, start=1):
+    for position, node in enumerate(feasible[:top], start=1):
         rank = rank if node.total == previous else position
         previous = node.total
         rows.append(
@@ -39,47 +47,77 @@ def node_table(nodes: Sequence[NodeScore]) -> list[str]:
                 *(format_score(node.plugins[p]) if p in node.plugins else "-" for p in plugins),
             ]
         )
+    filtered = [node for node in nodes if not node.feasible]
+    few = top is None or len(filtered) <= top
     rows += [
-        ["-", text(node.name), "filtered", text(node.reason or "")]
-        for node in nodes
-        if not node.feasible
+        ["-", text(node.name), "filtered", text(node.reason or "")] for node in filtered if few
     ]
     widths = [
         max(len(row[i]) for row in [header, *rows] if i < len(row)) for i in range(len(header))
     ]
-    return [
+    table = [
         "  ".join(
             cell.ljust(widths[i]) if i < len(widths) else cell for i, cell in enumerate(row)
         ).rstrip()
         for row in [header, *rows]
     ]
+    if top is not None and len(feasible) > top:
+        table.append(f"... {len(feasible) - top:,} more scored nodes")
+    if not few:
+        table.append(text(availability(nodes)))
+        table += [
+            f"  {group.count:,} {text(group.reason)}: "
+            + ", ".join(text(name) for name in group.examples)
+            + (", ..." if group.count > len(group.examples) else "")
+            for group in reason_groups(nodes)
+        ]
+    return table
 
 
-def describe_failure(result: CaseResult) -> list[str]:
+def placement_lines(
+    placements: Mapping[str, int], top: int | None = DEFAULT_TOP, pending: int | None = None
+) -> list[str]:
+    """``placements: {node-a: 4, node-b: 2}`` (then ``, pending: 0`` when given): when
+    more than ``top`` nodes received pods, those that received most, and how many more;
+    :data:`PER_LINE` nodes a line (the lines depend on how many nodes, never on names)."""
+    placed = [(name, count) for name, count in placements.items() if count]
+    shown = placed
+    if top is not None and len(placed) > top:
+        shown = sorted(placed, key=lambda item: -item[1])[:top]
+    items = [f"{text(name)}: {count}" for name, count in shown]
+    if len(shown) < len(placed):
+        rest = sum(count for _, count in placed) - sum(count for _, count in shown)
+        items.append(f"... {len(placed) - len(shown):,} more nodes with {rest:,} pods")
+    rows = [", ".join(items[at : at + PER_LINE]) for at in range(0, len(items), PER_LINE)] or [""]
+    joined = ",\n  ".join(rows)
+    tail = "" if pending is None else f", pending: {pending}"
+    return f"placements: {{{joined}}}{tail}".split("\n")
+
+
+def describe_failure(result: CaseResult, top: int | None = DEFAULT_TOP) -> list[str]:
     """What went wrong, then the evidence (findings, node table, placements); every
-    name quoted for a terminal."""
+    name quoted for a terminal, the best ``top`` nodes listed (all when ``None``)."""
     lines = [text(line) for line in result.message.split(MESSAGE_LINE_BREAK)]
     if lines == [""]:
         lines = []
     if result.status == "failed" and result.nodes:
-        lines += ["", *node_table(result.nodes)]
+        lines += ["", *node_table(result.nodes, top)]
     if result.placements is not None and result.status == "failed":
-        placed = ", ".join(f"{text(n)}: {c}" for n, c in result.placements.items() if c)
-        lines.append(f"placements: {{{placed}}}, pending: {result.pending}")
+        lines += placement_lines(result.placements, top, result.pending)
     return lines
 
 
-def render(report: RunReport, *, color: bool) -> str:
+def render(report: RunReport, *, color: bool, top: int | None = DEFAULT_TOP) -> str:
     out: list[str] = []
     shown: set[str] = set()
     for file, results in groupby(report.results, key=lambda r: r.file):
         out.append(text(file))
         block = list(results)
         for result in block:
-            mark, code = _MARK[result.status]
+            mark, code = MARK[result.status]
             out.append(f"  {paint(mark, code, color)} {text(result.case)}")
             if result.status not in PASSING:
-                out += [f"      {line}" if line else "" for line in describe_failure(result)]
+                out += [f"      {line}" if line else "" for line in describe_failure(result, top)]
         out += config_lines(block, shown, color=color)
     out.append(summary(report))
     return "\n".join(out) + "\n"

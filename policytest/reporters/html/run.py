@@ -1,0 +1,78 @@
+"""``run --format html`` and ``explain --format html``: every case drawn.
+
+Per case: the ranking as stacked per-plugin score bars, each node's utilisation per
+resource before the case and what the case added (the pods placed marked), utilisation
+histograms at cluster scale, and the filtered nodes summed up by reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from policytest.harness.runner import MESSAGE_LINE_BREAK, CaseResult
+from policytest.harness.suite import RunReport
+from policytest.reporters.html.page import render_page, shown
+from policytest.reporters.html.views import (
+    filtered,
+    histograms,
+    node_table,
+    pods_placed,
+    resource_names,
+)
+from policytest.reporters.run.text import summary
+from policytest.reporters.validate.text import format_finding, plural
+
+HISTOGRAM_FROM = 25
+"""Nodes from which a single-pod case also gets utilisation histograms."""
+
+
+def render(report: RunReport, *, color: bool = False) -> str:
+    return render_cases("policytest run", report.results, summary(report))
+
+
+def render_cases(title: str, results: Sequence[CaseResult], heading: str) -> str:
+    """The page of ``results`` (``run``: every case; ``explain``: one fixture's)."""
+    return render_page(
+        "run.html.j2",
+        title=title,
+        summary=shown(heading),
+        cases=[case_view(result) for result in results],
+    )
+
+
+def case_view(result: CaseResult) -> dict[str, Any]:
+    """What the page shows of one case."""
+    view: dict[str, Any] = {
+        "file": shown(result.file),
+        "case": shown(result.case),
+        "status": result.status,
+        "message": [shown(line) for line in result.message.split(MESSAGE_LINE_BREAK) if line],
+        "corrections": [shown(line) for line in result.corrections],
+        "findings": [format_finding(finding, color=False) for finding in result.findings],
+        "table": None,
+        "histograms": [],
+        "filtered": None,
+        "sequence": None,
+    }
+    if result.status == "error" or not result.nodes:
+        return view
+    placed = pods_placed(result.placements, result.ranking)
+    view["table"] = node_table(
+        result.nodes, result.ranking, result.before, result.utilisation, placed
+    )
+    view["table_title"] = (
+        "Scores for the first pod, and utilisation after the sequence"
+        if result.steps
+        else "Scores for the pod, and utilisation with it on the best node"
+    )
+    if result.steps or len(result.nodes) >= HISTOGRAM_FROM:
+        series = [("before", result.before), ("after", result.utilisation)]
+        view["histograms"] = histograms(resource_names(result.before), series)
+    view["filtered"] = filtered(result.nodes)
+    if result.steps:
+        view["sequence"] = (
+            f"{plural(len(result.steps), 'pod')} placed one by one: {result.nodes_used} "
+            f"nodes used, {result.pending} pending."
+        )
+    return view

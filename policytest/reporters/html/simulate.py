@@ -1,0 +1,43 @@
+"""``simulate --format html``: configs compared on one workload, drawn.
+
+Per workload: the metrics table of the text report (one column per config), nodes used
+per config, the utilisation distribution of every node per resource (before the
+workload, then after it with each config), and per config the nodes with the pods
+each received, searchable and sortable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from policytest.harness.simulate import PackingReport
+from policytest.reporters.html.page import render_page, shown
+from policytest.reporters.html.views import histograms, node_table, resource_names
+from policytest.reporters.run.packing import by_workload, heading, metric_rows
+from policytest.scoring.protocol import NodeScore
+
+
+def render(reports: Sequence[PackingReport]) -> str:
+    return render_page(
+        "simulate.html.j2",
+        title="policytest simulate",
+        workloads=[_workload(path, case, group) for (path, case), group in by_workload(reports)],
+    )
+
+
+def _workload(path: str, case: str, group: Sequence[PackingReport]) -> dict[str, Any]:
+    first = group[0]
+    series = [("before", first.before)] + [(shown(r.label), r.utilisation) for r in group]
+    return {
+        "heading": heading(path, case, first),
+        "rows": metric_rows(group),
+        "used": [(shown(r.label), r.nodes_used, r.nodes_in_use, r.nodes) for r in group],
+        "histograms": histograms(resource_names(first.before), series),
+        "tables": [(shown(report.label), _nodes(report)) for report in group],
+    }
+
+
+def _nodes(report: PackingReport) -> dict[str, Any]:
+    nodes = [NodeScore(name, True) for name in report.utilisation]
+    return node_table(nodes, (), report.before, report.utilisation, report.placements)
