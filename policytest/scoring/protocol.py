@@ -84,6 +84,10 @@ class NodeScore:
     balance: Mapping[str, BalanceDetail] = field(default_factory=dict)
     """BalancedAllocation's terms (kube-scheduler's plugin, nodeorder's balancedresource),
     unweighted, for ``explain``."""
+    notes: Mapping[str, str] = field(default_factory=dict, compare=False)
+    """Per topology plugin, why it scored the node so (the spreading skew and its
+    constraints, the affinity terms matched, the images found, the taints counted), for
+    ``explain``; made when read."""
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ over the nodes that passed, each times its profile weight (``RunScorePlugins``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -18,6 +18,15 @@ from policytest.scoring.cluster import Pod
 from policytest.scoring.filters import PodFilter, pod_filter
 from policytest.scoring.plugins import interpod, spread
 from policytest.scoring.plugins.locality import image_score, node_name_filter, node_ports_filter
+from policytest.scoring.plugins.notes import (
+    AFFINITY_SKIPPED,
+    SPREAD_SKIPPED,
+    affinity_note,
+    image_note,
+    node_affinity_note,
+    spread_note,
+    taint_note,
+)
 from policytest.scoring.plugins.preferences import (
     PreferredTermError,
     PreferredTerms,
@@ -98,6 +107,8 @@ class PodCycle:
         """A PreFilter failure: every node is rejected with it."""
         self.spread_state: spread.FilterState | None = None
         self.affinity_state: interpod.FilterState | None = None
+        self.explained: dict[str, tuple[object, dict[str, int]]] = {}
+        """Per score plugin: its PreScore state and raw scores by node (for notes)."""
         self._prefilter()
 
     def _prefilter(self) -> None:
@@ -163,22 +174,30 @@ class PodCycle:
         workload, view = self.workload, self.view
         names = [node.name for node in nodes]
         if plugin == TAINT_TOLERATION:
-            return default_normalize(self._raw(plugin, nodes), reverse=True)
+            raw = self._raw(plugin, nodes)
+            self.explained[plugin] = (None, dict(zip(names, raw, strict=True)))
+            return default_normalize(raw, reverse=True)
         if plugin == NODE_AFFINITY:
             groups = self._preferred()
             if groups is None:
                 return [0] * len(nodes)
-            return default_normalize([preferred_score(groups, n) for n in nodes], reverse=False)
+            raw = [preferred_score(groups, n) for n in nodes]
+            self.explained[plugin] = (groups, dict(zip(names, raw, strict=True)))
+            return default_normalize(raw, reverse=False)
         if plugin == POD_TOPOLOGY_SPREAD:
             state = spread.prescore(workload, self.plugins.spread, nodes, view, self.filter_of)
             if state is None:
                 return [0] * len(nodes)
-            return spread.normalize(state, names, [spread.raw_score(state, n) for n in nodes])
+            raw = [spread.raw_score(state, n) for n in nodes]
+            self.explained[plugin] = (state, dict(zip(names, raw, strict=True)))
+            return spread.normalize(state, names, raw)
         if plugin == INTER_POD_AFFINITY:
             affinity = interpod.prescore(workload, self.plugins.inter_pod, view)
             if affinity is None:
                 return [0] * len(nodes)
-            return interpod.normalize(affinity, [interpod.raw_score(affinity, n) for n in nodes])
+            raw = [interpod.raw_score(affinity, n) for n in nodes]
+            self.explained[plugin] = (affinity, dict(zip(names, raw, strict=True)))
+            return interpod.normalize(affinity, raw)
         if plugin == IMAGE_LOCALITY:
             total = len(view.nodes)
             volumes = self.plugins.image_volumes
@@ -186,6 +205,44 @@ class PodCycle:
                 image_score(workload, n, view.images, total, image_volumes=volumes) for n in nodes
             ]
         return [0] * len(nodes)
+
+    def notes(self, name: str) -> Mapping[str, str]:
+        """Why each score plugin scored node ``name`` so (made when read)."""
+        return LazyNotes(lambda: self._notes(name))
+
+    def _notes(self, name: str) -> dict[str, str]:
+        node = self.view.by_name[name]
+        notes: dict[str, str] = {}
+        for plugin, _ in self.plugins.scores:
+            state, raw = self.explained.get(plugin, (None, {}))
+            kept = [s for n, s in raw.items() if n not in _ignored(state)]
+            if plugin == TAINT_TOLERATION:
+                tolerations = self.pod.placement.tolerations
+                notes[plugin] = taint_note(tolerations, node, max(raw.values(), default=0))
+            elif plugin == NODE_AFFINITY:
+                groups = state if isinstance(state, list) else None
+                notes[plugin] = node_affinity_note(groups, node, max(raw.values(), default=0))
+            elif plugin == POD_TOPOLOGY_SPREAD:
+                notes[plugin] = (
+                    spread_note(state, node, raw[name], kept or [0])
+                    if isinstance(state, spread.ScoreState)
+                    else SPREAD_SKIPPED
+                )
+            elif plugin == INTER_POD_AFFINITY:
+                notes[plugin] = (
+                    affinity_note(state, node, raw[name], kept)
+                    if isinstance(state, interpod.ScoreState)
+                    else AFFINITY_SKIPPED
+                )
+            elif plugin == IMAGE_LOCALITY:
+                notes[plugin] = image_note(
+                    self.workload,
+                    node,
+                    self.view.images,
+                    len(self.view.nodes),
+                    image_volumes=self.plugins.image_volumes,
+                )
+        return notes
 
     def local(self) -> bool:
         """Whether binding a pod elsewhere leaves this pod's verdicts on the other nodes
@@ -245,6 +302,34 @@ class PodCycle:
         return groups
 
 
+def _ignored(state: object) -> frozenset[str]:
+    return state.ignored if isinstance(state, spread.ScoreState) else frozenset()
+
+
+class LazyNotes(Mapping[str, str]):
+    """A node's notes, computed on first read (a ranking reads none)."""
+
+    __slots__ = ("_compute", "_value")
+
+    def __init__(self, compute: Callable[[], dict[str, str]]) -> None:
+        self._compute = compute
+        self._value: dict[str, str] | None = None
+
+    def _notes(self) -> dict[str, str]:
+        if self._value is None:
+            self._value = self._compute()
+        return self._value
+
+    def __getitem__(self, plugin: str) -> str:
+        return self._notes()[plugin]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._notes())
+
+    def __len__(self) -> int:
+        return len(self._notes())
+
+
 def extra_filter(cycle: PodCycle | None) -> Callable[[str, str], str | None] | None:
     """The cycle's per-node filter for ``kube_filter``, when it can reject a node."""
     return cycle.node_filter if cycle is not None and cycle.filters_nodes else None
@@ -267,4 +352,4 @@ def with_cycle_scores(scores: Scores, cycle: PodCycle) -> Scores:
             added = result[name]
             plugins = {**verdict[3], **added}
             verdicts.append((True, None, verdict[2] + sum(added.values()), plugins, *verdict[4:]))
-    return Scores(scores.names, verdicts)
+    return Scores(scores.names, verdicts, None if isinstance(result, str) else cycle.notes)

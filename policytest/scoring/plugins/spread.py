@@ -82,8 +82,8 @@ class SpreadArgs:
 @dataclass(frozen=True)
 class Constraint:
     """``topologySpreadConstraint``: a constraint with its selector parsed and its
-    policies defaulted (node affinity Honor, taints Ignore); ``default``: it came from
-    the plugin's defaults, not from the pod."""
+    policies defaulted (node affinity Honor, taints Ignore); ``origin``: the pod's own,
+    or the plugin's ``system`` or ``List`` defaults."""
 
     max_skew: int
     topology_key: str
@@ -91,7 +91,7 @@ class Constraint:
     min_domains: int
     honor_affinity: bool
     honor_taints: bool
-    default: bool = False
+    origin: str = "pod"
 
 
 def constraints_for(
@@ -101,8 +101,9 @@ def constraints_for(
     raises :class:`~policytest.scoring.selectors.SelectorError` for a selector that
     does not parse, as the plugin fails PreFilter / PreScore."""
     if pod.spread:
-        return _compiled(pod.spread, pod, action, default=False)
-    constraints = _compiled(args.defaults, pod, action, default=True)
+        return _compiled(pod.spread, pod, action, "pod")
+    origin = "system" if args.system_defaulted else "List"
+    constraints = _compiled(args.defaults, pod, action, origin)
     if not constraints:
         return ()
     selector = default_selector(pod, view)
@@ -116,7 +117,7 @@ def constraints_for(
             c.min_domains,
             c.honor_affinity,
             c.honor_taints,
-            True,
+            origin,
         )
         for c in constraints
     )
@@ -148,7 +149,7 @@ def default_selector(pod: PodWorkload, view: ClusterView) -> Selector:
 
 
 def _compiled(
-    constraints: Sequence[SpreadConstraint], pod: PodWorkload, action: str, *, default: bool
+    constraints: Sequence[SpreadConstraint], pod: PodWorkload, action: str, origin: str
 ) -> tuple[Constraint, ...]:
     """``filterTopologySpreadConstraints``: those for ``action``, selectors parsed and
     ``matchLabelKeys`` merged in (the pod's values for the keys it has)."""
@@ -169,7 +170,7 @@ def _compiled(
                 1 if c.min_domains is None else c.min_domains,
                 c.node_affinity_policy in (None, HONOR),
                 c.node_taints_policy == HONOR,
-                default,
+                origin,
             )
         )
     return tuple(result)
