@@ -112,6 +112,11 @@ class ClusterState(Protocol):
 
     def bind(self, node_name: str, pod: Pod) -> None: ...
 
+    def local_binds(self, pod: Pod) -> bool:
+        """Whether binding any pod changes ``pod``'s scores on the bound node only (not
+        so when ``pod`` spreads or has affinity: its other nodes' scores move too)."""
+        ...
+
     def utilisation(self) -> Mapping[str, Mapping[str, tuple[int, int]]]:
         """Per node, per resource: (requested, allocatable), for utilisation bars."""
         ...

@@ -484,6 +484,11 @@ class KubeCluster:
             return node_scores(
                 list(self.infos), only, self.keys, guarded, self.guarded_at, memo, plain, own
             )
+        if only is not None and cycle.local():  # the others' scores cannot move it
+            subset = node_scores(
+                list(self.infos), only, self.keys, guarded, self.guarded_at, memo, plain, own
+            )
+            return with_cycle_scores(subset, cycle)
         scores = node_scores(
             list(self.infos), None, self.keys, guarded, self.guarded_at, memo, plain, own
         )

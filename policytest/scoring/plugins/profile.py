@@ -253,28 +253,36 @@ class PodCycle:
             return False
         scores = dict(self.plugins.scores)
         workload, view = self.workload, self.view
-        if POD_TOPOLOGY_SPREAD in scores:
-            try:
-                if spread.constraints_for(
-                    workload, self.plugins.spread, view, spread.SCHEDULE_ANYWAY
-                ):
-                    return False
-            except SelectorError:
+        try:
+            if POD_TOPOLOGY_SPREAD in scores and spread.constraints_for(
+                workload, self.plugins.spread, view, spread.SCHEDULE_ANYWAY
+            ):
                 return False
-        if INTER_POD_AFFINITY in scores:
-            try:
-                if interpod.prescore(workload, self.plugins.inter_pod, view) is not None:
-                    return False
-            except SelectorError:
+            attracted = workload.affinity.any or view.with_affinity
+            if (
+                INTER_POD_AFFINITY in scores
+                and attracted
+                and interpod.prescore(workload, self.plugins.inter_pod, view) is not None
+            ):
                 return False
-        constant = (
-            (TAINT_TOLERATION, TAINT_TOLERATION in scores),
-            (NODE_AFFINITY, NODE_AFFINITY in scores),
-        )
-        for plugin, runs in constant:
-            if runs and len(set(self._raw(plugin, view.nodes))) > 1:
+        except SelectorError:
+            return False
+        for plugin in (TAINT_TOLERATION, NODE_AFFINITY):
+            if plugin in scores and not self._constant(plugin):
                 return False
         return True
+
+    def _constant(self, plugin: str) -> bool:
+        """Whether the plugin's raw score is the same on every node (labels and taints
+        do not change: remembered per pod shape)."""
+        if plugin == TAINT_TOLERATION:
+            key: object = (plugin, self.pod.placement.tolerations)
+        else:
+            key = (plugin, self.workload.preferred_node_terms)
+        known = self.view.memo.get(key)
+        if known is None:
+            known = self.view.memo[key] = len(set(self._raw(plugin, self.view.nodes))) <= 1
+        return known
 
     def _raw(self, plugin: str, nodes: Sequence[ViewNode]) -> list[int]:
         """TaintToleration's or NodeAffinity's raw scores (NodeAffinity skipped: 0s)."""

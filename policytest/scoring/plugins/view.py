@@ -45,6 +45,12 @@ class ClusterView:
     objects: ClusterObjects = NO_OBJECTS
     implied: dict[tuple[str, str, str], WorkloadObject] = field(default_factory=dict)
     by_name: dict[str, ViewNode] = field(default_factory=dict)
+    with_affinity: list[tuple[ViewNode, PodWorkload]] = field(default_factory=list)
+    """The bound pods with a pod (anti-)affinity term, and their nodes (``PodInfo``'s
+    "pods with affinity", which is all InterPodAffinity reads unless the incoming pod
+    has preferred terms)."""
+    memo: dict[object, bool] = field(default_factory=dict)
+    """Answers that depend on nothing a bind changes (node labels and taints)."""
 
     @classmethod
     def of(cls, nodes: Sequence[Node], objects: ClusterObjects = NO_OBJECTS) -> ClusterView:
@@ -71,6 +77,9 @@ class ClusterView:
         view = cls(view_nodes, images, objects)
         view.by_name = {node.name: node for node in view_nodes}
         view.imply(pod.workload for node in nodes for pod in node.pods)
+        view.with_affinity = [
+            (node, pod) for node in view_nodes for pod in node.pods if pod.affinity.any
+        ]
         return view
 
     def imply(self, workloads: Iterable[PodWorkload]) -> None:
@@ -86,5 +95,8 @@ class ClusterView:
         return found if found is not None else self.implied.get((kind, namespace, name))
 
     def bind(self, node_name: str, workload: PodWorkload) -> None:
-        self.by_name[node_name].pods.append(workload)
+        node = self.by_name[node_name]
+        node.pods.append(workload)
         self.imply((workload,))
+        if workload.affinity.any:
+            self.with_affinity.append((node, workload))
