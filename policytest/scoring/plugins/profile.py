@@ -102,6 +102,7 @@ class PodCycle:
         self.pod = pod
         self.workload = pod.workload
         self.view = view
+        view.imply((pod.workload,))  # a pod's implied controller exists before the pod
         self.filter_of: PodFilter = pod_filter(pod.placement)
         self.failure: str | None = None
         """A PreFilter failure: every node is rejected with it."""
