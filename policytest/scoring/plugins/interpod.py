@@ -21,7 +21,13 @@ from typing import Final
 
 from policytest.scoring.kube import MAX_NODE_SCORE
 from policytest.scoring.plugins.view import ClusterView, ViewNode
-from policytest.scoring.selectors import NOTHING, Selector, SelectorError, compile_selector
+from policytest.scoring.selectors import (
+    NOTHING,
+    Selector,
+    SelectorError,
+    compile_selector,
+    label_map,
+)
 from policytest.scoring.workload import AffinityTerm, PodWorkload
 
 __all__ = [
@@ -66,7 +72,7 @@ class Term:
         if pod.namespace in self.namespaces or self.namespace_selector.matches(
             namespace_labels or {}
         ):
-            return self.selector.matches(dict(pod.labels))
+            return self.selector.matches(label_map(pod.labels))
         return False
 
 

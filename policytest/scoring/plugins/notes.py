@@ -46,7 +46,7 @@ def spread_note(state: spread.ScoreState, node: ViewNode, raw: int, scores: Sequ
         if value is None:
             parts.append(f"{head}: no {c.topology_key} label, no term")
         elif c.topology_key == spread.HOSTNAME:
-            count = spread.count_matching(node.pods, c.selector, state.namespace)
+            count = spread.count_matching(node, c.selector, state.namespace)
             parts.append(f"{head}: {count} matching pods on this node")
         else:
             shown = ", ".join(f"{v or '(none)'} {n}" for v, n in sorted(domains.items()))

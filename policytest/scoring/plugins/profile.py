@@ -17,7 +17,7 @@ from typing import Final
 from policytest.scoring.cluster import Pod
 from policytest.scoring.filters import PodFilter, pod_filter
 from policytest.scoring.plugins import interpod, spread
-from policytest.scoring.plugins.locality import image_score, node_name_filter, node_ports_filter
+from policytest.scoring.plugins.locality import image_scorer, node_name_filter, node_ports_filter
 from policytest.scoring.plugins.notes import (
     AFFINITY_SKIPPED,
     SPREAD_SKIPPED,
@@ -200,11 +200,13 @@ class PodCycle:
             self.explained[plugin] = (affinity, dict(zip(names, raw, strict=True)))
             return interpod.normalize(affinity, raw)
         if plugin == IMAGE_LOCALITY:
-            total = len(view.nodes)
-            volumes = self.plugins.image_volumes
-            return [
-                image_score(workload, n, view.images, total, image_volumes=volumes) for n in nodes
-            ]
+            scorer = image_scorer(
+                workload,
+                view.images,
+                len(view.nodes),
+                image_volumes=self.plugins.image_volumes,
+            )
+            return [scorer(n) for n in nodes]
         return [0] * len(nodes)
 
     def notes(self, name: str) -> Mapping[str, str]:

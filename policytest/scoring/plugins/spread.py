@@ -23,7 +23,12 @@ from typing import Final, Literal
 from policytest.scoring.filters import PodFilter
 from policytest.scoring.kube import MAX_NODE_SCORE, go_round, quo64
 from policytest.scoring.plugins.view import ClusterView, ViewNode
-from policytest.scoring.selectors import Selector, compile_selector, selector_from_set
+from policytest.scoring.selectors import (
+    Selector,
+    compile_selector,
+    label_map,
+    selector_from_set,
+)
 from policytest.scoring.workload import PodWorkload, SpreadConstraint
 
 __all__ = [
@@ -176,19 +181,36 @@ def _compiled(
     return tuple(result)
 
 
-def count_matching(pods: Sequence[PodWorkload], selector: Selector, namespace: str) -> int:
-    """``countPodsMatchSelector``: an empty selector counts nothing."""
+def count_matching(node: ViewNode, selector: Selector, namespace: str) -> int:
+    """``countPodsMatchSelector`` on a node's pods: an empty selector counts nothing
+    (remembered per node until a pod is bound to it)."""
     if selector.empty:
         return 0
-    return sum(1 for p in pods if p.namespace == namespace and selector.matches(dict(p.labels)))
+    key = (selector, namespace)
+    count = node.counts.get(key)
+    if count is None:
+        count = node.counts[key] = sum(
+            1
+            for p in node.pods
+            if p.namespace == namespace and selector.matches(label_map(p.labels))
+        )
+    return count
 
 
 def _included(c: Constraint, node: ViewNode, pod_filter: PodFilter) -> bool:
     """``matchNodeInclusionPolicies``: the pod's required node affinity (Honor) and
     its tolerations of NoSchedule / NoExecute taints (Honor)."""
-    if c.honor_affinity and not pod_filter.affinity_matches(node.name, node.labels):
+    if (
+        c.honor_affinity
+        and pod_filter.placement.uses_labels
+        and not pod_filter.affinity_matches(node.name, node.labels)
+    ):
         return False
-    return not (c.honor_taints and pod_filter.untolerated_taint(node.traits) is not None)
+    return not (
+        c.honor_taints
+        and node.traits.taints
+        and pod_filter.untolerated_taint(node.traits) is not None
+    )
 
 
 def _has_keys(labels: Mapping[str, str], constraints: Sequence[Constraint]) -> bool:
@@ -220,7 +242,7 @@ def filter_state(
             if not _included(c, node, pod_filter):
                 continue
             value = node.labels[c.topology_key]
-            found = count_matching(node.pods, c.selector, pod.namespace)
+            found = count_matching(node, c.selector, pod.namespace)
             counts[index][value] = counts[index].get(value, 0) + found
     minimums = tuple(
         0 if len(domains) < c.min_domains else min(domains.values())
@@ -295,7 +317,7 @@ def prescore(
                 continue
             value = node.labels.get(c.topology_key, "")
             if value in counts[index]:
-                counts[index][value] += count_matching(node.pods, c.selector, pod.namespace)
+                counts[index][value] += count_matching(node, c.selector, pod.namespace)
     return ScoreState(constraints, frozenset(ignored), counts, weights, pod.namespace)
 
 
@@ -310,7 +332,7 @@ def raw_score(state: ScoreState, node: ViewNode) -> int:
         if value is None:
             continue
         if c.topology_key == HOSTNAME:
-            count = count_matching(node.pods, c.selector, state.namespace)
+            count = count_matching(node, c.selector, state.namespace)
         else:
             count = domains[value]
         score += float(count) * weight + float(c.max_skew - 1)

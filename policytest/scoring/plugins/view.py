@@ -33,6 +33,8 @@ class ViewNode:
     traits: NodeTraits
     images: frozenset[str]
     pods: list[PodWorkload]
+    counts: dict[object, int] = field(default_factory=dict)
+    """Matching pods by (selector, namespace), kept until a pod is bound here."""
 
 
 @dataclass
@@ -97,6 +99,7 @@ class ClusterView:
     def bind(self, node_name: str, workload: PodWorkload) -> None:
         node = self.by_name[node_name]
         node.pods.append(workload)
+        node.counts.clear()
         self.imply((workload,))
         if workload.affinity.any:
             self.with_affinity.append((node, workload))
