@@ -8,7 +8,9 @@ score plugin list (multiPoint expanded, ``*`` and disabled applied) with its wei
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
 
 from policytest.core.releases import DEFAULT_KUBERNETES
 from policytest.scoring.filters import SelectorTerm
@@ -41,6 +43,9 @@ class Profile:
     node_affinity_added: tuple[SelectorTerm, ...] | None = None
     """NodeAffinity's ``addedAffinity`` required terms (``None``: none), which every
     pod of the profile must match on top of its own."""
+    topology_args: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    """The written args of PodTopologySpread, InterPodAffinity and NodeAffinity, by
+    plugin (validated; the scorer reads them, so that validating imports no scorer)."""
     raised_weights: tuple[str, ...] = ()
     """What was written with weight 0 and is held as 1: score plugins (``NodeResourcesFit``)
     and resources of Fit and BalancedAllocation (``NodeResourcesFit/cpu``)."""

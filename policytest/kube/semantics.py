@@ -309,6 +309,8 @@ def _added_affinity(profile: ProfileData) -> tuple[SelectorTerm, ...] | None:
 
 
 _REQUIRED_AFFINITY = "requiredDuringSchedulingIgnoredDuringExecution"
+TOPOLOGY_ARGS = ("PodTopologySpread", "InterPodAffinity", "NodeAffinity")
+"""Plugins whose args the topology scorers read (``Profile.topology_args``)."""
 
 
 def _model(
@@ -336,6 +338,12 @@ def _model(
                 ),
                 raised_weights=_raised_weights(profile, framework),
                 node_affinity_added=_added_affinity(profile),
+                topology_args={
+                    name: entry.args
+                    for name in TOPOLOGY_ARGS
+                    if (entry := profile.configured(name)) is not None
+                    and isinstance(entry.args, dict)
+                },
             )
         )
 

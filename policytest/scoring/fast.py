@@ -135,22 +135,29 @@ class _Totals:
                 else [score.name for score in scores]
             )
             self.index = {name: i for i, name in enumerate(self.names)}
-        if isinstance(scores, Scores):  # the same totals, without a NodeScore per node
-            totals = [v[2] if v[0] else _INFEASIBLE for v in scores.verdicts]
-        else:
-            totals = [score.total if score.feasible else _INFEASIBLE for score in scores]
-        kind = _Kind(totals)
+        kind = _Kind(_totals(scores))
         self.kinds[pod] = kind
         if len(self.kinds) > self.max_kinds:
             self.kinds.popitem(last=False)
         return kind, scores
 
     def bound(self, name: str) -> None:
-        """``name`` changed: rescore it for every kept pod kind."""
+        """``name`` changed: rescore it for every kept pod kind (every node, for a kind
+        whose scores on other nodes a bind can move: spreading, affinity)."""
         position = self.index[name]
-        for pod, kind in self.kinds.items():
+        for pod, kind in list(self.kinds.items()):
+            if not self.state.local_binds(pod):
+                self.kinds[pod] = _Kind(_totals(self.state.score(pod)))
+                continue
             (score,) = self.state.score(pod, only=[name])
             kind.set(position, score.total if score.feasible else _INFEASIBLE)
+
+
+def _totals(scores: Sequence[NodeScore]) -> list[float]:
+    """Each node's total, in cluster order (``-inf``: filtered out)."""
+    if isinstance(scores, Scores):  # the same totals, without a NodeScore per node
+        return [v[2] if v[0] else _INFEASIBLE for v in scores.verdicts]
+    return [score.total if score.feasible else _INFEASIBLE for score in scores]
 
 
 def place_all(

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, TypeVar
 
 from policytest.scoring.cluster import Node, Pod
+from policytest.scoring.workload import NO_OBJECTS, ClusterObjects
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -90,6 +91,10 @@ class NodeScore:
     balance: Mapping[str, BalanceDetail] = field(default_factory=dict)
     """BalancedAllocation's terms (kube-scheduler's plugin, nodeorder's balancedresource),
     unweighted, for ``explain``."""
+    notes: Mapping[str, str] = field(default_factory=dict, compare=False)
+    """Per topology plugin, why it scored the node so (the spreading skew and its
+    constraints, the affinity terms matched, the images found, the taints counted), for
+    ``explain``; made when read."""
 
 
 @dataclass(frozen=True)
@@ -113,6 +118,11 @@ class ClusterState(Protocol):
         ...
 
     def bind(self, node_name: str, pod: Pod) -> None: ...
+
+    def local_binds(self, pod: Pod) -> bool:
+        """Whether binding any pod changes ``pod``'s scores on the bound node only (not
+        so when ``pod`` spreads or has affinity: its other nodes' scores move too)."""
+        ...
 
     def utilisation(self) -> Mapping[str, Mapping[str, tuple[int, int]]]:
         """Per node, per resource: (requested, allocatable), for utilisation bars."""
@@ -143,4 +153,8 @@ class Scheduler(Protocol):
         (``binpack.cpu: written -1, Volcano uses 1``)."""
         ...
 
-    def cluster(self, nodes: Sequence[Node]) -> ClusterState: ...
+    def cluster(self, nodes: Sequence[Node], objects: ClusterObjects = NO_OBJECTS) -> ClusterState:
+        """The nodes (with their bound pods) and the cluster's workload objects and
+        namespaces (what PodTopologySpread's default constraints and affinity's
+        ``namespaceSelector`` read) as a cluster to schedule into."""
+        ...
