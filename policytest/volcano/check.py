@@ -20,7 +20,7 @@ from policytest.read.markers import end_marker_before
 from policytest.read.positions import IDENTITY, Position, PositionMap
 from policytest.read.source import PT001_UNREADABLE, Document, ParseFailure, compose_all, empty_root
 from policytest.volcano import rules, versions
-from policytest.volcano.arguments import TABLE_CHECKED
+from policytest.volcano.arguments import has_table_arguments
 from policytest.volcano.binpack_args import BINPACK, binpack_findings
 from policytest.volcano.conf import VolcanoConf, build, drf_conflicts, split_actions
 from policytest.volcano.conf_checks import (
@@ -198,7 +198,7 @@ def load(document: Document, options: CheckOptions) -> tuple[VolcanoConf | None,
                 nodeorder_findings(view, entry, string_arguments=release.string_arguments)
             )
     findings.extend(plugin_argument_findings(view, conf, release))
-    if any(entry.name in TABLE_CHECKED and entry.arguments for entry in conf.plugins):
+    if has_table_arguments(conf):
         from policytest.volcano.argument_checks import argument_findings  # the table, lazily
 
         findings.extend(argument_findings(view, conf, release))
