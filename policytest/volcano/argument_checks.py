@@ -48,6 +48,11 @@ _SUCCESSORS = {
     "predicate.DynamicResourceAllocationEnable": "the DynamicResourceAllocation feature gate",
 }
 """What took over a key a release stopped reading."""
+_NESTED = {
+    ("rescheduling", "thresholds"): "strategies",
+    ("rescheduling", "targetThresholds"): "strategies",
+}
+"""Where an owner reads settings that real confs write at the top level."""
 
 
 def argument_findings(document: Document, conf: VolcanoConf, release: Release) -> Iterator[Finding]:
@@ -116,6 +121,12 @@ class _Arguments(EntryCheck["WithArguments"]):
             f"{self.who} does not read `{key}` in Volcano {version} and ignores it without a word"
         )
         own = [row.key for row in self.reads]
+        if (owner, key) in _NESTED and self.of == "plugin":
+            return (
+                f"{start}; a strategy's `{key}` is read only inside an item of "
+                f"`{_NESTED[owner, key]}`, under its `params` (`- name: lowNodeUtilization`, "
+                f"`params: {{{key}: ...}}`)"
+            )
         elsewhere = readers(key)
         other = [row for row, _ in elsewhere if row.read_in(self.release.version)]
         if other:

@@ -123,8 +123,8 @@ plugin resource-strategy-fit  sra                                       Get[map]
 plugin resourcequota          -                                         -         1.9    -
 plugin sla                    sla-waiting-time                          string    1.9    -
 plugin task-topology          task-topology.weight                      int       1.9    -
-plugin tdm                    tdm.evict.period                          string    1.9    -
-plugin tdm                    tdm.revocable-zone.<any>                  string    1.9    -
+plugin tdm                    tdm.evict.period                          any       1.9    -
+plugin tdm                    tdm.revocable-zone.<any>                  any       1.9    -
 plugin usage                  cpu.weight                                int       1.9    -
 plugin usage                  estimator                                 map       1.16   -
 plugin usage                  memory.weight                             int       1.9    -

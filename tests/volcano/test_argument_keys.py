@@ -8,7 +8,10 @@ has a conf that one release reads and the other ignores.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections import defaultdict
+from pathlib import Path
 
 import pytest
 
@@ -243,6 +246,13 @@ def test_network_topology_awares_own_keys_are_left_to_its_rules(check_text: Chec
     assert "did you mean `weight`?" in message
 
 
+def test_rescheduling_thresholds_at_the_top_say_where_they_are_read(check_text: Check) -> None:
+    text = conf("rescheduling", "thresholds: {cpu: 20}", "strategies: [{name: lowNodeUtilization}]")
+    (message,) = unread(check_text, text, "1.15")
+    assert "rescheduling does not read `thresholds`" in message
+    assert "read only inside an item of `strategies`, under its `params`" in message
+
+
 def test_a_table_checked_plugin_keeps_its_whole_values_unjudged(check_text: Check) -> None:
     text = conf("rescheduling", "interval: 5m", "strategies: [{name: lowNodeUtilization}]")
     found = check_text(text, "1.15")
@@ -318,3 +328,34 @@ def test_value_types_as_each_release_reads_them(
     extra = ('predicate.resources: "gpu"',) if "resources.gpu" in argument else ()
     found = of_rule(check_text(conf(plugin, *extra, argument), version), "VC013")
     assert bool(found) is ignored, found
+
+
+LOADED = (
+    "import sys\n"
+    "from policytest.cli import main\n"
+    "try:\n"
+    "    main(['validate', sys.argv[1]])\n"
+    "except SystemExit:\n"
+    "    pass\n"
+    "print('policytest.volcano.argument_keys' in sys.modules, file=sys.stderr)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "loaded"),
+    [
+        (HEAD + "  - name: gang\n  - name: binpack\n    arguments: {binpack.weight: 2}\n", False),
+        (HEAD + "  - name: drf\n", False),
+        (conf("drf", "enableHierarchy: true"), True),
+        (configuration("preempt", "predicateErrorCacheEnable: false"), True),
+    ],
+)
+def test_the_hook_path_loads_the_table_only_for_arguments_it_judges(
+    tmp_path: Path, text: str, loaded: bool
+) -> None:
+    path = tmp_path / "volcano-scheduler.conf"
+    path.write_text(text, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-c", LOADED, str(path)], capture_output=True, text=True, check=True
+    )
+    assert done.stderr.strip().splitlines()[-1] == str(loaded)
