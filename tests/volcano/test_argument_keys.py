@@ -171,25 +171,21 @@ ACTION_CHANGES = [
 with all their keys)."""
 
 
-@pytest.mark.parametrize(("plugin", "argument", "reads_in", "ignored_in"), CHANGES)
+@pytest.mark.parametrize(
+    ("of", "owner", "argument", "reads_in", "ignored_in"),
+    [("plugin", *change) for change in CHANGES]
+    + [("action", *change) for change in ACTION_CHANGES],
+)
 def test_a_key_is_read_exactly_in_the_releases_that_read_it(
-    check_text: Check, plugin: str, argument: str, reads_in: str, ignored_in: str
+    check_text: Check, of: str, owner: str, argument: str, reads_in: str, ignored_in: str
 ) -> None:
-    text = conf(plugin, argument)
+    text = conf(owner, argument) if of == "plugin" else configuration(owner, argument)
     assert unread(check_text, text, reads_in) == []
     (message,) = unread(check_text, text, ignored_in)
-    assert f"in Volcano {ignored_in}" in message
-
-
-@pytest.mark.parametrize(("action", "argument", "reads_in", "ignored_in"), ACTION_CHANGES)
-def test_an_action_key_is_read_exactly_in_the_releases_that_read_it(
-    check_text: Check, action: str, argument: str, reads_in: str, ignored_in: str
-) -> None:
-    text = configuration(action, argument)
-    assert unread(check_text, text, reads_in) == []
-    (message,) = unread(check_text, text, ignored_in)
-    assert message.startswith(f"the {action} action does not read")
-    assert f"in Volcano {ignored_in}" in message
+    who = owner if of == "plugin" else f"the {owner} action"
+    assert message.startswith(
+        f"{who} does not read `{argument.split(':')[0]}` in Volcano {ignored_in}"
+    )
 
 
 def test_enqueues_overcommit_factor_belongs_to_the_overcommit_plugin(check_text: Check) -> None:
