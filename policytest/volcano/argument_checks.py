@@ -135,7 +135,7 @@ class _Arguments(EntryCheck["WithArguments"]):
         if earlier:
             successor = _SUCCESSORS.get(earlier[0].key)
             after = f"; {successor} does this now" if successor else ""
-            return f"{start}; {owner} reads it in {earlier[0].releases} only{after}"
+            return f"{start}; {self.who} reads it in {earlier[0].releases} only{after}"
         arbitrary = [row.key.split(ANY)[0] for row in self.reads if row.arbitrary]
         if arbitrary:
             return (
@@ -150,10 +150,12 @@ class _Arguments(EntryCheck["WithArguments"]):
         if slip is not None:
             return f"{start}; did you mean `{slip}`?"
         if not own:
-            return f"{start}; {owner} reads no argument at all in Volcano {version}: remove them"
+            return f"{start}; {self.who} reads no argument at all in Volcano {version}: remove them"
         if len(own) <= FEW:
             named = ", ".join(f"`{k}`" for k in own)
-            return f"{start}; {owner} reads only {named}: use {'it' if len(own) == 1 else 'them'}"
+            return (
+                f"{start}; {self.who} reads only {named}: use {'it' if len(own) == 1 else 'them'}"
+            )
         return start
 
     def type_problem(self, key: str, row: KeyRead) -> str | None:

@@ -194,6 +194,21 @@ def test_enqueues_overcommit_factor_belongs_to_the_overcommit_plugin(check_text:
     assert "it is overcommit's argument: set it on the `overcommit` plugin's entry" in message
 
 
+def test_action_options_from_a_tutorial_point_to_what_is_read(check_text: Check) -> None:
+    text = (
+        'actions: "enqueue, allocate, preempt, reclaim, backfill"\n'
+        "tiers:\n- plugins:\n  - name: gang\n"
+        "configurations:\n"
+        '- name: enqueue\n  arguments:\n    "overcommit-factor": "2.0"\n'
+        '- name: reclaim\n  arguments:\n    "reclaim.factor": "0.5"\n'
+    )
+    enqueue, reclaim = unread(check_text, text, "1.15")
+    assert "it is overcommit's argument" in enqueue
+    assert "the reclaim action reads only `predicateErrorCacheEnable`: use it" in reclaim
+    (nothing,) = unread(check_text, text.replace("reclaim.factor", "x"), "1.13")[1:]
+    assert "the reclaim action reads no argument at all in Volcano 1.13" in nothing
+
+
 def test_a_preempt_option_no_release_reads_gets_the_real_one(check_text: Check) -> None:
     text = configuration("preempt", "enableTopologyAwarePreempt: true")
     (message,) = unread(check_text, text, "1.15")
