@@ -12,13 +12,10 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from policytest.read.goyaml import Uint64, go_type
 from policytest.volcano.gotext import atoi
-
-if TYPE_CHECKING:
-    from policytest.volcano.conf import VolcanoConf
 
 TABLE_CHECKED = (
     *("capacity", "cdp", "conformance", "drf", "extender", "gang", "nodegroup", "numa-aware"),
@@ -39,14 +36,6 @@ ACTIONS_CHECKED = (
     *("reclaim", "shuffle"),
 )
 """The actions whose ``configurations`` arguments the table judges."""
-
-
-def has_table_arguments(conf: VolcanoConf) -> bool:
-    """Does the conf give a table-checked plugin, or an action, arguments (is the table
-    worth loading)?"""
-    return any(e.name in TABLE_CHECKED and e.arguments for e in conf.plugins) or any(
-        c.name in ACTIONS_CHECKED and c.arguments for c in conf.configurations
-    )
 
 
 _PLAIN_DECIMAL = re.compile(r"[-+]?(0|[1-9][0-9]*)")
