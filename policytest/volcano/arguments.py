@@ -17,10 +17,26 @@ from typing import Any
 from policytest.read.goyaml import Uint64, go_type
 from policytest.volcano.gotext import atoi
 
-TABLE_CHECKED = ("predicates", "overcommit")
+TABLE_CHECKED = (
+    *("capacity", "cdp", "conformance", "drf", "extender", "gang", "nodegroup", "numa-aware"),
+    *("overcommit", "pdb", "predicates", "priority", "proportion", "rescheduling"),
+    *("resourcequota", "sla", "task-topology", "tdm", "usage", "network-topology-aware"),
+)
 """The plugins whose argument keys only the per-release table judges (VC012, VC013, in
-:mod:`policytest.volcano.argument_checks`): the table is loaded for a conf that gives one
-of them arguments, never otherwise."""
+:mod:`policytest.volcano.argument_checks`): every modelled plugin without rules of its own
+(binpack, nodeorder, deviceshare, resource-strategy-fit), and network-topology-aware's keys
+that VT001-VT003 leave alone (:data:`OWN_KEYS`). The table
+is loaded for a conf that gives one of them, or an action, arguments; never otherwise."""
+
+OWN_KEYS = {"network-topology-aware": ("weight", "hypernode.binpack.")}
+"""Keys (a key, or a prefix ending in ``.``) a table-checked plugin's own rules judge."""
+
+ACTIONS_CHECKED = (
+    *("allocate", "backfill", "enqueue", "gangpreempt", "gangreclaim", "preempt"),
+    *("reclaim", "shuffle"),
+)
+"""The actions whose ``configurations`` arguments the table judges."""
+
 
 _PLAIN_DECIMAL = re.compile(r"[-+]?(0|[1-9][0-9]*)")
 

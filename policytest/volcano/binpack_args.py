@@ -120,7 +120,7 @@ def _where(entry: PluginEntry) -> str:
     return f"binpack (tier {entry.tier + 1}, entry {entry.index + 1})"
 
 
-class _EntryCheck(EntryCheck):
+class _EntryCheck(EntryCheck["PluginEntry"]):
     """The findings for one binpack entry's arguments."""
 
     def __init__(self, document: Document, entry: PluginEntry, string_arguments: bool) -> None:

@@ -20,7 +20,7 @@ from policytest.read.markers import end_marker_before
 from policytest.read.positions import IDENTITY, Position, PositionMap
 from policytest.read.source import PT001_UNREADABLE, Document, ParseFailure, compose_all, empty_root
 from policytest.volcano import rules, versions
-from policytest.volcano.arguments import TABLE_CHECKED
+from policytest.volcano.arguments import ACTIONS_CHECKED, TABLE_CHECKED
 from policytest.volcano.binpack_args import BINPACK, binpack_findings
 from policytest.volcano.conf import VolcanoConf, build, drf_conflicts, split_actions
 from policytest.volcano.conf_checks import (
@@ -198,7 +198,7 @@ def load(document: Document, options: CheckOptions) -> tuple[VolcanoConf | None,
                 nodeorder_findings(view, entry, string_arguments=release.string_arguments)
             )
     findings.extend(plugin_argument_findings(view, conf, release))
-    if any(entry.name in TABLE_CHECKED and entry.arguments for entry in conf.plugins):
+    if _table_arguments(conf):
         from policytest.volcano.argument_checks import argument_findings  # the table, lazily
 
         findings.extend(argument_findings(view, conf, release))
@@ -239,3 +239,11 @@ def _actions_found(raw: RawConf, release: versions.Release) -> bool:
     if not release.unknown_action_rejects:
         return True
     return all(item.name in release.actions for item in split_actions(raw.actions))
+
+
+def _table_arguments(conf: VolcanoConf) -> bool:
+    """Does the conf give a table-checked plugin, or an action, arguments (is the table
+    worth loading)?"""
+    return any(e.name in TABLE_CHECKED and e.arguments for e in conf.plugins) or any(
+        c.name in ACTIONS_CHECKED and c.arguments for c in conf.configurations
+    )

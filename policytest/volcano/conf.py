@@ -53,6 +53,7 @@ class Configuration:
     arguments: Mapping[str, Any] | None
     node: Node
     name_node: Node | None
+    argument_nodes: Mapping[str, tuple[Node, Node]]
 
 
 @dataclass(frozen=True)
@@ -221,7 +222,13 @@ def build(raw: RawConf, release: Release, custom: frozenset[str] = frozenset()) 
         )
         tiers.append(Tier(entries, raw_tier.node))
     configurations = tuple(
-        Configuration(c.name, _frozen(_values(c.arguments)), c.node, c.name_node)
+        Configuration(
+            c.name,
+            _frozen(_values(c.arguments)),
+            c.node,
+            c.name_node,
+            MappingProxyType(dict(c.arguments.nodes if c.arguments else {})),
+        )
         for c in raw.configurations or ()
     )
     # Only actions the release has run (an unknown one rejects the conf, or is dropped).

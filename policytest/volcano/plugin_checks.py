@@ -156,7 +156,7 @@ def plugin_stops_scheduler(conf: VolcanoConf, release: Release) -> bool:
     return False
 
 
-class _Entry(EntryCheck):
+class _Entry(EntryCheck["PluginEntry"]):
     def __init__(self, document: Document, entry: PluginEntry, release: Release) -> None:
         super().__init__(document, entry)
         self.release = release
@@ -199,7 +199,7 @@ class _DeviceShare(_Entry):
         message = f"`{key}` is not a deviceshare argument; Volcano ignores it"
         from policytest.volcano.argument_keys import readers
 
-        other = [row for row, _ in readers(key) if row.plugin == DEVICESHARE]
+        other = [row for row, _ in readers(key) if row.of == "plugin" and row.owner == DEVICESHARE]
         if other:
             message = (
                 f"`{key}` does not exist in Volcano {self.release.name} (deviceshare reads "

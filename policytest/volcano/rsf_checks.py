@@ -61,7 +61,7 @@ def field_of(
     return key, key_node, value_node
 
 
-class _Check(EntryCheck):
+class _Check(EntryCheck["PluginEntry"]):
     def __init__(self, document: Document, entry: PluginEntry) -> None:
         super().__init__(document, entry)
         self.text = document.text

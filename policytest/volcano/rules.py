@@ -316,19 +316,25 @@ VC011_IDLE_CONFIGURATION = rule(
 VC012_UNREAD_ARGUMENT = rule(
     "VC012",
     Severity.WARNING,
-    "a plugin argument no plugin reads in this release: silently ignored",
+    "a plugin or action argument nothing reads in this release: silently ignored",
     """
     A plugin reads the argument keys it knows and ignores every other key without a
-    word, so a misspelled key, a key another plugin reads, or a key an older release read
-    does nothing. Real confs carry ``predicate.VGPUEnable`` (predicates has never read it
-    in the releases policytest models: deviceshare reads ``deviceshare.VGPUEnable``),
-    ``cpu-overcommit-ratio`` for overcommit (which reads one ``overcommit-factor`` for
-    every resource), ``predicate.ProportionalEnable`` (read up to Volcano 1.12;
-    resource-strategy-fit's ``proportional`` took its place). The message names the key
-    that was probably meant. Keys are modelled per release for predicates and overcommit
-    here; binpack, nodeorder, deviceshare, resource-strategy-fit and
-    network-topology-aware have their own rules (VB009, VN003, VD004, VR008, VT003). A
-    warning, not an error: a fork loaded with ``--plugins-dir`` may read more keys.
+    word; an action reads the ``arguments`` of the first ``configurations`` entry with
+    its name, the same way. So a misspelled key, a key another plugin or action reads, or
+    a key an older release read does nothing. Real confs carry ``predicate.VGPUEnable``
+    (predicates has never read it in the releases policytest models: deviceshare reads
+    ``deviceshare.VGPUEnable``), ``cpu-overcommit-ratio`` for overcommit (which reads one
+    ``overcommit-factor`` for every resource), ``overcommit-factor`` in enqueue's
+    configuration (no action reads it: the overcommit plugin does), preempt options no
+    release reads, ``predicate.ProportionalEnable`` (read up to Volcano 1.12;
+    resource-strategy-fit's ``proportional`` took its place), and arguments for plugins
+    that read none (drf, gang, proportion, priority, ...). The message names the key that
+    was probably meant; where the owner reads arbitrary keys (tdm reads every key
+    containing ``tdm.revocable-zone.``) it says so and guesses nothing. Keys are modelled
+    per release, from Volcano 1.9, for every plugin and action; binpack, nodeorder,
+    deviceshare, resource-strategy-fit and network-topology-aware have their own rules
+    (VB009, VN003, VD004, VR008, VT003). A warning, not an error: a fork loaded with
+    ``--plugins-dir`` may read more keys.
 
     Failing::
 
@@ -353,9 +359,9 @@ VC012_UNREAD_ARGUMENT = rule(
 VC013_ARGUMENT_TYPE = rule(
     "VC013",
     Severity.WARNING,
-    "a plugin argument of a type the plugin does not read: ignored, default kept",
+    "a plugin or action argument of a type it does not read: ignored, default kept",
     """
-    Plugins read their arguments with ``GetBool``, ``GetInt``, ``GetFloat64`` and
+    Plugins and actions read their arguments with ``GetBool``, ``GetInt``, ``GetFloat64`` and
     ``GetString``, which ignore a value of another type (only a log line) and keep the
     default: ``predicate.CacheEnable: "true"`` is a string (parsed from Volcano 1.15,
     ignored before), ``overcommit-factor: "1.5"`` is a string, not a number. Write the

@@ -76,7 +76,7 @@ PLUGINS: dict[str, tuple[Version, Version]] = {
     "pdb": ((1, 8), _FOREVER),
     "deviceshare": ((1, 8), _FOREVER),
     "nodegroup": ((1, 9), _FOREVER),
-    "capacity": ((1, 10), _FOREVER),
+    "capacity": ((1, 9), _FOREVER),
     "network-topology-aware": ((1, 11), _FOREVER),
     "resource-strategy-fit": ((1, 13), _FOREVER),
 }

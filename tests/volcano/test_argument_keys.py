@@ -1,21 +1,24 @@
-"""The per-release model of the argument keys Volcano's plugins read.
+"""The per-release model of the argument keys Volcano's plugins and actions read.
 
-The table's ``upstream`` rows must equal, release by release, the reads extracted from
-every tag's plugin sources (``tests/data/volcano/argument-reads.txt``); the plugins with
-rules of their own must accept exactly the table's keys; and every release where a
-plugin's keys change has a conf that one release reads and the other ignores.
+The table must equal, release by release, the reads extracted from every tag's plugin and
+action sources (``tests/data/volcano/argument-reads.txt``); the plugins with rules of their
+own must accept exactly the table's keys; and every release where an owner's keys change
+has a conf that one release reads and the other ignores.
 """
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections import defaultdict
+from pathlib import Path
 
 import pytest
 
 from policytest.core.releases import Version
 from policytest.volcano import argument_keys, versions
 from policytest.volcano.argument_keys import modelled, reads, rows
-from policytest.volcano.arguments import TABLE_CHECKED
+from policytest.volcano.arguments import ACTIONS_CHECKED, TABLE_CHECKED
 from policytest.volcano.binpack_args import KNOWN_KEYS as BINPACK_KEYS
 from policytest.volcano.plugin_checks import DEVICESHARE_FLAGS
 from tests.conftest import of_rule
@@ -23,16 +26,19 @@ from tests.volcano.helpers import DATA, Check
 
 READS = DATA / "argument-reads.txt"
 OWN_RULES = {"binpack", "nodeorder", "deviceshare", "resource-strategy-fit"}
+Owner = tuple[Version, str, str]  # release, plugin or action, name
 
 
-def _extracted() -> dict[tuple[Version, str], set[tuple[str, str]]]:
-    found: dict[tuple[Version, str], set[tuple[str, str]]] = defaultdict(set)
+def _extracted() -> dict[Owner, set[tuple[str, str]]]:
+    found: dict[Owner, set[tuple[str, str]]] = defaultdict(set)
     for line in READS.read_text(encoding="utf-8").splitlines():
         if line.startswith("#") or not line.strip():
             continue
-        tag, plugin, key, kind = line.split()
+        tag, of, owner, key, kind = line.split()
         major, minor = tag.split(".")[:2]
-        found[(int(major), int(minor)), plugin].add((key, kind))
+        keys = found[(int(major), int(minor)), of, owner]  # an owner reading nothing: empty
+        if key != argument_keys.NOTHING:
+            keys.add((key, kind))
     return found
 
 
@@ -40,37 +46,30 @@ EXTRACTED = _extracted()
 
 
 @pytest.mark.parametrize(
-    ("release", "plugin"),
-    sorted(EXTRACTED),
-    ids=[f"{r[0]}.{r[1]}-{p}" for r, p in sorted(EXTRACTED)],
+    "owner", sorted(EXTRACTED), ids=[f"{r[0]}.{r[1]}-{o}" for r, _, o in sorted(EXTRACTED)]
 )
-def test_the_table_is_what_each_tag_reads(release: Version, plugin: str) -> None:
-    table = {(row.key, row.type) for row in reads(plugin, release) if row.upstream}
-    assert table == EXTRACTED[release, plugin]
+def test_the_table_is_what_each_tag_reads(owner: Owner) -> None:
+    release, of, name = owner
+    assert modelled(name, release, of)
+    assert {(row.key, row.type) for row in reads(name, release, of)} == EXTRACTED[owner]
 
 
-def test_every_release_and_plugin_of_the_sources_was_compared() -> None:
-    releases = {release for release, _ in EXTRACTED}
-    assert releases == {(1, minor) for minor in range(9, 17)}
-    upstream = {row.plugin for row in rows() if row.upstream}
-    assert upstream == {plugin for _, plugin in EXTRACTED}
+def test_every_release_plugin_and_action_of_the_sources_was_compared() -> None:
+    assert {release for release, _, _ in EXTRACTED} == {(1, minor) for minor in range(9, 17)}
+    assert {(row.of, row.owner) for row in rows()} == {(of, o) for _, of, o in EXTRACTED}
 
 
-def test_transcribed_rows_are_only_for_plugins_without_sources() -> None:
-    transcribed = {row.plugin for row in rows() if not row.upstream}
-    assert transcribed == {"overcommit"}
-    assert not transcribed & {plugin for _, plugin in EXTRACTED}
-
-
-def test_every_modelled_plugin_is_registered_where_it_is_read() -> None:
+def test_every_modelled_owner_exists_where_it_is_read() -> None:
     for row in rows():
-        since, until = versions.PLUGINS[row.plugin]
+        table = versions.PLUGINS if row.of == "plugin" else versions.ACTIONS
+        since, until = table[row.owner]
         assert since <= row.since and row.until <= max(until, (99, 0)), row
 
 
-def test_checked_plugins_are_the_modelled_ones_without_rules_of_their_own() -> None:
-    plugins = {row.plugin for row in rows()}
+def test_checked_owners_are_the_modelled_ones_without_rules_of_their_own() -> None:
+    plugins = {row.owner for row in rows() if row.of == "plugin"}
     assert set(TABLE_CHECKED) == plugins - OWN_RULES
+    assert set(ACTIONS_CHECKED) == {row.owner for row in rows() if row.of == "action"}
 
 
 def test_binpack_rules_accept_the_tables_keys() -> None:
@@ -79,7 +78,7 @@ def test_binpack_rules_accept_the_tables_keys() -> None:
 
 
 def test_deviceshare_rules_read_the_tables_flags_as_flags() -> None:
-    kinds = {row.key: row.type for row in rows() if row.plugin == "deviceshare"}
+    kinds = {row.key: row.type for row in rows() if row.owner == "deviceshare"}
     assert {k for k, kind in kinds.items() if kind == "bool"} == set(DEVICESHARE_FLAGS)
 
 
@@ -115,9 +114,10 @@ def test_the_table_is_parsed_once_and_only_when_asked() -> None:
     assert rows.cache_info().hits == 1
 
 
-def test_overcommit_is_not_modelled_where_its_keys_are_not_known() -> None:
-    assert modelled("overcommit", (1, 15)) and not modelled("overcommit", (1, 16))
-    assert not modelled("drf", (1, 15))
+def test_an_owner_is_modelled_only_where_the_sources_say_what_it_reads() -> None:
+    assert modelled("overcommit", (1, 16)) and modelled("drf", (1, 15))
+    assert not modelled("reservation", (1, 15)) and not modelled("gangpreempt", (1, 14), "action")
+    assert reads("drf", (1, 15)) == () and modelled("enqueue", (1, 15), "action")
 
 
 HEAD = 'actions: "enqueue, allocate, backfill"\ntiers:\n- plugins:\n'
@@ -126,6 +126,11 @@ HEAD = 'actions: "enqueue, allocate, backfill"\ntiers:\n- plugins:\n'
 def conf(plugin: str, *arguments: str) -> str:
     body = "".join(f"      {line}\n" for line in arguments)
     return HEAD + f"  - name: {plugin}\n    arguments:\n" + body
+
+
+def configuration(action: str, *arguments: str) -> str:
+    body = "".join(f"    {line}\n" for line in arguments)
+    return HEAD + f"  - name: gang\nconfigurations:\n- name: {action}\n  arguments:\n" + body
 
 
 def unread(check_text: Check, text: str, version: str) -> list[str]:
@@ -140,17 +145,129 @@ CHANGES = [
     ("predicates", "predicate.VolumeBindingEnable: false", "1.12", "1.11"),
     ("predicates", "volumebinding.weight: 2", "1.12", "1.11"),
     ("predicates", "dynamicresources.filterTimeoutSeconds: 10", "1.14", "1.13"),
+    ("capacity", "ancestorReclaimLevel: 2", "1.15", "1.14"),
+    ("nodegroup", "strict: false", "1.13", "1.12"),
+    ("nodegroup", "enablePreferredOrder: true", "1.15", "1.14"),
+    ("extender", "extender.allocateFuncVerb: allocate", "1.13", "1.12"),
+    ("extender", "extender.managedResources: [nvidia.com/gpu]", "1.13", "1.12"),
+    ("extender", "extender.jobEnqueuedVerb: enqueued", "1.16", "1.15"),
+    ("network-topology-aware", "hypernode.gradient.evict.max-hypernodes: 2", "1.15", "1.14"),
+    ("usage", "thresholds: {cpu: 80}", "1.15", "1.16"),
+    ("usage", "estimator: {request_ratio: 0.7}", "1.16", "1.15"),
 ]
+"""Every plugin key whose releases differ (network-topology-aware's HyperNode keys have
+VT003)."""
+
+ACTION_CHANGES = [
+    ("allocate", "predicateErrorCacheEnable: false", "1.10", "1.9"),
+    ("backfill", "predicateErrorCacheEnable: false", "1.10", "1.9"),
+    ("preempt", "predicateErrorCacheEnable: false", "1.10", "1.9"),
+    ("reclaim", "predicateErrorCacheEnable: false", "1.14", "1.13"),
+    ("preempt", "enableTopologyAwarePreemption: true", "1.13", "1.12"),
+    ("preempt", "minCandidateNodesPercentage: 10", "1.13", "1.12"),
+    ("preempt", "maxCandidateNodesAbsolute: 100", "1.13", "1.12"),
+]
+"""Every action key whose releases differ (gangpreempt and gangreclaim exist from 1.15,
+with all their keys)."""
 
 
-@pytest.mark.parametrize(("plugin", "argument", "reads_in", "ignored_in"), CHANGES)
+@pytest.mark.parametrize(
+    ("of", "owner", "argument", "reads_in", "ignored_in"),
+    [("plugin", *change) for change in CHANGES]
+    + [("action", *change) for change in ACTION_CHANGES],
+)
 def test_a_key_is_read_exactly_in_the_releases_that_read_it(
-    check_text: Check, plugin: str, argument: str, reads_in: str, ignored_in: str
+    check_text: Check, of: str, owner: str, argument: str, reads_in: str, ignored_in: str
 ) -> None:
-    text = conf(plugin, argument)
+    text = conf(owner, argument) if of == "plugin" else configuration(owner, argument)
     assert unread(check_text, text, reads_in) == []
     (message,) = unread(check_text, text, ignored_in)
-    assert f"in Volcano {ignored_in}" in message
+    who = owner if of == "plugin" else f"the {owner} action"
+    assert message.startswith(
+        f"{who} does not read `{argument.split(':')[0]}` in Volcano {ignored_in}"
+    )
+
+
+def test_enqueues_overcommit_factor_belongs_to_the_overcommit_plugin(check_text: Check) -> None:
+    (message,) = unread(check_text, configuration("enqueue", "overcommit-factor: 1.2"), "1.15")
+    assert "the enqueue action does not read `overcommit-factor`" in message
+    assert "it is overcommit's argument: set it on the `overcommit` plugin's entry" in message
+
+
+def test_action_options_from_a_tutorial_point_to_what_is_read(check_text: Check) -> None:
+    text = (
+        'actions: "enqueue, allocate, preempt, reclaim, backfill"\n'
+        "tiers:\n- plugins:\n  - name: gang\n"
+        "configurations:\n"
+        '- name: enqueue\n  arguments:\n    "overcommit-factor": "2.0"\n'
+        '- name: reclaim\n  arguments:\n    "reclaim.factor": "0.5"\n'
+    )
+    enqueue, reclaim = unread(check_text, text, "1.15")
+    assert "it is overcommit's argument" in enqueue
+    assert "the reclaim action reads only `predicateErrorCacheEnable`: use it" in reclaim
+    (nothing,) = unread(check_text, text.replace("reclaim.factor", "x"), "1.13")[1:]
+    assert "the reclaim action reads no argument at all in Volcano 1.13" in nothing
+
+
+def test_a_preempt_option_no_release_reads_gets_the_real_one(check_text: Check) -> None:
+    text = configuration("preempt", "enableTopologyAwarePreempt: true")
+    (message,) = unread(check_text, text, "1.15")
+    assert "did you mean `enableTopologyAwarePreemption`?" in message
+
+
+def test_an_action_key_on_the_wrong_action_says_which_reads_it(check_text: Check) -> None:
+    (message,) = unread(check_text, configuration("enqueue", "maxDomains: 2"), "1.15")
+    assert "it is the gangpreempt action's argument" in message
+    assert "`configurations` entry named `gangpreempt`" in message
+
+
+def test_only_the_first_configuration_of_an_action_is_read(check_text: Check) -> None:
+    text = configuration("preempt", "predicateErrorCacheEnable: false") + (
+        "- name: preempt\n  arguments:\n    anything: 1\n"
+    )
+    assert unread(check_text, text, "1.15") == []
+
+
+def test_an_action_value_of_the_wrong_type_is_ignored(check_text: Check) -> None:
+    text = configuration("preempt", "minCandidateNodesPercentage: 10%")
+    (finding,) = of_rule(check_text(text, "1.15"), "VC013")
+    assert "the preempt action reads it as int" in finding.message
+    assert "write an integer" in finding.message
+
+
+@pytest.mark.parametrize("plugin", ["drf", "gang", "proportion", "priority", "conformance"])
+def test_a_plugin_that_reads_nothing_says_so(check_text: Check, plugin: str) -> None:
+    (message,) = unread(check_text, conf(plugin, "enableHierarchy: true"), "1.15")
+    assert f"{plugin} reads no argument at all in Volcano 1.15" in message
+
+
+def test_tdm_reads_any_key_with_its_prefix_and_nothing_is_guessed(check_text: Check) -> None:
+    read = conf("tdm", 'tdm.revocable-zone.rz1: "10:00-21:00"', "tdm.evict.period: 1m")
+    assert unread(check_text, read, "1.15") == []
+    (message,) = unread(check_text, conf("tdm", 'tdm.revocable_zone.rz1: "10:00"'), "1.15")
+    assert "tdm reads any key containing `tdm.revocable-zone.`" in message
+    assert "did you mean" not in message
+
+
+def test_network_topology_awares_own_keys_are_left_to_its_rules(check_text: Check) -> None:
+    text = conf("network-topology-aware", "hypernode.binpack.cpu: 2", "weigth: 2")
+    found = check_text(text, "1.13")
+    assert [f.message for f in of_rule(found, "VT003")] != []
+    (message,) = unread(check_text, text, "1.13")
+    assert "did you mean `weight`?" in message
+
+
+def test_rescheduling_thresholds_at_the_top_say_where_they_are_read(check_text: Check) -> None:
+    text = conf("rescheduling", "thresholds: {cpu: 20}", "strategies: [{name: lowNodeUtilization}]")
+    (message,) = unread(check_text, text, "1.15")
+    assert "rescheduling does not read `thresholds`" in message
+    assert "read only inside an item of `strategies`, under its `params`" in message
+
+
+def test_a_table_checked_plugin_keeps_its_whole_values_unjudged(check_text: Check) -> None:
+    text = conf("rescheduling", "interval: 5m", "strategies: [{name: lowNodeUtilization}]")
+    found = check_text(text, "1.15")
+    assert of_rule(found, "VC012") == of_rule(found, "VC013") == []
 
 
 def test_proportional_keys_say_what_replaced_them(check_text: Check) -> None:
@@ -175,9 +292,9 @@ def test_overcommit_ratios_point_to_the_one_factor(check_text: Check, key: str) 
     assert "overcommit reads only `overcommit-factor`" in message
 
 
-def test_overcommit_in_1_16_is_not_judged(check_text: Check) -> None:
-    text = conf("overcommit", "cpu-overcommit-ratio: 2.0")
-    assert unread(check_text, text, "1.16") == []
+def test_overcommit_in_1_16_reads_the_same_factor(check_text: Check) -> None:
+    (message,) = unread(check_text, conf("overcommit", "cpu-overcommit-ratio: 2.0"), "1.16")
+    assert "overcommit reads only `overcommit-factor`" in message
 
 
 def test_a_key_of_another_plugin_says_whose_it_is(check_text: Check) -> None:
@@ -222,3 +339,34 @@ def test_value_types_as_each_release_reads_them(
     extra = ('predicate.resources: "gpu"',) if "resources.gpu" in argument else ()
     found = of_rule(check_text(conf(plugin, *extra, argument), version), "VC013")
     assert bool(found) is ignored, found
+
+
+LOADED = (
+    "import sys\n"
+    "from policytest.cli import main\n"
+    "try:\n"
+    "    main(['validate', sys.argv[1]])\n"
+    "except SystemExit:\n"
+    "    pass\n"
+    "print('policytest.volcano.argument_keys' in sys.modules, file=sys.stderr)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "loaded"),
+    [
+        (HEAD + "  - name: gang\n  - name: binpack\n    arguments: {binpack.weight: 2}\n", False),
+        (HEAD + "  - name: drf\n", False),
+        (conf("drf", "enableHierarchy: true"), True),
+        (configuration("preempt", "predicateErrorCacheEnable: false"), True),
+    ],
+)
+def test_the_hook_path_loads_the_table_only_for_arguments_it_judges(
+    tmp_path: Path, text: str, loaded: bool
+) -> None:
+    path = tmp_path / "volcano-scheduler.conf"
+    path.write_text(text, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-c", LOADED, str(path)], capture_output=True, text=True, check=True
+    )
+    assert done.stderr.strip().splitlines()[-1] == str(loaded)
