@@ -95,9 +95,12 @@ def decode_document(document: Document, options: CheckOptions) -> Decoded:
     if not isinstance(value, dict):  # cannot happen for a mapping root; keeps mypy honest
         value = {}
     taken = {(f.line, f.column) for f in findings}
+    from policytest.core.options import kube_release
+    from policytest.kube.release_facts import schema_view
+
     findings.extend(
         _strict(finding)
-        for finding in schema_findings(document, SCHEMA_NAME, value)
+        for finding in schema_findings(document, SCHEMA_NAME, schema_view(value, kube_release(options)))
         if (finding.line, finding.column) not in taken
     )
     usable = not any(

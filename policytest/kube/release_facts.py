@@ -29,6 +29,7 @@ __all__ = [
     "extension_points",
     "field_findings",
     "registry",
+    "schema_view",
 ]
 
 PLACEMENT_POINTS = ("placementGenerate", "placementScore")
@@ -42,12 +43,15 @@ _PLACEMENT_PLUGINS = {
 
 @cache
 def registry(release: KubeRelease) -> dict[str, frozenset[str]]:
-    """The in-tree plugins ``release`` registers and the extension points of each."""
+    """The in-tree plugins ``release`` registers and the extension points of each
+    (DynamicResources is a score plugin from 1.35)."""
     plugins = {
         name: points
         for name, points in PLUGINS.items()
         if name not in _NEW_PLUGINS or name in release.new_plugins
     }
+    if not release.dra_scores:
+        plugins["DynamicResources"] = plugins["DynamicResources"] - {"score"}
     if release.placement:
         plugins[FIT] = plugins[FIT] | {"placementScore"}
         plugins.update(
@@ -61,13 +65,38 @@ def registry(release: KubeRelease) -> dict[str, frozenset[str]]:
 def default_multi_point(release: KubeRelease) -> tuple[tuple[str, int | None], ...]:
     """``getDefaultPlugins`` with the release's default feature gates."""
     base = tuple(
-        (name, weight)
+        (name, None if name == "DynamicResources" and not release.dra_scores else weight)
         for name, weight in DEFAULT_MULTI_POINT
         if name not in _GATED_DEFAULTS or name in release.default_plugins
     )
     if "NodeDeclaredFeatures" in release.default_plugins:  # appended by applyFeatureGates
         base = (*base, ("NodeDeclaredFeatures", None))
     return base
+
+
+def schema_view(config: dict[str, Any], release: KubeRelease) -> dict[str, Any]:
+    """``config`` as the schema (the newest API) should see it for ``release``: 1.33
+    registers no ``DynamicResourcesArgs``, so the args of a DynamicResources entry are
+    accepted as written (decoded as unknown args and never read) and left out here."""
+    if release.dra_args is not None:
+        return config
+    profiles = config.get("profiles")
+    if not isinstance(profiles, list):
+        return config
+    return {**config, "profiles": [_without_dra_args(profile) for profile in profiles]}
+
+
+def _without_dra_args(profile: Any) -> Any:
+    entries = profile.get("pluginConfig") if isinstance(profile, dict) else None
+    if not isinstance(entries, list):
+        return profile
+    kept = [
+        {key: value for key, value in entry.items() if key != "args"}
+        if isinstance(entry, dict) and entry.get("name") == "DynamicResources"
+        else entry
+        for entry in entries
+    ]
+    return {**profile, "pluginConfig": kept}
 
 
 def extension_points(release: KubeRelease) -> tuple[str, ...]:
