@@ -265,6 +265,8 @@ class CaseItem(pytest.Item):
         return result
 
     def runtest(self) -> None:
+        if self.result.release:  # in --junitxml and to other plugins
+            self.user_properties.append(("policytest_release", self.result.release))
         if self.result.status != "passed":
             raise CaseFailure()
 
@@ -277,8 +279,9 @@ class CaseItem(pytest.Item):
         from policytest.reporters.run.text import describe_failure
 
         result = self.result
+        under = f", judged as {result.release}" if result.release else ""
         lines = [
-            f"{text(result.case)} ({result.status}) at {text(result.file)}:{result.line}",
+            f"{text(result.case)} ({result.status}{under}) at {text(result.file)}:{result.line}",
             *describe_failure(result),
         ]
         # an error's message already names its findings; a config's own findings are

@@ -24,7 +24,8 @@ BAR_WIDTH = 20
 
 def render_case(result: CaseResult) -> str:
     """The explanation of one case."""
-    lines = [f"{text(result.file)} :: {text(result.case)}  [{result.status}]"]
+    under = f"  (judged as {result.release})" if result.release else ""
+    lines = [f"{text(result.file)} :: {text(result.case)}  [{result.status}]{under}"]
     if result.message:
         lines += [f"  {text(line)}" for line in result.message.split(MESSAGE_LINE_BREAK)]
     if result.status == "error":
