@@ -209,6 +209,7 @@ def apply_settings(args: Any) -> None:
     args.release_flags = frozenset(
         dest for dest in VERSION_TYPES if getattr(args, dest, None) is not None
     )
+    args.rule_flags = frozenset(key for key in ("select", "ignore") if getattr(args, key, None))
     if args.volcano_version is None:
         args.volcano_version = settings.volcano_version or NEWEST_VOLCANO
     if args.kubernetes_version is None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from policytest.commands.common import (
     add_scheduler_options,
@@ -19,7 +19,11 @@ from policytest.commands.common import (
     use_color,
     write,
 )
+from policytest.core.options import NEWEST_KUBERNETES, NEWEST_VOLCANO
 from policytest.reporters import DIFF_FORMATS, render_diff
+
+if TYPE_CHECKING:
+    from policytest.diff.settings import CommandLine
 
 FAIL_ON = ("findings", "ranking-change", "never")
 USAGE = """policytest diff [--base REV] [--head REV] [options] [PATH ...]
@@ -83,8 +87,35 @@ def configure(subparsers: Any) -> None:
         help="exit 1 when the head introduces error findings (findings, the default), "
         "also when any ranking or placement changes (ranking-change), or never",
     )
+    parser.add_argument(
+        "--head-settings",
+        action="store_true",
+        help="judge findings with the head's settings file (select, ignore, declared "
+        "plugins); default: the base's, so a change cannot silence its own findings. "
+        "Releases and the distribution always come from each side's own settings file",
+    )
     add_scheduler_options(parser)
     parser.set_defaults(execute=execute)
+
+
+def command_line(args: Any) -> CommandLine:
+    """What the command line said before any settings file: each side of a git diff
+    reads its own (``policytest.diff.settings``)."""
+    from policytest.diff.settings import CommandLine
+    from policytest.read.project_settings import NO_SETTINGS
+
+    plain = argparse.Namespace(**vars(args))
+    plain.project_settings = NO_SETTINGS
+    for dest, default in (
+        ("kubernetes_version", NEWEST_KUBERNETES),
+        ("volcano_version", NEWEST_VOLCANO),
+    ):
+        if dest not in args.release_flags:
+            setattr(plain, dest, default)
+    for key in ("select", "ignore"):
+        if key not in args.rule_flags:
+            setattr(plain, key, ())
+    return CommandLine(check_options(plain), args.rule_flags, args.settings, args.head_settings)
 
 
 def execute(args: Any) -> int:
@@ -106,7 +137,12 @@ def execute(args: Any) -> int:
             report = diff_files(old, new, args.fixtures, options, run_all=args.run_all)
         else:
             report = diff_revisions(
-                args.paths, options, base=args.base, head=args.head, run_all=args.run_all
+                args.paths,
+                options,
+                base=args.base,
+                head=args.head,
+                run_all=args.run_all,
+                command=command_line(args),
             )
     except PathNotFound as missing:
         return usage_error(f"path does not exist: {missing}")
