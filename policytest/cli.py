@@ -16,7 +16,17 @@ from policytest.core.exitcodes import ExitCode
 from policytest.core.gctuning import young_collections_only
 from policytest.core.version import __version__
 
-COMMANDS = ("validate", "run", "explain", "diff", "simulate", "snapshot", "schema", "rules")
+COMMANDS = (
+    "validate",
+    "run",
+    "explain",
+    "diff",
+    "upgrade",
+    "simulate",
+    "snapshot",
+    "schema",
+    "rules",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -520,6 +520,8 @@ class DiffReport:
     """The settings that differ between the sides, always shown."""
     settings_path: str = ""
     """The settings file they come from ("" in an upgrade preview)."""
+    command: str = "diff"
+    """The command that made the report (``diff``, ``upgrade``), for its title."""
 
     @property
     def changed_configs(self) -> tuple[ConfigDiff, ...]:

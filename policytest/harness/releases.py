@@ -12,7 +12,8 @@ names). How the sources combine, for each scheduler on its own:
 
 A flag that names another release than the fixture's is a contradiction: the fixture's
 cases are refused (PT003) rather than judged as either one. A release outside the table
-is refused the same way.
+is refused the same way. An upgrade preview's target release is the one exception: it
+judges every fixture as the target (``CheckOptions.forced_releases``).
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ def fixture_options(fixture: Fixture, options: CheckOptions) -> CheckOptions | F
     refuses them (a release outside the table, or one a flag contradicts)."""
     for key, field, flag, scheduler in FIXTURE_RELEASES:
         written = fixture.scheduler.releases.get(key)
-        if written is None:
+        if written is None or field in options.forced_releases:
             continue
         node = child(fixture.scheduler.node, key) or fixture.scheduler.node
         select = kube_release if field == "kubernetes_version" else volcano_release

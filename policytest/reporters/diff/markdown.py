@@ -73,8 +73,8 @@ def bounded(rows: Sequence[str], budget: int, more: Callable[[int], str]) -> lis
 
 def render(report: DiffReport, *, color: bool = False, limit: int = COMMENT_LIMIT) -> str:
     head = [
-        MARKER,
-        "### policytest diff",
+        MARKER if report.command == "diff" else f"<!-- policytest-{report.command} -->",
+        f"### policytest {report.command}",
         "",
         f"{code(report.base)} → {code(report.head)}: {text(words.headline(report))}.",
     ]

@@ -21,7 +21,8 @@ def _bold(text: str, color: bool) -> str:
 
 
 def render(report: DiffReport, *, color: bool) -> str:
-    out = [_bold(f"policytest diff: {text(report.base)} -> {text(report.head)}", color)]
+    title = f"policytest {report.command}: {text(report.base)} -> {text(report.head)}"
+    out = [_bold(title, color)]
     out.append(text(_capital(words.headline(report))) + ".")
     if report.settings:
         where = f" {text(report.settings_path)}" if report.settings_path else ""
