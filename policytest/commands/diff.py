@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from policytest.commands.common import (
     add_scheduler_options,
     check_options,
+    checked_versions,
     usage_error,
     use_color,
     write,
@@ -115,7 +116,13 @@ def command_line(args: Any) -> CommandLine:
     for key in ("select", "ignore"):
         if key not in args.rule_flags:
             setattr(plain, key, ())
-    return CommandLine(check_options(plain), args.rule_flags, args.settings, args.head_settings)
+    return CommandLine(
+        check_options(plain),
+        checked_versions,
+        args.rule_flags,
+        args.settings,
+        args.head_settings,
+    )
 
 
 def execute(args: Any) -> int:

@@ -164,8 +164,8 @@ class _Comparison:
         differs between them."""
         from policytest.diff import settings as project
 
-        old = project.read(self.before, root, start, command.explicit)
-        new = project.read(self.after, root, start, command.explicit)
+        old = project.read(self.before, root, start, command)
+        new = project.read(self.after, root, start, command)
         judging = new.settings if command.head_settings else old.settings
         self.side_options = {
             id(self.before): project.side_options(command, old.settings, judging),
@@ -177,6 +177,7 @@ class _Comparison:
     def options_of(self, side: Side) -> CheckOptions:
         """The options ``side`` is judged with, its root the side's copy."""
         return replace(self.side_options[id(side)], root=side.root)
+
     def report(self, run_all: bool) -> DiffReport:
         before, after = self.before, self.after
         fixtures = sorted(

@@ -467,6 +467,7 @@ def _surplus(
 
 # --- the report ------------------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class SettingsChange:
     """One setting of the project settings file that differs between the sides (or, in

@@ -18,12 +18,13 @@ every format whether it was applied or not.
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 
 from policytest.core.options import CheckOptions, RuleFilter
 from policytest.diff.git import DiffError, Side
 from policytest.diff.model import SettingsChange
+from policytest.harness.releases import with_release
 from policytest.read.project_settings import (
     NO_SETTINGS,
     SETTINGS_NAMES,
@@ -52,6 +53,9 @@ class CommandLine:
     ``--settings`` file named, and whether the head's judging settings apply."""
 
     options: CheckOptions
+    check: Callable[[ProjectSettings], ProjectSettings]
+    """Checks a settings file for meaning as the flags are checked (a release outside
+    the table, an unknown rule: :class:`SettingsError`)."""
     rule_flags: frozenset[str] = frozenset()
     """``select`` / ``ignore`` when given on the command line."""
     explicit: str | None = None
@@ -66,36 +70,27 @@ class SideSettings:
     settings: ProjectSettings
 
 
-def read(side: Side, repository_root: str, start: str, explicit: str | None) -> SideSettings:
-    """The settings file of ``side``: ``explicit`` (at this revision when it lies in the
+def read(side: Side, repository_root: str, start: str, command: CommandLine) -> SideSettings:
+    """The settings file of ``side``: ``--settings`` (at this revision when it lies in the
     repository), else the nearest one above ``start`` as this revision has it, else
     one above the repository. Raises :class:`DiffError` for a file the side cannot use."""
+    explicit = command.explicit
     for relative in _candidates(repository_root, start, explicit):
         if side.has(relative):
             side.materialise([relative])
-            return SideSettings(relative, _load(side, relative))
+            try:
+                loaded = load_settings(side.path(relative))
+                return SideSettings(relative, command.check(replace(loaded, path=relative)))
+            except SettingsError as error:
+                shown = str(error).replace(side.path(relative), relative)
+                raise DiffError(f"{shown} (at {side.label})") from None
     outside = _outside(repository_root, explicit)
     if outside is None:
         return SideSettings("", NO_SETTINGS)
     try:
-        return SideSettings(outside, _checked(load_settings(outside)))
+        return SideSettings(outside, command.check(load_settings(outside)))
     except SettingsError as error:
         raise DiffError(str(error)) from None
-
-
-def _load(side: Side, relative: str) -> ProjectSettings:
-    try:
-        loaded = load_settings(side.path(relative))
-        return _checked(replace(loaded, path=relative))
-    except SettingsError as error:
-        shown = str(error).replace(side.path(relative), relative)
-        raise DiffError(f"{shown} (at {side.label})") from None
-
-
-def _checked(settings: ProjectSettings) -> ProjectSettings:
-    from policytest.commands.common import checked_versions
-
-    return checked_versions(settings)
 
 
 def _candidates(root: str, start: str, explicit: str | None) -> list[str]:
@@ -157,7 +152,9 @@ def _listed(items: Sequence[str] | None) -> str | None:
     return None if items is None else "[" + ", ".join(items) + "]"
 
 
-def side_options(command: CommandLine, own: ProjectSettings, judging: ProjectSettings) -> CheckOptions:
+def side_options(
+    command: CommandLine, own: ProjectSettings, judging: ProjectSettings
+) -> CheckOptions:
     """The options of one side: its own file's cluster description, ``judging``'s
     rules and declared plugins, the flags over both."""
     flags = command.options
@@ -165,7 +162,7 @@ def side_options(command: CommandLine, own: ProjectSettings, judging: ProjectSet
     for _, field, _ in DESCRIBES_THE_CLUSTER[:2]:
         value = getattr(own, field)
         if field not in flags.release_flags and value is not None:
-            options = replace(options, **{field: value})
+            options = with_release(options, field, value)
     select = flags.rules.select if "select" in command.rule_flags else judging.select or ()
     ignore = flags.rules.ignore if "ignore" in command.rule_flags else judging.ignore or ()
     options = replace(options, rules=RuleFilter(select, ignore))

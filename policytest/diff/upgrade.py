@@ -25,10 +25,11 @@ from policytest.diff.model import (
     compare_fixture,
 )
 from policytest.harness.load import root_for
+from policytest.harness.releases import with_release
 from policytest.harness.runner import CaseResult
 from policytest.harness.suite import discover, run_file
 
-__all__ = ["PathNotFound", "TARGETS", "preview_upgrade"]
+__all__ = ["TARGETS", "PathNotFound", "preview_upgrade"]
 
 TARGETS = (
     ("kubernetes_version", "kubernetesVersion", "kube-scheduler"),
@@ -42,9 +43,16 @@ def preview_upgrade(
 ) -> DiffReport:
     """Run the fixtures under ``paths`` as today and as the ``targets`` releases
     (``CheckOptions`` field -> release) and compare. Raises :class:`PathNotFound`."""
-    upgraded = replace(options, forced_releases=frozenset(targets), **targets)
+    upgraded = replace(options, forced_releases=frozenset(targets))
+    for field, release in targets.items():
+        upgraded = with_release(upgraded, field, release)
     named = [
-        (scheduler, SettingsChange(key, _shown(field, getattr(options, field)), _shown(field, targets[field])))
+        (
+            scheduler,
+            SettingsChange(
+                key, _shown(field, getattr(options, field)), _shown(field, targets[field])
+            ),
+        )
         for field, key, scheduler in TARGETS
         if field in targets
     ]

@@ -131,16 +131,16 @@ def _volcano_facts(old: VolcanoRelease, new: VolcanoRelease) -> Iterable[Release
             frozenset({"binpack", "nodeorder", "resource-strategy-fit"}),
         )
     if old.unknown_action_rejects != new.unknown_action_rejects:
-        yield ReleaseFact(
-            f"an unknown action {'rejects the conf' if new.unknown_action_rejects else 'is logged and dropped'} "
-            f"in Volcano {new.name}"
-        )
+        handled = "rejects the conf" if new.unknown_action_rejects else "is logged and dropped"
+        yield ReleaseFact(f"an unknown action {handled} in Volcano {new.name}")
     for kind, was, now in (
         ("actions", Release(old.version).actions, Release(new.version).actions),
         ("plugins", Release(old.version).plugins, Release(new.version).plugins),
     ):
         if was != now:
-            change = ", ".join([*(f"+{n}" for n in sorted(now - was)), *(f"-{n}" for n in sorted(was - now))])
+            change = ", ".join(
+                [*(f"+{n}" for n in sorted(now - was)), *(f"-{n}" for n in sorted(was - now))]
+            )
             yield ReleaseFact(f"the {kind} Volcano {new.name} registers: {change}")
     if old.getbool_parses_strings != new.getbool_parses_strings:
         yield ReleaseFact(

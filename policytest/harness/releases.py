@@ -22,7 +22,12 @@ from dataclasses import replace
 
 from policytest.core.findings import Finding
 from policytest.core.options import CheckOptions
-from policytest.core.releases import UnsupportedRelease, kube_release, parse_release, volcano_release
+from policytest.core.releases import (
+    UnsupportedRelease,
+    kube_release,
+    parse_release,
+    volcano_release,
+)
 from policytest.harness.model import PT003_FIXTURE_ERROR, Fixture
 from policytest.read.source import child
 
@@ -60,8 +65,16 @@ def fixture_options(fixture: Fixture, options: CheckOptions) -> CheckOptions | F
                 f"them; drop {flag} to judge every fixture as its own release, or change the "
                 "fixture's release",
             )
-        options = replace(options, **{field: written})
+        options = with_release(options, field, written)
     return options
+
+
+def with_release(options: CheckOptions, field: str, release: str) -> CheckOptions:
+    """``options`` judging ``field`` (``kubernetes_version`` / ``volcano_version``) as
+    ``release``."""
+    if field == "kubernetes_version":
+        return replace(options, kubernetes_version=release)
+    return replace(options, volcano_version=release)
 
 
 def release_label(scheduler: str | None, options: CheckOptions) -> str:

@@ -29,7 +29,6 @@ __all__ = [
     "extension_points",
     "field_findings",
     "registry",
-    "schema_view",
 ]
 
 PLACEMENT_POINTS = ("placementGenerate", "placementScore")
@@ -72,31 +71,6 @@ def default_multi_point(release: KubeRelease) -> tuple[tuple[str, int | None], .
     if "NodeDeclaredFeatures" in release.default_plugins:  # appended by applyFeatureGates
         base = (*base, ("NodeDeclaredFeatures", None))
     return base
-
-
-def schema_view(config: dict[str, Any], release: KubeRelease) -> dict[str, Any]:
-    """``config`` as the schema (the newest API) should see it for ``release``: 1.33
-    registers no ``DynamicResourcesArgs``, so the args of a DynamicResources entry are
-    accepted as written (decoded as unknown args and never read) and left out here."""
-    if release.dra_args is not None:
-        return config
-    profiles = config.get("profiles")
-    if not isinstance(profiles, list):
-        return config
-    return {**config, "profiles": [_without_dra_args(profile) for profile in profiles]}
-
-
-def _without_dra_args(profile: Any) -> Any:
-    entries = profile.get("pluginConfig") if isinstance(profile, dict) else None
-    if not isinstance(entries, list):
-        return profile
-    kept = [
-        {key: value for key, value in entry.items() if key != "args"}
-        if isinstance(entry, dict) and entry.get("name") == "DynamicResources"
-        else entry
-        for entry in entries
-    ]
-    return {**profile, "pluginConfig": kept}
 
 
 def extension_points(release: KubeRelease) -> tuple[str, ...]:

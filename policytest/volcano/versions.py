@@ -8,8 +8,9 @@ up to 1.5 plugin arguments were ``map[string]string`` read with ``strconv.Atoi``
 ``RegisterAction`` calls of each tag's ``plugins/factory.go`` and ``actions/factory.go``:
 v1.9.1 registers ``capacity`` and ``nodegroup``, ``network-topology-aware`` first appears
 in v1.12.4, ``resource-strategy-fit`` in v1.13.3, ``gangpreempt``/``gangreclaim`` in
-v1.15.1. Rows older than 1.9 only matter for the history a message gives. Which releases are judged at all,
-and their other differences, are the rows of :mod:`policytest.core.releases`.
+v1.15.1. Rows older than 1.9 only matter for the history a message gives. Which releases
+are judged at all, and their other differences, are the rows of
+:mod:`policytest.core.releases`.
 """
 
 from __future__ import annotations

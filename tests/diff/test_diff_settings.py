@@ -89,8 +89,12 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> Path:
             ".policytest.yaml": 'kubernetesVersion: "1.35"\n',
             "configs/kube.yaml": KUBE,
             "configs/ratio.yaml": RATIO_BESIDE_MOST,
-            "fixtures/balance.policytest.yaml": FIXTURE.format(config="../configs/kube.yaml", pin=""),
-            "fixtures/ratio.policytest.yaml": FIXTURE.format(config="../configs/ratio.yaml", pin=""),
+            "fixtures/balance.policytest.yaml": FIXTURE.format(
+                config="../configs/kube.yaml", pin=""
+            ),
+            "fixtures/ratio.policytest.yaml": FIXTURE.format(
+                config="../configs/ratio.yaml", pin=""
+            ),
             "fixtures/pinned.policytest.yaml": FIXTURE.format(
                 config="../configs/kube.yaml", pin='  kubernetesVersion: "1.35"\n'
             ),

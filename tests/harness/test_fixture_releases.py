@@ -95,7 +95,10 @@ def test_a_flag_that_contradicts_a_fixture_is_refused(run_line: RunLine, repo: P
     refused = shown["v1.35.policytest.yaml"]
     assert refused["status"] == "error"
     message = str(refused["message"])
-    assert "PT003" in message and 'describes kube-scheduler 1.35 (`scheduler.kubernetesVersion: "1.35"`)' in message
+    assert (
+        "PT003" in message
+        and 'describes kube-scheduler 1.35 (`scheduler.kubernetesVersion: "1.35"`)' in message
+    )
     assert "but --kubernetes-version 1.36 asks for 1.36" in message
     assert ":6:" in message  # the line of `kubernetesVersion`
 

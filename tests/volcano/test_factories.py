@@ -19,7 +19,9 @@ from policytest.core.releases import VOLCANO_RELEASES, parse_release, show
 from policytest.volcano.versions import ACTIONS, PLUGINS, release
 from tests.volcano.helpers import documents
 
-DATA = json.loads((Path(__file__).parent.parent / "data" / "volcano" / "factories.json").read_text())
+DATA = json.loads(
+    (Path(__file__).parent.parent / "data" / "volcano" / "factories.json").read_text()
+)
 TAGS: dict[str, dict[str, list[str]]] = DATA["tags"]
 JUDGED = [row.name for row in VOLCANO_RELEASES]
 
