@@ -469,7 +469,7 @@ def diff_files(
             raise PathNotFound(path)
     runs: list[FixtureDiff] = []
     not_run: list[str] = []
-    loaders = {config: _loader(config, options) for config in (old, new)}
+    loaders = {config: _loader(config) for config in (old, new)}
     for path in discover(fixture_paths):
         fixtures = _fixtures(path, options)
         uses = [
@@ -513,13 +513,13 @@ def _uses(path: str, fixture: Fixture, config_file: str) -> bool:
     return named == os.path.realpath(config_file)
 
 
-_Loader = Callable[[str | None], tuple[Scheduler | None, list[Finding]]]
+_Loader = Callable[[str | None, CheckOptions], tuple[Scheduler | None, list[Finding]]]
 
 
-def _loader(config: str, options: CheckOptions) -> _Loader:
-    """The scheduler of ``config`` for a profile, loaded once per profile and shared by
-    every fixture that runs with it."""
-    return cache(lambda profile: config_scheduler(config, profile, options))
+def _loader(config: str) -> _Loader:
+    """The scheduler of ``config`` for a profile and release, loaded once each and shared
+    by every fixture that runs with it."""
+    return cache(lambda profile, options: config_scheduler(config, profile, options))
 
 
 def _run_with(
@@ -531,10 +531,18 @@ def _run_with(
 
     if not fixtures:
         return [error_result(path, "(fixture)", "not a valid fixture; see `policytest validate`")]
+    from policytest.harness.releases import fixture_options
+
     results: list[CaseResult] = []
     for fixture in fixtures:
+        pinned = fixture_options(fixture, options)  # judged as the release it states
+        if isinstance(pinned, Finding):
+            results.extend(
+                run_as_loaded(fixture, case, [pinned], None, [], options) for case in fixture.cases
+            )
+            continue
         try:
-            scheduler, findings = load(fixture.scheduler.profile)
+            scheduler, findings = load(fixture.scheduler.profile, pinned)
         except UnknownProfile as unusable:
             results.extend(
                 error_result(
@@ -544,7 +552,7 @@ def _run_with(
             )
             continue
         results.extend(
-            run_as_loaded(fixture, case, problems, scheduler, findings, options)
+            run_as_loaded(fixture, case, problems, scheduler, findings, pinned)
             for case, problems in checked_cases(fixture)
         )
     return results

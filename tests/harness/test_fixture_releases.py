@@ -159,3 +159,22 @@ def test_pytest_runs_both_releases_in_one_session(pytester: pytest.Pytester) -> 
     result.stdout.fnmatch_lines(["*one pod (failed, judged as kube-scheduler 1.36)*"])
     junit = (pytester.path / "j.xml").read_text()
     assert 'name="policytest_release" value="kube-scheduler 1.35"' in junit
+
+
+def test_diff_of_two_files_judges_each_fixture_as_its_release(
+    run_line: RunLine, repo: Path
+) -> None:
+    (repo / "configs" / "new.yaml").write_text(CONFIG)
+    result = run_line(
+        ["diff", "configs/kube.yaml", "configs/new.yaml", "--fixtures", ".", "--format", "json"]
+    )
+    assert result.exit_code == 0, result
+    releases = {
+        fixture["path"].removeprefix("./"): case["before"]["release"]
+        for fixture in json.loads(result.stdout)["fixtures"]
+        for case in fixture["cases"]
+    }
+    assert releases == {
+        "v1.35.policytest.yaml": "kube-scheduler 1.35",
+        "v1.36.policytest.yaml": "kube-scheduler 1.36",
+    }
