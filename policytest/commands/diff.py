@@ -24,6 +24,7 @@ from policytest.core.options import NEWEST_KUBERNETES, NEWEST_VOLCANO
 from policytest.reporters import DIFF_FORMATS, render_diff
 
 if TYPE_CHECKING:
+    from policytest.diff.model import DiffReport
     from policytest.diff.settings import CommandLine
 
 FAIL_ON = ("findings", "ranking-change", "never")
@@ -74,6 +75,21 @@ def configure(subparsers: Any) -> None:
         dest="run_all",
         help="run every fixture, not only those whose fixture or config changed",
     )
+    add_review_options(parser, "the head")
+    parser.add_argument(
+        "--head-settings",
+        action="store_true",
+        help="judge findings with the head's settings file (select, ignore, declared "
+        "plugins); default: the base's, so a change cannot silence its own findings. "
+        "Releases and the distribution always come from each side's own settings file",
+    )
+    add_scheduler_options(parser)
+    parser.set_defaults(execute=execute)
+
+
+def add_review_options(parser: argparse.ArgumentParser, introducer: str) -> None:
+    """``--format`` and ``--fail-on``: a review's output and when it fails (``diff``,
+    ``upgrade``)."""
     parser.add_argument(
         "--format",
         choices=tuple(DIFF_FORMATS),
@@ -85,18 +101,16 @@ def configure(subparsers: Any) -> None:
         "--fail-on",
         choices=FAIL_ON,
         default="findings",
-        help="exit 1 when the head introduces error findings (findings, the default), "
+        help=f"exit 1 when {introducer} introduces error findings (findings, the default), "
         "also when any ranking or placement changes (ranking-change), or never",
     )
-    parser.add_argument(
-        "--head-settings",
-        action="store_true",
-        help="judge findings with the head's settings file (select, ignore, declared "
-        "plugins); default: the base's, so a change cannot silence its own findings. "
-        "Releases and the distribution always come from each side's own settings file",
-    )
-    add_scheduler_options(parser)
-    parser.set_defaults(execute=execute)
+
+
+def show_review(args: Any, report: DiffReport) -> int:
+    """Print a review in the format asked for; its exit code for ``--fail-on``."""
+    color = args.format == "text" and use_color(sys.stdout)
+    write(render_diff(args.format, report, color=color))
+    return int(report.exit_code(args.fail_on))
 
 
 def command_line(args: Any) -> CommandLine:
@@ -155,6 +169,4 @@ def execute(args: Any) -> int:
         return usage_error(f"path does not exist: {missing}")
     except DiffError as error:
         return usage_error(str(error))
-    color = args.format == "text" and use_color(sys.stdout)
-    write(render_diff(args.format, report, color=color))
-    return int(report.exit_code(args.fail_on))
+    return show_review(args, report)

@@ -10,7 +10,6 @@ changed case.
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from policytest.commands.common import (
@@ -18,13 +17,15 @@ from policytest.commands.common import (
     add_fixture_options,
     check_options,
     usage_error,
-    use_color,
-    write,
 )
-from policytest.reporters import DIFF_FORMATS, render_diff
+from policytest.commands.diff import add_review_options, show_review
 
-FAIL_ON = ("findings", "ranking-change", "never")
 DEFAULT_PATH = "fixtures"
+TARGET_FLAGS = (
+    ("--to-kubernetes", "kubernetes_version", "kube-scheduler"),
+    ("--to-volcano", "volcano_version", "Volcano"),
+)
+"""(flag, ``CheckOptions`` field, scheduler) for each release an upgrade can move."""
 
 
 def configure(subparsers: Any) -> None:
@@ -47,34 +48,15 @@ def configure(subparsers: Any) -> None:
         metavar="PATH",
         help="fixture files or directories (default: fixtures/)",
     )
-    parser.add_argument(
-        "--to-kubernetes",
-        type=lambda text: VERSION_TYPES["kubernetes_version"](text),
-        default=None,
-        metavar="X.Y",
-        help="the kube-scheduler release to upgrade to",
-    )
-    parser.add_argument(
-        "--to-volcano",
-        type=lambda text: VERSION_TYPES["volcano_version"](text),
-        default=None,
-        metavar="X.Y",
-        help="the Volcano release to upgrade to",
-    )
-    parser.add_argument(
-        "--format",
-        choices=tuple(DIFF_FORMATS),
-        default="text",
-        help="text for terminals, markdown for a pull-request comment, json for "
-        "automation (default: text)",
-    )
-    parser.add_argument(
-        "--fail-on",
-        choices=FAIL_ON,
-        default="findings",
-        help="exit 1 when the target release introduces error findings (findings, the "
-        "default), also when any ranking or placement changes (ranking-change), or never",
-    )
+    for flag, field, scheduler in TARGET_FLAGS:
+        parser.add_argument(
+            flag,
+            type=VERSION_TYPES[field],
+            default=None,
+            metavar="X.Y",
+            help=f"the {scheduler} release to upgrade to",
+        )
+    add_review_options(parser, "the target release")
     add_fixture_options(parser)
     parser.set_defaults(execute=execute)
 
@@ -83,12 +65,9 @@ def execute(args: Any) -> int:
     from policytest.diff.upgrade import PathNotFound, preview_upgrade
 
     targets = {
-        field: value
-        for field, value in (
-            ("kubernetes_version", args.to_kubernetes),
-            ("volcano_version", args.to_volcano),
-        )
-        if value is not None
+        field: getattr(args, flag[2:].replace("-", "_"))
+        for flag, field, _ in TARGET_FLAGS
+        if getattr(args, flag[2:].replace("-", "_")) is not None
     }
     if not targets:
         return usage_error("name the release to upgrade to: --to-kubernetes X.Y, --to-volcano X.Y")
@@ -96,6 +75,4 @@ def execute(args: Any) -> int:
         report = preview_upgrade(args.paths or [DEFAULT_PATH], check_options(args), targets)
     except PathNotFound as missing:
         return usage_error(f"path does not exist: {missing}")
-    color = args.format == "text" and use_color(sys.stdout)
-    write(render_diff(args.format, report, color=color))
-    return int(report.exit_code(args.fail_on))
+    return show_review(args, report)

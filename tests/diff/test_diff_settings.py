@@ -17,27 +17,10 @@ from typing import Any
 
 import pytest
 
+from tests.check.test_releases import RATIO_BESIDE as RATIO_BESIDE_MOST
 from tests.conftest import RunLine, git
+from tests.harness.test_fixture_releases import CONFIG as KUBE
 
-KUBE = """\
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-- schedulerName: default-scheduler
-"""
-RATIO_BESIDE_MOST = """\
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-- schedulerName: default-scheduler
-  pluginConfig:
-  - name: NodeResourcesFit
-    args:
-      scoringStrategy:
-        type: MostAllocated
-        requestedToCapacityRatio:
-          shape: [{utilization: 0, score: 0}, {utilization: 100, score: 10}]
-"""
 FIXTURE = """\
 apiVersion: policytest/v1
 kind: PolicyTest

@@ -20,6 +20,7 @@ from policytest.core.limits import DEFAULT_LIMITS
 from policytest.core.options import CheckOptions
 from policytest.core.releases import kube_release
 from policytest.kube.check import load
+from tests.check.test_releases import BINDING
 from tests.kube.helpers import documents, errors, findings_for
 
 DATA = Path(__file__).parent.parent / "data" / "kube" / "validate_cases_133_134.jsonl.gz"
@@ -71,15 +72,7 @@ def test_accepted_configs_build_the_profiles_the_release_built(release: str) -> 
 
 # --- one test per difference from 1.35 ------------------------------------------------------
 
-DRA_ARGS = """\
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
-profiles:
-- schedulerName: default-scheduler
-  pluginConfig:
-  - name: DynamicResources
-    args: {args}
-"""
+DRA_ARGS = BINDING.replace("{bindingTimeout: 5m}", "{args}")
 
 
 @pytest.mark.parametrize(
