@@ -82,7 +82,7 @@ def analyse(
     frameworks = []
     for profile in profiles:
         if FIT in needed_plugins(profile.sets):
-            problems.extend(fit_problems(profile.fit, release.strict_ratio_block))
+            problems.extend(fit_problems(profile.fit, release.strict_ratio_block, release.name))
         framework = build(profile.sets, profile.path, registry, release)
         problems.extend(framework.problems)
         frameworks.append(framework)

@@ -174,3 +174,11 @@ def test_ks030_names_the_release_judged(release: str) -> None:
     (found,) = errors(findings_for(VOLUME_SHAPE, _options(release)))
     assert found.rule == "KS030"
     assert f"off in kube-scheduler {release};" in found.message
+
+
+@pytest.mark.parametrize("release", ["1.36", "1.37"])
+def test_ks017_names_the_release_judged(release: str) -> None:
+    from tests.check.test_releases import RATIO_BESIDE
+
+    (found,) = errors(findings_for(RATIO_BESIDE, _options(release)))
+    assert found.rule == "KS017" and f"kube-scheduler {release} refuses" in found.message
