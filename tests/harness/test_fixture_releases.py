@@ -178,3 +178,11 @@ def test_diff_of_two_files_judges_each_fixture_as_its_release(
         "v1.35.policytest.yaml": "kube-scheduler 1.35",
         "v1.36.policytest.yaml": "kube-scheduler 1.36",
     }
+
+
+def test_simulate_says_which_release(run_line: RunLine, repo: Path) -> None:
+    result = run_line(["simulate", "v1.35.policytest.yaml", "--config", "fixture"])
+    assert result.exit_code == 0, result
+    assert "judged as" in result.stdout and "kube-scheduler 1.35" in result.stdout
+    shown = run_line(["simulate", "v1.35.policytest.yaml", "--format", "json"]).stdout
+    assert json.loads(shown)["reports"][0]["release"] == "kube-scheduler 1.35"

@@ -19,6 +19,7 @@ def render_text(reports: Sequence[PackingReport]) -> str:
         first = group[0]
         rows: list[tuple[str, list[str]]] = [
             ("config", [text(report.label) for report in group]),
+            ("judged as", [text(report.release or "-") for report in group]),
             ("pods placed", [f"{r.placed:,} of {r.pods:,}" for r in group]),
             ("pods pending", [f"{r.pending:,}" for r in group]),
             ("nodes used (got pods)", [f"{r.nodes_used:,}" for r in group]),
