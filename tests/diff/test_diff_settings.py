@@ -212,3 +212,19 @@ def test_a_broken_settings_file_on_one_side_is_a_usage_error(
     result = run_line(["diff", "--base", "HEAD"])
     assert result.exit_code == 2
     assert ".policytest.yaml" in result.stderr and "judges 1.33 to 1.37" in result.stderr
+
+
+def test_settings_named_inside_the_repository_are_read_at_each_revision(
+    run_line: RunLine, in_history: Path
+) -> None:
+    data = _diff(run_line, "--settings", ".policytest.yaml")
+    assert [change["key"] for change in data["settings"]] == ["kubernetesVersion"]
+
+
+def test_settings_outside_the_repository_are_the_same_on_both_sides(
+    run_line: RunLine, in_history: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "ci-settings.yaml"
+    outside.write_text('kubernetesVersion: "1.35"\n')
+    data = _diff(run_line, "--settings", str(outside))
+    assert data["settings"] == [] and data["fixtures"] == []
