@@ -30,7 +30,6 @@ from policytest.read.project_settings import (
     SETTINGS_NAMES,
     ProjectSettings,
     SettingsError,
-    find_settings,
     load_settings,
 )
 
@@ -72,14 +71,15 @@ class SideSettings:
 
 def read(side: Side, repository_root: str, start: str, command: CommandLine) -> SideSettings:
     """The settings file of ``side``: ``--settings`` (at this revision when it lies in the
-    repository), else the nearest one above ``start`` as this revision has it, else
-    one above the repository. Raises :class:`DiffError` for a file the side cannot use."""
+    repository; both sides read it when it lies outside), else the nearest one above
+    ``start`` inside the repository as this revision has it (a file above the checkout is
+    never read). Raises :class:`DiffError` for a file the side cannot use."""
     explicit = command.explicit
     for relative in _candidates(repository_root, start, explicit):
         if side.has(relative):
             side.materialise([relative])
             try:
-                loaded = load_settings(side.path(relative))
+                loaded = load_settings(side.path(relative), root=side.root)
                 return SideSettings(relative, command.check(replace(loaded, path=relative)))
             except SettingsError as error:
                 shown = str(error).replace(side.path(relative), relative)
@@ -112,13 +112,11 @@ def _candidates(root: str, start: str, explicit: str | None) -> list[str]:
 
 
 def _outside(root: str, explicit: str | None) -> str | None:
-    """A settings file outside the repository, which both sides read."""
-    if explicit is not None:
-        real = os.path.realpath(explicit)
-        if os.path.relpath(real, root).startswith(os.pardir) and os.path.isfile(real):
-            return explicit
+    """The ``--settings`` file named outside the repository, which both sides read."""
+    if explicit is None:
         return None
-    return find_settings(os.path.dirname(root))
+    real = os.path.realpath(explicit)
+    return explicit if os.path.relpath(real, root).startswith(os.pardir) else None
 
 
 def compare(
