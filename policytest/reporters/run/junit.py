@@ -6,6 +6,7 @@ import xml.etree.ElementTree as ElementTree
 from itertools import groupby
 
 from policytest.core.findings import Severity
+from policytest.harness.runner import PASSING
 from policytest.harness.suite import RunReport
 from policytest.reporters.quoting import xml
 from policytest.reporters.run.text import describe_failure
@@ -36,7 +37,7 @@ def render(report: RunReport, *, color: bool) -> str:
             if result.release:
                 properties = ElementTree.SubElement(case, "properties")
                 ElementTree.SubElement(properties, "property", name="release", value=result.release)
-            if result.status != "passed":
+            if result.status not in PASSING:
                 tag = "failure" if result.status == "failed" else "error"
                 problem = ElementTree.SubElement(
                     case,
