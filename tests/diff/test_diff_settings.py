@@ -146,7 +146,8 @@ def test_text_and_markdown_name_the_settings_change(run_line: RunLine, in_histor
     text = run_line(["diff", "--base", "HEAD~1", "--head", "HEAD"]).stdout
     assert text.splitlines()[1] == (
         "Settings changed: kubernetesVersion 1.35 -> 1.36; 1 error finding introduced, "
-        "1 case status change, 1 other case change, 1 finding resolved."
+        "1 case failing on both sides, 1 case status change, 1 other case change, "
+        "1 finding resolved."
     )
     assert "Settings .policytest.yaml\n  kubernetesVersion 1.35 -> 1.36" in text
     assert "    judged as kube-scheduler 1.35 -> 1.36" in text
