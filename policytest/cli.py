@@ -21,6 +21,7 @@ COMMANDS = (
     "run",
     "explain",
     "diff",
+    "upgrade",
     "simulate",
     "snapshot",
     "init",

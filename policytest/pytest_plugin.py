@@ -277,6 +277,8 @@ class CaseItem(pytest.Item):
         return result
 
     def runtest(self) -> None:
+        if self.result.release:  # in --junitxml and to other plugins
+            self.user_properties.append(("policytest_release", self.result.release))
         if self.result.status != "passed":
             raise CaseFailure()
 
@@ -290,7 +292,8 @@ class CaseItem(pytest.Item):
         from policytest.reporters.run.text import describe_failure
 
         result = self.result
-        where = f"{text(result.case)} ({result.status}) at {text(result.file)}:{result.line}"
+        under = f", judged as {result.release}" if result.release else ""
+        where = f"{text(result.case)} ({result.status}{under}) at {text(result.file)}:{result.line}"
         refused = result.message.partition("\n")[0].removesuffix(":")
         listed = any(f.severity.value == "error" for f in result.findings)  # by the config item
         if result.status == "error" and refused in REFUSALS and listed:

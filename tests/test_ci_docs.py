@@ -124,7 +124,7 @@ def test_command_parses(where: str, args: list[str]) -> None:
         parsed = parser.parse_args(args)
     except SystemExit:
         pytest.fail(f"{where}: `policytest {shlex.join(args)}` does not parse")
-    assert parsed.command in {"validate", "run", "diff"}
+    assert parsed.command in {"validate", "run", "diff", "upgrade"}
 
 
 def test_github_workflow_runs_validate_run_and_diff() -> None:

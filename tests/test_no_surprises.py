@@ -53,6 +53,7 @@ COMMANDS = [
         "--config",
         "fixtures/configs/volcano-binpack-gpu.yaml",
     ],
+    ["upgrade", "--to-volcano", "1.16", "--format", "markdown", "fixtures"],
     ["schema"],
     ["schema", "policytest-fixture"],
     ["rules"],

@@ -238,6 +238,10 @@ def apply_settings(args: Any) -> None:
         root = getattr(args, "root", None)
         settings = checked_versions(project_settings(args.settings, root=root))
     args.project_settings = settings
+    args.release_flags = frozenset(
+        dest for dest in VERSION_TYPES if getattr(args, dest, None) is not None
+    )
+    args.rule_flags = frozenset(key for key in ("select", "ignore") if getattr(args, key, None))
     if args.volcano_version is None:
         args.volcano_version = settings.volcano_version or NEWEST_VOLCANO
     if args.kubernetes_version is None:
@@ -346,6 +350,7 @@ def check_options(args: Any) -> CheckOptions:
         limits=Limits().overridden(settings),
         root=getattr(args, "root", None),
         rules=RuleFilter(tuple(args.select or ()), tuple(args.ignore or ())),
+        release_flags=args.release_flags,
     )
     project: ProjectSettings = args.project_settings
     return project.check_options(options)

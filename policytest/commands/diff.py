@@ -10,16 +10,22 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from policytest.commands.common import (
     add_scheduler_options,
     check_options,
+    checked_versions,
     usage_error,
     use_color,
     write,
 )
+from policytest.core.options import NEWEST_KUBERNETES, NEWEST_VOLCANO
 from policytest.reporters import DIFF_FORMATS, render_diff
+
+if TYPE_CHECKING:
+    from policytest.diff.model import DiffReport
+    from policytest.diff.settings import CommandLine
 
 FAIL_ON = ("findings", "ranking-change", "never")
 USAGE = """policytest diff [--base REV] [--head REV] [options] [PATH ...]
@@ -69,6 +75,21 @@ def configure(subparsers: Any) -> None:
         dest="run_all",
         help="run every fixture, not only those whose fixture or config changed",
     )
+    add_review_options(parser, "the head")
+    parser.add_argument(
+        "--head-settings",
+        action="store_true",
+        help="judge findings with the head's settings file (select, ignore, declared "
+        "plugins); default: the base's, so a change cannot silence its own findings. "
+        "Releases and the distribution always come from each side's own settings file",
+    )
+    add_scheduler_options(parser)
+    parser.set_defaults(execute=execute)
+
+
+def add_review_options(parser: argparse.ArgumentParser, introducer: str) -> None:
+    """``--format`` and ``--fail-on``: a review's output and when it fails (``diff``,
+    ``upgrade``)."""
     parser.add_argument(
         "--format",
         choices=tuple(DIFF_FORMATS),
@@ -80,11 +101,42 @@ def configure(subparsers: Any) -> None:
         "--fail-on",
         choices=FAIL_ON,
         default="findings",
-        help="exit 1 when the head introduces error findings (findings, the default), "
+        help=f"exit 1 when {introducer} introduces error findings (findings, the default), "
         "also when any ranking or placement changes (ranking-change), or never",
     )
-    add_scheduler_options(parser)
-    parser.set_defaults(execute=execute)
+
+
+def show_review(args: Any, report: DiffReport) -> int:
+    """Print a review in the format asked for; its exit code for ``--fail-on``."""
+    color = args.format == "text" and use_color(sys.stdout)
+    write(render_diff(args.format, report, color=color))
+    return int(report.exit_code(args.fail_on))
+
+
+def command_line(args: Any) -> CommandLine:
+    """What the command line said before any settings file: each side of a git diff
+    reads its own (``policytest.diff.settings``)."""
+    from policytest.diff.settings import CommandLine
+    from policytest.read.project_settings import NO_SETTINGS
+
+    plain = argparse.Namespace(**vars(args))
+    plain.project_settings = NO_SETTINGS
+    for dest, default in (
+        ("kubernetes_version", NEWEST_KUBERNETES),
+        ("volcano_version", NEWEST_VOLCANO),
+    ):
+        if dest not in args.release_flags:
+            setattr(plain, dest, default)
+    for key in ("select", "ignore"):
+        if key not in args.rule_flags:
+            setattr(plain, key, ())
+    return CommandLine(
+        check_options(plain),
+        checked_versions,
+        args.rule_flags,
+        args.settings,
+        args.head_settings,
+    )
 
 
 def execute(args: Any) -> int:
@@ -106,12 +158,15 @@ def execute(args: Any) -> int:
             report = diff_files(old, new, args.fixtures, options, run_all=args.run_all)
         else:
             report = diff_revisions(
-                args.paths, options, base=args.base, head=args.head, run_all=args.run_all
+                args.paths,
+                options,
+                base=args.base,
+                head=args.head,
+                run_all=args.run_all,
+                command=command_line(args),
             )
     except PathNotFound as missing:
         return usage_error(f"path does not exist: {missing}")
     except DiffError as error:
         return usage_error(str(error))
-    color = args.format == "text" and use_color(sys.stdout)
-    write(render_diff(args.format, report, color=color))
-    return int(report.exit_code(args.fail_on))
+    return show_review(args, report)

@@ -49,6 +49,7 @@ def execute(args: Any) -> int:
     from policytest.check.suppress import visible
     from policytest.core.exitcodes import ExitCode
     from policytest.harness.load import config_scheduler, root_for
+    from policytest.harness.releases import release_label
     from policytest.harness.simulate import (
         NoSuchCase,
         SimulationError,
@@ -115,7 +116,9 @@ def execute(args: Any) -> int:
                 "pods",
                 quiet=args.quiet,
             )
-            reports.append(simulate(chosen, workload, label, bar.update if bar.enabled else None))
+            release = workload.release if scheduler is None else release_label(chosen.name, options)
+            progress = bar.update if bar.enabled else None
+            reports.append(simulate(chosen, workload, label, progress, release))
             bar.close()
     if args.format == "html":
         from policytest.reporters.html.simulate import render

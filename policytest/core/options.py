@@ -94,6 +94,12 @@ class CheckOptions:
     """Out-of-tree plugins of the kube-scheduler build (project settings ``kubeScheduler``)."""
     volcano_plugins: tuple[str, ...] = ()
     """Custom Volcano plugins loaded with ``--plugins-dir`` (project settings ``volcano``)."""
+    release_flags: frozenset[str] = frozenset()
+    """The release fields (``kubernetes_version``, ``volcano_version``) given on the
+    command line: a fixture that states another release is refused, not overridden."""
+    forced_releases: frozenset[str] = frozenset()
+    """The release fields an upgrade preview sets for every fixture, also those that
+    state their own release (``policytest upgrade``'s target side)."""
 
 
 DEFAULT_OPTIONS = CheckOptions(limits=DEFAULT_LIMITS)

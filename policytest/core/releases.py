@@ -9,11 +9,14 @@ Sources of each fact (read, then ported):
 
 - kube-scheduler 1.35 and 1.36: ``pkg/scheduler`` of v1.35.4 and v1.36.3 (resource plugins,
   defaults, validation) and the real code's verdicts and scores (tests/data).
-- 1.33 / 1.34: the ``k8s.io/kube-scheduler`` v0.33 / v0.34 API types (which fields exist)
-  and the Kubernetes feature-gate table (``PodLevelResources`` alpha 1.32, beta on from
-  1.34; ``DynamicResourceAllocation`` GA and on from 1.34; ``NodeDeclaredFeatures`` alpha
-  in 1.35, on from 1.36); the plugin arithmetic is 1.35's, which no release between them
-  changed.
+- 1.33 and 1.34: ``pkg/scheduler`` of v1.33.13 and v1.34.9 (resource plugins, default
+  plugins, defaults, validation) and the real code's config verdicts (tests/data). Their
+  resource plugins compute what 1.35's do (the code differs in types only); 1.33 has no
+  ``DynamicResourcesArgs`` (args under DynamicResources are never read) and leaves
+  DynamicResources out of the defaults (DynamicResourceAllocation off); 1.34 knows
+  ``filterTimeout`` only and runs DynamicResources as a filter, not a score plugin;
+  ``PodLevelResources`` is on from 1.34. 1.33's TaintToleration names the taint in its
+  filter reason, which policytest does not reproduce (``modelled_from``).
 - 1.37: the v0.37 API types add ``plugins.podGroupPostFilter``; no 1.37 plugin code was
   at hand, so its scoring and the rest of its validation are 1.36's (``modelled_from``).
 - Volcano: ``pkg/scheduler/util.go``, ``plugins/factory.go``, ``actions/factory.go`` and
@@ -111,6 +114,10 @@ class KubeRelease:
     dra_binding_timeout_gate: bool
     """``DRADeviceBindingConditions`` and ``DRAResourceClaimDeviceStatus`` both on:
     ``bindingTimeout`` accepted at 1s or more and defaulted to 10m; otherwise forbidden."""
+    dra_scores: bool
+    """DynamicResources implements Score and joins the default profile with weight 2
+    (1.35+); in 1.34 it is in the default multiPoint set without a weight and only
+    filters, so a score set naming it is refused."""
     strict_ratio_block: bool
     """``requestedToCapacityRatio`` must be set exactly when the type is
     RequestedToCapacityRatio (1.36); before, a block beside another type is ignored
@@ -146,10 +153,12 @@ KUBE_RELEASES: Final[tuple[KubeRelease, ...]] = (
         default_plugins=frozenset(),
         dra_args=None,
         dra_binding_timeout_gate=False,
+        dra_scores=False,
         strict_ratio_block=False,
-        ground_truth="v0.33 API types and feature gates; plugin arithmetic checked on 1.35.4",
-        modelled_from="1.35 (plugin arithmetic, BalancedAllocation's best-effort skip and "
-        "config validation: 1.33's own plugin and validation code was not at hand)",
+        ground_truth="real v1.33.13: 232 config verdicts; resource plugins, defaults and "
+        "validation read from its code; full-profile totals equal to 1.35.4's",
+        modelled_from="1.34 (TaintToleration's filter reason: 1.33 names the taint, "
+        "`untolerated taint {key: value}`, where policytest prints 1.34's wording)",
     ),
     KubeRelease(
         (1, 34),
@@ -160,10 +169,10 @@ KUBE_RELEASES: Final[tuple[KubeRelease, ...]] = (
         default_plugins=frozenset({"DynamicResources"}),
         dra_args=("filterTimeout",),
         dra_binding_timeout_gate=False,
+        dra_scores=False,
         strict_ratio_block=False,
-        ground_truth="v0.34 API types and feature gates; plugin arithmetic checked on 1.35.4",
-        modelled_from="1.35 (plugin arithmetic, BalancedAllocation's best-effort skip and "
-        "config validation: 1.34's own plugin and validation code was not at hand)",
+        ground_truth="real v1.34.9: 232 config verdicts; resource plugins, defaults and "
+        "validation read from its code; full-profile totals equal to 1.35.4's",
     ),
     KubeRelease(
         (1, 35),
@@ -174,6 +183,7 @@ KUBE_RELEASES: Final[tuple[KubeRelease, ...]] = (
         default_plugins=frozenset({"DynamicResources"}),
         dra_args=("filterTimeout", "bindingTimeout"),
         dra_binding_timeout_gate=False,
+        dra_scores=True,
         strict_ratio_block=False,
         ground_truth="real v1.35.4: 3035 scores, 192 config verdicts (+40 beside 1.36)",
     ),
@@ -186,6 +196,7 @@ KUBE_RELEASES: Final[tuple[KubeRelease, ...]] = (
         default_plugins=frozenset({"DynamicResources", "NodeDeclaredFeatures"}),
         dra_args=("filterTimeout", "bindingTimeout"),
         dra_binding_timeout_gate=True,
+        dra_scores=True,
         strict_ratio_block=True,
         image_volume_locality=True,
         ground_truth="real v1.36.3: 779 scores, 40 config verdicts",
@@ -199,6 +210,7 @@ KUBE_RELEASES: Final[tuple[KubeRelease, ...]] = (
         default_plugins=frozenset({"DynamicResources", "NodeDeclaredFeatures"}),
         dra_args=("filterTimeout", "bindingTimeout"),
         dra_binding_timeout_gate=True,
+        dra_scores=True,
         strict_ratio_block=True,
         image_volume_locality=True,
         ground_truth="v0.37.0-beta.0 API types (podGroupPostFilter); no 1.37 plugin code run",

@@ -41,10 +41,12 @@ from policytest.diff.model import (
     DiffReport,
     FixtureDiff,
     Located,
+    SettingsChange,
     compare_findings,
     compare_fixture,
     compare_views,
 )
+from policytest.diff.settings import CommandLine
 from policytest.harness.load import (
     check_fixture,
     config_scheduler,
@@ -76,10 +78,13 @@ def diff_revisions(
     head: str | None = None,
     run_all: bool = False,
     cwd: str | None = None,
+    command: CommandLine | None = None,
 ) -> DiffReport:
     """Compare ``base`` (default: the merge-base with the default branch) with ``head``
     (default: the working tree) for the fixtures and configs under ``paths`` (default:
-    the whole repository). Raises :class:`DiffError` for what cannot be compared."""
+    the whole repository). With ``command`` (what the command line said), each side reads
+    its own settings file (see :mod:`policytest.diff.settings`); without, both sides are
+    judged with ``options``. Raises :class:`DiffError` for what cannot be compared."""
     start = os.path.abspath(cwd or os.getcwd())
     repository = find_repository(start)
     scope = _scope(repository, start, paths)
@@ -100,7 +105,10 @@ def diff_revisions(
                 _within(name, (wanted,)) for name in before.files | after.files
             ):
                 raise DiffError(f"path does not exist in {before.label} or {after.label}: {path}")
-        return _Comparison(before, after, changed, scope, options).report(run_all)
+        comparison = _Comparison(before, after, changed, scope, options)
+        if command is not None:
+            comparison.read_settings(command, repository.root, start)
+        return comparison.report(run_all)
 
 
 def _scope(repository: Repository, start: str, paths: Sequence[str]) -> tuple[str, ...]:
@@ -113,6 +121,9 @@ def _scope(repository: Repository, start: str, paths: Sequence[str]) -> tuple[st
             raise DiffError(f"{path} is outside the repository ({repository.root})")
         scope.append("" if relative == os.curdir else relative.replace(os.sep, "/"))
     return tuple(scope) or ("",)
+
+
+SETTINGS_REASON = "the settings changed: "
 
 
 def _within(path: str, scope: Iterable[str]) -> bool:
@@ -142,8 +153,32 @@ class _Comparison:
         self.changed = changed
         self.scope = scope
         self.options = options
+        self.side_options = {id(before): options, id(after): options}
+        self.settings: tuple[SettingsChange, ...] = ()
+        self.settings_path = ""
+        self.rejudged: set[str] = set()
+        """Configs unchanged but judged otherwise (a settings change): validated too."""
         self._differs: dict[str, bool] = {}
         self.snapshots: set[str] = set()
+
+    def read_settings(self, command: CommandLine, root: str, start: str) -> None:
+        """Each side's own settings file: the options each side is judged with, and what
+        differs between them."""
+        from policytest.diff import settings as project
+
+        old = project.read(self.before, root, start, command)
+        new = project.read(self.after, root, start, command)
+        judging = new.settings if command.head_settings else old.settings
+        self.side_options = {
+            id(self.before): project.side_options(command, old.settings, judging),
+            id(self.after): project.side_options(command, new.settings, judging),
+        }
+        self.settings = project.compare(old.settings, new.settings, command.head_settings)
+        self.settings_path = new.path or old.path
+
+    def options_of(self, side: Side) -> CheckOptions:
+        """The options ``side`` is judged with, its root the side's copy."""
+        return replace(self.side_options[id(side)], root=side.root)
 
     def report(self, run_all: bool) -> DiffReport:
         before, after = self.before, self.after
@@ -167,6 +202,8 @@ class _Comparison:
             if reason is None:
                 not_run.append(path)
                 continue
+            if reason.startswith(SETTINGS_REASON):  # judged otherwise: their findings too
+                self.rejudged.update(ref for ref in refs if ref not in self.snapshots)
             before.materialise([path, *refs])
             after.materialise([path, *refs])
             runs.append(
@@ -181,10 +218,13 @@ class _Comparison:
             for config in referenced
         }
         candidates = sorted(
-            path
-            for path in self.changed
-            if path in referenced
-            or (_within(path, self.scope) and (is_yaml_path(path) or is_fixture_name(path)))
+            {
+                path
+                for path in self.changed
+                if path in referenced
+                or (_within(path, self.scope) and (is_yaml_path(path) or is_fixture_name(path)))
+            }
+            | self.rejudged
         )
         configs = self._configs(candidates, users)
         head = self._findings(after, candidates)
@@ -197,6 +237,8 @@ class _Comparison:
             introduced,
             resolved,
             tuple(not_run),
+            settings=self.settings,
+            settings_path=self.settings_path,
             head_errors=_errors(head),
         )
 
@@ -232,16 +274,38 @@ class _Comparison:
             if all(ref in self.snapshots for ref in changed):
                 noun = "its snapshot changed"
             return f"{noun}: {', '.join(changed)}"
+        settings = self._settings_affecting(path, refs)
+        if settings:
+            return f"{SETTINGS_REASON}{'; '.join(settings)}"
         return "run with --all" if run_all else None
+
+    def _settings_affecting(self, path: str, refs: Sequence[str]) -> list[str]:
+        """The applied settings changes that change how the fixture at ``path`` is judged
+        (on either side: its scheduler, and the releases it does not state itself)."""
+        from policytest.diff.settings import affects
+
+        if not any(change.applied for change in self.settings):
+            return []
+        found: dict[str, None] = {}
+        for side in (self.before, self.after):
+            side.materialise([path, *refs])
+            options = self.options_of(side)
+            for fixture in _fixtures(side.path(path), options):
+                scheduler = _scheduler_of(fixture, options)
+                pinned = fixture.scheduler.releases
+                for change in self.settings:
+                    if affects(change, scheduler, pinned):
+                        found[change.describe()] = None
+        return list(found)
 
     def _references(self, side: Side, path: str) -> tuple[str, ...]:
         """The config files and cluster snapshots (repo-relative) the fixture at ``path``
         names on ``side``; the snapshots are copied first, as loading the fixture reads them."""
         side.materialise([path])
-        refs = _snapshot_references(side.path(path), path, replace(self.options, root=side.root))
+        refs = _snapshot_references(side.path(path), path, self.options_of(side))
         side.materialise(refs)
         self.snapshots.update(refs)
-        for fixture in _fixtures(side.path(path), replace(self.options, root=side.root)):
+        for fixture in _fixtures(side.path(path), self.options_of(side)):
             config = fixture.scheduler.config_path
             if config is None or os.path.isabs(config):
                 continue
@@ -256,7 +320,7 @@ class _Comparison:
     def _run(self, side: Side, path: str) -> list[CaseResult] | None:
         if not side.has(path):
             return None
-        results = run_file(side.path(path), self.options, side.root)
+        results = run_file(side.path(path), self.options_of(side), side.root)
         return [
             replace(result, file=path, message=_scrub(result.message, side)) for result in results
         ]
@@ -278,18 +342,20 @@ class _Comparison:
         if not side.has(path):
             return None
         side.materialise([path])
-        return config_views(side.path(path), replace(self.options, root=side.root))
+        return config_views(side.path(path), self.options_of(side))
 
     def _findings(self, side: Side, candidates: Sequence[str]) -> list[Located]:
-        paths = [path for path in candidates if side.has(path) and self.differs(path)]
+        paths = [
+            path
+            for path in candidates
+            if side.has(path) and (self.differs(path) or path in self.rejudged)
+        ]
         side.materialise(paths)
         # a link that leaves the repository is not read: the path rule makes it a finding
         files = [side.path(path) for path in paths if os.path.lexists(side.path(path))]
         if not files:
             return []
-        report = validate_paths(
-            files, replace(self.options, root=side.root), check_fixture=check_fixture
-        )
+        report = validate_paths(files, self.options_of(side), check_fixture=check_fixture)
         located = []
         for finding in report.findings:
             relative = _relative(finding.path, side.root)
@@ -358,6 +424,31 @@ def _snapshot_references(local: str, path: str, options: CheckOptions) -> list[s
     return refs
 
 
+def _scheduler_of(fixture: Fixture, options: CheckOptions) -> str | None:
+    """``kube-scheduler`` or ``volcano``: the scheduler whose config the fixture uses
+    (``None`` when it names none that can be read)."""
+    from policytest.harness.model import merged_child
+    from policytest.read.recognise import expand
+
+    ref = fixture.scheduler
+    if ref.config_node is not None:
+        volcano = merged_child(ref.node, "volcano", fixture.document.text)
+        return "volcano" if volcano is ref.config_node else "kube-scheduler"
+    try:
+        named = resolve(os.path.join(os.path.dirname(fixture.document.path), ref.config_path or ""))
+    except Refused:
+        return None
+    if not os.path.isfile(named):
+        return None
+    for document in read_file(named, options.limits, options.root).documents:
+        for _, kind in expand(document, options.limits):
+            if kind is Kind.VOLCANO:
+                return "volcano"
+            if kind is Kind.KUBE_SCHEDULER:
+                return "kube-scheduler"
+    return None
+
+
 def _fixtures(path: str, options: CheckOptions) -> list[Fixture]:
     source = read_file(path, options.limits, options.root)
     fixtures = []
@@ -388,7 +479,7 @@ def diff_files(
             raise PathNotFound(path)
     runs: list[FixtureDiff] = []
     not_run: list[str] = []
-    loaders = {config: _loader(config, options) for config in (old, new)}
+    loaders = {config: _loader(config) for config in (old, new)}
     for path in discover(fixture_paths):
         fixtures = _fixtures(path, options)
         uses = [
@@ -421,7 +512,7 @@ def diff_files(
         resolved,
         tuple(not_run),
         f"they use neither {old} nor {new}",
-        _errors(head),
+        head_errors=_errors(head),
     )
 
 
@@ -440,13 +531,13 @@ def _uses(path: str, fixture: Fixture, config_file: str) -> bool:
     return named == os.path.realpath(config_file)
 
 
-_Loader = Callable[[str | None], tuple[Scheduler | None, list[Finding]]]
+_Loader = Callable[[str | None, CheckOptions], tuple[Scheduler | None, list[Finding]]]
 
 
-def _loader(config: str, options: CheckOptions) -> _Loader:
-    """The scheduler of ``config`` for a profile, loaded once per profile and shared by
-    every fixture that runs with it."""
-    return cache(lambda profile: config_scheduler(config, profile, options))
+def _loader(config: str) -> _Loader:
+    """The scheduler of ``config`` for a profile and release, loaded once each and shared
+    by every fixture that runs with it."""
+    return cache(lambda profile, options: config_scheduler(config, profile, options))
 
 
 def _run_with(
@@ -458,10 +549,18 @@ def _run_with(
 
     if not fixtures:
         return [error_result(path, "(fixture)", "not a valid fixture; see `policytest validate`")]
+    from policytest.harness.releases import fixture_options
+
     results: list[CaseResult] = []
     for fixture in fixtures:
+        pinned = fixture_options(fixture, options)  # judged as the release it states
+        if isinstance(pinned, Finding):
+            results.extend(
+                run_as_loaded(fixture, case, [pinned], None, [], options) for case in fixture.cases
+            )
+            continue
         try:
-            scheduler, findings = load(fixture.scheduler.profile)
+            scheduler, findings = load(fixture.scheduler.profile, pinned)
         except UnknownProfile as unusable:
             results.extend(
                 error_result(
@@ -471,7 +570,7 @@ def _run_with(
             )
             continue
         results.extend(
-            run_as_loaded(fixture, case, problems, scheduler, findings, options)
+            run_as_loaded(fixture, case, problems, scheduler, findings, pinned)
             for case, problems in checked_cases(fixture)
         )
     return results

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Literal
 
@@ -175,6 +175,8 @@ class CaseSide:
     ranking: Ranking
     placements: Mapping[str, int] | None = None
     pending: int | None = None
+    release: str = ""
+    """The release the case was judged as on this side (``kube-scheduler 1.36``)."""
     before: Mapping[str, Mapping[str, tuple[int, int]]] = field(
         default_factory=dict, compare=False, repr=False
     )
@@ -210,6 +212,21 @@ class CaseDiff:
     before: CaseSide | None
     after: CaseSide | None
     nodes: tuple[NodeChange, ...] = ()
+    why: tuple[str, ...] = ()
+    """When the two sides were judged as different releases: the release facts that
+    explain what changed (see :mod:`policytest.diff.why`)."""
+
+    @property
+    def release_change(self) -> str:
+        """``kube-scheduler 1.35 -> 1.36`` when the sides were judged as different
+        releases, else ""."""
+        if self.before is None or self.after is None:
+            return ""
+        old, new = self.before.release, self.after.release
+        if not old or not new or old == new:
+            return ""
+        name, _, version = new.partition(" ")
+        return f"{old} -> {version}" if old.startswith(f"{name} ") else f"{old} -> {new}"
 
     @property
     def sequence(self) -> bool:
@@ -314,13 +331,20 @@ def _all_nodes(case: CaseDiff) -> list[str]:
 
 
 def compare_case(name: str, before: CaseResult | None, after: CaseResult | None) -> CaseDiff:
-    """One case's two results, compared node by node."""
-    return CaseDiff(
-        name,
-        _side(before),
-        _side(after),
-        _node_changes(before, after),
-    )
+    """One case's two results, compared node by node; when the sides ran under
+    different releases, with the release facts that explain the change."""
+    from policytest.diff.why import moved_plugins, reasons, refusals
+
+    compared = CaseDiff(name, _side(before), _side(after), _node_changes(before, after))
+    if not compared.release_change or compared.change == "unchanged":
+        return compared
+    assert before is not None and after is not None  # both sides have a release
+    if compared.comparable:
+        pairs = [(node.plugins_before, node.plugins_after) for node in compared.nodes]
+        why = reasons(before.release, after.release, moved_plugins(pairs))
+    else:
+        why = refusals(after.message if after.status == "error" else before.message)
+    return replace(compared, why=why) if why else compared
 
 
 def _side(result: CaseResult | None) -> CaseSide | None:
@@ -333,6 +357,7 @@ def _side(result: CaseResult | None) -> CaseSide | None:
         result.ranking,
         placements,
         result.pending,
+        result.release,
         result.before,
         result.utilisation,
     )
@@ -466,6 +491,27 @@ def _surplus(
 
 # --- the report ------------------------------------------------------------------------
 
+
+@dataclass(frozen=True)
+class SettingsChange:
+    """One setting of the project settings file that differs between the sides (or, in
+    an upgrade preview, the release each side is judged as).
+
+    ``applied``: the head's value was used. What describes the cluster (releases,
+    distribution) always is; what judges findings (select, ignore, declared plugins)
+    is the base's unless the head's was asked for, so a change cannot silence its own
+    findings."""
+
+    key: str
+    before: str | None
+    after: str | None
+    applied: bool = True
+
+    def describe(self) -> str:
+        """``kubernetesVersion 1.35 -> 1.36``."""
+        return f"{self.key} {self.before or '(unset)'} -> {self.after or '(unset)'}"
+
+
 Counted = Literal["winner", "ranking", "placements", "status"]
 
 
@@ -495,6 +541,12 @@ class DiffReport:
     resolved: tuple[Finding, ...] = ()
     not_run: tuple[str, ...] = ()
     not_run_reason: str = "nothing they use changed"
+    settings: tuple[SettingsChange, ...] = ()
+    """The settings that differ between the sides, always shown."""
+    settings_path: str = ""
+    """The settings file they come from ("" in an upgrade preview)."""
+    command: str = "diff"
+    """The command that made the report (``diff``, ``upgrade``), for its title."""
     head_errors: int = 0
     """Error findings the head's changed files have, introduced or not."""
 
@@ -546,7 +598,11 @@ class DiffReport:
     @property
     def has_changes(self) -> bool:
         return bool(
-            self.changed_configs or self.changed_fixtures or self.introduced or self.resolved
+            self.changed_configs
+            or self.changed_fixtures
+            or self.introduced
+            or self.resolved
+            or self.settings
         )
 
     def exit_code(self, fail_on: FailOn) -> ExitCode:
@@ -573,6 +629,7 @@ __all__ = [
     "NodeChange",
     "PlacementChange",
     "SettingChange",
+    "SettingsChange",
     "compare_case",
     "compare_findings",
     "compare_fixture",

@@ -19,7 +19,8 @@ from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from policytest.core.findings import Finding, Severity
 from policytest.core.limits import Limits
-from policytest.core.options import CheckOptions
+from policytest.core.options import CheckOptions, kube_release
+from policytest.core.releases import KubeRelease
 from policytest.kube import rules
 from policytest.read.goyaml import DecodeError, Uint64, decode, is_merge_key, scalar_value
 from policytest.read.schema import locate, schema_findings
@@ -97,7 +98,9 @@ def decode_document(document: Document, options: CheckOptions) -> Decoded:
     taken = {(f.line, f.column) for f in findings}
     findings.extend(
         _strict(finding)
-        for finding in schema_findings(document, SCHEMA_NAME, value)
+        for finding in schema_findings(
+            document, SCHEMA_NAME, _schema_view(value, kube_release(options))
+        )
         if (finding.line, finding.column) not in taken
     )
     usable = not any(
@@ -106,6 +109,31 @@ def decode_document(document: Document, options: CheckOptions) -> Decoded:
         for f in findings
     )
     return Decoded(value, tuple(sorted(set(findings))), usable)
+
+
+def _schema_view(config: dict[str, Any], release: KubeRelease) -> dict[str, Any]:
+    """``config`` as the schema (the newest API) should see it for ``release``: 1.33
+    registers no ``DynamicResourcesArgs``, so the args of a DynamicResources entry are
+    accepted as written (decoded as unknown args and never read) and left out here."""
+    if release.dra_args is not None:
+        return config
+    profiles = config.get("profiles")
+    if not isinstance(profiles, list):
+        return config
+    return {**config, "profiles": [_without_dra_args(profile) for profile in profiles]}
+
+
+def _without_dra_args(profile: Any) -> Any:
+    entries = profile.get("pluginConfig") if isinstance(profile, dict) else None
+    if not isinstance(entries, list):
+        return profile
+    kept = [
+        {key: value for key, value in entry.items() if key != "args"}
+        if isinstance(entry, dict) and entry.get("name") == "DynamicResources"
+        else entry
+        for entry in entries
+    ]
+    return {**profile, "pluginConfig": kept}
 
 
 def _strict(finding: Finding) -> Finding:

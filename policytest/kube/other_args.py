@@ -61,13 +61,15 @@ def inter_pod_affinity(args: dict[str, Any], path: Path) -> Iterator[Problem]:
     yield from _range(args, path, "hardPodAffinityWeight", 1, 0, 100)
 
 
-def volume_binding(args: dict[str, Any], path: Path) -> Iterator[Problem]:
+def volume_binding(args: dict[str, Any], path: Path, release: KubeRelease) -> Iterator[Problem]:
+    """``ValidateVolumeBindingArgs``: ``shape`` only with StorageCapacityScoring, an alpha
+    gate off by default in every judged release (named in the message)."""
     yield from _range(args, path, "bindTimeoutSeconds", 600, 0, None)
     if args.get("shape") is not None:
         yield _problem(
             (*path, "shape"),
-            "VolumeBinding `shape` is set but the "
-            "StorageCapacityScoring feature gate is off in 1.35; remove it",
+            "VolumeBinding `shape` is set but the StorageCapacityScoring feature gate is "
+            f"off in kube-scheduler {release.name}; remove it",
         )
 
 
@@ -216,6 +218,5 @@ VALIDATORS: dict[str, Validator] = {
     "InterPodAffinity": inter_pod_affinity,
     "NodeAffinity": node_affinity,
     "PodTopologySpread": pod_topology_spread,
-    "VolumeBinding": volume_binding,
     "DynamicResources": dynamic_resources,
 }

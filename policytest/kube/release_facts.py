@@ -42,12 +42,15 @@ _PLACEMENT_PLUGINS = {
 
 @cache
 def registry(release: KubeRelease) -> dict[str, frozenset[str]]:
-    """The in-tree plugins ``release`` registers and the extension points of each."""
+    """The in-tree plugins ``release`` registers and the extension points of each
+    (DynamicResources is a score plugin from 1.35)."""
     plugins = {
         name: points
         for name, points in PLUGINS.items()
         if name not in _NEW_PLUGINS or name in release.new_plugins
     }
+    if not release.dra_scores:
+        plugins["DynamicResources"] = plugins["DynamicResources"] - {"score"}
     if release.placement:
         plugins[FIT] = plugins[FIT] | {"placementScore"}
         plugins.update(
@@ -61,7 +64,7 @@ def registry(release: KubeRelease) -> dict[str, frozenset[str]]:
 def default_multi_point(release: KubeRelease) -> tuple[tuple[str, int | None], ...]:
     """``getDefaultPlugins`` with the release's default feature gates."""
     base = tuple(
-        (name, weight)
+        (name, None if name == "DynamicResources" and not release.dra_scores else weight)
         for name, weight in DEFAULT_MULTI_POINT
         if name not in _GATED_DEFAULTS or name in release.default_plugins
     )

@@ -149,10 +149,13 @@ def read_balanced_args(value: Any, path: Path | None) -> BalancedArgsData:
     return BalancedArgsData(path, read_resources(mapping(value).get("resources"), resources_path))
 
 
-def fit_problems(args: FitArgs, strict_ratio_block: bool = False) -> Iterator[Problem]:
+def fit_problems(
+    args: FitArgs, strict_ratio_block: bool = False, release: str = "1.36"
+) -> Iterator[Problem]:
     """``ValidateNodeResourcesFitArgs`` as ``NewFit`` runs it: up to 1.35 a shape is
     checked wherever given and a missing one crashes RequestedToCapacityRatio; from 1.36
-    (``strict_ratio_block``) the block must be given exactly with that type."""
+    (``strict_ratio_block``) the block must be given exactly with that type; ``release``:
+    the release judged, which the messages name."""
     for name, path in args.ignored_resources:
         for message in qualified_name_errors(name):
             yield Problem(
@@ -192,7 +195,7 @@ def fit_problems(args: FitArgs, strict_ratio_block: bool = False) -> Iterator[Pr
                 "the ratio between weights matters, so scale them into 1..100",
             )
     if strict_ratio_block:
-        yield from _ratio_block_problems(args)
+        yield from _ratio_block_problems(args, release)
     elif args.shape is not None:
         yield from _shape_problems(args)
     elif args.strategy == "RequestedToCapacityRatio":
@@ -205,7 +208,7 @@ def fit_problems(args: FitArgs, strict_ratio_block: bool = False) -> Iterator[Pr
         )
 
 
-def _ratio_block_problems(args: FitArgs) -> Iterator[Problem]:
+def _ratio_block_problems(args: FitArgs, release: str) -> Iterator[Problem]:
     """1.36: ``requestedToCapacityRatio`` required with type RequestedToCapacityRatio,
     forbidden (even empty) with any other type; the shape is checked only with it."""
     if args.strategy == "RequestedToCapacityRatio":
@@ -216,15 +219,15 @@ def _ratio_block_problems(args: FitArgs) -> Iterator[Problem]:
             rules.KS012_RTCR_MISSING,
             args.strategy_path("type"),
             "type RequestedToCapacityRatio without `requestedToCapacityRatio`: kube-scheduler "
-            "1.36 refuses to start (`scoringStrategy.requestedToCapacityRatio: Required value: "
-            "must be specified when type is RequestedToCapacityRatio`); add "
+            f"{release} refuses to start (`scoringStrategy.requestedToCapacityRatio: Required "
+            "value: must be specified when type is RequestedToCapacityRatio`); add "
             "`requestedToCapacityRatio: {shape: [...]}`",
         )
     elif args.shape is not None and args.strategy in STRATEGIES:
         yield Problem(
             rules.KS017_RATIO_BLOCK,
             args.strategy_path("requestedToCapacityRatio"),
-            f"requestedToCapacityRatio beside type {args.strategy}: kube-scheduler 1.36 "
+            f"requestedToCapacityRatio beside type {args.strategy}: kube-scheduler {release} "
             "refuses to start (`scoringStrategy.requestedToCapacityRatio: Forbidden: must be "
             "nil when type is not RequestedToCapacityRatio`; 1.35 ignored it); set type "
             "RequestedToCapacityRatio or remove the block",

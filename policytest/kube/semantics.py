@@ -35,6 +35,7 @@ from policytest.kube.other_args import (
     VALIDATORS,
     dynamic_resources_problems,
     miskeyed_args,
+    volume_binding,
 )
 from policytest.kube.process_settings import percentage_problem, settings_problems
 from policytest.kube.profiles import PluginConfigEntry, ProfileData
@@ -81,7 +82,7 @@ def analyse(
     frameworks = []
     for profile in profiles:
         if FIT in needed_plugins(profile.sets):
-            problems.extend(fit_problems(profile.fit, release.strict_ratio_block))
+            problems.extend(fit_problems(profile.fit, release.strict_ratio_block, release.name))
         framework = build(profile.sets, profile.path, registry, release)
         problems.extend(framework.problems)
         frameworks.append(framework)
@@ -200,6 +201,8 @@ def _validate_profile(profile: ProfileData, release: KubeRelease) -> Iterator[Pr
             yield miskeyed_args(entry.name, entry.args, entry.path)
         elif entry.name == "DynamicResources":
             yield from dynamic_resources_problems(mapping(entry.args), entry.args_path, release)
+        elif entry.name == "VolumeBinding":
+            yield from volume_binding(mapping(entry.args), entry.args_path, release)
         elif entry.name in VALIDATORS:
             yield from VALIDATORS[entry.name](mapping(entry.args), entry.args_path)
 

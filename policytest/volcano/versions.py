@@ -3,11 +3,14 @@
 A conf that is right for one release can be rejected by another (an action that does not
 exist there) or silently lose a plugin (an unknown plugin is skipped). Release history
 pinned here: ``elect``/``reserve`` and the ``reservation`` plugin were removed in 1.6,
-``nodegroup`` arrived in 1.9, ``gangpreempt``/``gangreclaim`` in 1.15,
-``resource-strategy-fit`` in 1.13 (v1.12.4's registry does not have it), and up to 1.5
-plugin arguments were ``map[string]string`` read with ``strconv.Atoi``. The other
-introductions follow the releases' ``factory.go`` files. Which releases are judged at all,
-and their other differences, are the rows of :mod:`policytest.core.releases`.
+up to 1.5 plugin arguments were ``map[string]string`` read with ``strconv.Atoi``. From 1.9
+(the oldest release judged) every row is checked against the ``RegisterPluginBuilder`` /
+``RegisterAction`` calls of each tag's ``plugins/factory.go`` and ``actions/factory.go``:
+v1.9.1 registers ``capacity`` and ``nodegroup``, ``network-topology-aware`` first appears
+in v1.12.4, ``resource-strategy-fit`` in v1.13.3, ``gangpreempt``/``gangreclaim`` in
+v1.15.1. Rows older than 1.9 only matter for the history a message gives. Which releases
+are judged at all, and their other differences, are the rows of
+:mod:`policytest.core.releases`.
 """
 
 from __future__ import annotations
@@ -77,7 +80,7 @@ PLUGINS: dict[str, tuple[Version, Version]] = {
     "deviceshare": ((1, 8), _FOREVER),
     "nodegroup": ((1, 9), _FOREVER),
     "capacity": ((1, 9), _FOREVER),
-    "network-topology-aware": ((1, 11), _FOREVER),
+    "network-topology-aware": ((1, 12), _FOREVER),
     "resource-strategy-fit": ((1, 13), _FOREVER),
 }
 STRING_ARGUMENTS_UNTIL: Version = (1, 6)

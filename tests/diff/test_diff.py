@@ -319,7 +319,9 @@ class TestFormats:
             "findingsIntroduced": 1,  # KS047: MostAllocated now packs against default spreading
             "errorsIntroduced": 0,
             "findingsResolved": 1,
+            "settingsChanged": 0,
         }
+        assert data["settings"] == [] and data["settingsPath"] is None
         gpu = by_path(data["fixtures"], "tests/gpu.policytest.yaml")
         assert gpu["reason"] == "its config changed: deploy/volcano.yaml"
         winner = by_case(gpu, "the busiest GPU node wins")

@@ -88,7 +88,9 @@ def test_run_scores_as_loaded_and_still_fails_on_the_error_finding(
     # the config's findings once, not once per case
     assert result.stdout.count("VB002") == 1, result
     assert f"configs/volcano.yaml:{GPU_LINE}:" in result.stdout
-    assert result.stdout.rstrip().endswith("Cases: 2 passed, 0 failed; config findings: 1 error")
+    assert result.stdout.rstrip().endswith(
+        "Cases: 2 passed, 0 failed; judged as Volcano 1.15; config findings: 1 error"
+    )
 
 
 def test_run_json_has_the_findings_in_each_result(run_line: RunLine, negative: Path) -> None:
@@ -390,7 +392,9 @@ def test_counts_agree_with_their_nouns(run_line: RunLine, tmp_path: Path) -> Non
     fixture = project(tmp_path, "8", winner="gpu-busy")
     (tmp_path / "fixtures" / "bad.policytest.yaml").write_text("apiVersion: policytest/v1\n")
     result = run_line(["run", tmp_path / "fixtures"])
-    assert result.stdout.rstrip().endswith("Cases: 2 passed, 0 failed, 1 error"), result
+    assert result.stdout.rstrip().endswith(
+        "Cases: 2 passed, 0 failed, 1 error; judged as Volcano 1.15"
+    ), result
     simulated = run_line(["simulate", fixture, "--case", "a GPU job"])
     assert "(1 pod, 2 nodes)" in simulated.stdout
     explained = run_line(["explain", fixture, "--case", "three GPU jobs"])

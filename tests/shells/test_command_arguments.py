@@ -89,7 +89,8 @@ def test_run_shows_each_problem_of_a_fixture_on_its_own_line(
 
 
 @pytest.mark.parametrize(
-    "command", ["validate", "run", "explain", "diff", "simulate", "snapshot", "schema", "rules"]
+    "command",
+    ["validate", "run", "explain", "diff", "upgrade", "simulate", "snapshot", "schema", "rules"],
 )
 def test_each_help_starts_with_its_usage(command: str, capsys: pytest.CaptureFixture[str]) -> None:
     from policytest.cli import main
@@ -102,7 +103,9 @@ def test_each_help_starts_with_its_usage(command: str, capsys: pytest.CaptureFix
         assert second.startswith(" " * len("usage: ") + "policytest ")
 
 
-@pytest.mark.parametrize("command", ["validate", "run", "explain", "simulate", "rules", "schema"])
+@pytest.mark.parametrize(
+    "command", ["validate", "run", "explain", "upgrade", "simulate", "rules", "schema"]
+)
 def test_each_positional_argument_is_explained(
     command: str, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -49,12 +49,12 @@ def test_init_writes_a_fixture_that_fails_until_update_records_the_results(
     updated = run_line(["run", "--update"])
     assert updated.exit_code == 0, updated
     assert "  UPDATED one pod\n  UPDATED ten pods one after another\n" in updated.stdout
-    assert updated.stdout.endswith("Cases: 0 passed, 0 failed, 2 updated\n")
+    assert updated.stdout.endswith("Cases: 0 passed, 0 failed, 2 updated; judged as Volcano 1.15\n")
     text = (repo / WRITTEN).read_text()
     assert "expect: {ranking: [busy, empty]}" in text
     assert "expect: {placements: {busy: 2, empty: 8}, pending: 0}" in text
     assert text.startswith("# Written by `policytest init`.")  # the comments are kept
-    assert run_line(["run"]).stdout.endswith("Cases: 2 passed, 0 failed\n")
+    assert run_line(["run"]).stdout.endswith("Cases: 2 passed, 0 failed; judged as Volcano 1.15\n")
 
 
 def test_update_marks_only_the_cases_it_rewrote(run_line: RunLine, repo: Path) -> None:
@@ -135,7 +135,9 @@ def test_update_fills_a_sequence_decided_by_ties_with_what_ties_cannot_change(
     nodes = ["--node", "a:cpu=8,memory=32Gi", "--node", "b:cpu=8,memory=32Gi"]
     assert run_line(["init", "deploy/volcano-scheduler.conf", *nodes]).exit_code == 0
     updated = run_line(["run", "--update"])
-    assert updated.stdout.endswith("Cases: 0 passed, 0 failed, 2 updated\n"), updated
+    assert updated.stdout.endswith(
+        "Cases: 0 passed, 0 failed, 2 updated; judged as Volcano 1.15\n"
+    ), updated
     text = (repo / WRITTEN).read_text()
     assert "expect: {ranking: [[a, b]]}" in text
     assert "expect: {nodesUsed: 2, pending: 0}" in text

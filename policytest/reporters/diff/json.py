@@ -59,6 +59,7 @@ def _side(side: CaseSide | None) -> dict[str, Any] | None:
         "placements": dict(side.placed) if side.placements is not None else None,
         "nodesUsed": side.nodes_used,
         "pending": side.pending,
+        "release": side.release or None,
     }
 
 
@@ -75,6 +76,7 @@ def _case(case: CaseDiff) -> dict[str, Any]:
         "rankingChanged": case.ranking_changed,
         "placementsChanged": case.placements_changed,
         "statusChanged": case.status_changed,
+        "why": list(case.why),
         **_pair(_side(case.before), _side(case.after)),
         "nodes": [
             {
@@ -123,7 +125,13 @@ def as_json(report: DiffReport) -> dict[str, Any]:
             "findingsIntroduced": len(report.introduced),
             "errorsIntroduced": len(report.introduced_errors),
             "findingsResolved": len(report.resolved),
+            "settingsChanged": len(report.settings),
         },
+        "settingsPath": report.settings_path or None,
+        "settings": [
+            {"key": c.key, **_pair(c.before, c.after), "applied": c.applied}
+            for c in report.settings
+        ],
         "configs": [_config(config) for config in report.configs],
         "fixtures": [_fixture(fixture) for fixture in report.fixtures],
         "findings": {

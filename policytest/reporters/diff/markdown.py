@@ -76,8 +76,8 @@ def bounded(rows: Sequence[str], budget: int, more: Callable[[int], str]) -> lis
 
 def render(report: DiffReport, *, color: bool = False, limit: int = COMMENT_LIMIT) -> str:
     head = [
-        MARKER,
-        "### policytest diff",
+        MARKER if report.command == "diff" else f"<!-- policytest-{report.command} -->",
+        f"### policytest {report.command}",
         "",
         f"{code(report.base)} → {code(report.head)}: {text(words.headline(report))}.",
     ]
@@ -146,6 +146,21 @@ def _summary(report: DiffReport) -> list[str]:
             "Changed in text only (the scheduler reads them the same): "
             + _listed([code(c.path) for c in same])
             + "."
+        )
+    if report.settings:
+        where = f" {code(report.settings_path)}" if report.settings_path else ""
+        lines.append(
+            f"Settings{where}: "
+            + _listed([text(words.setting_change(change)) for change in report.settings])
+            + "."
+        )
+    facts = words.release_facts(report)
+    if facts:
+        lines.append(
+            "Why (the release facts behind these changes):\n"
+            + "\n".join(
+                f"- {text(fact)} ({words.plural(count, 'case')})" for fact, count in facts[:20]
+            )
         )
     if report.unchanged_fixtures or report.not_run:
         lines.append(f"Unchanged: {text(words.unchanged_sentence(report))}.")
@@ -252,6 +267,11 @@ def _case(case: CaseDiff) -> list[str]:
     lines = [f"**{text(case.name)}**: {text(words.case_summary(case))}", ""]
     if case.before is None or case.after is None:
         return lines
+    if case.release_change:
+        lines += [f"Judged as {text(case.release_change)}.", ""]
+    lines += [f"- Why: {text(fact)}" for fact in case.why]
+    if case.why:
+        lines.append("")
     for side, label in ((case.before, "Before"), (case.after, "After")):
         if side.status != "passed" and side.message:
             lines += [f"{label}: {side.status}: {text(words.first_line(side.message))}", ""]

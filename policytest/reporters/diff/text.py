@@ -21,8 +21,17 @@ def _bold(text: str, color: bool) -> str:
 
 
 def render(report: DiffReport, *, color: bool) -> str:
-    out = [_bold(f"policytest diff: {text(report.base)} -> {text(report.head)}", color)]
-    out.append(text(words.headline(report).capitalize()) + ".")
+    title = f"policytest {report.command}: {text(report.base)} -> {text(report.head)}"
+    out = [_bold(title, color)]
+    out.append(text(_capital(words.headline(report))) + ".")
+    if report.settings:
+        where = f" {text(report.settings_path)}" if report.settings_path else ""
+        out += ["", _bold(f"Settings{where}", color)]
+        out += [f"  {text(words.setting_change(change))}" for change in report.settings]
+    facts = words.release_facts(report)
+    if facts:
+        out += ["", "Why (the release facts behind these changes):"]
+        out += [f"  {text(fact)} ({words.plural(count, 'case')})" for fact, count in facts]
     for config in report.configs:
         if config.change != "unchanged":
             out += ["", *_config(config, color)]
@@ -37,6 +46,12 @@ def render(report: DiffReport, *, color: bool) -> str:
     if report.has_changes and (report.unchanged_fixtures or report.not_run):
         out += ["", f"Unchanged: {text(words.unchanged_sentence(report))}."]
     return "\n".join(out) + "\n"
+
+
+def _capital(sentence: str) -> str:
+    """The first letter capitalised, the rest as written (keys such as
+    ``kubernetesVersion`` keep their case)."""
+    return sentence[:1].upper() + sentence[1:]
 
 
 def _document(config: ConfigDiff) -> str:
@@ -80,6 +95,9 @@ def _case(case: CaseDiff) -> list[str]:
     lines = [f"  {text(case.name)}: {text(words.case_summary(case))}"]
     if case.before is None or case.after is None:
         return lines
+    if case.release_change:
+        lines.append(f"    judged as {text(case.release_change)}")
+    lines += [f"    why: {text(fact)}" for fact in case.why]
     for side, label in ((case.before, "before"), (case.after, "after")):
         if side.status != "passed" and side.message:
             lines.append(f"    {label}: {side.status}: {text(words.first_line(side.message))}")

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from policytest.diff.effective import Setting
-from policytest.diff.model import CaseDiff, CaseSide, DiffReport, FixtureDiff
+from policytest.diff.model import CaseDiff, CaseSide, DiffReport, FixtureDiff, SettingsChange
 from policytest.harness.runner import format_ranking, format_score
 
 ABSENT = "(absent)"
@@ -52,9 +52,35 @@ def headline(report: DiffReport) -> str:
         parts.append(plural(warnings, "other finding") + " introduced")
     if report.resolved:
         parts.append(plural(len(report.resolved), "finding") + " resolved")
+    settings = settings_sentence(report)
     if not parts:
-        return "no change in scheduling: " + unchanged_sentence(report)
-    return ", ".join(parts)
+        quiet = "no change in scheduling: " + unchanged_sentence(report)
+        return f"{settings}; {quiet}" if settings else quiet
+    return f"{settings}; {', '.join(parts)}" if settings else ", ".join(parts)
+
+
+def settings_sentence(report: DiffReport) -> str:
+    """``settings changed: kubernetesVersion 1.35 -> 1.36`` ("" when none did); a change
+    that was not applied says so."""
+    if not report.settings:
+        return ""
+    return "settings changed: " + "; ".join(setting_change(c) for c in report.settings)
+
+
+NOT_APPLIED = "not applied: the base's applies; --head-settings applies the head's"
+
+
+def setting_change(change: SettingsChange) -> str:
+    return change.describe() + ("" if change.applied else f" ({NOT_APPLIED})")
+
+
+def release_facts(report: DiffReport) -> list[tuple[str, int]]:
+    """Each release fact that explains a changed case, with how many cases it explains."""
+    counted: dict[str, int] = {}
+    for _, case in report.changed_cases:
+        for fact in case.why:
+            counted[fact] = counted.get(fact, 0) + 1
+    return list(counted.items())
 
 
 def _counted(report: DiffReport) -> int:

@@ -28,7 +28,8 @@ def render_case(result: CaseResult, top: int | None = DEFAULT_TOP, *, color: boo
     the filtered ones summed up when there are many."""
     _, code = MARK[result.status]
     status = paint(f"[{result.status}]", code, color)
-    lines = [f"{paint(text(result.file), '1', color)} :: {text(result.case)}  {status}"]
+    under = f"  (judged as {result.release})" if result.release else ""
+    lines = [f"{paint(text(result.file), '1', color)} :: {text(result.case)}  {status}{under}"]
     if result.message:
         lines += [f"  {text(line)}" for line in result.message.split(MESSAGE_LINE_BREAK)]
     if result.status == "error":

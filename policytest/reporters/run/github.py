@@ -14,7 +14,8 @@ def render(report: RunReport, *, color: bool) -> str:
     for result in report.results:
         if result.status in PASSING:
             continue
-        title = github_property(f"{result.case} ({result.status})")
+        under = f", {result.release}" if result.release else ""
+        title = github_property(f"{result.case} ({result.status}{under})")
         lines.append(
             f"::error file={github_property(result.file)},line={result.line},"
             f"title={title}::{github_data(result.message)}"

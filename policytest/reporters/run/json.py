@@ -18,6 +18,7 @@ def result_json(result: CaseResult) -> dict[str, Any]:
         "file": result.file,
         "case": result.case,
         "status": result.status,
+        "release": result.release or None,
         "message": result.message,
         "nodes": [
             {

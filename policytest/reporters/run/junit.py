@@ -34,6 +34,9 @@ def render(report: RunReport, *, color: bool) -> str:
                 file=xml(file),
                 line=str(result.line),
             )
+            if result.release:
+                properties = ElementTree.SubElement(case, "properties")
+                ElementTree.SubElement(properties, "property", name="release", value=result.release)
             if result.status not in PASSING:
                 tag = "failure" if result.status == "failed" else "error"
                 problem = ElementTree.SubElement(

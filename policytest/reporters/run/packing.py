@@ -30,6 +30,7 @@ def metric_rows(group: Sequence[PackingReport]) -> list[tuple[str, list[str]]]:
     """The metrics of one workload: a label, then one cell per config compared."""
     rows: list[tuple[str, list[str]]] = [
         ("config", [text(report.label) for report in group]),
+        ("judged as", [text(report.release or "-") for report in group]),
         ("pods placed", [f"{r.placed:,} of {r.pods:,}" for r in group]),
         ("pods pending", [f"{r.pending:,}" for r in group]),
         ("nodes used (got pods)", [f"{r.nodes_used:,}" for r in group]),

@@ -111,8 +111,8 @@ def render(report: RunReport, *, color: bool, top: int | None = DEFAULT_TOP) -> 
     out: list[str] = []
     shown: set[str] = set()
     for file, results in groupby(report.results, key=lambda r: r.file):
-        out.append(text(file))
         block = list(results)
+        out.append(text(file) + releases_note(block))
         for result in block:
             mark, code = MARK[result.status]
             out.append(f"  {paint(mark, code, color)} {text(result.case)}")
@@ -121,6 +121,12 @@ def render(report: RunReport, *, color: bool, top: int | None = DEFAULT_TOP) -> 
         out += config_lines(block, shown, color=color)
     out.append(summary(report))
     return "\n".join(out) + "\n"
+
+
+def releases_note(results: Sequence[CaseResult]) -> str:
+    """`` (kube-scheduler 1.35)``: the releases these cases were judged as."""
+    shown = ", ".join(dict.fromkeys(r.release for r in results if r.release))
+    return f" ({shown})" if shown else ""
 
 
 def config_lines(results: Sequence[CaseResult], shown: set[str], *, color: bool) -> list[str]:
@@ -166,6 +172,9 @@ def summary(report: RunReport) -> str:
     if report.count("updated"):
         counts.append(f"{report.count('updated')} updated")
     line = "Cases: " + ", ".join(counts)
+    releases = sorted({r.release for r in report.results if r.release}, key=str.lower)
+    if releases:
+        line += f"; judged as {', '.join(releases)}"
     findings = report.config_findings
     if findings:
         line += f"; config findings: {_counted(findings)}"
