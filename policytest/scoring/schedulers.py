@@ -228,7 +228,7 @@ class VolcanoCluster:
         guarded = self._guarded() if trivial else None
         memo = verdicts_by_key if self.memo and trivial else None
         return node_scores(
-            list(self.infos), only, self._keys(), guarded, self.guarded_at, memo, plain, own
+            self.infos, only, self._keys(), guarded, self.guarded_at, memo, plain, own
         )
 
     def _keys(self) -> dict[str, int]:
@@ -455,7 +455,7 @@ class KubeCluster:
         guarded = self._guarded() if trivial else None
         memo = verdicts_by_key if self.memo and trivial else None
         return node_scores(
-            list(self.infos), only, self.keys, guarded, self.guarded_at, memo, plain, own
+            self.infos, only, self.keys, guarded, self.guarded_at, memo, plain, own
         )
 
     def _guarded(self) -> frozenset[str]:
