@@ -95,6 +95,11 @@ class VolcanoPredicates:
 
     node_affinity: bool = True
     taint_toleration: bool = True
+    node_ports: bool = True
+    pod_affinity: bool = True
+    """InterPodAffinity's filter (required terms, and existing pods' anti-affinity)."""
+    pod_topology_spread: bool = True
+    """PodTopologySpread's filter (``DoNotSchedule`` constraints); its score is nodeorder's."""
 
 
 class _NodeLabels:
@@ -454,9 +459,7 @@ class KubeCluster:
         plain, own, trivial, verdicts_by_key = self._prepared(pod)
         guarded = self._guarded() if trivial else None
         memo = verdicts_by_key if self.memo and trivial else None
-        return node_scores(
-            self.infos, only, self.keys, guarded, self.guarded_at, memo, plain, own
-        )
+        return node_scores(self.infos, only, self.keys, guarded, self.guarded_at, memo, plain, own)
 
     def _guarded(self) -> frozenset[str]:
         """The nodes a pod without tolerations, selector or affinity may not pass (taints

@@ -13,7 +13,17 @@ from policytest.scoring.weights import BinpackWeights, NodeOrderWeights, Resourc
 from policytest.volcano.arguments import get_int
 from policytest.volcano.conf import VolcanoConf
 from policytest.volcano.corrections import volcano_corrections
-from policytest.volcano.plugin_checks import DEVICESHARE, TOPOLOGY, WEIGHT, get_bool
+from policytest.volcano.plugin_checks import DEVICESHARE, TOPOLOGY, WEIGHT
+from policytest.volcano.predicates_args import (
+    NODE_AFFINITY,
+    NODE_PORTS,
+    POD_AFFINITY,
+    POD_TOPOLOGY_SPREAD,
+    PREDICATES,
+    TAINT_TOLERATION,
+    predicate_flags,
+)
+from policytest.volcano.versions import release as release_tables
 
 
 def volcano_scheduler(conf: VolcanoConf) -> VolcanoScheduler:
@@ -67,18 +77,9 @@ def volcano_predicates(conf: VolcanoConf) -> VolcanoPredicates | None:
     if not any(entry.enabled("enablePredicate") for entry in entries):
         return None
     arguments = entries[-1].arguments or {}
-    parse = volcano_release(conf.release).getbool_parses_strings
-
-    def flag(key: str) -> bool:
-        value = get_bool(arguments, key, parse_strings=parse).value
-        return True if value is None else value
-
-    return VolcanoPredicates(
-        node_affinity=flag(NODE_AFFINITY_ENABLE),
-        taint_toleration=flag(TAINT_TOLERATION_ENABLE),
-    )
+    release = release_tables(conf.release)
+    return VolcanoPredicates(*predicate_flags(arguments, release, FILTER_FLAGS))
 
 
-PREDICATES = "predicates"
-NODE_AFFINITY_ENABLE = "predicate.NodeAffinityEnable"
-TAINT_TOLERATION_ENABLE = "predicate.TaintTolerationEnable"
+FILTER_FLAGS = (NODE_AFFINITY, TAINT_TOLERATION, NODE_PORTS, POD_AFFINITY, POD_TOPOLOGY_SPREAD)
+"""The flags of the filters policytest runs, in ``VolcanoPredicates``' field order."""
