@@ -22,6 +22,7 @@ from typing import Final, TypeVar, overload
 
 from policytest.scoring.filters import NO_PLACEMENT, PLAIN_NODE, NodeTraits, Placement
 from policytest.scoring.quantity import Quantity
+from policytest.scoring.workload import NO_WORKLOAD, NodeImage, PodWorkload
 
 __all__ = ["Container", "Node", "Pod", "ResourceList"]
 
@@ -108,8 +109,9 @@ class Pod:
     """What the schedulers read from a pod: containers, init containers, overhead, the
     pod-level requests (``spec.resources.requests``; ``None`` when not set), the
     annotations (``metadata.annotations``, sorted pairs; Volcano's resource-strategy-fit
-    reads two of them), and what the node filters read (tolerations, node selector,
-    required node affinity)."""
+    reads two of them), what the node filters read (tolerations, node selector,
+    required node affinity), and what the topology plugins read (``workload``:
+    namespace, labels, owners, spread constraints, pod affinity, images, host ports)."""
 
     containers: tuple[Container, ...] = ()
     init_containers: tuple[Container, ...] = ()
@@ -118,14 +120,17 @@ class Pod:
     name: str = ""
     annotations: tuple[tuple[str, str], ...] = ()
     placement: Placement = NO_PLACEMENT
+    workload: PodWorkload = NO_WORKLOAD
 
 
 @dataclass(frozen=True, slots=True)
 class Node:
     """A node: its allocatable resources, the pods already bound to it (in order), and
-    what the node filters read (labels, taints, ``unschedulable``)."""
+    what the node filters read (labels, taints, ``unschedulable``), and the images it
+    holds (``status.images``, for ImageLocality)."""
 
     name: str
     allocatable: ResourceList = EMPTY
     pods: tuple[Pod, ...] = field(default=())
     traits: NodeTraits = PLAIN_NODE
+    images: tuple[NodeImage, ...] = ()

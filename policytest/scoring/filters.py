@@ -49,9 +49,13 @@ __all__ = [
     "SelectorTerm",
     "Taint",
     "Toleration",
+    "compile_term",
     "kube_filter",
     "node_traits_from_dict",
     "placement_from_dict",
+    "selector_term_from_dict",
+    "term_matches",
+    "term_parses",
     "volcano_filter",
 ]
 
@@ -214,6 +218,11 @@ def node_traits_from_dict(
     return NodeTraits(parsed_labels, parsed_taints, bool(unschedulable))
 
 
+def selector_term_from_dict(data: object, where: str) -> SelectorTerm:
+    """A ``NodeSelectorTerm`` (a required term, or a preferred term's ``preference``)."""
+    return _term(data, where)
+
+
 def _term(data: object, where: str) -> SelectorTerm:
     term = _map(data, where)
     return SelectorTerm(
@@ -338,6 +347,28 @@ def _compile(term: SelectorTerm) -> _CompiledTerm | None:
     return _CompiledTerm(term.match_expressions, tuple(fields))
 
 
+def compile_term(term: SelectorTerm) -> _CompiledTerm | None:
+    """A term as the scheduler holds it; ``None`` when it is empty or does not parse
+    (callers that must tell the two apart check ``term_parses``)."""
+    return _compile(term)
+
+
+def term_parses(term: SelectorTerm) -> bool:
+    """Whether ``newNodeSelectorTerm`` parses the term without errors (an empty term
+    parses: it matches nothing)."""
+    if not term.match_expressions and not term.match_fields:
+        return True
+    return _compile(term) is not None
+
+
+def term_matches(term: _CompiledTerm, name: str, labels: Mapping[str, str]) -> bool:
+    """``nodeSelectorTerm.match`` of a compiled term on a node's name and labels."""
+    return all(_label_matches(r, labels) for r in term.expressions) and all(
+        (name == value if field == OBJECT_NAME_FIELD else value == "") == equal
+        for field, value, equal in term.fields
+    )
+
+
 class PodFilter:
     """One pod's filters, compiled once per scheduling cycle."""
 
@@ -397,13 +428,7 @@ class PodFilter:
                 return False
         if self._terms is None:
             return True
-        for term in self._terms:
-            if all(_label_matches(r, labels) for r in term.expressions) and all(
-                (name == value if field == OBJECT_NAME_FIELD else value == "") == equal
-                for field, value, equal in term.fields
-            ):
-                return True
-        return False
+        return any(term_matches(term, name, labels) for term in self._terms)
 
 
 def kube_filter(

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from policytest.scoring.cluster import Node, Pod
+from policytest.scoring.workload import NO_OBJECTS, ClusterObjects
 
 
 @dataclass(frozen=True)
@@ -136,4 +137,8 @@ class Scheduler(Protocol):
         (``binpack.cpu: written -1, Volcano uses 1``)."""
         ...
 
-    def cluster(self, nodes: Sequence[Node]) -> ClusterState: ...
+    def cluster(self, nodes: Sequence[Node], objects: ClusterObjects = NO_OBJECTS) -> ClusterState:
+        """The nodes (with their bound pods) and the cluster's workload objects and
+        namespaces (what PodTopologySpread's default constraints and affinity's
+        ``namespaceSelector`` read) as a cluster to schedule into."""
+        ...

@@ -74,6 +74,7 @@ from policytest.scoring.weights import (
     NodeOrderWeights,
     ResourceStrategyFitArgs,
 )
+from policytest.scoring.workload import NO_OBJECTS, ClusterObjects
 
 VOLCANO_NOT_MODELLED = (
     "nodeorder.nodeaffinity",
@@ -178,7 +179,9 @@ class VolcanoScheduler:
     predicates: VolcanoPredicates | None = VolcanoPredicates()
     """The ``predicates`` plugin's node filters; ``None``: the conf does not run them."""
 
-    def cluster(self, nodes: Sequence[Node]) -> VolcanoCluster:
+    def cluster(
+        self, nodes: Sequence[Node], objects: ClusterObjects = NO_OBJECTS
+    ) -> VolcanoCluster:
         state = VolcanoCluster(
             self,
             {node.name: node for node in nodes},
@@ -419,7 +422,7 @@ class KubeScheduler:
     added_affinity: tuple[SelectorTerm, ...] | None = None
     """NodeAffinity's ``addedAffinity`` required terms, enforced on every pod."""
 
-    def cluster(self, nodes: Sequence[Node]) -> KubeCluster:
+    def cluster(self, nodes: Sequence[Node], objects: ClusterObjects = NO_OBJECTS) -> KubeCluster:
         level = self.pod_level_resources
         traits = {node.name: node.traits for node in nodes}
         infos = {node.name: kube_node_info(node, level) for node in nodes}

@@ -19,6 +19,11 @@ from policytest.scoring.filters import (
     placement_from_dict,
 )
 from policytest.scoring.quantity import Quantity, QuantityError, parse_quantity
+from policytest.scoring.workload_specs import (
+    WorkloadSpecError,
+    node_images_from_dict,
+    pod_workload_from_dict,
+)
 
 __all__ = [
     "ClusterSpecError",
@@ -80,7 +85,7 @@ def pod_from_dict(data: object, *, default_requests_from_limits: bool, where: st
     defaulted from pod-level limits (KEP-2837). Fixtures describe pods as the API server
     stores them, so they want it on; replaying the oracle (built without it) wants it off.
     """
-    mapping = _mapping(data, where)
+    mapping = top = _mapping(data, where)
     name = ""
     metadata = mapping.get("metadata")
     annotations = _annotations(mapping.get("annotations"), _join(where, "annotations"))
@@ -122,9 +127,12 @@ def pod_from_dict(data: object, *, default_requests_from_limits: bool, where: st
     pod_level: ResourceList | None = pod_requests if pod_requests else None
     try:
         placement = placement_from_dict(mapping, where or "pod")
-    except FilterSpecError as error:
+        workload = pod_workload_from_dict(top, mapping, where or "pod")
+    except (FilterSpecError, WorkloadSpecError) as error:
         raise ClusterSpecError(str(error)) from None
-    pod = Pod(containers, init_containers, overhead, pod_level, name, annotations, placement)
+    pod = Pod(
+        containers, init_containers, overhead, pod_level, name, annotations, placement, workload
+    )
     if default_requests_from_limits and pod_limits:
         pod = Pod(
             containers,
@@ -134,6 +142,7 @@ def pod_from_dict(data: object, *, default_requests_from_limits: bool, where: st
             name,
             annotations,
             placement,
+            workload,
         )
     return pod
 
@@ -154,7 +163,7 @@ def _annotations(data: object, where: str) -> tuple[tuple[str, str], ...]:
 
 def node_from_dict(data: object, *, default_requests_from_limits: bool, where: str = "") -> Node:
     """A node: ``{name, allocatable, pods: [...], used: {...}, labels: {...},
-    taints: [...], unschedulable: bool}``.
+    taints: [...], unschedulable: bool, images: {...}}``.
 
     ``used`` is shorthand for one bound pod requesting exactly that, listed first.
     """
@@ -167,7 +176,8 @@ def node_from_dict(data: object, *, default_requests_from_limits: bool, where: s
         traits = node_traits_from_dict(
             mapping.get("labels"), mapping.get("taints"), mapping.get("unschedulable"), where
         )
-    except FilterSpecError as error:
+        images = node_images_from_dict(mapping.get("images"), _join(where, "images"))
+    except (FilterSpecError, WorkloadSpecError) as error:
         raise ClusterSpecError(str(error)) from None
     pods: list[Pod] = []
     if mapping.get("used") is not None:
@@ -186,7 +196,7 @@ def node_from_dict(data: object, *, default_requests_from_limits: bool, where: s
                 where=f"{_join(where, 'pods')}[{index}]",
             )
         )
-    return Node(name, allocatable, tuple(pods), traits)
+    return Node(name, allocatable, tuple(pods), traits, images)
 
 
 def _containers(
