@@ -1,18 +1,25 @@
-"""Cluster snapshots: ``kubectl get nodes,pods -A -o json|yaml`` as a fixture's cluster.
+"""Cluster snapshots: ``kubectl get nodes,pods,services,replicasets,statefulsets,
+replicationcontrollers,namespaces -A -o json|yaml`` as a fixture's cluster.
 
 Reading streams: JSON is decoded one object at a time (a ``List``'s ``items`` one by
 one, several top-level documents one after another), so a dump of 50,000 pods never
 sits in memory as one tree; YAML goes through the package's libyaml reader. Each Node
 and Pod is reduced on the spot to what scheduling reads:
 
-- a node: its name, ``status.allocatable``, labels, taints and ``spec.unschedulable``;
+- a node: its name, ``status.allocatable``, labels, taints, ``spec.unschedulable`` and
+  ``status.images`` (names and sizes);
 - a pod bound to a node (``spec.nodeName`` set, phase not Succeeded/Failed, as the
   scheduler's cache counts them): the requests of its containers, init containers and
-  sidecars, its overhead and pod-level requests; identical pods of a node are kept once
-  with a ``count``;
+  sidecars, its overhead and pod-level requests, and what spreading, pod affinity and
+  host ports read (namespace, labels, controller, pod (anti-)affinity, host ports);
+  identical pods of a node are kept once with a ``count``;
 - a pending pod (no ``spec.nodeName``, phase Pending): the same, plus what the node
-  filters read (tolerations, ``nodeSelector``, required node affinity) and the fields
-  policytest does not simulate (so a fixture that replays it says so).
+  filters and the topology plugins read (tolerations, ``nodeSelector``, node affinity,
+  spread constraints, images) and the fields policytest does not simulate (so a
+  fixture that replays it says so);
+- Services, ReplicaSets, ReplicationControllers and StatefulSets (name, namespace,
+  selector) and Namespaces (name, labels): PodTopologySpread's default constraints and
+  pod affinity's ``namespaceSelector`` read them.
 
 The result, :class:`Snapshot`, is also the compact file ``policytest snapshot`` writes
 (``kind: ClusterSnapshot``), which reads back through the same code.
@@ -45,18 +52,25 @@ COMPACT_API_VERSION: Final = "policytest/v1"
 _DONE_PHASES: Final = frozenset({"Succeeded", "Failed"})
 _CHUNK: Final = 1 << 20
 _LIST_KEYS: Final = ("items",)
-# PodSpec fields the node filters read, kept for pending pods.
-_FILTER_FIELDS: Final = ("tolerations", "nodeSelector")
+# PodSpec fields the node filters and the topology plugins read, kept for pending pods.
+_FILTER_FIELDS: Final = ("tolerations", "nodeSelector", "topologySpreadConstraints")
 # PodSpec fields policytest does not simulate, kept for pending pods so a fixture that
 # replays them reports them (PT003) instead of passing silently.
-_UNSIMULATED_FIELDS: Final = (
-    "topologySpreadConstraints",
-    "schedulingGates",
-    "resourceClaims",
-)
+_UNSIMULATED_FIELDS: Final = ("schedulingGates", "resourceClaims")
+# kind -> the compact snapshot's key (the fixture's cluster key) for workload objects.
+_OBJECT_KEYS: Final = {
+    "Service": "services",
+    "ReplicaSet": "replicaSets",
+    "ReplicationController": "replicationControllers",
+    "StatefulSet": "statefulSets",
+    "Namespace": "namespaces",
+}
+_POD_AFFINITY: Final = ("podAffinity", "podAntiAffinity")
 _NEUTRAL_VOLUME_KEYS: Final = frozenset(
     {"name", "emptyDir", "configMap", "secret", "downwardAPI", "projected", "hostPath"}
 )
+_IMAGE_VOLUME_KEYS: Final = frozenset({"name", "image"})
+"""An image volume only adds to ImageLocality's score (1.36), which is simulated."""
 _REQUIRED_AFFINITY: Final = "requiredDuringSchedulingIgnoredDuringExecution"
 _PREFERRED_AFFINITY: Final = "preferredDuringSchedulingIgnoredDuringExecution"
 
@@ -78,8 +92,10 @@ class Counts:
     """Neither bound nor Pending (e.g. phase Unknown without a node)."""
     orphan_pods: int = 0
     """Bound to a node the snapshot does not have."""
+    workload_objects: int = 0
+    """Services, ReplicaSets, ReplicationControllers, StatefulSets and Namespaces."""
     other_objects: int = 0
-    """Objects other than Nodes and Pods (never an error when some are Nodes)."""
+    """Objects of other kinds (never an error when some are Nodes)."""
     unsimulated_pending: int = 0
     """Pending pods using a feature policytest does not simulate (pod affinity, ...)."""
 
@@ -91,6 +107,7 @@ class Counts:
             "droppedCompletedPods": self.completed_pods,
             "droppedOtherPods": self.other_pods,
             "droppedPodsOnUnknownNodes": self.orphan_pods,
+            "workloadObjects": self.workload_objects,
             "droppedOtherObjects": self.other_objects,
             "pendingPodsWithUnsimulatedFeatures": self.unsimulated_pending,
         }
@@ -99,11 +116,13 @@ class Counts:
 @dataclass
 class Snapshot:
     """A cluster as scheduling sees it: nodes (fixture node form, bound pods grouped
-    with ``count``) and pending pods (``v1.Pod`` form: metadata name/namespace, spec)."""
+    with ``count``), pending pods (``v1.Pod`` form: metadata, spec) and the workload
+    objects and namespaces (fixture cluster form, by the fixture's key)."""
 
     nodes: list[dict[str, Any]] = field(default_factory=list)
     pending: list[dict[str, Any]] = field(default_factory=list)
     counts: Counts = field(default_factory=Counts)
+    objects: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -111,6 +130,7 @@ class Snapshot:
             "kind": COMPACT_KIND,
             "nodes": self.nodes,
             "pending": self.pending,
+            **self.objects,
         }
 
 
@@ -365,13 +385,17 @@ def _build(objects: Iterator[Mapping[str, Any]], shown: str) -> Snapshot:
             snapshot.nodes.append(_node(obj, shown, index))
         elif kind == "Pod":
             _pod(obj, shown, index, snapshot, bound)
+        elif isinstance(kind, str) and kind in _OBJECT_KEYS:
+            snapshot.objects.setdefault(_OBJECT_KEYS[kind], []).append(_workload_object(obj))
+            counts.workload_objects += 1
         else:
             counts.other_objects += 1
     if not snapshot.nodes:
         raise SnapshotError(
             f"{shown}: no Nodes found ({counts.other_objects} other "
             f"{'object' if counts.other_objects == 1 else 'objects'}); expected the "
-            "output of `kubectl get nodes,pods -A -o json` (or -o yaml) or a file written "
+            "output of `kubectl get nodes,pods,services,replicasets,statefulsets,"
+            "replicationcontrollers,namespaces -A -o json` (or -o yaml) or a file written "
             "by `policytest snapshot`"
         )
     counts.nodes = len(snapshot.nodes)
@@ -390,13 +414,22 @@ def _compact(obj: Mapping[str, Any], shown: str) -> Snapshot:
     if not isinstance(nodes, list) or not isinstance(pending, list):
         raise SnapshotError(f"{shown}: a {COMPACT_KIND} needs a list of `nodes`")
     counts = Counts(nodes=len(nodes), pending_pods=len(pending))
+    objects: dict[str, list[dict[str, Any]]] = {}
+    for key in _OBJECT_KEYS.values():
+        items = obj.get(key)
+        if items is None:
+            continue
+        if not isinstance(items, list) or not all(isinstance(item, dict) for item in items):
+            raise SnapshotError(f"{shown}: `{key}` of a {COMPACT_KIND} must be a list of objects")
+        objects[key] = list(items)
+        counts.workload_objects += len(items)
     for node in nodes:
         if not isinstance(node, dict) or not isinstance(node.get("name"), str):
             raise SnapshotError(f"{shown}: every node of a {COMPACT_KIND} needs a `name`")
         for pod in node.get("pods") or ():
             count = pod.get("count", 1) if isinstance(pod, dict) else 1
             counts.bound_pods += count if isinstance(count, int) else 1
-    return Snapshot(list(nodes), list(pending), counts)
+    return Snapshot(list(nodes), list(pending), counts, objects)
 
 
 def _where(shown: str, index: int, obj: Mapping[str, Any]) -> str:
@@ -431,7 +464,49 @@ def _node(obj: Mapping[str, Any], shown: str, index: int) -> dict[str, Any]:
         ]
     if spec.get("unschedulable"):
         node["unschedulable"] = True
+    images = [
+        {
+            "names": [name for name in image.get("names") or () if isinstance(name, str)],
+            "sizeBytes": image.get("sizeBytes") or 0,
+        }
+        for image in status.get("images") or ()
+        if isinstance(image, Mapping)
+    ]
+    if images:
+        node["images"] = images
     return node
+
+
+def _workload_object(obj: Mapping[str, Any]) -> dict[str, Any]:
+    """A Service, ReplicaSet, ReplicationController, StatefulSet (name, namespace,
+    selector) or Namespace (name, labels), in the fixture's short form."""
+    metadata = _mapping(obj.get("metadata"))
+    kept: dict[str, Any] = {"name": metadata.get("name")}
+    if obj.get("kind") == "Namespace":
+        if metadata.get("labels"):
+            kept["labels"] = dict(metadata["labels"])
+        return kept
+    if metadata.get("namespace"):
+        kept["namespace"] = metadata["namespace"]
+    selector = _mapping(obj.get("spec")).get("selector")
+    if selector is not None:
+        kept["selector"] = selector
+    return kept
+
+
+def _identity(obj: Mapping[str, Any], *, name: bool) -> dict[str, Any]:
+    """What the topology plugins read from a pod's metadata: namespace, labels, owners."""
+    metadata = _mapping(obj.get("metadata"))
+    keys = ("name", "namespace", "labels") if name else ("namespace", "labels")
+    kept = {key: metadata[key] for key in keys if metadata.get(key)}
+    owners = [
+        {key: owner[key] for key in ("apiVersion", "kind", "name", "controller") if key in owner}
+        for owner in metadata.get("ownerReferences") or ()
+        if isinstance(owner, Mapping)
+    ]
+    if owners:
+        kept["ownerReferences"] = owners
+    return kept
 
 
 def _pod(
@@ -450,7 +525,18 @@ def _pod(
         return
     where = _where(shown, index, obj)
     if node_name:
-        bound.setdefault(str(node_name), []).append(_resources(spec, where))
+        reduced = _resources(spec, where)
+        affinity = {
+            key: value
+            for key, value in _mapping(spec.get("affinity")).items()
+            if key in _POD_AFFINITY and value
+        }
+        if affinity:
+            reduced["affinity"] = affinity
+        identity = _identity(obj, name=False)
+        bound.setdefault(str(node_name), []).append(
+            {"metadata": identity, "spec": reduced} if identity else reduced
+        )
         counts.bound_pods += 1
         return
     if phase not in ("Pending", None):
@@ -466,20 +552,18 @@ def _pod(
     unsimulated = _unsimulated(spec, pod_spec)
     if unsimulated:
         counts.unsimulated_pending += 1
-    metadata = _mapping(obj.get("metadata"))
-    snapshot.pending.append(
-        {
-            "metadata": {key: metadata[key] for key in ("name", "namespace") if metadata.get(key)},
-            "spec": pod_spec,
-        }
-    )
+    for group in ("containers", "initContainers"):
+        for source, kept in zip(spec.get(group) or (), pod_spec.get(group) or (), strict=False):
+            image = _mapping(source).get("image")
+            if isinstance(image, str):
+                kept["image"] = image
+    snapshot.pending.append({"metadata": _identity(obj, name=True), "spec": pod_spec})
     counts.pending_pods += 1
 
 
 def _pending_affinity(affinity: object) -> dict[str, Any]:
-    """The parts of ``affinity`` a pending pod keeps: required node affinity (filtered),
-    preferred node affinity (scored by NodeAffinity, not modelled), pod (anti-)affinity
-    (not simulated: kept so that a fixture replaying the pod reports it)."""
+    """The parts of ``affinity`` a pending pod keeps: node affinity (required: filtered;
+    preferred: scored by NodeAffinity) and pod (anti-)affinity (InterPodAffinity)."""
     kept: dict[str, Any] = {}
     if not isinstance(affinity, Mapping):
         return kept
@@ -510,15 +594,8 @@ def _unsimulated(spec: Mapping[str, Any], pod_spec: dict[str, Any]) -> bool:
     ]
     if volumes:
         pod_spec["volumes"] = volumes
-        found = True
-    for group in ("containers", "initContainers"):
-        for source, kept in zip(spec.get(group) or (), pod_spec.get(group) or (), strict=False):
-            ports = [p for p in _mapping(source).get("ports") or () if _mapping(p).get("hostPort")]
-            if ports:
-                kept["ports"] = ports
-                found = True
-    affinity = pod_spec.get("affinity") or {}
-    return found or "podAffinity" in affinity or "podAntiAffinity" in affinity
+        found = found or any(k not in _IMAGE_VOLUME_KEYS for v in volumes for k in v)
+    return found
 
 
 def _resources(spec: Mapping[str, Any], where: str) -> dict[str, Any]:
@@ -540,6 +617,7 @@ def _resources(spec: Mapping[str, Any], where: str) -> dict[str, Any]:
 
 
 def _container(container: object, where: str) -> dict[str, Any]:
+    """A container's requests, sidecar ``restartPolicy`` and host ports."""
     mapping = _mapping(container)
     reduced: dict[str, Any] = {}
     requests = _mapping(mapping.get("resources")).get("requests")
@@ -547,6 +625,13 @@ def _container(container: object, where: str) -> dict[str, Any]:
         reduced["resources"] = {"requests": _quantities(requests, where)}
     if mapping.get("restartPolicy") is not None:
         reduced["restartPolicy"] = mapping["restartPolicy"]
+    ports = [
+        {key: port[key] for key in ("hostPort", "protocol", "hostIP") if port.get(key)}
+        for port in mapping.get("ports") or ()
+        if isinstance(port, Mapping) and port.get("hostPort")
+    ]
+    if ports:
+        reduced["ports"] = ports
     return reduced
 
 
@@ -593,7 +678,13 @@ def compact_json(snapshot: Snapshot) -> str:
     lines.append("],")
     lines.append('"pending": [')
     lines += _joined(json.dumps(p, separators=separators) for p in snapshot.pending)
-    lines += ["]", "}"]
+    lines.append("]")
+    for key, items in snapshot.objects.items():
+        lines[-1] += ","
+        lines.append(f'"{key}": [')
+        lines += _joined(json.dumps(item, separators=separators) for item in items)
+        lines.append("]")
+    lines.append("}")
     return "\n".join(lines) + "\n"
 
 
@@ -609,16 +700,19 @@ def stable_name(prefix: str, name: str) -> str:
 
 
 def anonymize(snapshot: Snapshot) -> Snapshot:
-    """Node, namespace and pod names replaced by stable hashes.
+    """Node, namespace, pod and workload object names replaced by stable hashes.
 
-    Scheduling matches labels and names, so a node's name is replaced everywhere it
-    stands: any label value equal to a node name (``kubernetes.io/hostname``, and any
-    other label that holds it) becomes that node's new name, and so do the values of
-    pending pods' ``nodeSelector`` and node affinity (label expressions and
-    ``matchFields metadata.name``) equal to a node name. Other labels, taints and
-    resource names are kept as they are: selectors match on them.
+    Scheduling matches labels and names, so a node's or a namespace's name is replaced
+    everywhere it stands: any label value equal to one (``kubernetes.io/hostname``,
+    ``kubernetes.io/metadata.name``, and any other label that holds it) becomes its new
+    name, and so do the values of every selector (``nodeSelector``, node affinity,
+    spread constraints, pod affinity and its ``namespaces``, Services' and controllers'
+    selectors) equal to one. A controller's name is hashed alike in its object and in
+    its pods' ``ownerReferences``. Other labels, taints and resource names are kept as
+    they are: selectors match on them, and every selector still matches what it did.
     """
-    renamed = {node["name"]: stable_name("node", node["name"]) for node in snapshot.nodes}
+    renamed = {name: stable_name("ns", name) for name in _namespace_names(snapshot)}
+    renamed.update((node["name"], stable_name("node", node["name"])) for node in snapshot.nodes)
 
     def value(text: object) -> object:
         return renamed.get(text, text) if isinstance(text, str) else text
@@ -627,36 +721,143 @@ def anonymize(snapshot: Snapshot) -> Snapshot:
     for node in snapshot.nodes:
         copy = {**node, "name": renamed[node["name"]]}
         if "labels" in node:
-            copy["labels"] = {key: value(text) for key, text in node["labels"].items()}
+            copy["labels"] = _renamed_labels(node["labels"], value)
+        if node.get("images"):
+            copy["images"] = [
+                {**image, "names": [_hidden_image(name) for name in image.get("names") or ()]}
+                for image in node["images"]
+            ]
+        if node.get("pods"):
+            copy["pods"] = [_anonymized_pod(pod, value) for pod in node["pods"]]
         nodes.append(copy)
-    pending = []
-    for pod in snapshot.pending:
-        metadata = dict(pod.get("metadata") or {})
-        if "name" in metadata:
-            metadata["name"] = stable_name("pod", str(metadata["name"]))
-        if "namespace" in metadata:
-            metadata["namespace"] = stable_name("ns", str(metadata["namespace"]))
-        spec = _renamed_values(pod.get("spec") or {}, value)
-        pending.append({"metadata": metadata, "spec": spec})
-    return Snapshot(nodes, pending, snapshot.counts)
+    pending = [_anonymized_pod(pod, value) for pod in snapshot.pending]
+    objects = {
+        key: [_anonymized_object(key, item, value) for item in items]
+        for key, items in snapshot.objects.items()
+    }
+    return Snapshot(nodes, pending, snapshot.counts, objects)
+
+
+def _namespace_names(snapshot: Snapshot) -> set[str]:
+    """Every namespace the snapshot names (objects, namespaces, pods)."""
+    names = {str(item.get("name")) for item in snapshot.objects.get("namespaces", ())}
+    names.update(
+        str(item["namespace"])
+        for key, items in snapshot.objects.items()
+        for item in items
+        if key != "namespaces" and item.get("namespace")
+    )
+    pods = [*snapshot.pending, *(pod for node in snapshot.nodes for pod in node.get("pods") or ())]
+    names.update(
+        str(pod["metadata"]["namespace"])
+        for pod in pods
+        if isinstance(pod.get("metadata"), Mapping) and pod["metadata"].get("namespace")
+    )
+    return names
+
+
+def _anonymized_pod(pod: Mapping[str, Any], value: Callable[[object], object]) -> dict[str, Any]:
+    """A pod (bound or pending, PodSpec fragment or ``{metadata, spec}``) anonymized."""
+    if "spec" not in pod and "metadata" not in pod:
+        return _renamed_values(pod, value)
+    metadata = dict(pod.get("metadata") or {})
+    if "name" in metadata:
+        metadata["name"] = stable_name("pod", str(metadata["name"]))
+    if "namespace" in metadata:
+        metadata["namespace"] = value(metadata["namespace"])
+    if isinstance(metadata.get("labels"), Mapping):
+        metadata["labels"] = _renamed_labels(metadata["labels"], value)
+    if isinstance(metadata.get("ownerReferences"), list):
+        metadata["ownerReferences"] = [
+            {**owner, "name": stable_name("owner", str(owner.get("name")))}
+            for owner in metadata["ownerReferences"]
+            if isinstance(owner, Mapping)
+        ]
+    anonymized: dict[str, Any] = {**pod, "metadata": metadata}
+    spec = _renamed_values(pod.get("spec") or {}, value)
+    for group in ("containers", "initContainers"):
+        if isinstance(spec.get(group), list):
+            spec[group] = [
+                {**item, "image": _hidden_image(normalized_image(item["image"]))}
+                if isinstance(item, Mapping) and isinstance(item.get("image"), str)
+                else item
+                for item in spec[group]
+            ]
+    if isinstance(spec.get("volumes"), list):
+        spec["volumes"] = [_hidden_image_volume(volume) for volume in spec["volumes"]]
+    anonymized["spec"] = spec
+    return anonymized
+
+
+def normalized_image(name: str) -> str:
+    """ImageLocality's ``normalizedImageName``: ``:latest`` appended when the name has
+    no tag (its last ``:`` is not after its last ``/``)."""
+    return name if name.rfind(":") > name.rfind("/") else f"{name}:latest"
+
+
+def _hidden_image(name: str) -> str:
+    """An image name hashed, tagged when it was (so ImageLocality matches as before)."""
+    hidden = stable_name("image", name)
+    return f"{hidden}:hidden" if normalized_image(name) == name else hidden
+
+
+def _hidden_image_volume(volume: object) -> object:
+    if not isinstance(volume, Mapping) or not isinstance(volume.get("image"), Mapping):
+        return volume
+    image = dict(volume["image"])
+    if isinstance(image.get("reference"), str):
+        image["reference"] = _hidden_image(normalized_image(image["reference"]))
+    return {**volume, "image": image}
+
+
+def _anonymized_object(
+    key: str, item: Mapping[str, Any], value: Callable[[object], object]
+) -> dict[str, Any]:
+    """A workload object or namespace anonymized (its selector still matches)."""
+    copy = dict(item)
+    if key == "namespaces":
+        copy["name"] = value(item.get("name"))
+        if isinstance(item.get("labels"), Mapping):
+            copy["labels"] = _renamed_labels(item["labels"], value)
+        return copy
+    prefix = "svc" if key == "services" else "owner"
+    copy["name"] = stable_name(prefix, str(item.get("name")))
+    if item.get("namespace"):
+        copy["namespace"] = value(item["namespace"])
+    selector = item.get("selector")
+    if key in ("services", "replicationControllers") and isinstance(selector, Mapping):
+        copy["selector"] = _renamed_labels(selector, value)
+    elif selector is not None:
+        copy["selector"] = _walk(selector, value)
+    return copy
+
+
+def _renamed_labels(
+    labels: Mapping[str, Any], value: Callable[[object], object]
+) -> dict[str, object]:
+    return {key: value(text) for key, text in labels.items()}
 
 
 def _renamed_values(spec: Mapping[str, Any], value: Callable[[object], object]) -> dict[str, Any]:
-    """A pending pod's spec with node names in selectors and affinities renamed."""
+    """A pod's spec with node and namespace names in selectors and affinities renamed."""
     result = dict(spec)
     if isinstance(spec.get("nodeSelector"), Mapping):
-        result["nodeSelector"] = {k: value(v) for k, v in spec["nodeSelector"].items()}
-    if isinstance(spec.get("affinity"), Mapping):
-        result["affinity"] = _walk(spec["affinity"], value)
+        result["nodeSelector"] = _renamed_labels(spec["nodeSelector"], value)
+    for key in ("affinity", "topologySpreadConstraints"):
+        if spec.get(key) is not None:
+            result[key] = _walk(spec[key], value)
     return result
 
 
 def _walk(data: Any, value: Callable[[object], object]) -> Any:
-    """Every ``values`` list's items renamed (selector requirements), recursively."""
+    """Every selector value renamed (``values`` and ``namespaces`` lists, ``matchLabels``
+    maps), recursively."""
     if isinstance(data, Mapping):
         return {
             key: [value(v) for v in item]
-            if key == "values" and isinstance(item, list)
+            if key in ("values", "namespaces") and isinstance(item, list)
+            else _renamed_labels(item, value)
+            if key == "matchLabels" and isinstance(item, Mapping)
             else _walk(item, value)
             for key, item in data.items()
         }
