@@ -119,12 +119,10 @@ def varied_cluster_yaml(nodes: int, bound_pods: int, seed: int = 11) -> str:
         pods = rng.choice((58, 110, 110, 250))
         lines.append(f"  - name: node-{index:05d}")
         lines.append(
-            f'    labels: {{topology.kubernetes.io/zone: zone-{rng.randrange(3)}, '
-            f'pool: pool-{rng.randrange(12)}, node.kubernetes.io/instance-type: t{cpu}}}'
+            f"    labels: {{topology.kubernetes.io/zone: zone-{rng.randrange(3)}, "
+            f"pool: pool-{rng.randrange(12)}, node.kubernetes.io/instance-type: t{cpu}}}"
         )
-        lines.append(
-            f'    allocatable: {{cpu: {cpu}m, memory: {memory}Mi, pods: "{pods}"{gpu}}}'
-        )
+        lines.append(f'    allocatable: {{cpu: {cpu}m, memory: {memory}Mi, pods: "{pods}"{gpu}}}')
         if count:
             lines.append("    pods:")
             lines.extend(f"    - {rng.choice(POD_SHAPES)}" for _ in range(count))
@@ -181,9 +179,7 @@ def write_fixture(
     write_configs(directory)
     path = os.path.join(directory, f"{kind}-{nodes}-nodes.policytest.yaml")
     with open(path, "w", encoding="utf-8") as handle:
-        handle.write(
-            fixture_yaml(f"configs/{kind}.yaml", nodes, bound_pods, cases, kind, cluster)
-        )
+        handle.write(fixture_yaml(f"configs/{kind}.yaml", nodes, bound_pods, cases, kind, cluster))
     return path
 
 
