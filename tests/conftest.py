@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Callable, Iterable
@@ -18,6 +19,18 @@ from policytest.scoring.cluster import Pod
 from policytest.scoring.specs import pod_from_dict
 
 DATA = Path(__file__).parent / "data"
+README = Path(__file__).parent.parent / "README.md"
+
+
+def readme_opening_files() -> dict[str, str]:
+    """The files the README's "Use it in your repository" path writes, by the path named on
+    each YAML block's first line (``# fixtures/binpack.policytest.yaml``)."""
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index("## Use it in your repository") :]
+    section = section[: section.index("\n## ", 1)]
+    blocks = re.findall(r"```yaml\n# (\S+)\n(.*?)```", section, re.DOTALL)
+    return {path: f"# {path}\n{body}" for path, body in blocks}
+
 
 # A small Volcano conf that loads cleanly (binpack with its recommended weight).
 VOLCANO_CONF = """\

@@ -96,13 +96,6 @@ def all_commands() -> list[tuple[str, list[str]]]:
         for block in console_blocks(CI_PAGE.read_text())
         for args in policytest_commands(block)
     ]
-    readme = (ROOT / "README.md").read_text()
-    reviewing = readme[readme.index("## Reviewing changes") :]
-    found += [
-        ("README.md", args)
-        for block in console_blocks(reviewing[: reviewing.index("\n## ", 1)])
-        for args in policytest_commands(block)
-    ]
     return found
 
 

@@ -1,4 +1,5 @@
-"""The README's claims that code can check: its fixture example runs and passes."""
+"""The README's and docs' claims that code can check: the opening path works as written, the
+fixture example runs and passes, the Quickstart is two commands."""
 
 from __future__ import annotations
 
@@ -10,14 +11,50 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import RunLine
+from tests.conftest import RunLine, readme_opening_files
 
 ROOT = Path(__file__).parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+DOCS = ROOT / "docs"
 
 
-def test_readme_fixture_example_passes(run_line: RunLine, tmp_path: Path) -> None:
-    section = README[README.index("## Testing configs") :]
+def _opening_commands() -> list[list[str]]:
+    """The console commands of the README's opening path, split at ``&&``."""
+    section = README[README.index("## Use it in your repository") : README.index("## Quickstart")]
+    lines = re.findall(r"```console\n(.*?)```", section, re.DOTALL)
+    return [shlex.split(part) for line in lines for part in line.strip().split("&&")]
+
+
+def test_readme_opening_path_works_as_written(tmp_path: Path) -> None:
+    """A fresh repository with the README's config and fixture: validate, run and pytest pass."""
+    files = readme_opening_files()
+    assert set(files) == {
+        "deploy/volcano-scheduler-configmap.yaml",
+        "fixtures/binpack.policytest.yaml",
+        ".pre-commit-config.yaml",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    subprocess.run(["git", "init", "--quiet"], cwd=tmp_path, check=True)
+    commands = _opening_commands()
+    assert [c[0] for c in commands] == ["pip", "policytest", "policytest", "pytest"]
+    outputs = []
+    for program, *args in commands[1:]:
+        module = ["policytest"] if program == "policytest" else ["pytest", "-p", "no:cacheprovider"]
+        done = subprocess.run(
+            [sys.executable, "-m", *module, *args], cwd=tmp_path, capture_output=True, text=True
+        )
+        assert done.returncode == 0, (program, args, done.stdout, done.stderr)
+        outputs.append(done.stdout)
+    validated, ran, tested = outputs
+    assert "All clean: 2 files checked." in validated
+    assert "Cases: 2 passed, 0 failed" in ran
+    assert "3 passed" in tested  # two cases and the config item
+
+
+def test_fixture_format_example_passes(run_line: RunLine, tmp_path: Path) -> None:
+    section = (DOCS / "fixtures.md").read_text(encoding="utf-8")
     example = re.search(r"```yaml\n(.*?)```", section, re.DOTALL)
     assert example is not None
     shutil.copytree(ROOT / "fixtures" / "configs", tmp_path / "configs")
@@ -30,7 +67,7 @@ def test_readme_fixture_example_passes(run_line: RunLine, tmp_path: Path) -> Non
 
 
 def test_readme_quickstart_has_exactly_two_commands() -> None:
-    quickstart = README[README.index("## Quickstart") : README.index("## Validating configs")]
+    quickstart = README[README.index("## Quickstart") : README.index("## Reference")]
     commands = re.findall(r"```console\n(.*?)```", quickstart, re.DOTALL)
     assert [c.count("\n") for c in commands] == [1, 1]
     assert commands[0].strip().endswith("policytest run fixtures/")
@@ -39,9 +76,9 @@ def test_readme_quickstart_has_exactly_two_commands() -> None:
     assert "pip install -e '.[test]'" in commands[1] and "python -m pytest -n 2" in commands[1]
 
 
-def test_readme_schema_modeline_points_at_the_file_its_commands_write(tmp_path: Path) -> None:
-    """The editor section's commands run, and its modeline resolves to the file they write."""
-    section = README[README.index("## Editor support") : README.index("## Development")]
+def test_editor_schema_modeline_points_at_the_file_its_commands_write(tmp_path: Path) -> None:
+    """The editor page's commands run, and its modeline resolves to the file they write."""
+    section = (DOCS / "editors.md").read_text(encoding="utf-8")
     commands = re.search(r"```console\n(.*?)```", section, re.S)
     assert commands is not None
     for line in commands.group(1).splitlines():
@@ -66,8 +103,9 @@ def test_readme_schema_modeline_points_at_the_file_its_commands_write(tmp_path: 
     assert json.loads(schema.read_text())["$id"].endswith("policytest-fixture.schema.json")
 
 
-def test_readme_python_example_runs(tmp_path: Path) -> None:
-    section = README[README.index("## From Python") : README.index("## pre-commit")]
+def test_library_example_runs(tmp_path: Path) -> None:
+    text = (DOCS / "python.md").read_text(encoding="utf-8")
+    section = text[text.index("## The library") :]
     example = re.search(r"```python\n(.*?)```", section, re.DOTALL)
     assert example is not None
     done = subprocess.run(

@@ -117,6 +117,8 @@ class KubeRelease:
     (its shape still checked) and a missing one crashes the scheduler."""
     ground_truth: str
     modelled_from: str | None = None
+    image_volume_locality: bool = False
+    """ImageLocality counts the pod's image volumes (1.36+, kubernetes PR #130135)."""
     """Where a part of the row is taken from another release (said in --verbose)."""
 
     @property
@@ -185,6 +187,7 @@ KUBE_RELEASES: Final[tuple[KubeRelease, ...]] = (
         dra_args=("filterTimeout", "bindingTimeout"),
         dra_binding_timeout_gate=True,
         strict_ratio_block=True,
+        image_volume_locality=True,
         ground_truth="real v1.36.3: 779 scores, 40 config verdicts",
     ),
     KubeRelease(
@@ -197,6 +200,7 @@ KUBE_RELEASES: Final[tuple[KubeRelease, ...]] = (
         dra_args=("filterTimeout", "bindingTimeout"),
         dra_binding_timeout_gate=True,
         strict_ratio_block=True,
+        image_volume_locality=True,
         ground_truth="v0.37.0-beta.0 API types (podGroupPostFilter); no 1.37 plugin code run",
         modelled_from="1.36 (scores, plugin registry, args validation: no 1.37 plugin source "
         "was available; only the API types were read)",

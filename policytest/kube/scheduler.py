@@ -8,7 +8,11 @@ from policytest.core.errors import PolicytestError
 from policytest.core.releases import kube_release
 from policytest.kube.corrections import kube_corrections
 from policytest.kube.model import KubeSchedulerConfig
+from policytest.scoring.plugins.profile import PROFILE_FILTERS, PROFILE_SCORES, ProfilePlugins
 from policytest.scoring.schedulers import BALANCED, FIT, NODE_FILTERS, KubeScheduler
+
+SCORED = frozenset({FIT, BALANCED, *PROFILE_SCORES})
+"""The score plugins policytest computes (the others need volumes or resource claims)."""
 
 
 class UnknownProfile(PolicytestError, LookupError):
@@ -33,13 +37,23 @@ def kube_scheduler(config: KubeSchedulerConfig, name: str | None) -> KubeSchedul
         fit_weight=profile.weight(FIT) or 0,
         balanced=profile.balanced_args if profile.scores(BALANCED) else None,
         balanced_weight=profile.weight(BALANCED) or 0,
-        not_modelled=tuple(n for n, _ in profile.score_plugins if n not in (FIT, BALANCED)),
+        not_modelled=tuple(n for n, _ in profile.score_plugins if n not in SCORED),
         fit_filter=profile.filters(FIT),
-        filter_order=tuple(n for n in profile.filter_plugins if n in NODE_FILTERS),
+        filter_order=tuple(
+            n for n in profile.filter_plugins if n in NODE_FILTERS or n in PROFILE_FILTERS
+        ),
         added_affinity=profile.node_affinity_added,
         ignored_resources=frozenset(profile.fit_ignored_resources),
         ignored_resource_groups=frozenset(profile.fit_ignored_resource_groups),
         corrections=kube_corrections(profile),
         balanced_formula=release.balanced_allocation,
         pod_level_resources=release.pod_level_resources,
+        profile=ProfilePlugins(
+            filters=tuple(n for n in profile.filter_plugins if n in PROFILE_FILTERS),
+            scores=tuple((n, w) for n, w in profile.score_plugins if n in PROFILE_SCORES),
+            spread=profile.spread_args,
+            inter_pod=profile.inter_pod_args,
+            added_preferred=profile.node_affinity_added_preferred,
+            image_volumes=release.image_volume_locality,
+        ),
     )

@@ -53,6 +53,7 @@ from policytest.kube.resources import (
     read_balanced_args,
     read_fit_args,
 )
+from policytest.kube.topology_args import added_preferred_terms, inter_pod_args, spread_args
 from policytest.kube.values import integer, items, mapping, repeats, text
 from policytest.scoring.filters import FilterSpecError, SelectorTerm, placement_from_dict
 
@@ -336,6 +337,9 @@ def _model(
                 ),
                 raised_weights=_raised_weights(profile, framework),
                 node_affinity_added=_added_affinity(profile),
+                spread_args=spread_args(profile),
+                inter_pod_args=inter_pod_args(profile),
+                node_affinity_added_preferred=added_preferred_terms(profile),
             )
         )
 

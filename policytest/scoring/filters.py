@@ -327,12 +327,12 @@ def _label_matches(requirement: Requirement, labels: Mapping[str, str]) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
-class _CompiledTerm:
+class CompiledTerm:
     expressions: tuple[Requirement, ...]
     fields: tuple[tuple[str, str, bool], ...]  # (field, value, equal)
 
 
-def _compile(term: SelectorTerm) -> _CompiledTerm | None:
+def _compile(term: SelectorTerm) -> CompiledTerm | None:
     """``newNodeSelectorTerm``; ``None`` for a term that matches nothing (empty, or one
     that does not parse: ``LazyErrorNodeSelector`` skips it)."""
     if not term.match_expressions and not term.match_fields:
@@ -344,10 +344,10 @@ def _compile(term: SelectorTerm) -> _CompiledTerm | None:
         if requirement.operator not in ("In", "NotIn") or len(requirement.values) != 1:
             return None
         fields.append((requirement.key, requirement.values[0], requirement.operator == "In"))
-    return _CompiledTerm(term.match_expressions, tuple(fields))
+    return CompiledTerm(term.match_expressions, tuple(fields))
 
 
-def compile_term(term: SelectorTerm) -> _CompiledTerm | None:
+def compile_term(term: SelectorTerm) -> CompiledTerm | None:
     """A term as the scheduler holds it; ``None`` when it is empty or does not parse
     (callers that must tell the two apart check ``term_parses``)."""
     return _compile(term)
@@ -361,7 +361,7 @@ def term_parses(term: SelectorTerm) -> bool:
     return _compile(term) is not None
 
 
-def term_matches(term: _CompiledTerm, name: str, labels: Mapping[str, str]) -> bool:
+def term_matches(term: CompiledTerm, name: str, labels: Mapping[str, str]) -> bool:
     """``nodeSelectorTerm.match`` of a compiled term on a node's name and labels."""
     return all(_label_matches(r, labels) for r in term.expressions) and all(
         (name == value if field == OBJECT_NAME_FIELD else value == "") == equal
@@ -378,7 +378,7 @@ class PodFilter:
         self.placement = placement
         self._selector = dict(placement.node_selector or ())
         terms = placement.required_terms
-        self._terms: tuple[_CompiledTerm, ...] | None = (
+        self._terms: tuple[CompiledTerm, ...] | None = (
             None
             if terms is None
             else tuple(c for c in (_compile(term) for term in terms) if c is not None)
@@ -439,19 +439,21 @@ def kube_filter(
     order: Sequence[str],
     fit: Callable[[], str | None] | None = None,
     added: PodFilter | None = None,
+    extra: Callable[[str], str | None] | None = None,
 ) -> str | None:
     """kube-scheduler's verdict from these filters, in the profile's filter ``order``
     (plugins not named there do not run; ``NodeResourcesFit`` there calls ``fit``):
     ``None`` if the node passes, else the reason of the first filter that fails.
     NodeAffinity's PreFilter rejects every node on a conflict and leaves out the nodes
     outside its node names; ``added`` is the profile's ``addedAffinity`` (its required
-    terms), which every node must match first."""
+    terms), which every node must match first; ``extra`` gives the verdict of the
+    other filters in ``order`` (the topology plugins: NodeName, NodePorts, ...)."""
     affinity = NODE_AFFINITY in order and (not pod.skip_affinity or added is not None)
     if affinity and pod.conflict:
         return CONFLICT_REASON
     if affinity and pod.names is not None and name not in pod.names:
         return NOT_IN_NAMES_REASON
-    if pod.trivial and added is None and passes_trivially(traits):
+    if pod.trivial and added is None and extra is None and passes_trivially(traits):
         return fit() if fit is not None and NODE_RESOURCES_FIT in order else None
     for plugin in order:
         if plugin == NODE_RESOURCES_FIT:
@@ -464,11 +466,15 @@ def kube_filter(
         elif plugin == TAINT_TOLERATION:
             if pod.untolerated_taint(traits) is not None:
                 return TAINT_REASON
-        elif plugin == NODE_AFFINITY and affinity:
-            if added is not None and not added.affinity_matches(name, labels):
+        elif plugin == NODE_AFFINITY:
+            if affinity and added is not None and not added.affinity_matches(name, labels):
                 return ENFORCED_REASON
-            if not pod.affinity_matches(name, labels):
+            if affinity and not pod.affinity_matches(name, labels):
                 return AFFINITY_REASON
+        elif extra is not None:
+            reason = extra(plugin)
+            if reason is not None:
+                return reason
     return None
 
 

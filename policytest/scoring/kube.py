@@ -49,6 +49,8 @@ __all__ = [
     "fit_resources",
     "fit_score",
     "fit_scorer",
+    "go_round",
+    "quo64",
     "wrap_int64",
 ]
 
@@ -214,7 +216,7 @@ def balanced_allocation_terms(
         with_pod = _balanced(allocatable, requested)
         without_pod = _balanced(allocatable, allocated)
         half = MAX_NODE_SCORE // 2  # S terms lie in 50..100: the numerator is never negative
-        return with_pod, without_pod, half + _quo64(half + with_pod - without_pod, 2)
+        return with_pod, without_pod, half + quo64(half + with_pod - without_pod, 2)
 
     return new
 
@@ -303,7 +305,7 @@ def _weighted_mean(
 ) -> int:
     """least/mostResourceScorer: sum(score x weight) / sum(weight) over resources kept."""
     node_score, weight_sum = _weighted_sum(score, allocatable, requested, weights, True)
-    return _quo64(node_score, weight_sum) if weight_sum else 0
+    return quo64(node_score, weight_sum) if weight_sum else 0
 
 
 def _weighted_sum(
@@ -329,7 +331,7 @@ def _weighted_sum(
 def _least_requested(requested: int, capacity: int) -> int:
     if capacity == 0 or requested > capacity:
         return 0
-    return _quo64(_mul64(capacity - requested, MAX_NODE_SCORE), capacity)
+    return quo64(_mul64(capacity - requested, MAX_NODE_SCORE), capacity)
 
 
 def _most_requested(requested: int, capacity: int) -> int:
@@ -337,7 +339,7 @@ def _most_requested(requested: int, capacity: int) -> int:
         return 0
     if requested > capacity:  # pods without requests get minimum values
         requested = capacity
-    return _quo64(_mul64(requested, MAX_NODE_SCORE), capacity)
+    return quo64(_mul64(requested, MAX_NODE_SCORE), capacity)
 
 
 def _requested_to_capacity_ratio(
@@ -348,7 +350,7 @@ def _requested_to_capacity_ratio(
 ) -> int:
     """Resources scoring 0 leave the mean; the mean is rounded with math.Round."""
     node_score, weight_sum = _weighted_sum(score, allocatable, requested, weights, False)
-    return _go_round(float(node_score) / float(weight_sum)) if weight_sum else 0
+    return go_round(float(node_score) / float(weight_sum)) if weight_sum else 0
 
 
 def _shape_score(points: Sequence[tuple[int, int]], requested: int, capacity: int) -> int:
@@ -356,7 +358,7 @@ def _shape_score(points: Sequence[tuple[int, int]], requested: int, capacity: in
     if requested > capacity:
         utilization = MAX_UTILIZATION
     else:
-        utilization = _quo64(_mul64(requested, MAX_UTILIZATION), capacity)
+        utilization = quo64(_mul64(requested, MAX_UTILIZATION), capacity)
     return _broken_linear(points, utilization)
 
 
@@ -367,7 +369,7 @@ def _broken_linear(points: Sequence[tuple[int, int]], p: int) -> int:
             if i == 0:
                 return score
             u0, s0 = points[i - 1]
-            return s0 + _quo64(_mul64(score - s0, p - u0), utilization - u0)
+            return s0 + quo64(_mul64(score - s0, p - u0), utilization - u0)
     return points[-1][1]
 
 
@@ -428,13 +430,13 @@ def _mul64(a: int, b: int) -> int:
     return result if -(1 << 63) <= result < (1 << 63) else wrap_int64(result)
 
 
-def _quo64(a: int, b: int) -> int:
+def quo64(a: int, b: int) -> int:
     """Go's ``/`` on int64: truncates toward zero (MinInt64 / -1 wraps)."""
     quotient = abs(a) // abs(b)
     return wrap_int64(quotient if (a < 0) == (b < 0) else -quotient)
 
 
-def _go_round(x: float) -> int:
+def go_round(x: float) -> int:
     """``int64(math.Round(x))``: half away from zero, without floor(x + 0.5)'s error."""
     whole = math.trunc(x)
     if abs(x - whole) >= 0.5:

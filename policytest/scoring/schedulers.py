@@ -50,6 +50,14 @@ from policytest.scoring.kube import (
     fit_resources,
     fit_scorer,
 )
+from policytest.scoring.plugins.profile import (
+    NO_PROFILE_PLUGINS,
+    PodCycle,
+    ProfilePlugins,
+    extra_filter,
+    with_cycle_scores,
+)
+from policytest.scoring.plugins.view import ClusterView
 from policytest.scoring.protocol import BalanceDetail, LazyDetails, ResourceDetail
 from policytest.scoring.rsf import RsfScore, proportional_filter, rsf_scorer
 from policytest.scoring.verdicts import (
@@ -372,6 +380,10 @@ class VolcanoCluster:
             )
         }
 
+    def local_binds(self, pod: Pod) -> bool:
+        """Binding a pod changes Volcano's scores on the bound node only."""
+        return True
+
     def bind(self, node_name: str, pod: Pod) -> None:
         self.infos[node_name] = volcano_node_info_with_pod(
             self.infos[node_name], pod, self.scheduler.overhead_first
@@ -421,6 +433,9 @@ class KubeScheduler:
     among them when ``fit_filter``)."""
     added_affinity: tuple[SelectorTerm, ...] | None = None
     """NodeAffinity's ``addedAffinity`` required terms, enforced on every pod."""
+    profile: ProfilePlugins = NO_PROFILE_PLUGINS
+    """The topology plugins the profile runs (spreading, affinity, taints and node
+    affinity scores, images, ports, node name)."""
 
     def cluster(self, nodes: Sequence[Node], objects: ClusterObjects = NO_OBJECTS) -> KubeCluster:
         level = self.pod_level_resources
@@ -434,6 +449,7 @@ class KubeScheduler:
             _NodeLabels(traits),
             {name: table(kube_key(info)) for name, info in infos.items()},
             table,
+            view=ClusterView.of(nodes, objects) if self.profile.active else None,
         )
         state._guarded()  # part of loading the cluster, as the keys
         return state
@@ -457,12 +473,34 @@ class KubeCluster:
     guarded_at: list[int] = field(default_factory=list)
     """The positions of the ``guarded`` nodes in cluster order."""
     guarded: frozenset[str] | None = None
+    view: ClusterView | None = None
+    """What the topology plugins read (``None``: the profile runs none of them)."""
+    extra: Callable[[str, str], str | None] | None = None
+    """The current cycle's topology filters (plugin, node) while a pod is scored."""
 
     def score(self, pod: Pod, only: Sequence[str] | None = None) -> Scores:
+        cycle = PodCycle(self.scheduler.profile, pod, self.view) if self.view else None
         plain, own, trivial, verdicts_by_key = self._prepared(pod)
+        self.extra = extra_filter(cycle)
+        trivial = trivial and self.extra is None
         guarded = self._guarded() if trivial else None
         memo = verdicts_by_key if self.memo and trivial else None
-        return node_scores(self.infos, only, self.keys, guarded, self.guarded_at, memo, plain, own)
+        if cycle is None or not cycle.plugins.scores:
+            return node_scores(
+                self.infos, only, self.keys, guarded, self.guarded_at, memo, plain, own
+            )
+        scores = node_scores(
+            self.infos, None, self.keys, guarded, self.guarded_at, memo, plain, own
+        )
+        scored = with_cycle_scores(scores, cycle)
+        if only is None:
+            return scored
+        position = {name: index for index, name in enumerate(scored.names)}
+        return Scores(list(only), [scored.verdicts[position[name]] for name in only])
+
+    def local_binds(self, pod: Pod) -> bool:
+        """Whether binding a pod changes this pod's score on the bound node only."""
+        return self.view is None or PodCycle(self.scheduler.profile, pod, self.view).local()
 
     def _guarded(self) -> frozenset[str]:
         """The nodes a pod without tolerations, selector or affinity may not pass (taints
@@ -533,7 +571,8 @@ class KubeCluster:
         def own(name: str) -> Verdict:
             info = infos[name]
             traits = self.traits[name] if self.traits else PLAIN_NODE
-            if trivial and passes_trivially(traits):
+            extra = self.extra
+            if trivial and extra is None and passes_trivially(traits):
                 return plain(name)
             reason = kube_filter(
                 node_filter,
@@ -552,6 +591,7 @@ class KubeCluster:
                 if scheduler.fit_filter
                 else None,
                 added,
+                None if extra is None else _for_node(extra, name),
             )
             return filtered(reason) if reason is not None else scored(info)
 
@@ -562,6 +602,8 @@ class KubeCluster:
             self.infos[node_name], pod, self.scheduler.pod_level_resources
         )
         self.keys[node_name] = self.table(kube_key(info))
+        if self.view is not None:
+            self.view.bind(node_name, pod.workload)
 
     def utilisation(self) -> Mapping[str, Mapping[str, tuple[int, int]]]:
         return {
@@ -572,6 +614,11 @@ class KubeCluster:
             }
             for name, info in self.infos.items()
         }
+
+
+def _for_node(extra: Callable[[str, str], str | None], name: str) -> Callable[[str], str | None]:
+    """The topology filters' verdicts on one node, by plugin."""
+    return lambda plugin: extra(plugin, name)
 
 
 class _LazyBalance(Mapping[str, BalanceDetail]):

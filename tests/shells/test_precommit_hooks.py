@@ -29,6 +29,8 @@ import pytest
 from identify import identify
 from ruamel.yaml import YAML
 
+from tests.conftest import readme_opening_files
+
 try:
     import fcntl
 except ImportError:  # Windows: no sharing between xdist workers
@@ -473,16 +475,7 @@ class TestRealPreCommit:
 
 # --- the README's snippet, as written, in a fresh repository ----------------------------
 
-README = (ROOT / "README.md").read_text(encoding="utf-8")
 GITHUB = "https://github.com/policytest/policytest"
-
-
-def readme_snippet() -> str:
-    """The ``.pre-commit-config.yaml`` the README's pre-commit section shows."""
-    section = README[README.index("## pre-commit") :]
-    match = re.search(r"```yaml\n(.*?)```", section, re.DOTALL)
-    assert match is not None
-    return match.group(1)
 
 
 @pytest.fixture
@@ -491,7 +484,7 @@ def readme_repo(user_repo: UserRepo, tmp_path: Path) -> UserRepo:
     replaced by the local copy of this checkout (the tests do not reach GitHub), where
     ``main`` names the commit under test."""
     _run(["git", "update-ref", "refs/heads/main", "HEAD"], user_repo.source, user_repo.env)
-    snippet = readme_snippet()
+    snippet = readme_opening_files()[".pre-commit-config.yaml"]
     assert f"- repo: {GITHUB}\n" in snippet
     (tmp_path / ".pre-commit-config.yaml").write_text(
         snippet.replace(GITHUB, str(user_repo.source)), encoding="utf-8"
@@ -502,14 +495,18 @@ def readme_repo(user_repo: UserRepo, tmp_path: Path) -> UserRepo:
 
 
 class TestReadmeSnippet:
-    def test_autoupdate_pins_a_commit_and_the_hooks_run(self, readme_repo: UserRepo) -> None:
+    def test_autoupdate_pins_a_commit_and_the_readme_files_pass(
+        self, readme_repo: UserRepo
+    ) -> None:
         updated = readme_repo.pre_commit("autoupdate")
         assert updated.returncode == 0, updated
         config = (readme_repo.path / ".pre-commit-config.yaml").read_text()
         revision = _run(["git", "rev-parse", "HEAD"], readme_repo.source, readme_repo.env)
         assert f"rev: {revision.output.strip()}" in config, config
-        (readme_repo.path / "fixtures").mkdir()
-        (readme_repo.path / "fixtures" / "binpack.policytest.yaml").write_text(PASSING_FIXTURE)
+        for name, text in readme_opening_files().items():  # its config and fixture
+            (readme_repo.path / name).parent.mkdir(parents=True, exist_ok=True)
+            (readme_repo.path / name).write_text(text, encoding="utf-8")
+        (readme_repo.path / ".pre-commit-config.yaml").write_text(config)
         readme_repo.git("add", ".")
         result = readme_repo.pre_commit("run", "--all-files", "--color=never")
         assert result.returncode == 0, result

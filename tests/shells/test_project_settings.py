@@ -22,7 +22,7 @@ from tests.check.test_releases import PLACEMENT
 from tests.conftest import DATA, RunLine
 
 PROJECT = DATA / "realrepos" / "settings-project"
-README = Path(__file__).parent.parent.parent / "README.md"
+SETTINGS_PAGE = Path(__file__).parent.parent.parent / "docs" / "settings.md"
 
 VOLCANO_GANG = """\
 actions: "enqueue, allocate, gangpreempt"
@@ -271,7 +271,7 @@ def test_schema_settings_is_printed(run_line: RunLine) -> None:
 
 
 def _readme_settings_examples() -> list[str]:
-    text = README.read_text()
+    text = SETTINGS_PAGE.read_text()
     return re.findall(r"```yaml\n(# \.policytest\.yaml.*?)```", text, re.S)
 
 

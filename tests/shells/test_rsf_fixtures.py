@@ -203,8 +203,8 @@ def test_volcano_before_1_15_counts_overhead_before_the_init_container_max(
     assert totals["1.15"]["empty"] == 3250 / 8000 * 1000
 
 
-def test_the_readme_documents_the_comparison() -> None:
-    readme = (ROOT / "README.md").read_text()
+def test_the_docs_show_the_comparison() -> None:
+    readme = (ROOT / "docs" / "fixtures.md").read_text()
     command = textwrap.dedent(
         f"policytest simulate fixtures/{RSF_FIXTURE.name} --config fixture --config "
         f"fixtures/configs/{BINPACK_CONFIG.name}"

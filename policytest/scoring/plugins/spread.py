@@ -1,0 +1,333 @@
+"""PodTopologySpread (``podtopologyspread/{common,filtering,scoring,plugin}.go``).
+
+A pod's constraints are its own ``topologySpreadConstraints`` (``DoNotSchedule`` ones
+filter, ``ScheduleAnyway`` ones score); a pod without any gets the plugin's default
+constraints (``defaultingType: System``: hostname maxSkew 3 and zone maxSkew 5, both
+``ScheduleAnyway``; ``List``: the args' ``defaultConstraints``) with the selector
+``helper.DefaultSelector`` makes from the Services selecting it and its controller
+(a ReplicationController, ReplicaSet or StatefulSet that exists); no selector, no
+constraints. Only pods in the incoming pod's namespace are counted.
+
+Volcano's nodeorder and predicates build this same plugin: ``filter_state`` /
+``node_filter`` and ``prescore`` / ``raw_score`` / ``normalize`` are what they call, on
+the nodes they choose.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from policytest.scoring.filters import PodFilter
+from policytest.scoring.kube import MAX_NODE_SCORE, go_round, quo64
+from policytest.scoring.plugins.view import ClusterView, ViewNode
+from policytest.scoring.selectors import Selector, compile_selector, selector_from_set
+from policytest.scoring.workload import PodWorkload, SpreadConstraint
+
+__all__ = [
+    "HOSTNAME",
+    "SYSTEM_DEFAULTS",
+    "ZONE",
+    "Constraint",
+    "FilterState",
+    "ScoreState",
+    "SpreadArgs",
+    "constraints_for",
+    "filter_state",
+    "node_filter",
+    "normalize",
+    "prescore",
+    "raw_score",
+]
+
+HOSTNAME: Final = "kubernetes.io/hostname"
+ZONE: Final = "topology.kubernetes.io/zone"
+DO_NOT_SCHEDULE: Final = "DoNotSchedule"
+SCHEDULE_ANYWAY: Final = "ScheduleAnyway"
+HONOR: Final = "Honor"
+SYSTEM_DEFAULTS: Final = (
+    SpreadConstraint(3, HOSTNAME, SCHEDULE_ANYWAY),
+    SpreadConstraint(5, ZONE, SCHEDULE_ANYWAY),
+)
+"""``systemDefaultConstraints`` (hostname 3, zone 5; both ScheduleAnyway)."""
+MISSING_LABEL_REASON: Final = (
+    "node(s) didn't match pod topology spread constraints (missing required label)"
+)
+SKEW_REASON: Final = "node(s) didn't match pod topology spread constraints"
+_CONTROLLER_KINDS: Final = {
+    ("v1", "ReplicationController"),
+    ("apps/v1", "ReplicaSet"),
+    ("apps/v1", "StatefulSet"),
+}
+
+
+@dataclass(frozen=True)
+class SpreadArgs:
+    """``PodTopologySpreadArgs`` after defaulting."""
+
+    defaulting_type: Literal["System", "List"] = "System"
+    default_constraints: tuple[SpreadConstraint, ...] = ()
+
+    @property
+    def system_defaulted(self) -> bool:
+        return self.defaulting_type == "System"
+
+    @property
+    def defaults(self) -> tuple[SpreadConstraint, ...]:
+        return SYSTEM_DEFAULTS if self.system_defaulted else self.default_constraints
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """``topologySpreadConstraint``: a constraint with its selector parsed and its
+    policies defaulted (node affinity Honor, taints Ignore); ``default``: it came from
+    the plugin's defaults, not from the pod."""
+
+    max_skew: int
+    topology_key: str
+    selector: Selector
+    min_domains: int
+    honor_affinity: bool
+    honor_taints: bool
+    default: bool = False
+
+
+def constraints_for(
+    pod: PodWorkload, args: SpreadArgs, view: ClusterView, action: str
+) -> tuple[Constraint, ...]:
+    """The pod's constraints for ``action`` (``getConstraints`` / ``initPreScoreState``);
+    raises :class:`~policytest.scoring.selectors.SelectorError` for a selector that
+    does not parse, as the plugin fails PreFilter / PreScore."""
+    if pod.spread:
+        return _compiled(pod.spread, pod, action, default=False)
+    constraints = _compiled(args.defaults, pod, action, default=True)
+    if not constraints:
+        return ()
+    selector = default_selector(pod, view)
+    if selector.empty:
+        return ()
+    return tuple(
+        Constraint(
+            c.max_skew,
+            c.topology_key,
+            selector,
+            c.min_domains,
+            c.honor_affinity,
+            c.honor_taints,
+            True,
+        )
+        for c in constraints
+    )
+
+
+def default_selector(pod: PodWorkload, view: ClusterView) -> Selector:
+    """``helper.DefaultSelector``: the selectors of the Services in the pod's namespace
+    that select it, merged, then its controller's selector, if the controller exists."""
+    labels = dict(pod.labels)
+    merged: dict[str, str] = {}
+    for service in view.objects.services(pod.namespace):
+        wanted = service.selector_map
+        if wanted is not None and all(labels.get(k) == v for k, v in wanted):
+            merged.update(wanted)
+    selector = selector_from_set(merged)
+    owner = pod.controller
+    if owner is None or (owner.api_version, owner.kind) not in _CONTROLLER_KINDS:
+        return selector
+    found = view.find(owner.kind, pod.namespace, owner.name)
+    if found is None:
+        return selector
+    if owner.kind == "ReplicationController":
+        return selector_from_set({**merged, **dict(found.selector_map or ())})
+    try:
+        other = compile_selector(found.selector)
+    except ValueError:
+        return selector
+    return selector if other.nothing else selector.with_requirements(other.requirements)
+
+
+def _compiled(
+    constraints: Sequence[SpreadConstraint], pod: PodWorkload, action: str, *, default: bool
+) -> tuple[Constraint, ...]:
+    """``filterTopologySpreadConstraints``: those for ``action``, selectors parsed and
+    ``matchLabelKeys`` merged in (the pod's values for the keys it has)."""
+    labels = dict(pod.labels)
+    result = []
+    for c in constraints:
+        if c.when_unsatisfiable != action:
+            continue
+        selector = compile_selector(c.label_selector)
+        keys = {key: labels[key] for key in c.match_label_keys if key in labels}
+        if keys and not selector.nothing:
+            selector = selector_from_set(keys).with_requirements(selector.requirements)
+        result.append(
+            Constraint(
+                c.max_skew,
+                c.topology_key,
+                selector,
+                1 if c.min_domains is None else c.min_domains,
+                c.node_affinity_policy in (None, HONOR),
+                c.node_taints_policy == HONOR,
+                default,
+            )
+        )
+    return tuple(result)
+
+
+def count_matching(pods: Sequence[PodWorkload], selector: Selector, namespace: str) -> int:
+    """``countPodsMatchSelector``: an empty selector counts nothing."""
+    if selector.empty:
+        return 0
+    return sum(1 for p in pods if p.namespace == namespace and selector.matches(dict(p.labels)))
+
+
+def _included(c: Constraint, node: ViewNode, pod_filter: PodFilter) -> bool:
+    """``matchNodeInclusionPolicies``: the pod's required node affinity (Honor) and
+    its tolerations of NoSchedule / NoExecute taints (Honor)."""
+    if c.honor_affinity and not pod_filter.affinity_matches(node.name, node.labels):
+        return False
+    return not (c.honor_taints and pod_filter.untolerated_taint(node.traits) is not None)
+
+
+def _has_keys(labels: Mapping[str, str], constraints: Sequence[Constraint]) -> bool:
+    return all(c.topology_key in labels for c in constraints)
+
+
+# --- Filter --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FilterState:
+    """PreFilter's state: per constraint, matching pods per topology value, and the
+    minimum the skew is measured from."""
+
+    constraints: tuple[Constraint, ...]
+    counts: tuple[dict[str, int], ...]
+    minimums: tuple[int, ...]
+
+
+def filter_state(
+    pod: PodWorkload, constraints: tuple[Constraint, ...], view: ClusterView, pod_filter: PodFilter
+) -> FilterState:
+    """``calPreFilterState`` over every node of the cluster."""
+    counts: tuple[dict[str, int], ...] = tuple({} for _ in constraints)
+    for node in view.nodes:
+        if not _has_keys(node.labels, constraints):
+            continue
+        for index, c in enumerate(constraints):
+            if not _included(c, node, pod_filter):
+                continue
+            value = node.labels[c.topology_key]
+            found = count_matching(node.pods, c.selector, pod.namespace)
+            counts[index][value] = counts[index].get(value, 0) + found
+    minimums = tuple(
+        0 if len(domains) < c.min_domains else min(domains.values())
+        for c, domains in zip(constraints, counts, strict=True)
+    )
+    return FilterState(constraints, counts, minimums)
+
+
+def node_filter(state: FilterState, pod: PodWorkload, node: ViewNode) -> str | None:
+    """``Filter``: the node has every topology key, and placing the pod there keeps
+    each constraint's skew within ``maxSkew``."""
+    labels = dict(pod.labels)
+    for c, domains, minimum in zip(state.constraints, state.counts, state.minimums, strict=True):
+        value = node.labels.get(c.topology_key)
+        if value is None:
+            return MISSING_LABEL_REASON
+        own = 1 if c.selector.matches(labels) else 0
+        if domains.get(value, 0) + own - minimum > c.max_skew:
+            return SKEW_REASON
+    return None
+
+
+# --- Score ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ScoreState:
+    """PreScore's state: the constraints, the nodes left out (missing a key when every
+    key is required), matching pods per topology value, each constraint's weight."""
+
+    constraints: tuple[Constraint, ...]
+    ignored: frozenset[str]
+    counts: tuple[dict[str, int], ...]
+    weights: tuple[float, ...]
+    namespace: str
+
+
+def prescore(
+    pod: PodWorkload,
+    args: SpreadArgs,
+    feasible: Sequence[ViewNode],
+    view: ClusterView,
+    pod_filter: PodFilter,
+) -> ScoreState | None:
+    """``PreScore`` (``None``: Skip). Domains are the values of the key on the
+    ``feasible`` nodes; pods are counted on every node of the cluster. Nodes without a
+    key are left out unless the constraints are the system defaults."""
+    if not view.nodes:
+        return None
+    constraints = constraints_for(pod, args, view, SCHEDULE_ANYWAY)
+    if not constraints:
+        return None
+    require_all = bool(pod.spread) or not args.system_defaulted
+    ignored: set[str] = set()
+    counts: tuple[dict[str, int], ...] = tuple({} for _ in constraints)
+    for node in feasible:
+        if require_all and not _has_keys(node.labels, constraints):
+            ignored.add(node.name)
+            continue
+        for index, c in enumerate(constraints):
+            if c.topology_key != HOSTNAME:
+                counts[index].setdefault(node.labels.get(c.topology_key, ""), 0)
+    weights = tuple(
+        math.log((len(feasible) - len(ignored) if c.topology_key == HOSTNAME else len(domains)) + 2)
+        for c, domains in zip(constraints, counts, strict=True)
+    )
+    for node in view.nodes:
+        if require_all and not _has_keys(node.labels, constraints):
+            continue
+        for index, c in enumerate(constraints):
+            if not _included(c, node, pod_filter):
+                continue
+            value = node.labels.get(c.topology_key, "")
+            if value in counts[index]:
+                counts[index][value] += count_matching(node.pods, c.selector, pod.namespace)
+    return ScoreState(constraints, frozenset(ignored), counts, weights, pod.namespace)
+
+
+def raw_score(state: ScoreState, node: ViewNode) -> int:
+    """``Score``: per constraint whose key the node has, matching pods in its domain
+    (on the node itself for hostname) times the weight, plus ``maxSkew - 1``; rounded."""
+    if node.name in state.ignored:
+        return 0
+    score = 0.0
+    for c, domains, weight in zip(state.constraints, state.counts, state.weights, strict=True):
+        value = node.labels.get(c.topology_key)
+        if value is None:
+            continue
+        if c.topology_key == HOSTNAME:
+            count = count_matching(node.pods, c.selector, state.namespace)
+        else:
+            count = domains[value]
+        score += float(count) * weight + float(c.max_skew - 1)
+    return go_round(score)
+
+
+def normalize(state: ScoreState, names: Sequence[str], scores: Sequence[int]) -> list[int]:
+    """``NormalizeScore``: ``100 * (max + min - score) / max`` over the nodes not left
+    out (those score 0); every node 100 when the maximum is 0."""
+    kept = [s for name, s in zip(names, scores, strict=True) if name not in state.ignored]
+    low = min(kept, default=0)
+    high = max([0, *kept])
+    result = []
+    for name, score in zip(names, scores, strict=True):
+        if name in state.ignored:
+            result.append(0)
+        elif high == 0:
+            result.append(MAX_NODE_SCORE)
+        else:
+            result.append(quo64(MAX_NODE_SCORE * (high + low - score), high))
+    return result
