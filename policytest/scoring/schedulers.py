@@ -50,6 +50,7 @@ from policytest.scoring.kube import (
     fit_resources,
     fit_scorer,
 )
+from policytest.scoring.plugins.nodeorder import with_nodeorder_terms
 from policytest.scoring.plugins.profile import (
     NO_PROFILE_PLUGINS,
     PodCycle,
@@ -186,6 +187,13 @@ class VolcanoScheduler:
     """The resource-strategy-fit arguments whose proportional filter runs, if any."""
     predicates: VolcanoPredicates | None = VolcanoPredicates()
     """The ``predicates`` plugin's node filters; ``None``: the conf does not run them."""
+    profile: ProfilePlugins = NO_PROFILE_PLUGINS
+    """The kube-scheduler topology plugins predicates filters and nodeorder scores with
+    (:mod:`policytest.scoring.plugins.nodeorder`)."""
+    nodeorder_batch: bool = False
+    """nodeorder scores its resource plugins in its batch function, after their PreScore
+    (from 1.15): BalancedAllocation skips best-effort pods, and the float total adds
+    them after the per-node functions (binpack's float comes first)."""
 
     def cluster(
         self, nodes: Sequence[Node], objects: ClusterObjects = NO_OBJECTS
@@ -194,6 +202,7 @@ class VolcanoScheduler:
             self,
             {node.name: node for node in nodes},
             {node.name: volcano_node_info(node, self.overhead_first) for node in nodes},
+            view=ClusterView.of(nodes, objects) if self.profile.active else None,
         )
         state._keys()  # part of loading the cluster, as the kube view nodeorder reads
         state._guarded()
@@ -219,6 +228,10 @@ class VolcanoCluster:
     prepared: dict[int, tuple[Pod, _Prepared]] = field(default_factory=dict)
     guarded_at: list[int] = field(default_factory=list)
     """The positions of the ``guarded`` nodes in cluster order."""
+    view: ClusterView | None = None
+    """What the topology plugins read (``None``: the conf runs none of them)."""
+    extra: Callable[[str, str], str | None] | None = None
+    """The current cycle's topology filters (plugin, node) while a pod is scored."""
 
     def _guarded(self) -> frozenset[str]:
         """The nodes a pod without tolerations, selector or affinity may not pass (taints
@@ -240,12 +253,28 @@ class VolcanoCluster:
         return self.kube_infos[name]
 
     def score(self, pod: Pod, only: Sequence[str] | None = None) -> Scores:
+        cycle = PodCycle(self.scheduler.profile, pod, self.view) if self.view else None
         plain, own, trivial, verdicts_by_key = self._prepared(pod)
+        self.extra = extra_filter(cycle)
+        trivial = trivial and self.extra is None
         guarded = self._guarded() if trivial else None
         memo = verdicts_by_key if self.memo and trivial else None
-        return node_scores(
-            self.infos, only, self._keys(), guarded, self.guarded_at, memo, plain, own
+        if cycle is None or not cycle.plugins.scores:
+            return node_scores(
+                self.infos, only, self._keys(), guarded, self.guarded_at, memo, plain, own
+            )
+        scores = node_scores(
+            self.infos, None, self._keys(), guarded, self.guarded_at, memo, plain, own
         )
+        scored = with_nodeorder_terms(scores, cycle, self.scheduler.nodeorder_batch)
+        if only is None:
+            return scored
+        position = {name: index for index, name in enumerate(scored.names)}
+        return Scores(list(only), [scored.verdicts[position[name]] for name in only])
+
+    def local_binds(self, pod: Pod) -> bool:
+        """Whether binding a pod changes this pod's score on the bound node only."""
+        return self.view is None or PodCycle(self.scheduler.profile, pod, self.view).local()
 
     def _keys(self) -> dict[str, int]:
         """Each node's key (``verdicts.volcano_key``), made on first use."""
@@ -273,7 +302,9 @@ class VolcanoCluster:
             (
                 entry,
                 binpack_scorer(entry.binpack, pod, first) if entry.binpack else None,
-                nodeorder_scorer(entry.nodeorder, pod, formula) if entry.nodeorder else None,
+                nodeorder_scorer(entry.nodeorder, pod, formula, scheduler.nodeorder_batch)
+                if entry.nodeorder
+                else None,
                 rsf_scorer(entry.rsf, request, annotations) if entry.rsf else None,
             )
             for entry in scheduler.entries
@@ -303,6 +334,12 @@ class VolcanoCluster:
                     self._labels(name) if node_filter.placement.uses_labels else _NO_LABELS,
                     node_affinity=predicates.node_affinity,
                     taint_toleration=predicates.taint_toleration,
+                )
+            extra = self.extra
+            if reason is None and extra is not None:
+                reason = next(
+                    filter(None, (extra(plugin, name) for plugin in scheduler.profile.filters)),
+                    None,
                 )
             if reason is not None:
                 return filtered(reason)
@@ -343,7 +380,7 @@ class VolcanoCluster:
             return verdict(name, False)
 
         def own(name: str) -> Verdict:
-            return verdict(name, not trivial or name in self._guarded())
+            return verdict(name, not trivial or self.extra is not None or name in self._guarded())
 
         return plain, own, trivial
 
@@ -380,16 +417,14 @@ class VolcanoCluster:
             )
         }
 
-    def local_binds(self, pod: Pod) -> bool:
-        """Binding a pod changes Volcano's scores on the bound node only."""
-        return True
-
     def bind(self, node_name: str, pod: Pod) -> None:
         self.infos[node_name] = volcano_node_info_with_pod(
             self.infos[node_name], pod, self.scheduler.overhead_first
         )
         node = self.nodes[node_name]
         self.nodes[node_name] = replace(node, pods=(*node.pods, pod))
+        if self.view is not None:
+            self.view.bind(node_name, pod.workload)
         if node_name in self.kube_infos:  # integer sums: adding one pod equals recounting
             self.kube_infos[node_name] = kube_node_info_with_pod(self.kube_infos[node_name], pod)
         if self.keys:

@@ -73,6 +73,9 @@ class ProfilePlugins:
     added_preferred: tuple[PreferredNodeTerm, ...] = ()
     image_volumes: bool = True
     """ImageLocality counts image volumes (1.36+)."""
+    image_cache_order: bool = False
+    """ImageLocality counts, for each node, only the nodes that entered the cache up to
+    it (Volcano's cache keeps each node's image summary as it was when it was added)."""
 
     @property
     def active(self) -> bool:
@@ -182,8 +185,16 @@ class PodCycle:
         if plugin == IMAGE_LOCALITY:
             total = len(view.nodes)
             volumes = self.plugins.image_volumes
+            cache_order = self.plugins.image_cache_order
             return [
-                image_score(workload, n, view.images, total, image_volumes=volumes) for n in nodes
+                image_score(
+                    workload,
+                    n,
+                    view.images_when_added(n) if cache_order else view.images,
+                    total,
+                    image_volumes=volumes,
+                )
+                for n in nodes
             ]
         return [0] * len(nodes)
 
