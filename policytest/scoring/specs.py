@@ -86,6 +86,7 @@ def pod_from_dict(data: object, *, default_requests_from_limits: bool, where: st
     stores them, so they want it on; replaying the oracle (built without it) wants it off.
     """
     mapping = top = _mapping(data, where)
+    top_where = where or "pod"
     name = ""
     metadata = mapping.get("metadata")
     annotations = _annotations(mapping.get("annotations"), _join(where, "annotations"))
@@ -127,7 +128,7 @@ def pod_from_dict(data: object, *, default_requests_from_limits: bool, where: st
     pod_level: ResourceList | None = pod_requests if pod_requests else None
     try:
         placement = placement_from_dict(mapping, where or "pod")
-        workload = pod_workload_from_dict(top, mapping, where or "pod")
+        workload = pod_workload_from_dict(top, mapping, top_where)
     except (FilterSpecError, WorkloadSpecError) as error:
         raise ClusterSpecError(str(error)) from None
     pod = Pod(
