@@ -9,7 +9,9 @@ behind :class:`~policytest.scoring.protocol.ClusterState`. What is saved is repe
 - :func:`place_all` places a sequence incrementally. Binding a pod changes only the
   chosen node, so each pod kind's per-node totals are kept (for the few most recent
   kinds) and only the bound node is rescored; the best node and its ties come from a
-  heap of totals instead of building and ranking a ``NodeScore`` per node.
+  heap of totals instead of building and ranking a ``NodeScore`` per node. A kind whose
+  scores read other nodes (``ClusterState.local_binds`` is false: spreading, pod
+  affinity, normalisation that a bind can move) is scored afresh after every bind.
   Ties are broken exactly as :func:`policytest.harness.runner.rank` orders them (cluster order).
 """
 
@@ -76,8 +78,10 @@ class _Kind:
     """One pod kind's totals: per node (cluster order), grouped by value, and a heap of
     the values (stale entries skipped) so the best group is found without a scan."""
 
-    def __init__(self, totals: list[float]) -> None:
+    def __init__(self, totals: list[float], local: bool) -> None:
         self.totals = totals
+        self.local = local
+        """Binding a pod changes this kind's totals on the bound node only."""
         self.groups: dict[float, set[int]] = {}
         for index, total in enumerate(totals):
             if total != _INFEASIBLE:
@@ -139,16 +143,25 @@ class _Totals:
             totals = [v[2] if v[0] else _INFEASIBLE for v in scores.verdicts]
         else:
             totals = [score.total if score.feasible else _INFEASIBLE for score in scores]
-        kind = _Kind(totals)
+        kind = _Kind(totals, self.state.local_binds(pod))
         self.kinds[pod] = kind
         if len(self.kinds) > self.max_kinds:
             self.kinds.popitem(last=False)
         return kind, scores
 
-    def bound(self, name: str) -> None:
-        """``name`` changed: rescore it for every kept pod kind."""
+    def bound(self, name: str, kind_bound: _Kind) -> None:
+        """A pod of ``kind_bound`` went to ``name``: rescore that node for every kept
+        kind whose scores elsewhere cannot move; forget the others (spreading and
+        affinity read every node, and normalisation the whole candidate set), and
+        every kind after a bind that such plugins see (they are scored afresh)."""
+        if not kind_bound.local:
+            self.kinds.clear()
+            return
         position = self.index[name]
-        for pod, kind in self.kinds.items():
+        for pod, kind in list(self.kinds.items()):
+            if not kind.local:
+                del self.kinds[pod]
+                continue
             (score,) = self.state.score(pod, only=[name])
             kind.set(position, score.total if score.feasible else _INFEASIBLE)
 
@@ -175,7 +188,7 @@ def place_all(
         else:
             chosen = cache.names[best[0]]
             state.bind(chosen, pod)
-            cache.bound(chosen)
+            cache.bound(chosen, kind)
             choices.append((chosen, tuple(cache.names[i] for i in best[1:])))
         if progress is not None:
             progress(count)

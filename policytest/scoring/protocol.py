@@ -108,6 +108,11 @@ class ClusterState(Protocol):
 
     def bind(self, node_name: str, pod: Pod) -> None: ...
 
+    def local_binds(self, pod: Pod) -> bool:
+        """Whether binding a pod anywhere changes ``pod``'s verdicts on that node only
+        (no spreading, pod affinity or normalisation that reads the other nodes)."""
+        ...
+
     def utilisation(self) -> Mapping[str, Mapping[str, tuple[int, int]]]:
         """Per node, per resource: (requested, allocatable), for utilisation bars."""
         ...

@@ -12,19 +12,16 @@ scored scenario (more than one candidate) nodeorder's and binpack's parts and th
 exactly; the pod must land in the recorded best set (``bestNodes``: Volcano picks one of
 them at random).
 
-The kube-scheduler plugins behind nodeorder's and predicates' other terms
-(TaintToleration, NodeAffinity and InterPodAffinity scores, PodTopologySpread,
-ImageLocality, NodePorts) are not scored yet: a scenario whose recorded result depends on
-one of them (a non-zero part in its breakdown, a filter reason of its own, or a pod
-field only it reads) is a strict expected failure naming what it waits for, so it turns
-into an error the day it passes and its plugin joins ``MODELLED``.
+Beyond resources this covers nodeorder's taint, node affinity, pod affinity, spreading
+and image terms and predicates' ports, pod affinity and spreading filters, on the
+kube-scheduler topology plugins (:mod:`policytest.scoring.plugins.nodeorder`).
 """
 
 from __future__ import annotations
 
 import gzip
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -38,50 +35,6 @@ KINDS = ("nodes", "pods", "services", "replicasets", "statefulsets", "replicatio
 
 with gzip.open(DATA, "rt", encoding="utf-8") as _lines:
     RECORDS: list[dict[str, Any]] = [json.loads(line) for line in _lines]
-
-MODELLED: frozenset[str] = frozenset()
-"""nodeorder's and predicates' kube-scheduler terms policytest scores or filters with."""
-SCORED_TERMS = (
-    "TaintToleration",
-    "NodeAffinity",
-    "InterPodAffinity",
-    "PodTopologySpread",
-    "ImageLocality",
-)
-FILTER_REASONS = {
-    "anti-affinity": "InterPodAffinity",
-    "pod affinity": "InterPodAffinity",
-    "free ports": "NodePorts",
-    "topology spread": "PodTopologySpread",
-}
-
-
-def pod_fields(pod: Mapping[str, Any]) -> Iterator[str]:
-    """The terms a pod's own fields call for (whatever its scores turn out to be)."""
-    spec = pod["spec"]
-    affinity = spec.get("affinity", {})
-    if "podAffinity" in affinity or "podAntiAffinity" in affinity:
-        yield "InterPodAffinity"
-    if "topologySpreadConstraints" in spec:
-        yield "PodTopologySpread"
-    containers = spec.get("containers", []) + spec.get("initContainers", [])
-    if any("hostPort" in port for c in containers for port in c.get("ports", [])):
-        yield "NodePorts"
-    if any("image" in volume for volume in spec.get("volumes", [])):
-        yield "ImageLocality"
-
-
-def waits_for(record: dict[str, Any], release: str) -> frozenset[str]:
-    """The terms not yet modelled that this scenario's recorded result depends on."""
-    result = record["results"][release]
-    needed = set(pod_fields(record["input"]["incoming"]))
-    for node in result["nodes"]:
-        reason = node.get("reason", "")
-        needed.update(term for text, term in FILTER_REASONS.items() if text in reason)
-        if result["scored"] and node["candidate"]:
-            parts = {**node.get("batchNodeOrderDetail", {}), **node.get("nodeOrderDetail", {})}
-            needed.update(term for term in SCORED_TERMS if parts.get(term))
-    return frozenset(needed - MODELLED)
 
 
 def write_scenario(record: dict[str, Any], directory: Path) -> Path:
@@ -133,13 +86,7 @@ def differences(record: dict[str, Any], release: str, got: dict[str, Any]) -> It
 def params() -> Iterator[Any]:
     for record in RECORDS:
         for release in RELEASES:
-            waiting = waits_for(record, release)
-            marks = (
-                [pytest.mark.xfail(strict=True, reason=f"waits for {', '.join(sorted(waiting))}")]
-                if waiting
-                else []
-            )
-            yield pytest.param(record, release, marks=marks, id=f"{release}-{record['id']}")
+            yield pytest.param(record, release, id=f"{release}-{record['id']}")
 
 
 def test_the_published_half_is_here() -> None:

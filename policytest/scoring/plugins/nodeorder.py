@@ -84,14 +84,17 @@ def nodeorder_profile(
     )
 
 
-def with_nodeorder_terms(scores: Scores, cycle: PodCycle, resources_in_batch: bool) -> Scores:
+def with_nodeorder_terms(
+    scores: Scores, cycle: PodCycle, resources_in_batch: bool, subset: bool = False
+) -> Scores:
     """``scores`` (predicates, fit check, per-node scores) with nodeorder's topology
     terms added to every candidate's nodeorder score and total, when there is more
-    than one candidate (allocate scores nothing for one). When a PreScore fails (an
-    unparsable preferred term) nodeorder's batch function returns an error; what
-    allocate then does is not modelled: the terms are left out."""
+    than one candidate (allocate scores nothing for one; ``subset``: ``scores`` are a
+    few nodes of a cluster, scored as if among several candidates). When a PreScore
+    fails (an unparsable preferred term) nodeorder's batch function returns an error;
+    what allocate then does is not modelled: the terms are left out."""
     candidates = [name for name, v in zip(scores.names, scores.verdicts, strict=True) if v[0]]
-    if len(candidates) < 2:
+    if not candidates or (len(candidates) < 2 and not subset):
         return scores
     result = cycle.scores(candidates)
     if isinstance(result, str):

@@ -101,6 +101,8 @@ class PodCycle:
         """A PreFilter failure: every node is rejected with it."""
         self.spread_state: spread.FilterState | None = None
         self.affinity_state: interpod.FilterState | None = None
+        self.steady: dict[str, dict[str, int]] | None = None
+        """Each node's scores, kept once the cycle is found :meth:`local`."""
         self._prefilter()
 
     def _prefilter(self) -> None:
@@ -150,7 +152,20 @@ class PodCycle:
 
     def scores(self, feasible: Sequence[str]) -> CycleScores | str:
         """Every score plugin's weighted score per feasible node, or why PreScore
-        failed (the scheduler then fails the whole cycle)."""
+        failed (the scheduler then fails the whole cycle). Once the cycle is found
+        :meth:`local`, a node's scores do not depend on the others: they are kept."""
+        steady = self.steady
+        if steady is not None:
+            missing = [name for name in feasible if name not in steady]
+            if missing:
+                found = self._scores(missing)
+                if isinstance(found, str):
+                    return found
+                steady.update(found)
+            return {name: steady[name] for name in feasible}
+        return self._scores(feasible)
+
+    def _scores(self, feasible: Sequence[str]) -> dict[str, dict[str, int]] | str:
         nodes = [self.view.by_name[name] for name in feasible]
         result: dict[str, dict[str, int]] = {name: {} for name in feasible}
         for plugin, weight in self.plugins.scores:
@@ -228,6 +243,8 @@ class PodCycle:
         for plugin, runs in constant:
             if runs and len(set(self._raw(plugin, view.nodes))) > 1:
                 return False
+        if self.steady is None:
+            self.steady = {}
         return True
 
     def _raw(self, plugin: str, nodes: Sequence[ViewNode]) -> list[int]:
