@@ -36,6 +36,7 @@ def advice(
         yield from _zero_resource_weights([*profile.fit.resources, *profile.balanced.resources])
         yield from _fit_duplicates(profile.fit.resources)
         yield from _shape(profile.fit)
+        yield from _spreading_beats_packing(profile, framework)
 
 
 def _zero_plugin_weights(framework: Framework) -> Iterator[Problem]:
@@ -153,6 +154,56 @@ def _shape(args: FitArgs) -> Iterator[Problem]:
         )
     elif args.strategy == "RequestedToCapacityRatio" and _valid(shape):
         yield from _direction(shape, args)
+
+
+PACKING_RATIO = 10
+"""KS047: NodeResourcesFit's weight below this many times PodTopologySpread's lets the
+default spreading win (measured on the bundled Deployment fixture)."""
+_SPREAD = "PodTopologySpread"
+
+
+def _spreading_beats_packing(profile: ProfileData, framework: Framework) -> Iterator[Problem]:
+    """KS047: a packing Fit strategy under default spreading that outweighs it."""
+    weights = dict(framework.score_plugins)
+    fit = profile.fit
+    if _SPREAD not in weights or FIT not in weights or not _packs(fit):
+        return
+    entry = profile.configured(_SPREAD)
+    args = entry.args if entry is not None and isinstance(entry.args, dict) else {}
+    if args.get("defaultingType") == "List" and not any(
+        isinstance(c, dict) and c.get("whenUnsatisfiable") == "ScheduleAnyway"
+        for c in args.get("defaultConstraints") or ()
+    ):
+        return
+    spread, packing = weights[_SPREAD], weights[FIT]
+    if packing >= PACKING_RATIO * spread:
+        return
+    yield Problem(
+        rules.KS047_SPREADING_BEATS_PACKING,
+        fit.strategy_path("type") if fit.path is not None else profile.path,
+        f"{fit.strategy} packs with NodeResourcesFit weight {packing}, but "
+        f"PodTopologySpread (weight {spread}) applies its default constraints (hostname "
+        "maxSkew 3, zone maxSkew 5) to every pod a Service, ReplicaSet, "
+        "ReplicationController or StatefulSet selects: a node holding replicas of the same "
+        f"workload loses up to {100 * spread} points, while a pod taking 5% of a node gains "
+        f"about {5 * packing} for packing, so the scheduler spreads Deployments over every "
+        "node. Set PodTopologySpread's `defaultingType: List` (no defaultConstraints), "
+        "disable its score, or give NodeResourcesFit a weight of at least "
+        f"{PACKING_RATIO * spread}",
+        key=fit.path is not None,
+    )
+
+
+def _packs(fit: FitArgs) -> bool:
+    """MostAllocated, or a RequestedToCapacityRatio shape that ends higher than it starts."""
+    if fit.strategy == "MostAllocated":
+        return True
+    shape = fit.shape or ()
+    return (
+        fit.strategy == "RequestedToCapacityRatio"
+        and len(shape) > 1
+        and (shape[-1].score > shape[0].score)
+    )
 
 
 def _valid(shape: Sequence[ShapePoint]) -> bool:

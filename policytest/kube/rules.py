@@ -1201,3 +1201,56 @@ KS046_SHAPE_SPREADS = rule(
                   - {utilization: 100, score: 10}
     """,
 )
+
+KS047_SPREADING_BEATS_PACKING = rule(
+    "KS047",
+    Severity.WARNING,
+    "default spreading outweighs bin-packing for the pods of Deployments and StatefulSets",
+    """
+    PodTopologySpread's default constraints (``defaultingType: System``: hostname
+    maxSkew 3, zone maxSkew 5, ``ScheduleAnyway``) apply to every pod that a Service,
+    ReplicaSet, ReplicationController or StatefulSet selects, i.e. to nearly every pod
+    of a real cluster, and score each node from 0 to 100 times PodTopologySpread's
+    weight (2 by default): a node already holding replicas of the same workload loses
+    up to that much. A bin-packing strategy (``MostAllocated``, or
+    ``RequestedToCapacityRatio`` with a rising shape) gains only about the pod's share
+    of the node times NodeResourcesFit's weight (1 by default): a pod taking 5% of a
+    node moves it by about 5 points. So the scheduler spreads a Deployment's replicas
+    over every node, as ``LeastAllocated`` would: twelve 500m replicas on five empty
+    8-CPU nodes land 3/2/2/2/3 until NodeResourcesFit's weight reaches 20, ten times
+    PodTopologySpread's (``fixtures/kube-most-allocated-deployment.policytest.yaml``).
+    The rule fires when a packing profile scores with PodTopologySpread, its default
+    constraints apply, and NodeResourcesFit's weight is below ten times
+    PodTopologySpread's. Fix it by switching the defaults off (``defaultingType: List``
+    with no ``defaultConstraints``: pods that write their own constraints still
+    spread), by disabling PodTopologySpread's score, or by raising NodeResourcesFit's
+    weight to at least ten times PodTopologySpread's.
+
+    Failing::
+
+        apiVersion: kubescheduler.config.k8s.io/v1
+        kind: KubeSchedulerConfiguration
+        profiles:
+        - schedulerName: default-scheduler
+          pluginConfig:
+          - name: NodeResourcesFit
+            args:
+              scoringStrategy:
+                type: MostAllocated
+
+    Passing::
+
+        apiVersion: kubescheduler.config.k8s.io/v1
+        kind: KubeSchedulerConfiguration
+        profiles:
+        - schedulerName: default-scheduler
+          pluginConfig:
+          - name: NodeResourcesFit
+            args:
+              scoringStrategy:
+                type: MostAllocated
+          - name: PodTopologySpread
+            args:
+              defaultingType: List
+    """,
+)

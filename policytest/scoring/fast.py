@@ -9,9 +9,7 @@ behind :class:`~policytest.scoring.protocol.ClusterState`. What is saved is repe
 - :func:`place_all` places a sequence incrementally. Binding a pod changes only the
   chosen node, so each pod kind's per-node totals are kept (for the few most recent
   kinds) and only the bound node is rescored; the best node and its ties come from a
-  heap of totals instead of building and ranking a ``NodeScore`` per node. A kind whose
-  scores read other nodes (``ClusterState.local_binds`` is false: spreading, pod
-  affinity, normalisation that a bind can move) is scored afresh after every bind.
+  heap of totals instead of building and ranking a ``NodeScore`` per node.
   Ties are broken exactly as :func:`policytest.harness.runner.rank` orders them (cluster order).
 """
 
@@ -78,10 +76,8 @@ class _Kind:
     """One pod kind's totals: per node (cluster order), grouped by value, and a heap of
     the values (stale entries skipped) so the best group is found without a scan."""
 
-    def __init__(self, totals: list[float], local: bool) -> None:
+    def __init__(self, totals: list[float]) -> None:
         self.totals = totals
-        self.local = local
-        """Binding a pod changes this kind's totals on the bound node only."""
         self.groups: dict[float, set[int]] = {}
         for index, total in enumerate(totals):
             if total != _INFEASIBLE:
@@ -139,31 +135,29 @@ class _Totals:
                 else [score.name for score in scores]
             )
             self.index = {name: i for i, name in enumerate(self.names)}
-        if isinstance(scores, Scores):  # the same totals, without a NodeScore per node
-            totals = [v[2] if v[0] else _INFEASIBLE for v in scores.verdicts]
-        else:
-            totals = [score.total if score.feasible else _INFEASIBLE for score in scores]
-        kind = _Kind(totals, self.state.local_binds(pod))
+        kind = _Kind(_totals(scores))
         self.kinds[pod] = kind
         if len(self.kinds) > self.max_kinds:
             self.kinds.popitem(last=False)
         return kind, scores
 
-    def bound(self, name: str, kind_bound: _Kind) -> None:
-        """A pod of ``kind_bound`` went to ``name``: rescore that node for every kept
-        kind whose scores elsewhere cannot move; forget the others (spreading and
-        affinity read every node, and normalisation the whole candidate set), and
-        every kind after a bind that such plugins see (they are scored afresh)."""
-        if not kind_bound.local:
-            self.kinds.clear()
-            return
+    def bound(self, name: str) -> None:
+        """``name`` changed: rescore it for every kept pod kind (every node, for a kind
+        whose scores on other nodes a bind can move: spreading, affinity)."""
         position = self.index[name]
         for pod, kind in list(self.kinds.items()):
-            if not kind.local:
-                del self.kinds[pod]
+            if not self.state.local_binds(pod):
+                self.kinds[pod] = _Kind(_totals(self.state.score(pod)))
                 continue
             (score,) = self.state.score(pod, only=[name])
             kind.set(position, score.total if score.feasible else _INFEASIBLE)
+
+
+def _totals(scores: Sequence[NodeScore]) -> list[float]:
+    """Each node's total, in cluster order (``-inf``: filtered out)."""
+    if isinstance(scores, Scores):  # the same totals, without a NodeScore per node
+        return [v[2] if v[0] else _INFEASIBLE for v in scores.verdicts]
+    return [score.total if score.feasible else _INFEASIBLE for score in scores]
 
 
 def place_all(
@@ -188,7 +182,7 @@ def place_all(
         else:
             chosen = cache.names[best[0]]
             state.bind(chosen, pod)
-            cache.bound(chosen, kind)
+            cache.bound(chosen)
             choices.append((chosen, tuple(cache.names[i] for i in best[1:])))
         if progress is not None:
             progress(count)

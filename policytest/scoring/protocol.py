@@ -84,6 +84,10 @@ class NodeScore:
     balance: Mapping[str, BalanceDetail] = field(default_factory=dict)
     """BalancedAllocation's terms (kube-scheduler's plugin, nodeorder's balancedresource),
     unweighted, for ``explain``."""
+    notes: Mapping[str, str] = field(default_factory=dict, compare=False)
+    """Per topology plugin, why it scored the node so (the spreading skew and its
+    constraints, the affinity terms matched, the images found, the taints counted), for
+    ``explain``; made when read."""
 
 
 @dataclass(frozen=True)
@@ -109,8 +113,8 @@ class ClusterState(Protocol):
     def bind(self, node_name: str, pod: Pod) -> None: ...
 
     def local_binds(self, pod: Pod) -> bool:
-        """Whether binding a pod anywhere changes ``pod``'s verdicts on that node only
-        (no spreading, pod affinity or normalisation that reads the other nodes)."""
+        """Whether binding any pod changes ``pod``'s scores on the bound node only (not
+        so when ``pod`` spreads or has affinity: its other nodes' scores move too)."""
         ...
 
     def utilisation(self) -> Mapping[str, Mapping[str, tuple[int, int]]]:

@@ -147,63 +147,20 @@ def _prepared_once(
     return entry[1]
 
 
-class Locality:
-    """Which pods' verdicts a bind moves on the bound node only (``PodCycle.local``),
-    remembered per pod with the pod's cycle until a bind that may change the answer:
-    one of a pod not known to be local (it may spread, attract or repel). A local pod's
-    cycle stays right across the other binds (what it reads of a node is that node's)."""
-
-    __slots__ = ("answers",)
-
-    def __init__(self) -> None:
-        self.answers: dict[int, tuple[Pod, PodCycle | None]] = {}
-
-    def __call__(self, pod: Pod, view: ClusterView | None, profile: ProfilePlugins) -> bool:
-        if view is None:
-            return True
-        found = self.answers.get(id(pod))
-        if found is not None and found[0] is pod:
-            return found[1] is not None
-        cycle = PodCycle(profile, pod, view)
-        if len(self.answers) >= _PREPARED_LIMIT:
-            self.answers.clear()
-        self.answers[id(pod)] = (pod, cycle if cycle.local() else None)
-        return cycle.local()
-
-    def cycle(self, pod: Pod, view: ClusterView | None, profile: ProfilePlugins) -> PodCycle | None:
-        """The pod's cycle: the kept one of a pod known to be local, else a new one."""
-        if view is None:
-            return None
-        found = self.answers.get(id(pod))
-        if found is not None and found[0] is pod and found[1] is not None:
-            return found[1]
-        return PodCycle(profile, pod, view)
-
-    def known(self, pod: Pod) -> bool:
-        """True only if ``pod`` was found local since the last bind that could change it."""
-        found = self.answers.get(id(pod))
-        return found is not None and found[0] is pod and found[1] is not None
-
-    def bound(self, pod: Pod) -> None:
-        if not self.known(pod):
-            self.answers.clear()
-
-
 def with_topology(
     cycle: PodCycle | None,
     only: Sequence[str] | None,
-    local: bool,
     collect: Callable[[Sequence[str] | None], Scores],
     add: Callable[[Scores, PodCycle, bool], Scores],
 ) -> Scores:
     """A pod's scores (``collect``: filters and per-node scores, of ``only`` or of every
     node) with the topology plugins' terms that ``add`` puts on the feasible nodes. Those
     terms are normalised over the feasible nodes, so rescoring ``only`` a few nodes
-    scores them all, unless the pod is ``local`` (its terms are the same whichever nodes
+    scores them all, unless the cycle is local (its terms are the same whichever nodes
     are feasible): then ``add`` scores the subset (its third argument)."""
     if cycle is None or not cycle.plugins.scores:
         return collect(only)
-    if only is not None and local:
+    if only is not None and cycle.local():  # the others' scores cannot move it
         return add(collect(only), cycle, True)
     scored = add(collect(None), cycle, False)
     if only is None:
@@ -297,7 +254,6 @@ class VolcanoCluster:
     """What the topology plugins read (``None``: the conf runs none of them)."""
     extra: Callable[[str, str], str | None] | None = None
     """The current cycle's topology filters (plugin, node) while a pod is scored."""
-    locality: Locality = field(default_factory=Locality)
 
     def _guarded(self) -> frozenset[str]:
         """The nodes a pod without tolerations, selector or affinity may not pass (taints
@@ -319,7 +275,7 @@ class VolcanoCluster:
         return self.kube_infos[name]
 
     def score(self, pod: Pod, only: Sequence[str] | None = None) -> Scores:
-        cycle = self.locality.cycle(pod, self.view, self.scheduler.profile)
+        cycle = PodCycle(self.scheduler.profile, pod, self.view) if self.view else None
         plain, own, trivial, verdicts_by_key = self._prepared(pod)
         self.extra = extra_filter(cycle)
         trivial = trivial and self.extra is None
@@ -335,14 +291,13 @@ class VolcanoCluster:
         return with_topology(
             cycle,
             only,
-            self.locality.known(pod),
             collect,
             lambda scores, cycle, subset: with_nodeorder_terms(scores, cycle, batch, subset),
         )
 
     def local_binds(self, pod: Pod) -> bool:
         """Whether binding a pod changes this pod's score on the bound node only."""
-        return self.locality(pod, self.view, self.scheduler.profile)
+        return self.view is None or PodCycle(self.scheduler.profile, pod, self.view).local()
 
     def _keys(self) -> dict[str, int]:
         """Each node's key (``verdicts.volcano_key``), made on first use."""
@@ -493,7 +448,6 @@ class VolcanoCluster:
         self.nodes[node_name] = replace(node, pods=(*node.pods, pod))
         if self.view is not None:
             self.view.bind(node_name, pod.workload)
-        self.locality.bound(pod)
         if node_name in self.kube_infos:  # integer sums: adding one pod equals recounting
             self.kube_infos[node_name] = kube_node_info_with_pod(self.kube_infos[node_name], pod)
         if self.keys:
@@ -581,10 +535,9 @@ class KubeCluster:
     """What the topology plugins read (``None``: the profile runs none of them)."""
     extra: Callable[[str, str], str | None] | None = None
     """The current cycle's topology filters (plugin, node) while a pod is scored."""
-    locality: Locality = field(default_factory=Locality)
 
     def score(self, pod: Pod, only: Sequence[str] | None = None) -> Scores:
-        cycle = self.locality.cycle(pod, self.view, self.scheduler.profile)
+        cycle = PodCycle(self.scheduler.profile, pod, self.view) if self.view else None
         plain, own, trivial, verdicts_by_key = self._prepared(pod)
         self.extra = extra_filter(cycle)
         trivial = trivial and self.extra is None
@@ -599,14 +552,13 @@ class KubeCluster:
         return with_topology(
             cycle,
             only,
-            self.locality.known(pod),
             collect,
             lambda scores, cycle, _: with_cycle_scores(scores, cycle),
         )
 
     def local_binds(self, pod: Pod) -> bool:
         """Whether binding a pod changes this pod's score on the bound node only."""
-        return self.locality(pod, self.view, self.scheduler.profile)
+        return self.view is None or PodCycle(self.scheduler.profile, pod, self.view).local()
 
     def _guarded(self) -> frozenset[str]:
         """The nodes a pod without tolerations, selector or affinity may not pass (taints
@@ -710,7 +662,6 @@ class KubeCluster:
         self.keys[node_name] = self.table(kube_key(info))
         if self.view is not None:
             self.view.bind(node_name, pod.workload)
-        self.locality.bound(pod)
 
     def utilisation(self) -> Mapping[str, Mapping[str, tuple[int, int]]]:
         return {

@@ -18,7 +18,15 @@ from policytest.core.errors import PolicytestError
 from policytest.scoring.names import is_label_value, is_qualified_name
 from policytest.scoring.workload import Labels, LabelSelector
 
-__all__ = ["EVERYTHING", "NOTHING", "Selector", "SelectorError", "compile_selector"]
+__all__ = [
+    "EVERYTHING",
+    "NOTHING",
+    "Selector",
+    "SelectorError",
+    "compile_selector",
+    "label_map",
+    "selector_from_set",
+]
 
 _OPERATORS: Final = frozenset({"In", "NotIn", "Exists", "DoesNotExist"})
 
@@ -70,6 +78,12 @@ class Selector:
 
 EVERYTHING: Final = Selector()
 NOTHING: Final = Selector(nothing=True)
+
+
+@lru_cache(maxsize=1 << 16)
+def label_map(labels: Labels) -> Mapping[str, str]:
+    """A pod's labels as a mapping, made once per distinct label set."""
+    return dict(labels)
 
 
 def selector_from_set(labels: Labels | Mapping[str, str]) -> Selector:

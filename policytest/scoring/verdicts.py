@@ -177,11 +177,23 @@ class Scores(Sequence[NodeScore]):
     """Every node's verdict for one pod, in cluster order; a ``NodeScore`` is made when
     read. Equal to any sequence of equal ``NodeScore`` objects (a list, a tuple)."""
 
-    __slots__ = ("names", "verdicts")
+    __slots__ = ("names", "notes", "verdicts")
 
-    def __init__(self, names: list[str], verdicts: list[Verdict]) -> None:
+    def __init__(
+        self,
+        names: list[str],
+        verdicts: list[Verdict],
+        notes: Callable[[str], Mapping[str, str]] | None = None,
+    ) -> None:
         self.names = names
         self.verdicts = verdicts
+        self.notes = notes
+        """Each feasible node's notes (``NodeScore.notes``), by node name."""
+
+    def _node(self, name: str, verdict: Verdict) -> NodeScore:
+        if self.notes is None or not verdict[0]:
+            return NodeScore(name, *verdict)
+        return NodeScore(name, *verdict, notes=self.notes(name))
 
     def __len__(self) -> int:
         return len(self.names)
@@ -193,14 +205,14 @@ class Scores(Sequence[NodeScore]):
     def __getitem__(self, index: int | slice) -> NodeScore | list[NodeScore]:
         if isinstance(index, slice):
             return [
-                NodeScore(name, *verdict)
+                self._node(name, verdict)
                 for name, verdict in zip(self.names[index], self.verdicts[index], strict=True)
             ]
-        return NodeScore(self.names[index], *self.verdicts[index])
+        return self._node(self.names[index], self.verdicts[index])
 
     def __iter__(self) -> Iterator[NodeScore]:
         for name, verdict in zip(self.names, self.verdicts, strict=True):
-            yield NodeScore(name, *verdict)
+            yield self._node(name, verdict)
 
     def __eq__(self, other: object) -> bool:
         if isinstance(other, Sequence) and not isinstance(other, str):

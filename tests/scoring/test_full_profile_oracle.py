@@ -98,7 +98,8 @@ def _run(run_line: RunLine, root: Path, release: str) -> dict[str, Any]:
         ["run", str(root), "--format", "json", "--kubernetes-version", _release(release)]
     )
     assert result.exit_code in (0, 1), result.stderr
-    return json.loads(result.stdout)
+    report: dict[str, Any] = json.loads(result.stdout)
+    return report
 
 
 @pytest.mark.parametrize("release", ["1.33.13", "1.34.9", "1.35.4", "1.36.3"])

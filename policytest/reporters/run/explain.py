@@ -49,6 +49,13 @@ def render_case(result: CaseResult) -> str:
     balance = _balance_lines(result.nodes)
     if balance:
         lines += ["", *balance]
+    notes = _note_lines(result.nodes)
+    if notes:
+        lines += [
+            "",
+            "  Why each topology plugin scored the node so (weighted score: reason):",
+            *notes,
+        ]
     if result.not_modelled:
         lines += [
             "",
@@ -174,6 +181,16 @@ def _part_lines(nodes: Sequence[NodeScore]) -> list[str]:
         for node in sorted((n for n in nodes if n.feasible), key=lambda n: -n.total)
         for plugin, values in node.parts.items()
         if values
+    ]
+
+
+def _note_lines(nodes: Sequence[NodeScore]) -> list[str]:
+    """``node / PodTopologySpread 144: default kubernetes.io/hostname maxSkew 3: ...``."""
+    return [
+        f"    {text(node.name)} / {text(plugin)} {format_score(node.plugins.get(plugin, 0))}: "
+        f"{text(note)}"
+        for node in sorted((n for n in nodes if n.feasible), key=lambda n: -n.total)
+        for plugin, note in node.notes.items()
     ]
 
 

@@ -21,7 +21,13 @@ from typing import Final
 
 from policytest.scoring.kube import MAX_NODE_SCORE
 from policytest.scoring.plugins.view import ClusterView, ViewNode
-from policytest.scoring.selectors import NOTHING, Selector, SelectorError, compile_selector
+from policytest.scoring.selectors import (
+    NOTHING,
+    Selector,
+    SelectorError,
+    compile_selector,
+    label_map,
+)
 from policytest.scoring.workload import AffinityTerm, PodWorkload
 
 __all__ = [
@@ -66,7 +72,7 @@ class Term:
         if pod.namespace in self.namespaces or self.namespace_selector.matches(
             namespace_labels or {}
         ):
-            return self.selector.matches(dict(pod.labels))
+            return self.selector.matches(label_map(pod.labels))
         return False
 
 
@@ -186,17 +192,19 @@ def filter_state(pod: PodWorkload, view: ClusterView) -> FilterState | None:
     existing_anti: Counts = {}
     affinity: Counts = {}
     anti: Counts = {}
-    for node in view.nodes:
-        for existing in node.pods:
-            for term in existing_terms(existing).anti_required:
-                if term.matches(pod, namespace_labels):
-                    _add(existing_anti, node, term.topology_key)
-            if terms.required and _matches_all(terms.required, existing):
-                for term in terms.required:
-                    _add(affinity, node, term.topology_key)
-            for term in terms.anti_required:
-                if term.matches(existing, None):
-                    _add(anti, node, term.topology_key)
+    for node, existing in view.with_affinity:
+        for term in existing_terms(existing).anti_required:
+            if term.matches(pod, namespace_labels):
+                _add(existing_anti, node, term.topology_key)
+    if terms.required or terms.anti_required:
+        for node in view.nodes:
+            for existing in node.pods:
+                if terms.required and _matches_all(terms.required, existing):
+                    for term in terms.required:
+                        _add(affinity, node, term.topology_key)
+                for term in terms.anti_required:
+                    if term.matches(existing, None):
+                        _add(anti, node, term.topology_key)
     if not existing_anti and not terms.required and not terms.anti_required:
         return None
     return FilterState(terms, existing_anti, affinity, anti, _matches_all(terms.required, pod))
@@ -249,9 +257,13 @@ def prescore(pod: PodWorkload, args: InterPodArgs, view: ClusterView) -> ScoreSt
     found = False
 
     def process(
-        term: Term, weight: int, target: PodWorkload, labels: object, node: ViewNode
+        term: Term,
+        weight: int,
+        target: PodWorkload,
+        labels: Mapping[str, str] | None,
+        node: ViewNode,
     ) -> bool:
-        if not term.matches(target, labels if isinstance(labels, dict) else None):
+        if not term.matches(target, labels):
             return False
         value = node.labels.get(term.topology_key)
         if value is None:
@@ -260,12 +272,13 @@ def prescore(pod: PodWorkload, args: InterPodArgs, view: ClusterView) -> ScoreSt
         by_value[value] = by_value.get(value, 0) + weight
         return True
 
-    for node in view.nodes:
-        if not node.labels:
-            continue
-        for existing in node.pods:
-            if not preferred and not existing.affinity.any:
-                continue
+    pairs = (
+        [(node, existing) for node in view.nodes for existing in node.pods]
+        if preferred
+        else view.with_affinity
+    )
+    for node, existing in pairs:
+        if node.labels:
             theirs = existing_terms(existing)
             for weight, term in terms.preferred:
                 found |= process(term, weight, existing, None, node)

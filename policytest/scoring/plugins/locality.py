@@ -11,7 +11,7 @@ image states of its own cache.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Final
 
 from policytest.scoring.kube import MAX_NODE_SCORE, quo64
@@ -23,6 +23,7 @@ __all__ = [
     "NODE_NAME_REASON",
     "NODE_PORTS_REASON",
     "image_score",
+    "image_scorer",
     "node_name_filter",
     "node_ports_filter",
     "used_ports",
@@ -45,20 +46,38 @@ def image_score(
     image_volumes: bool,
 ) -> int:
     """``Score``: ``sumImageScores`` then ``calculatePriority``."""
+    return image_scorer(pod, images, total_nodes, image_volumes=image_volumes)(node)
+
+
+def image_scorer(
+    pod: PodWorkload,
+    images: Mapping[str, ImageState],
+    total_nodes: int,
+    *,
+    image_volumes: bool,
+) -> Callable[[ViewNode], int]:
+    """``image_score`` with the pod's side done once: each of its images the cluster
+    holds, with its scaled size."""
     wanted = [*pod.init_images, *pod.images, *(pod.image_volumes if image_volumes else ())]
-    total = 0
+    scaled = []
     for image in wanted:
         name = normalized_image(image)
         state = images.get(name)
-        if state is not None and name in node.images:
-            total += int(float(state.size) * (float(state.nodes) / float(total_nodes)))
-    containers = len(pod.images) + len(pod.init_images)
-    high = MAX_CONTAINER_THRESHOLD * containers
-    if total < MIN_THRESHOLD:
-        total = MIN_THRESHOLD
-    elif total > high:
-        total = high
-    return quo64(MAX_NODE_SCORE * (total - MIN_THRESHOLD), high - MIN_THRESHOLD)
+        if state is not None:
+            scaled.append(
+                (name, int(float(state.size) * (float(state.nodes) / float(total_nodes))))
+            )
+    high = MAX_CONTAINER_THRESHOLD * (len(pod.images) + len(pod.init_images))
+
+    def score(node: ViewNode) -> int:
+        total = sum(size for name, size in scaled if name in node.images)
+        if total < MIN_THRESHOLD:
+            total = MIN_THRESHOLD
+        elif total > high:
+            total = high
+        return quo64(MAX_NODE_SCORE * (total - MIN_THRESHOLD), high - MIN_THRESHOLD)
+
+    return score
 
 
 def used_ports(pods: Iterable[PodWorkload]) -> dict[str, set[tuple[str, int]]]:

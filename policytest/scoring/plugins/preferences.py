@@ -34,6 +34,7 @@ __all__ = [
     "intolerable_taints",
     "preferred_score",
     "preferred_terms",
+    "untolerated_prefer_taints",
 ]
 
 PREFER_NO_SCHEDULE: Final = "PreferNoSchedule"
@@ -51,12 +52,20 @@ def default_normalize(scores: Sequence[int], *, reverse: bool) -> list[int]:
 
 def intolerable_taints(tolerations: Sequence[Toleration], taints: Sequence[Taint]) -> int:
     """TaintToleration's ``Score``: untolerated ``PreferNoSchedule`` taints."""
+    return len(untolerated_prefer_taints(tolerations, taints))
+
+
+def untolerated_prefer_taints(
+    tolerations: Sequence[Toleration], taints: Sequence[Taint]
+) -> list[Taint]:
+    """The ``PreferNoSchedule`` taints no toleration with an empty or
+    ``PreferNoSchedule`` effect tolerates."""
     relevant = [t for t in tolerations if t.effect in ("", PREFER_NO_SCHEDULE)]
-    return sum(
-        1
+    return [
+        taint
         for taint in taints
         if taint.effect == PREFER_NO_SCHEDULE and not any(t.tolerates(taint) for t in relevant)
-    )
+    ]
 
 
 class PreferredTermError(ValueError):

@@ -10,14 +10,23 @@ over the nodes that passed, each times its profile weight (``RunScorePlugins``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
 from policytest.scoring.cluster import Pod
 from policytest.scoring.filters import PodFilter, pod_filter
 from policytest.scoring.plugins import interpod, spread
-from policytest.scoring.plugins.locality import image_score, node_name_filter, node_ports_filter
+from policytest.scoring.plugins.locality import image_scorer, node_name_filter, node_ports_filter
+from policytest.scoring.plugins.notes import (
+    AFFINITY_SKIPPED,
+    SPREAD_SKIPPED,
+    affinity_note,
+    image_note,
+    node_affinity_note,
+    spread_note,
+    taint_note,
+)
 from policytest.scoring.plugins.preferences import (
     PreferredTermError,
     PreferredTerms,
@@ -96,13 +105,14 @@ class PodCycle:
         self.pod = pod
         self.workload = pod.workload
         self.view = view
+        view.imply((pod.workload,))  # a pod's implied controller exists before the pod
         self.filter_of: PodFilter = pod_filter(pod.placement)
         self.failure: str | None = None
         """A PreFilter failure: every node is rejected with it."""
         self.spread_state: spread.FilterState | None = None
         self.affinity_state: interpod.FilterState | None = None
-        self.steady: dict[str, dict[str, int]] | None = None
-        """Each node's scores, kept once the cycle is found :meth:`local`."""
+        self.explained: dict[str, tuple[object, dict[str, int]]] = {}
+        """Per score plugin: its PreScore state and raw scores by node (for notes)."""
         self._prefilter()
 
     def _prefilter(self) -> None:
@@ -152,20 +162,7 @@ class PodCycle:
 
     def scores(self, feasible: Sequence[str]) -> CycleScores | str:
         """Every score plugin's weighted score per feasible node, or why PreScore
-        failed (the scheduler then fails the whole cycle). Once the cycle is found
-        :meth:`local`, a node's scores do not depend on the others: they are kept."""
-        steady = self.steady
-        if steady is not None:
-            missing = [name for name in feasible if name not in steady]
-            if missing:
-                found = self._scores(missing)
-                if isinstance(found, str):
-                    return found
-                steady.update(found)
-            return {name: steady[name] for name in feasible}
-        return self._scores(feasible)
-
-    def _scores(self, feasible: Sequence[str]) -> dict[str, dict[str, int]] | str:
+        failed (the scheduler then fails the whole cycle)."""
         nodes = [self.view.by_name[name] for name in feasible]
         result: dict[str, dict[str, int]] = {name: {} for name in feasible}
         for plugin, weight in self.plugins.scores:
@@ -181,37 +178,81 @@ class PodCycle:
         workload, view = self.workload, self.view
         names = [node.name for node in nodes]
         if plugin == TAINT_TOLERATION:
-            return default_normalize(self._raw(plugin, nodes), reverse=True)
+            raw = self._raw(plugin, nodes)
+            self.explained[plugin] = (None, dict(zip(names, raw, strict=True)))
+            return default_normalize(raw, reverse=True)
         if plugin == NODE_AFFINITY:
             groups = self._preferred()
             if groups is None:
                 return [0] * len(nodes)
-            return default_normalize([preferred_score(groups, n) for n in nodes], reverse=False)
+            raw = [preferred_score(groups, n) for n in nodes]
+            self.explained[plugin] = (groups, dict(zip(names, raw, strict=True)))
+            return default_normalize(raw, reverse=False)
         if plugin == POD_TOPOLOGY_SPREAD:
             state = spread.prescore(workload, self.plugins.spread, nodes, view, self.filter_of)
             if state is None:
                 return [0] * len(nodes)
-            return spread.normalize(state, names, [spread.raw_score(state, n) for n in nodes])
+            raw = [spread.raw_score(state, n) for n in nodes]
+            self.explained[plugin] = (state, dict(zip(names, raw, strict=True)))
+            return spread.normalize(state, names, raw)
         if plugin == INTER_POD_AFFINITY:
             affinity = interpod.prescore(workload, self.plugins.inter_pod, view)
             if affinity is None:
                 return [0] * len(nodes)
-            return interpod.normalize(affinity, [interpod.raw_score(affinity, n) for n in nodes])
+            raw = [interpod.raw_score(affinity, n) for n in nodes]
+            self.explained[plugin] = (affinity, dict(zip(names, raw, strict=True)))
+            return interpod.normalize(affinity, raw)
         if plugin == IMAGE_LOCALITY:
-            total = len(view.nodes)
             volumes = self.plugins.image_volumes
-            cache_order = self.plugins.image_cache_order
-            return [
-                image_score(
-                    workload,
-                    n,
-                    view.images_when_added(n) if cache_order else view.images,
-                    total,
-                    image_volumes=volumes,
-                )
-                for n in nodes
-            ]
+            total = len(view.nodes)
+            if self.plugins.image_cache_order:
+                return [
+                    image_scorer(workload, view.images_when_added(n), total, image_volumes=volumes)(
+                        n
+                    )
+                    for n in nodes
+                ]
+            scorer = image_scorer(workload, view.images, total, image_volumes=volumes)
+            return [scorer(n) for n in nodes]
         return [0] * len(nodes)
+
+    def notes(self, name: str) -> Mapping[str, str]:
+        """Why each score plugin scored node ``name`` so (made when read)."""
+        return LazyNotes(lambda: self._notes(name))
+
+    def _notes(self, name: str) -> dict[str, str]:
+        node = self.view.by_name[name]
+        notes: dict[str, str] = {}
+        for plugin, _ in self.plugins.scores:
+            state, raw = self.explained.get(plugin, (None, {}))
+            kept = [s for n, s in raw.items() if n not in _ignored(state)]
+            if plugin == TAINT_TOLERATION:
+                tolerations = self.pod.placement.tolerations
+                notes[plugin] = taint_note(tolerations, node, max(raw.values(), default=0))
+            elif plugin == NODE_AFFINITY:
+                groups = state if isinstance(state, list) else None
+                notes[plugin] = node_affinity_note(groups, node, max(raw.values(), default=0))
+            elif plugin == POD_TOPOLOGY_SPREAD:
+                notes[plugin] = (
+                    spread_note(state, node, raw[name], kept or [0])
+                    if isinstance(state, spread.ScoreState)
+                    else SPREAD_SKIPPED
+                )
+            elif plugin == INTER_POD_AFFINITY:
+                notes[plugin] = (
+                    affinity_note(state, node, raw[name], kept)
+                    if isinstance(state, interpod.ScoreState)
+                    else AFFINITY_SKIPPED
+                )
+            elif plugin == IMAGE_LOCALITY:
+                notes[plugin] = image_note(
+                    self.workload,
+                    node,
+                    self.view.images,
+                    len(self.view.nodes),
+                    image_volumes=self.plugins.image_volumes,
+                )
+        return notes
 
     def local(self) -> bool:
         """Whether binding a pod elsewhere leaves this pod's verdicts on the other nodes
@@ -222,30 +263,36 @@ class PodCycle:
             return False
         scores = dict(self.plugins.scores)
         workload, view = self.workload, self.view
-        if POD_TOPOLOGY_SPREAD in scores:
-            try:
-                if spread.constraints_for(
-                    workload, self.plugins.spread, view, spread.SCHEDULE_ANYWAY
-                ):
-                    return False
-            except SelectorError:
+        try:
+            if POD_TOPOLOGY_SPREAD in scores and spread.constraints_for(
+                workload, self.plugins.spread, view, spread.SCHEDULE_ANYWAY
+            ):
                 return False
-        if INTER_POD_AFFINITY in scores:
-            try:
-                if interpod.prescore(workload, self.plugins.inter_pod, view) is not None:
-                    return False
-            except SelectorError:
+            attracted = workload.affinity.any or view.with_affinity
+            if (
+                INTER_POD_AFFINITY in scores
+                and attracted
+                and interpod.prescore(workload, self.plugins.inter_pod, view) is not None
+            ):
                 return False
-        constant = (
-            (TAINT_TOLERATION, TAINT_TOLERATION in scores),
-            (NODE_AFFINITY, NODE_AFFINITY in scores),
-        )
-        for plugin, runs in constant:
-            if runs and len(set(self._raw(plugin, view.nodes))) > 1:
+        except SelectorError:
+            return False
+        for plugin in (TAINT_TOLERATION, NODE_AFFINITY):
+            if plugin in scores and not self._constant(plugin):
                 return False
-        if self.steady is None:
-            self.steady = {}
         return True
+
+    def _constant(self, plugin: str) -> bool:
+        """Whether the plugin's raw score is the same on every node (labels and taints
+        do not change: remembered per pod shape)."""
+        if plugin == TAINT_TOLERATION:
+            key: object = (plugin, self.pod.placement.tolerations)
+        else:
+            key = (plugin, self.workload.preferred_node_terms)
+        known = self.view.memo.get(key)
+        if known is None:
+            known = self.view.memo[key] = len(set(self._raw(plugin, self.view.nodes))) <= 1
+        return known
 
     def _raw(self, plugin: str, nodes: Sequence[ViewNode]) -> list[int]:
         """TaintToleration's or NodeAffinity's raw scores (NodeAffinity skipped: 0s)."""
@@ -273,6 +320,34 @@ class PodCycle:
         return groups
 
 
+def _ignored(state: object) -> frozenset[str]:
+    return state.ignored if isinstance(state, spread.ScoreState) else frozenset()
+
+
+class LazyNotes(Mapping[str, str]):
+    """A node's notes, computed on first read (a ranking reads none)."""
+
+    __slots__ = ("_compute", "_value")
+
+    def __init__(self, compute: Callable[[], dict[str, str]]) -> None:
+        self._compute = compute
+        self._value: dict[str, str] | None = None
+
+    def _notes(self) -> dict[str, str]:
+        if self._value is None:
+            self._value = self._compute()
+        return self._value
+
+    def __getitem__(self, plugin: str) -> str:
+        return self._notes()[plugin]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._notes())
+
+    def __len__(self) -> int:
+        return len(self._notes())
+
+
 def extra_filter(cycle: PodCycle | None) -> Callable[[str, str], str | None] | None:
     """The cycle's per-node filter for ``kube_filter``, when it can reject a node."""
     return cycle.node_filter if cycle is not None and cycle.filters_nodes else None
@@ -295,4 +370,4 @@ def with_cycle_scores(scores: Scores, cycle: PodCycle) -> Scores:
             added = result[name]
             plugins = {**verdict[3], **added}
             verdicts.append((True, None, verdict[2] + sum(added.values()), plugins, *verdict[4:]))
-    return Scores(scores.names, verdicts)
+    return Scores(scores.names, verdicts, None if isinstance(result, str) else cycle.notes)

@@ -23,7 +23,12 @@ from typing import Final, Literal
 from policytest.scoring.filters import PodFilter
 from policytest.scoring.kube import MAX_NODE_SCORE, go_round, quo64
 from policytest.scoring.plugins.view import ClusterView, ViewNode
-from policytest.scoring.selectors import Selector, compile_selector, selector_from_set
+from policytest.scoring.selectors import (
+    Selector,
+    compile_selector,
+    label_map,
+    selector_from_set,
+)
 from policytest.scoring.workload import PodWorkload, SpreadConstraint
 
 __all__ = [
@@ -82,8 +87,8 @@ class SpreadArgs:
 @dataclass(frozen=True)
 class Constraint:
     """``topologySpreadConstraint``: a constraint with its selector parsed and its
-    policies defaulted (node affinity Honor, taints Ignore); ``default``: it came from
-    the plugin's defaults, not from the pod."""
+    policies defaulted (node affinity Honor, taints Ignore); ``origin``: the pod's own,
+    or the plugin's ``system`` or ``List`` defaults."""
 
     max_skew: int
     topology_key: str
@@ -91,7 +96,7 @@ class Constraint:
     min_domains: int
     honor_affinity: bool
     honor_taints: bool
-    default: bool = False
+    origin: str = "pod"
 
 
 def constraints_for(
@@ -101,8 +106,9 @@ def constraints_for(
     raises :class:`~policytest.scoring.selectors.SelectorError` for a selector that
     does not parse, as the plugin fails PreFilter / PreScore."""
     if pod.spread:
-        return _compiled(pod.spread, pod, action, default=False)
-    constraints = _compiled(args.defaults, pod, action, default=True)
+        return _compiled(pod.spread, pod, action, "pod")
+    origin = "system" if args.system_defaulted else "List"
+    constraints = _compiled(args.defaults, pod, action, origin)
     if not constraints:
         return ()
     selector = default_selector(pod, view)
@@ -116,7 +122,7 @@ def constraints_for(
             c.min_domains,
             c.honor_affinity,
             c.honor_taints,
-            True,
+            origin,
         )
         for c in constraints
     )
@@ -148,7 +154,7 @@ def default_selector(pod: PodWorkload, view: ClusterView) -> Selector:
 
 
 def _compiled(
-    constraints: Sequence[SpreadConstraint], pod: PodWorkload, action: str, *, default: bool
+    constraints: Sequence[SpreadConstraint], pod: PodWorkload, action: str, origin: str
 ) -> tuple[Constraint, ...]:
     """``filterTopologySpreadConstraints``: those for ``action``, selectors parsed and
     ``matchLabelKeys`` merged in (the pod's values for the keys it has)."""
@@ -169,25 +175,42 @@ def _compiled(
                 1 if c.min_domains is None else c.min_domains,
                 c.node_affinity_policy in (None, HONOR),
                 c.node_taints_policy == HONOR,
-                default,
+                origin,
             )
         )
     return tuple(result)
 
 
-def count_matching(pods: Sequence[PodWorkload], selector: Selector, namespace: str) -> int:
-    """``countPodsMatchSelector``: an empty selector counts nothing."""
+def count_matching(node: ViewNode, selector: Selector, namespace: str) -> int:
+    """``countPodsMatchSelector`` on a node's pods: an empty selector counts nothing
+    (remembered per node until a pod is bound to it)."""
     if selector.empty:
         return 0
-    return sum(1 for p in pods if p.namespace == namespace and selector.matches(dict(p.labels)))
+    key = (selector, namespace)
+    count = node.counts.get(key)
+    if count is None:
+        count = node.counts[key] = sum(
+            1
+            for p in node.pods
+            if p.namespace == namespace and selector.matches(label_map(p.labels))
+        )
+    return count
 
 
 def _included(c: Constraint, node: ViewNode, pod_filter: PodFilter) -> bool:
     """``matchNodeInclusionPolicies``: the pod's required node affinity (Honor) and
     its tolerations of NoSchedule / NoExecute taints (Honor)."""
-    if c.honor_affinity and not pod_filter.affinity_matches(node.name, node.labels):
+    if (
+        c.honor_affinity
+        and pod_filter.placement.uses_labels
+        and not pod_filter.affinity_matches(node.name, node.labels)
+    ):
         return False
-    return not (c.honor_taints and pod_filter.untolerated_taint(node.traits) is not None)
+    return not (
+        c.honor_taints
+        and node.traits.taints
+        and pod_filter.untolerated_taint(node.traits) is not None
+    )
 
 
 def _has_keys(labels: Mapping[str, str], constraints: Sequence[Constraint]) -> bool:
@@ -219,7 +242,7 @@ def filter_state(
             if not _included(c, node, pod_filter):
                 continue
             value = node.labels[c.topology_key]
-            found = count_matching(node.pods, c.selector, pod.namespace)
+            found = count_matching(node, c.selector, pod.namespace)
             counts[index][value] = counts[index].get(value, 0) + found
     minimums = tuple(
         0 if len(domains) < c.min_domains else min(domains.values())
@@ -294,7 +317,7 @@ def prescore(
                 continue
             value = node.labels.get(c.topology_key, "")
             if value in counts[index]:
-                counts[index][value] += count_matching(node.pods, c.selector, pod.namespace)
+                counts[index][value] += count_matching(node, c.selector, pod.namespace)
     return ScoreState(constraints, frozenset(ignored), counts, weights, pod.namespace)
 
 
@@ -309,7 +332,7 @@ def raw_score(state: ScoreState, node: ViewNode) -> int:
         if value is None:
             continue
         if c.topology_key == HOSTNAME:
-            count = count_matching(node.pods, c.selector, state.namespace)
+            count = count_matching(node, c.selector, state.namespace)
         else:
             count = domains[value]
         score += float(count) * weight + float(c.max_skew - 1)

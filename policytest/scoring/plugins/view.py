@@ -35,6 +35,8 @@ class ViewNode:
     pods: list[PodWorkload]
     holders_when_added: dict[str, int] = field(default_factory=dict)
     """Per image it holds: how many nodes held it once this node was added (itself too)."""
+    counts: dict[object, int] = field(default_factory=dict)
+    """Matching pods by (selector, namespace), kept until a pod is bound here."""
 
 
 @dataclass
@@ -47,6 +49,12 @@ class ClusterView:
     objects: ClusterObjects = NO_OBJECTS
     implied: dict[tuple[str, str, str], WorkloadObject] = field(default_factory=dict)
     by_name: dict[str, ViewNode] = field(default_factory=dict)
+    with_affinity: list[tuple[ViewNode, PodWorkload]] = field(default_factory=list)
+    """The bound pods with a pod (anti-)affinity term, and their nodes (``PodInfo``'s
+    "pods with affinity", which is all InterPodAffinity reads unless the incoming pod
+    has preferred terms)."""
+    memo: dict[object, bool] = field(default_factory=dict)
+    """Answers that depend on nothing a bind changes (node labels and taints)."""
 
     @classmethod
     def of(cls, nodes: Sequence[Node], objects: ClusterObjects = NO_OBJECTS) -> ClusterView:
@@ -74,6 +82,9 @@ class ClusterView:
         view = cls(view_nodes, images, objects)
         view.by_name = {node.name: node for node in view_nodes}
         view.imply(pod.workload for node in nodes for pod in node.pods)
+        view.with_affinity = [
+            (node, pod) for node in view_nodes for pod in node.pods if pod.affinity.any
+        ]
         return view
 
     def imply(self, workloads: Iterable[PodWorkload]) -> None:
@@ -98,5 +109,9 @@ class ClusterView:
         }
 
     def bind(self, node_name: str, workload: PodWorkload) -> None:
-        self.by_name[node_name].pods.append(workload)
+        node = self.by_name[node_name]
+        node.pods.append(workload)
+        node.counts.clear()
         self.imply((workload,))
+        if workload.affinity.any:
+            self.with_affinity.append((node, workload))
