@@ -131,8 +131,7 @@ def sequence(args: argparse.Namespace, scratch: str) -> None:
     measured = runs(command, args.runs, cwd=scratch, warm=0)
     print(
         summary(
-            f"sequence: {args.seq_pods:,} Deployment pods on {args.seq_nodes:,} nodes "
-            "(target 3 s)",
+            f"sequence: {args.seq_pods:,} Deployment pods on {args.seq_nodes:,} nodes (target 3 s)",
             measured,
         )
     )
