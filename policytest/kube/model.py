@@ -8,14 +8,13 @@ score plugin list (multiPoint expanded, ``*`` and disabled applied) with its wei
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from policytest.core.releases import DEFAULT_KUBERNETES
 from policytest.scoring.filters import SelectorTerm
 from policytest.scoring.kube import BalancedArgs, FitScoring
-from policytest.scoring.plugins.interpod import InterPodArgs
-from policytest.scoring.plugins.spread import SpreadArgs
-from policytest.scoring.workload import PreferredNodeTerm
 
 __all__ = ["BalancedArgs", "FitScoring", "KubeSchedulerConfig", "Profile"]
 
@@ -44,13 +43,9 @@ class Profile:
     node_affinity_added: tuple[SelectorTerm, ...] | None = None
     """NodeAffinity's ``addedAffinity`` required terms (``None``: none), which every
     pod of the profile must match on top of its own."""
-    spread_args: SpreadArgs = field(default_factory=SpreadArgs)
-    """PodTopologySpread's ``defaultingType`` and ``defaultConstraints``."""
-    inter_pod_args: InterPodArgs = field(default_factory=InterPodArgs)
-    """InterPodAffinity's ``hardPodAffinityWeight`` and
-    ``ignorePreferredTermsOfExistingPods``."""
-    node_affinity_added_preferred: tuple[PreferredNodeTerm, ...] = ()
-    """NodeAffinity's ``addedAffinity`` preferred terms, scored for every pod."""
+    topology_args: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    """The written args of PodTopologySpread, InterPodAffinity and NodeAffinity, by
+    plugin (validated; the scorer reads them, so that validating imports no scorer)."""
     raised_weights: tuple[str, ...] = ()
     """What was written with weight 0 and is held as 1: score plugins (``NodeResourcesFit``)
     and resources of Fit and BalancedAllocation (``NodeResourcesFit/cpu``)."""

@@ -8,6 +8,7 @@ from policytest.core.errors import PolicytestError
 from policytest.core.releases import kube_release
 from policytest.kube.corrections import kube_corrections
 from policytest.kube.model import KubeSchedulerConfig
+from policytest.kube.topology_args import added_preferred_terms, inter_pod_args, spread_args
 from policytest.scoring.plugins.profile import PROFILE_FILTERS, PROFILE_SCORES, ProfilePlugins
 from policytest.scoring.schedulers import BALANCED, FIT, NODE_FILTERS, KubeScheduler
 
@@ -51,9 +52,9 @@ def kube_scheduler(config: KubeSchedulerConfig, name: str | None) -> KubeSchedul
         profile=ProfilePlugins(
             filters=tuple(n for n in profile.filter_plugins if n in PROFILE_FILTERS),
             scores=tuple((n, w) for n, w in profile.score_plugins if n in PROFILE_SCORES),
-            spread=profile.spread_args,
-            inter_pod=profile.inter_pod_args,
-            added_preferred=profile.node_affinity_added_preferred,
+            spread=spread_args(profile),
+            inter_pod=inter_pod_args(profile),
+            added_preferred=added_preferred_terms(profile),
             image_volumes=release.image_volume_locality,
         ),
     )

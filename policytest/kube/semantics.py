@@ -53,7 +53,6 @@ from policytest.kube.resources import (
     read_balanced_args,
     read_fit_args,
 )
-from policytest.kube.topology_args import added_preferred_terms, inter_pod_args, spread_args
 from policytest.kube.values import integer, items, mapping, repeats, text
 from policytest.scoring.filters import FilterSpecError, SelectorTerm, placement_from_dict
 
@@ -310,6 +309,8 @@ def _added_affinity(profile: ProfileData) -> tuple[SelectorTerm, ...] | None:
 
 
 _REQUIRED_AFFINITY = "requiredDuringSchedulingIgnoredDuringExecution"
+TOPOLOGY_ARGS = ("PodTopologySpread", "InterPodAffinity", "NodeAffinity")
+"""Plugins whose args the topology scorers read (``Profile.topology_args``)."""
 
 
 def _model(
@@ -337,9 +338,12 @@ def _model(
                 ),
                 raised_weights=_raised_weights(profile, framework),
                 node_affinity_added=_added_affinity(profile),
-                spread_args=spread_args(profile),
-                inter_pod_args=inter_pod_args(profile),
-                node_affinity_added_preferred=added_preferred_terms(profile),
+                topology_args={
+                    name: entry.args
+                    for name in TOPOLOGY_ARGS
+                    if (entry := profile.configured(name)) is not None
+                    and isinstance(entry.args, dict)
+                },
             )
         )
 

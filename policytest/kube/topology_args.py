@@ -1,12 +1,13 @@
-"""The topology plugins' args as the scorer holds them, from a validated profile:
-PodTopologySpread's defaulting, InterPodAffinity's weights, NodeAffinity's added
-preferred terms (v1 defaulting: System defaulting, ``hardPodAffinityWeight`` 1)."""
+"""The topology plugins' args as the scorer holds them, from a validated profile's
+written args (``Profile.topology_args``): PodTopologySpread's defaulting,
+InterPodAffinity's weights, NodeAffinity's added preferred terms (v1 defaulting: System
+defaulting, ``hardPodAffinityWeight`` 1). Imported when scoring only."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from policytest.kube.profiles import ProfileData
+from policytest.kube.model import Profile
 from policytest.kube.values import integer, items, mapping, text
 from policytest.scoring.plugins.interpod import InterPodArgs
 from policytest.scoring.plugins.spread import SpreadArgs
@@ -16,12 +17,11 @@ from policytest.scoring.workload_specs import WorkloadSpecError, pod_workload_fr
 __all__ = ["added_preferred_terms", "inter_pod_args", "spread_args"]
 
 
-def _args(profile: ProfileData, plugin: str) -> dict[str, Any]:
-    entry = profile.configured(plugin)
-    return mapping(entry.args) if entry is not None else {}
+def _args(profile: Profile, plugin: str) -> dict[str, Any]:
+    return mapping(profile.topology_args.get(plugin))
 
 
-def spread_args(profile: ProfileData) -> SpreadArgs:
+def spread_args(profile: Profile) -> SpreadArgs:
     """``PodTopologySpreadArgs``: ``List`` keeps the written default constraints."""
     args = _args(profile, "PodTopologySpread")
     if (text(args.get("defaultingType")) or "System") != "List":
@@ -42,7 +42,7 @@ def spread_args(profile: ProfileData) -> SpreadArgs:
     return SpreadArgs("List", tuple(constraints))
 
 
-def inter_pod_args(profile: ProfileData) -> InterPodArgs:
+def inter_pod_args(profile: Profile) -> InterPodArgs:
     args = _args(profile, "InterPodAffinity")
     weight = integer(args.get("hardPodAffinityWeight"))
     return InterPodArgs(
@@ -51,7 +51,7 @@ def inter_pod_args(profile: ProfileData) -> InterPodArgs:
     )
 
 
-def added_preferred_terms(profile: ProfileData) -> tuple[PreferredNodeTerm, ...]:
+def added_preferred_terms(profile: Profile) -> tuple[PreferredNodeTerm, ...]:
     """``addedAffinity.preferredDuringSchedulingIgnoredDuringExecution``."""
     added = mapping(_args(profile, "NodeAffinity").get("addedAffinity"))
     if not added.get("preferredDuringSchedulingIgnoredDuringExecution"):

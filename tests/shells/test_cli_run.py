@@ -26,7 +26,9 @@ EXPLAINED = [
 def test_bundled_fixtures_pass(run_line: RunLine, bundled_repo: Path) -> None:
     result = run_line(["run"])
     assert result.exit_code == 0, result
-    assert result.stdout.rstrip().endswith("Cases: 25 passed, 0 failed; config findings: 1 warning")
+    assert result.stdout.rstrip().endswith(
+        "Cases: 28 passed, 0 failed; config findings: 3 warnings"
+    )
 
 
 def test_json_output(run_line: RunLine, bundled_repo: Path) -> None:

@@ -46,7 +46,8 @@ def image_score(
     image_volumes: bool,
 ) -> int:
     """``Score``: ``sumImageScores`` then ``calculatePriority``."""
-    return image_scorer(pod, images, total_nodes, image_volumes=image_volumes)(node)
+    scorer = image_scorer(pod, images, total_nodes, image_volumes=image_volumes)
+    return 0 if scorer is None else scorer(node)
 
 
 def image_scorer(
@@ -55,9 +56,10 @@ def image_scorer(
     total_nodes: int,
     *,
     image_volumes: bool,
-) -> Callable[[ViewNode], int]:
+) -> Callable[[ViewNode], int] | None:
     """``image_score`` with the pod's side done once: each of its images the cluster
-    holds, with its scaled size."""
+    holds, with its scaled size (``None``: the cluster holds none of them, so every node
+    scores 0)."""
     wanted = [*pod.init_images, *pod.images, *(pod.image_volumes if image_volumes else ())]
     scaled = []
     for image in wanted:
@@ -67,6 +69,8 @@ def image_scorer(
             scaled.append(
                 (name, int(float(state.size) * (float(state.nodes) / float(total_nodes))))
             )
+    if not scaled:
+        return None
     high = MAX_CONTAINER_THRESHOLD * (len(pod.images) + len(pod.init_images))
 
     def score(node: ViewNode) -> int:

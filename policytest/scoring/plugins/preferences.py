@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from policytest.core.errors import PolicytestError
 from policytest.scoring.filters import (
     CompiledTerm,
     SelectorTerm,
@@ -68,7 +69,7 @@ def untolerated_prefer_taints(
     ]
 
 
-class PreferredTermError(ValueError):
+class PreferredTermError(PolicytestError, ValueError):
     """A preferred node affinity term that does not parse (PreScore fails)."""
 
 

@@ -111,6 +111,8 @@ class PodCycle:
         """A PreFilter failure: every node is rejected with it."""
         self.spread_state: spread.FilterState | None = None
         self.affinity_state: interpod.FilterState | None = None
+        self.uniform = False
+        """Whether the last ``scores`` gave every feasible node the same scores."""
         self.explained: dict[str, tuple[object, dict[str, int]]] = {}
         """Per score plugin: its PreScore state and raw scores by node (for notes)."""
         self._prefilter()
@@ -164,13 +166,19 @@ class PodCycle:
         """Every score plugin's weighted score per feasible node, or why PreScore
         failed (the scheduler then fails the whole cycle)."""
         nodes = [self.view.by_name[name] for name in feasible]
-        result: dict[str, dict[str, int]] = {name: {} for name in feasible}
+        columns = []
         for plugin, weight in self.plugins.scores:
             try:
-                normalised = self._plugin_scores(plugin, nodes)
+                columns.append((plugin, weight, self._plugin_scores(plugin, nodes)))
             except (SelectorError, PreferredTermError) as error:
                 return f"{plugin} PreScore failed: {error}"
-            for name, score in zip(feasible, normalised, strict=True):
+        self.uniform = all(len(set(column)) <= 1 for _, _, column in columns)
+        if self.uniform:  # one row shared by every node
+            row = {plugin: column[0] * weight for plugin, weight, column in columns if column}
+            return dict.fromkeys(feasible, row)
+        result: dict[str, dict[str, int]] = {name: {} for name in feasible}
+        for plugin, weight, column in columns:
+            for name, score in zip(feasible, column, strict=True):
                 result[name][plugin] = score * weight
         return result
 
@@ -178,6 +186,10 @@ class PodCycle:
         workload, view = self.workload, self.view
         names = [node.name for node in nodes]
         if plugin == TAINT_TOLERATION:
+            if nodes and self._constant(plugin):  # every node counts the same
+                raw = self._raw(plugin, nodes[:1])
+                self.explained[plugin] = (None, {names[0]: raw[0]})
+                return default_normalize(raw, reverse=True) * len(nodes)
             raw = self._raw(plugin, nodes)
             self.explained[plugin] = (None, dict(zip(names, raw, strict=True)))
             return default_normalize(raw, reverse=True)
@@ -206,15 +218,16 @@ class PodCycle:
             volumes = self.plugins.image_volumes
             total = len(view.nodes)
             if self.plugins.image_cache_order:
-                return [
-                    image_scorer(workload, view.images_when_added(n), total, image_volumes=volumes)(
-                        n
-                    )
-                    for n in nodes
-                ]
+                return [self._image_when_added(n, total, volumes) for n in nodes]
             scorer = image_scorer(workload, view.images, total, image_volumes=volumes)
-            return [scorer(n) for n in nodes]
+            return [0] * len(nodes) if scorer is None else [scorer(n) for n in nodes]
         return [0] * len(nodes)
+
+    def _image_when_added(self, node: ViewNode, total: int, volumes: bool) -> int:
+        """ImageLocality with the image states ``node`` kept when it entered the cache."""
+        images = self.view.images_when_added(node)
+        scorer = image_scorer(self.workload, images, total, image_volumes=volumes)
+        return 0 if scorer is None else scorer(node)
 
     def notes(self, name: str) -> Mapping[str, str]:
         """Why each score plugin scored node ``name`` so (made when read)."""
@@ -361,13 +374,18 @@ def with_cycle_scores(scores: Scores, cycle: PodCycle) -> Scores:
         return scores
     result = cycle.scores(feasible)
     verdicts: list[Verdict] = []
+    shared: dict[int, Verdict] = {}  # uniform scores: nodes sharing a verdict share the sum
     for name, verdict in zip(scores.names, scores.verdicts, strict=True):
         if not verdict[0]:
             verdicts.append(verdict)
         elif isinstance(result, str):
             verdicts.append(filtered(result))
         else:
-            added = result[name]
-            plugins = {**verdict[3], **added}
-            verdicts.append((True, None, verdict[2] + sum(added.values()), plugins, *verdict[4:]))
+            summed = shared.get(id(verdict)) if cycle.uniform else None
+            if summed is None:
+                added = result[name]
+                plugins = {**verdict[3], **added}
+                summed = (True, None, verdict[2] + sum(added.values()), plugins, *verdict[4:])
+                shared[id(verdict)] = summed
+            verdicts.append(summed)
     return Scores(scores.names, verdicts, None if isinstance(result, str) else cycle.notes)
