@@ -10,6 +10,8 @@ import os
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 from policytest.check import suppress
 from policytest.check.configs import check_config, lookalike_note, read_as_scheduler
@@ -26,6 +28,9 @@ from policytest.read.source import (
     read_file,
 )
 from policytest.read.walk import walk
+
+if TYPE_CHECKING:
+    from policytest.check.bundle import BundleEvidence
 
 _LOOKS_LIKE_OURS = re.compile(
     r"KubeSchedulerConfiguration|kubescheduler\.config\.k8s\.io|policytest/v1|PolicyTest|"
@@ -71,6 +76,7 @@ def validate_paths(
     checked: list[str] = []
     skipped: list[str] = []
     notes: list[tuple[str, str]] = []
+    bundles: dict[str, BundleEvidence] = {}
     for path, explicit in walk(paths, is_yaml_path):
         root = options.root or _default_root(path)
         source = read_as_scheduler(read_file(path, options.limits, root), options)
@@ -81,6 +87,7 @@ def validate_paths(
             skipped.append(source.path)
             continue
         checked.append(source.path)
+        file_findings = _with_custom_builds(file_findings, source, root, options, bundles)
         findings.extend(suppress.kept(file_findings, source, rules))
     return ValidationReport(tuple(sorted(findings)), tuple(checked), tuple(skipped), tuple(notes))
 
@@ -97,10 +104,23 @@ def _check_source(
     A file that cannot be parsed is an error when its text mentions a scheduler config
     or a fixture, when it is standard input (asked for, and never passed by a hook), or
     when it was named explicitly and cannot be read at all (permission denied, a
-    dangling symlink). Otherwise it is somebody else's file (a Helm template, JSON with
-    comments, a file too large): named explicitly, it gets a warning, so a
-    repository-wide hook reports it without failing; found by walking, it is skipped.
+    dangling symlink). A template (Helm, Jinja, a placeholder an install script fills
+    in) is one PT005 info when it looks like a scheduler config, else skipped; so is a
+    recognised config whose own text is templated, and the others are checked. Otherwise
+    it is somebody else's file (JSON with comments, a file too large): named explicitly,
+    it gets a warning, so a repository-wide hook reports it without failing; found by
+    walking, it is skipped.
     """
+    templates = _template_checks(source)
+    template = (
+        templates.file_template(source.path, source.text or source.head)
+        if templates is not None and source.problems and not source.refused
+        else None
+    )
+    if template is not None and templates is not None:
+        if not templates.OURS_IN_A_TEMPLATE.search(source.head):
+            return False, []  # somebody else's template (a chart's Deployment)
+        return True, [template]
     if source.problems:
         asked_for = source.refused or source.path == STDIN_NAME or (explicit and source.unreadable)
         if asked_for or _LOOKS_LIKE_OURS.search(source.head) or _claimed(source):
@@ -117,19 +137,69 @@ def _check_source(
             for problem in source.problems
         ]
     findings: list[Finding] = []
+    templated: list[Finding] = []
     ours = False
-    for document in source.documents:
+    documents = source.documents
+    for position, document in enumerate(documents):
+        following = documents[position + 1] if position + 1 < len(documents) else None
         for embedded, kind in expand(document, options.limits):
             note = lookalike_note(embedded, kind)
             if note is not None:
                 notes.append(note)  # another scheduler's config: not ours
                 continue
             ours = True
+            template = templates.config_template(embedded) if templates else None
+            if template is not None:
+                templated = templated or [template]  # said once per file
+                continue
             if kind is Kind.FIXTURE:
                 findings.extend(check_fixture(embedded, options))
             else:
                 findings.extend(check_config(embedded, kind, options))
-    return ours, findings
+            if kind in _MARKED and (following or embedded.embedding):
+                from policytest.check.markers import marker_findings
+
+                scheduler = _MARKED[kind]
+                findings.extend(marker_findings(embedded, scheduler, document, following))
+    return ours, findings + templated
+
+
+_MARKED = {Kind.KUBE_SCHEDULER: "kube-scheduler", Kind.VOLCANO: "Volcano"}
+"""The configs whose scheduler reads one YAML document (see :mod:`policytest.check.markers`)."""
+
+_TEMPLATE_SIGNS = ("{{", "{%", "${", "__", "X")
+"""Text without any of these (in a YAML-named file) is no template: the template checks
+are not even imported for it."""
+
+
+def _template_checks(source: SourceFile) -> ModuleType | None:
+    """:mod:`policytest.check.templates` when ``source`` may be a template, else ``None``."""
+    text = source.text or source.head
+    if is_yaml_path(source.path) and not any(sign in text for sign in _TEMPLATE_SIGNS):
+        return None
+    from policytest.check import templates
+
+    return templates
+
+
+def _with_custom_builds(
+    findings: list[Finding],
+    source: SourceFile,
+    root: str | None,
+    options: CheckOptions,
+    bundles: dict[str, BundleEvidence],
+) -> list[Finding]:
+    """Unknown plugins beside a custom scheduler build are warnings that name it (see
+    :mod:`policytest.check.bundle`); the bundle is read once, and only when needed."""
+    if not any(f.rule in ("KS020", "VC004") for f in findings):
+        return findings  # no unknown plugin: the bundle is never read
+    from policytest.check.bundle import as_custom_build, bundle_texts, scan
+
+    bundle = source.path if source.path == STDIN_NAME else os.path.dirname(source.path)
+    if bundle not in bundles:
+        texts = bundle_texts(source.path, source.head, root, options.limits.max_file_bytes)
+        bundles[bundle] = scan(texts)
+    return [as_custom_build(finding, bundles[bundle]) for finding in findings]
 
 
 def _claimed(source: SourceFile) -> bool:

@@ -105,7 +105,46 @@ def expand(document: Document, limits: Limits) -> list[tuple[Document, Kind]]:
     recognised = kind_of(root)
     if recognised is Kind.OTHER and _is_volcano_file(document):
         return [(document, Kind.VOLCANO)]
-    return [] if recognised is Kind.OTHER else [(document, recognised)]
+    if recognised is Kind.OTHER:
+        return _wrapped(document, limits)
+    return [(document, recognised)]
+
+
+def _wrapped(document: Document, limits: Limits) -> list[tuple[Document, Kind]]:
+    """The configs a wrapper holds wherever they are nested (an Ansible task's
+    ``definition``, a knavigator workflow's ``params``, a bare ``data:`` fragment): only
+    the unmistakable ones, a ConfigMap (``kind: ConfigMap``, or a ``data`` mapping with a
+    ``volcano-scheduler.conf`` key) or a ``KubeSchedulerConfiguration``. Positions stay
+    those of the file: each one is a sub-tree of this document."""
+    found: list[tuple[Document, Kind]] = []
+    pending: list[Node] = [document.root]
+    while pending and len(found) < limits.max_documents:
+        node = pending.pop()
+        if isinstance(node, MappingNode):
+            holder = _holder_kind(node)
+            if holder is not None:
+                item = document.item(node)
+                found.extend(
+                    _configmap_documents(item, limits)
+                    if holder == "ConfigMap"
+                    else [(item, Kind.KUBE_SCHEDULER)]
+                )
+                continue
+            pending.extend(value for _, value in reversed(node.value))
+        else:
+            pending.extend(reversed(sequence_items(node)))
+    return found
+
+
+def _holder_kind(node: MappingNode) -> str | None:
+    """``ConfigMap`` or ``KubeSchedulerConfiguration`` when ``node`` unmistakably is one."""
+    kind = scalar(child(node, "kind"))
+    if kind == Kind.KUBE_SCHEDULER.value:
+        return kind
+    data = child(node, "data")
+    if kind == "ConfigMap" or (isinstance(data, MappingNode) and lookup(data, VOLCANO_CONF_NAME)):
+        return "ConfigMap"
+    return None
 
 
 def named_volcano_conf(document: Document) -> bool:

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from policytest.check import configmap as _configmap
+from policytest.check import markers as _markers
+from policytest.check import templates as _templates
 from policytest.core.rules import Rule, registered_rules
 from policytest.harness import model as _harness
 from policytest.kube import rules as _kube
@@ -17,7 +19,17 @@ from policytest.read import source as _source
 from policytest.volcano import plugin_rules as _volcano_plugins
 from policytest.volcano import rules as _volcano
 
-RULE_MODULES = (_source, _schema, _configmap, _harness, _volcano, _volcano_plugins, _kube)
+RULE_MODULES = (
+    _source,
+    _schema,
+    _configmap,
+    _markers,
+    _templates,
+    _harness,
+    _volcano,
+    _volcano_plugins,
+    _kube,
+)
 """Every module that declares rules (a test keeps this list complete)."""
 
 

@@ -17,6 +17,11 @@ from typing import Any
 from policytest.read.goyaml import Uint64, go_type
 from policytest.volcano.gotext import atoi
 
+TABLE_CHECKED = ("predicates", "overcommit")
+"""The plugins whose argument keys only the per-release table judges (VC012, VC013, in
+:mod:`policytest.volcano.argument_checks`): the table is loaded for a conf that gives one
+of them arguments, never otherwise."""
+
 _PLAIN_DECIMAL = re.compile(r"[-+]?(0|[1-9][0-9]*)")
 
 

@@ -16,9 +16,11 @@ from ruamel.yaml.nodes import ScalarNode
 from policytest.core.findings import Finding
 from policytest.core.options import CheckOptions
 from policytest.read.goyaml import NULL, Budget, DecodeError, DecodeLimit, resolve_scalar
+from policytest.read.markers import end_marker_before
 from policytest.read.positions import IDENTITY, Position, PositionMap
 from policytest.read.source import PT001_UNREADABLE, Document, ParseFailure, compose_all, empty_root
 from policytest.volcano import rules, versions
+from policytest.volcano.arguments import TABLE_CHECKED
 from policytest.volcano.binpack_args import BINPACK, binpack_findings
 from policytest.volcano.conf import VolcanoConf, build, drf_conflicts, split_actions
 from policytest.volcano.conf_checks import (
@@ -36,6 +38,8 @@ from policytest.volcano.gotext import leading_space, trim_space
 from policytest.volcano.nodeorder_args import NODEORDER, nodeorder_findings
 from policytest.volcano.plugin_checks import plugin_argument_findings, plugin_stops_scheduler
 
+_LEADING_END = re.compile(r"\.\.\.[ \t]*(?:#[^\n]*)?(?:\n|$)")
+"""A ``...`` document end marker as the first line of the trimmed conf."""
 _KEEP_CHOMPING = re.compile(r"[|>][1-9]?\+|[|>]\+")
 _LINE_BREAKS = ("\r\n", "\n", "\r", "\x85", "\u2028", "\u2029")
 
@@ -117,13 +121,16 @@ def as_scheduler_reads(
         roots = compose_all(kept, options.limits)
     except ParseFailure as failure:
         where = positions.map(failure.line, failure.column)
+        why = (
+            "the conf starts with a `...` line, which ends a YAML document before it has "
+            "any content: Volcano's YAML parser (yaml.v2) rejects that, so Volcano keeps "
+            "its previous configuration; remove the `...` line"
+            if _LEADING_END.match(kept)
+            else f"{failure.message}; Volcano trims the file and then cannot parse it, so "
+            "it keeps its previous configuration"
+        )
         return rules.VC001_LOAD_FAILURE.finding(
-            path,
-            where.line,
-            where.column,
-            f"{failure.message}; Volcano trims the file and then cannot parse it, so it "
-            "keeps its previous configuration",
-            template.index if template is not None else 0,
+            path, where.line, where.column, why, template.index if template is not None else 0
         )
     if template is None:
         template = Document(path, 0, empty_root(), text)
@@ -137,6 +144,8 @@ def load(document: Document, options: CheckOptions) -> tuple[VolcanoConf | None,
     release = versions.release(options.volcano_version)
     findings: list[Finding] = []
     if document.embedding is None and document.index > 0:
+        if end_marker_before(document.text, document.root.start_mark.index) is not None:
+            return None, []  # the `...` line before it is PT006 (policytest.check.markers)
         return None, [
             rules.VC009_IGNORED_DOCUMENT.at(
                 document,
@@ -189,6 +198,10 @@ def load(document: Document, options: CheckOptions) -> tuple[VolcanoConf | None,
                 nodeorder_findings(view, entry, string_arguments=release.string_arguments)
             )
     findings.extend(plugin_argument_findings(view, conf, release))
+    if any(entry.name in TABLE_CHECKED and entry.arguments for entry in conf.plugins):
+        from policytest.volcano.argument_checks import argument_findings  # the table, lazily
+
+        findings.extend(argument_findings(view, conf, release))
     findings.extend(cancellation_findings(view, conf))
     accepted = (
         not raw.problems

@@ -43,12 +43,6 @@ POLICY = "deviceshare.SchedulePolicy"
 WEIGHT = "deviceshare.ScheduleWeight"
 ASCEND = ("deviceshare.AscendMindClusterVNPUEnable", "deviceshare.AscendHAMiVNPUEnable")
 DEVICESHARE_FLAGS = (SHARING, NUMBER, "deviceshare.NodeLockEnable", VGPU, *ASCEND)
-DEVICESHARE_STRINGS = (
-    POLICY,
-    "deviceshare.KnownGeometriesCMName",
-    "deviceshare.KnownGeometriesCMNamespace",
-)
-ASCEND_SINCE = (1, 14)
 POLICIES = ("binpack", "spread")
 
 HN = "hypernode.binpack."
@@ -154,10 +148,10 @@ class _Entry(EntryCheck):
 
 class _DeviceShare(_Entry):
     def known(self) -> tuple[str, ...]:
-        keys: tuple[str, ...] = (*DEVICESHARE_FLAGS, *DEVICESHARE_STRINGS, WEIGHT)
-        if self.release.version < ASCEND_SINCE:
-            keys = tuple(k for k in keys if k not in ASCEND)
-        return keys
+        """The keys this release reads (the per-release table)."""
+        from policytest.volcano.argument_keys import reads
+
+        return tuple(row.key for row in reads(DEVICESHARE, self.release.version))
 
     def findings(self) -> Iterator[Finding]:
         known = self.known()
@@ -175,10 +169,13 @@ class _DeviceShare(_Entry):
 
     def unknown(self, key: str, known: tuple[str, ...]) -> Finding:
         message = f"`{key}` is not a deviceshare argument; Volcano ignores it"
-        if key in ASCEND:
+        from policytest.volcano.argument_keys import readers
+
+        other = [row for row, _ in readers(key) if row.plugin == DEVICESHARE]
+        if other:
             message = (
-                f"`{key}` does not exist in Volcano {self.release.name} (added in "
-                "Volcano 1.14): it is ignored"
+                f"`{key}` does not exist in Volcano {self.release.name} (deviceshare reads "
+                f"it in {other[0].releases}): it is ignored"
             )
         else:
             exact = next((k for k in known if k.lower() == key.lower()), None)

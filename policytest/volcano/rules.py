@@ -313,6 +313,74 @@ VC011_IDLE_CONFIGURATION = rule(
     """,
 )
 
+VC012_UNREAD_ARGUMENT = rule(
+    "VC012",
+    Severity.WARNING,
+    "a plugin argument no plugin reads in this release: silently ignored",
+    """
+    A plugin reads the argument keys it knows and ignores every other key without a
+    word, so a misspelled key, a key another plugin reads, or a key an older release read
+    does nothing. Real confs carry ``predicate.VGPUEnable`` (predicates has never read it
+    in the releases policytest models: deviceshare reads ``deviceshare.VGPUEnable``),
+    ``cpu-overcommit-ratio`` for overcommit (which reads one ``overcommit-factor`` for
+    every resource), ``predicate.ProportionalEnable`` (read up to Volcano 1.12;
+    resource-strategy-fit's ``proportional`` took its place). The message names the key
+    that was probably meant. Keys are modelled per release for predicates and overcommit
+    here; binpack, nodeorder, deviceshare, resource-strategy-fit and
+    network-topology-aware have their own rules (VB009, VN003, VD004, VR008, VT003). A
+    warning, not an error: a fork loaded with ``--plugins-dir`` may read more keys.
+
+    Failing::
+
+        actions: "enqueue, allocate, backfill"
+        tiers:
+        - plugins:
+          - name: overcommit
+            arguments:
+              cpu-overcommit-ratio: 2.0
+
+    Passing::
+
+        actions: "enqueue, allocate, backfill"
+        tiers:
+        - plugins:
+          - name: overcommit
+            arguments:
+              overcommit-factor: 2.0
+    """,
+)
+
+VC013_ARGUMENT_TYPE = rule(
+    "VC013",
+    Severity.WARNING,
+    "a plugin argument of a type the plugin does not read: ignored, default kept",
+    """
+    Plugins read their arguments with ``GetBool``, ``GetInt``, ``GetFloat64`` and
+    ``GetString``, which ignore a value of another type (only a log line) and keep the
+    default: ``predicate.CacheEnable: "true"`` is a string (parsed from Volcano 1.15,
+    ignored before), ``overcommit-factor: "1.5"`` is a string, not a number. Write the
+    value unquoted, in the type the plugin reads.
+
+    Failing::
+
+        actions: "enqueue, allocate, backfill"
+        tiers:
+        - plugins:
+          - name: overcommit
+            arguments:
+              overcommit-factor: "1.5"
+
+    Passing::
+
+        actions: "enqueue, allocate, backfill"
+        tiers:
+        - plugins:
+          - name: overcommit
+            arguments:
+              overcommit-factor: 1.5
+    """,
+)
+
 VB001_BINPACK_NOT_INT = rule(
     "VB001",
     Severity.ERROR,

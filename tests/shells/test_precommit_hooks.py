@@ -203,6 +203,15 @@ USER_FILES = {
     "broken/broken.policytest.yaml": BROKEN_FIXTURE,
     "fixtures/binpack.policytest.yaml": PASSING_FIXTURE,
     "chart/templates/deployment.yaml": HELM_TEMPLATE,
+    "chart/Chart.yaml": "apiVersion: v2\nname: app\nversion: 0.1.0\n",
+    "chart/templates/scheduler-configmap.yaml": (
+        DATA
+        / "realrepos"
+        / "templates"
+        / "volcano-chart"
+        / "templates"
+        / "scheduler-configmap.yaml"
+    ).read_text(),
     "values.yaml": "replicaCount: 2\nimage: {repository: nginx, tag: stable}\n",
     "supervisord.conf": "[program:app]\ncommand=/usr/bin/app\n",  # not YAML at all
     "README.md": "# cluster config\n",
@@ -419,8 +428,10 @@ class TestRealPreCommit:
         assert BROKEN_CONF_FINDING in errors, result
         assert BROKEN_FIXTURE_FINDING in errors, result
         assert "supervisord.conf" not in result.output
+        chart = [m for m in result.findings() if m["path"].startswith("chart/")]
+        assert all(m["severity"] == "info" for m in chart), result  # templates never fail
 
-    def test_helm_template_warns_without_failing_the_hook(self, user_repo: UserRepo) -> None:
+    def test_helm_templates_never_fail_the_hook(self, user_repo: UserRepo) -> None:
         result = user_repo.pre_commit(
             "run",
             "policytest-validate",
@@ -428,9 +439,15 @@ class TestRealPreCommit:
             "--verbose",
             "--files",
             "chart/templates/deployment.yaml",
+            "chart/templates/scheduler-configmap.yaml",
         )
         assert result.returncode == 0, result
-        assert "PT001 warning:" in result.output, result
+        found = [(m["path"], m["rule"], m["severity"]) for m in result.findings()]
+        assert found == [("chart/templates/scheduler-configmap.yaml", "PT005", "info")], result
+        # another program's template is skipped like any file that is not ours
+        assert "skipped (not a scheduler config or fixture): chart/templates/deployment.yaml" in (
+            result.lines
+        ), result
 
     def test_run_hook_skips_commits_without_configs(self, user_repo: UserRepo) -> None:
         result = user_repo.pre_commit(

@@ -258,7 +258,7 @@ CASES = [
         plugin("deviceshare", "deviceshare.AscendHAMiVNPUEnable: true"),
         7,
         7,
-        "added in Volcano 1.14",
+        "reads it in Volcano 1.14 and later",
         version="1.13",
     ),
     Case(

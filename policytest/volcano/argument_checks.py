@@ -1,0 +1,160 @@
+"""VC012 and VC013: plugin arguments no plugin reads, or of a type it does not read.
+
+Judged from the per-release model of :mod:`policytest.volcano.argument_keys`, for the
+modelled plugins that have no rules of their own (``TABLE_CHECKED`` of
+:mod:`policytest.volcano.arguments`). An unread key gets the key that was probably meant:
+the same key of another plugin (``predicate.VGPUEnable`` -> deviceshare's
+``deviceshare.VGPUEnable``), the release that read it, a slip of the keyboard, or the
+few keys the plugin reads at all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from policytest.core.suggest import closest
+from policytest.read.goyaml import Uint64
+from policytest.volcano import rules
+from policytest.volcano.argument_keys import NAME, KeyRead, modelled, readers, reads, rows
+from policytest.volcano.arguments import TABLE_CHECKED, describe, get_int
+from policytest.volcano.binpack_args import declared_resources
+from policytest.volcano.entry_check import EntryCheck
+from policytest.volcano.plugin_checks import get_bool
+
+if TYPE_CHECKING:
+    from policytest.core.findings import Finding
+    from policytest.read.source import Document
+    from policytest.volcano.conf import VolcanoConf
+    from policytest.volcano.entry import PluginEntry
+    from policytest.volcano.versions import Release
+
+FEW = 3
+"""A plugin that reads at most this many keys has them all named in the message."""
+_PROPORTIONAL = "resource-strategy-fit's `proportional` argument"
+_SUCCESSORS = {
+    "predicate.ProportionalEnable": _PROPORTIONAL,
+    "predicate.resources": _PROPORTIONAL,
+    "predicate.resources.<name>.cpu": _PROPORTIONAL,
+    "predicate.resources.<name>.memory": _PROPORTIONAL,
+    "predicate.DynamicResourceAllocationEnable": "the DynamicResourceAllocation feature gate",
+}
+"""What took over a key a release stopped reading."""
+
+
+def argument_findings(document: Document, conf: VolcanoConf, release: Release) -> Iterator[Finding]:
+    """VC012 and VC013 for every registered entry of a :data:`CHECKED` plugin."""
+    for entry in conf.plugins:
+        if (
+            entry.registered
+            and entry.name in TABLE_CHECKED
+            and entry.arguments
+            and modelled(entry.name, release.version)
+        ):
+            yield from _Arguments(document, entry, release).findings()
+
+
+class _Arguments(EntryCheck):
+    def __init__(self, document: Document, entry: PluginEntry, release: Release) -> None:
+        super().__init__(document, entry)
+        self.release = release
+        self.reads = reads(entry.name, release.version)
+
+    def findings(self) -> Iterator[Finding]:
+        for key in self.ordered():
+            row = next((r for r in self.reads if r.name_in(key) is not None), None)
+            if row is None:
+                yield rules.VC012_UNREAD_ARGUMENT.at(
+                    self.document, self.key_node(key), self.unread(key)
+                )
+                continue
+            name = row.name_in(key)
+            if name:
+                listing = row.key.split(NAME)[0].rstrip(".")
+                listed = declared_resources(self.arguments, listing) or ()
+                if name not in listed:
+                    yield rules.VC012_UNREAD_ARGUMENT.at(
+                        self.document,
+                        self.key_node(key),
+                        f"`{key}` is read only for a resource listed in `{listing}` "
+                        f"(the plugin reads a key per listed name), and `{name}` is not "
+                        f"listed: Volcano ignores it; add `{name}` to `{listing}`",
+                    )
+                    continue
+            problem = self.type_problem(key, row)
+            if problem is not None:
+                yield rules.VC013_ARGUMENT_TYPE.at(self.document, self.value_node(key), problem)
+
+    def unread(self, key: str) -> str:
+        plugin, version = self.entry.name, self.release.name
+        start = f"{plugin} does not read `{key}` in Volcano {version} and ignores it without a word"
+        own = [row.key for row in self.reads]
+        elsewhere = readers(key)
+        other = [row for row, _ in elsewhere if row.read_in(self.release.version)]
+        if other:
+            return f"{start}; it is {other[0].plugin}'s argument: {_move(other[0])}"
+        earlier = [row for row, _ in elsewhere if row.plugin == plugin]
+        if earlier:
+            successor = _SUCCESSORS.get(earlier[0].key)
+            after = f"; {successor} does this now" if successor else ""
+            return f"{start}; {plugin} reads it in {earlier[0].releases} only{after}"
+        meant = _same_leaf(key, self.release)
+        if meant is not None:
+            return f"{start}; {meant.plugin} reads `{meant.key}`: {_move(meant)}"
+        slip = closest(key, [k for k in own if NAME not in k])
+        if slip is not None:
+            return f"{start}; did you mean `{slip}`?"
+        if 0 < len(own) <= FEW:
+            named = ", ".join(f"`{k}`" for k in own)
+            return f"{start}; {plugin} reads only {named}: use {'it' if len(own) == 1 else 'them'}"
+        return start
+
+    def type_problem(self, key: str, row: KeyRead) -> str | None:
+        """Why ``GetBool``/``GetInt``/``GetFloat64``/``GetString`` ignores the value."""
+        value = self.arguments[key]
+        if row.type == "bool":
+            read = get_bool(self.arguments, key, parse_strings=self.release.getbool_parses_strings)
+            ignored, write = read.ignored, "`true` or `false`"
+        elif row.type == "int":
+            ignored, write = (
+                get_int(self.arguments, key, string_arguments=False).ignored,
+                "an integer",
+            )
+        elif row.type == "float":
+            ignored, write = _float_problem(value), "a number such as 1.5"
+        elif row.type == "string":
+            ignored = None if isinstance(value, str) else describe(value)
+            write = "a string"
+        else:
+            return None  # decoded as a whole (framework.Get): not modelled here
+        if ignored is None:
+            return None
+        return (
+            f"`{key}`: {ignored}; {self.entry.name} reads it as {row.type} and Volcano "
+            f"{self.release.name} ignores this value (only a log line), keeping the default; "
+            f"write {write}"
+        )
+
+
+def _move(row: KeyRead) -> str:
+    return f"set it on the `{row.plugin}` plugin's entry (add one if the conf has none)"
+
+
+def _float_problem(value: Any) -> str | None:
+    """``GetFloat64`` takes a float or an int, nothing else."""
+    if isinstance(value, (int, float)) and not isinstance(value, (bool, Uint64)):
+        return None
+    return describe(value)
+
+
+def _same_leaf(key: str, release: Release) -> KeyRead | None:
+    """The one key of this release with the same last part (``VGPUEnable``), if one."""
+    leaf = key.rsplit(".", 1)[-1].lower()
+    if not leaf or leaf == key.lower():
+        return None
+    found = [
+        row
+        for row in rows()
+        if row.read_in(release.version) and row.key.rsplit(".", 1)[-1].lower() == leaf
+    ]
+    return found[0] if len(found) == 1 else None  # `weight` is everybody's: no guess
