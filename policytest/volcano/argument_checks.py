@@ -17,10 +17,9 @@ from policytest.core.suggest import closest
 from policytest.read.goyaml import Uint64
 from policytest.volcano import rules
 from policytest.volcano.argument_keys import NAME, KeyRead, modelled, readers, reads, rows
-from policytest.volcano.arguments import TABLE_CHECKED, describe, get_int
+from policytest.volcano.arguments import TABLE_CHECKED, describe, get_bool, get_int
 from policytest.volcano.binpack_args import declared_resources
 from policytest.volcano.entry_check import EntryCheck
-from policytest.volcano.plugin_checks import get_bool
 
 if TYPE_CHECKING:
     from policytest.core.findings import Finding

@@ -25,7 +25,6 @@ from policytest.volcano.arguments import describe, get_bool, get_int
 from policytest.volcano.binpack_args import declared_resources
 from policytest.volcano.entry_check import EntryCheck
 from policytest.volcano.gotext import trim_space
-from policytest.volcano.predicates_args import PREDICATES, predicates_findings
 from policytest.volcano.rsf_checks import rsf_findings
 
 if TYPE_CHECKING:
@@ -55,7 +54,7 @@ HN_KEYS = (HN + "cpu", HN + "memory", HN_RESOURCES, HN_ENABLE, HN_FADING)
 def plugin_argument_findings(
     document: Document, conf: VolcanoConf, release: Release
 ) -> Iterator[Finding]:
-    """The VR, VD, VT and VP findings of every registered entry of these plugins."""
+    """The VR, VD and VT findings of every registered entry of these plugins."""
     for entry in conf.plugins:
         if not entry.registered:
             continue
@@ -65,8 +64,6 @@ def plugin_argument_findings(
             yield from _DeviceShare(document, entry, release).findings()
         elif entry.name == TOPOLOGY:
             yield from _HyperNode(document, entry, release).findings()
-        elif entry.name == PREDICATES:
-            yield from predicates_findings(document, entry, release)
     yield from cancellation_findings(document, conf)
 
 

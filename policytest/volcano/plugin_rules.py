@@ -1,6 +1,5 @@
 """Rules for Volcano's other bin-packing plugins: ``VR`` (resource-strategy-fit), ``VD``
-(deviceshare) and ``VT`` (network-topology-aware HyperNode bin-packing), and for the
-``predicates`` filters' flags (``VP``).
+(deviceshare) and ``VT`` (network-topology-aware HyperNode bin-packing).
 
 Severity as in :mod:`policytest.volcano.rules`: error where the scheduler stops
 (``klog.Fatalf``: it exits, restarts, exits again) or drops what was written, warning
@@ -619,60 +618,5 @@ VR015_RSF_CANCELLED = rule(
               nvidia.com/gpu:
                 type: MostAllocated
                 weight: 1
-    """,
-)
-
-# --- predicates -------------------------------------------------------------------------
-
-VP001_PREDICATE_NOT_BOOL = rule(
-    "VP001",
-    Severity.WARNING,
-    "a predicates flag that is not a boolean: ignored",
-    """
-    predicates reads its ``predicate.<Filter>Enable`` flags with ``GetBool``: a value
-    that is not a YAML boolean is ignored with a log line and the filter keeps its
-    default (on; ``predicate.CacheEnable`` off). Volcano 1.15 and later also accept a
-    string that Go's ``strconv.ParseBool`` reads (``"false"``, ``"0"``, ``"F"``);
-    earlier releases ignore every string. Write ``true`` or ``false``.
-
-    Failing::
-
-        - name: predicates
-          arguments:
-            predicate.PodTopologySpreadEnable: no-thanks
-
-    Passing::
-
-        - name: predicates
-          arguments:
-            predicate.PodTopologySpreadEnable: false
-    """,
-)
-
-VP002_PREDICATE_UNKNOWN_KEY = rule(
-    "VP002",
-    Severity.WARNING,
-    "a key predicates does not read in this release: ignored",
-    """
-    predicates reads ``predicate.NodeAffinityEnable``, ``NodePortsEnable``,
-    ``TaintTolerationEnable``, ``PodAffinityEnable``, ``NodeVolumeLimitsEnable``,
-    ``VolumeZoneEnable``, ``PodTopologySpreadEnable`` and ``CacheEnable`` in every
-    release, ``VolumeBindingEnable`` from 1.12, ``DynamicResourceAllocationEnable`` from
-    1.12 to 1.14 only (later the feature gate alone decides), and the proportional
-    predicate's ``ProportionalEnable`` and ``predicate.resources`` keys up to 1.12.
-    Names are case-sensitive. Any other key is ignored, so the filter it meant to switch
-    off stays on.
-
-    Failing::
-
-        - name: predicates
-          arguments:
-            predicate.PodAffinityEnabled: false
-
-    Passing::
-
-        - name: predicates
-          arguments:
-            predicate.PodAffinityEnable: false
     """,
 )

@@ -1,4 +1,4 @@
-"""Every VR, VD, VT and VP rule: its documented failing example fires at the offending key or
+"""Every VR, VD and VT rule: its documented failing example fires at the offending key or
 value (also inside a ConfigMap), its passing example is clean; the variants that matter
 (each way a value stops the scheduler, each silent correction) and every release where
 upstream differs."""
@@ -17,7 +17,7 @@ from tests.conftest import of_rule
 from tests.rule_examples import example
 from tests.volcano.helpers import Check
 
-HEAD = 'actions: "enqueue, allocate, backfill"\ntiers:\n- plugins:\n  - name: gang\n'
+HEAD = 'actions: "enqueue, allocate, backfill"\ntiers:\n- plugins:\n  - name: predicates\n'
 RULES = [value for value in vars(plugin_rules).values() if isinstance(value, Rule)]
 
 
@@ -68,8 +68,6 @@ DOC_POSITIONS = {
     "VT001": (7, 30),
     "VT002": (7, 7),
     "VT003": (7, 7),
-    "VP001": (7, 42),
-    "VP002": (7, 7),
 }
 
 
@@ -301,38 +299,6 @@ CASES = [
         "from Volcano 1.14",
         version="1.13",
     ),
-    # predicates
-    Case(
-        "VP001",
-        plugin("predicates", 'predicate.NodePortsEnable: "false"'),
-        7,
-        34,
-        "Volcano 1.14 ignores it",
-        version="1.14",
-    ),
-    Case("VP001", plugin("predicates", "predicate.CacheEnable: 1"), 7, 30, "stays false"),
-    Case(
-        "VP002",
-        plugin("predicates", "predicate.podAffinityEnable: false"),
-        7,
-        7,
-        "write `predicate.PodAffinityEnable`",
-    ),
-    Case(
-        "VP002",
-        plugin("predicates", "predicate.DynamicResourceAllocationEnable: false"),
-        7,
-        7,
-        "feature gate alone decides",
-    ),
-    Case(
-        "VP002",
-        plugin("predicates", "predicate.resources.nvidia.com/gpu.cpu: 4"),
-        7,
-        7,
-        "proportional predicate was removed in 1.13",
-    ),
-    Case("VP002", plugin("predicates", "PodTopologySpreadEnable: false"), 7, 7, "did you mean"),
 ]
 
 
@@ -384,27 +350,6 @@ PER_RELEASE = [
         ["VD004"],
         [],
         id="ascend-flags-are-known-from-1.14",
-    ),
-    pytest.param(
-        plugin("predicates", 'predicate.PodAffinityEnable: "0"'),
-        "1.15",
-        ["VP001"],
-        [],
-        id="a-quoted-predicate-flag-is-read-from-1.15",
-    ),
-    pytest.param(
-        plugin("predicates", "predicate.DynamicResourceAllocationEnable: true"),
-        "1.15",
-        [],
-        ["VP002"],
-        id="the-dra-predicate-flag-is-not-read-from-1.15",
-    ),
-    pytest.param(
-        plugin("predicates", "predicate.ProportionalEnable: true"),
-        "1.13",
-        [],
-        ["VP002"],
-        id="the-proportional-predicate-is-gone-from-1.13",
     ),
 ]
 
