@@ -9,7 +9,9 @@ launcher (so its ``ru_maxrss`` is its own, not this process's); the figures are 
 time of the whole process (interpreter start-up included) and its peak resident set
 size from ``os.wait4``, best of ``--repeat`` runs. The target: every hostile input is
 rejected within 2 s and 200 MB. ``--big`` adds the largest file the default limits
-accept (16 MiB of one-item lines), to show what ``file-bytes`` alone allows.
+accept (16 MiB of one-item lines), to show what ``file-bytes`` alone allows, and the big
+inputs of the second round (a snapshot of that file, a huge ``NotIn``, a ConfigMap whose
+values share one node budget).
 """
 
 from __future__ import annotations
@@ -77,7 +79,50 @@ def cases(directory: Path, big: bool) -> list[Case]:
         found.append(
             ("largest accepted file (16 MiB, 4M nodes), validate", ["validate", str(flat)], _none)
         )
+        found += _round_two(directory, flat)
     return found
+
+
+_FIXTURE = """\
+apiVersion: policytest/v1
+kind: PolicyTest
+scheduler: {{volcano: {{actions: "enqueue, allocate", tiers: [{{plugins: [{{name: binpack}}]}}]}}}}
+cluster:
+  {cluster}
+cases:
+- name: one
+  pod: {{requests: {{cpu: 1m}}{affinity}}}
+  expect: {{}}
+"""
+
+
+def _round_two(directory: Path, flat: Path) -> list[Case]:
+    """The inputs of the second round (docs/robustness.md): a snapshot past the node limit,
+    a 500,000-value ``NotIn`` on 2,000 nodes, three 500,000-node values of one ConfigMap."""
+    snapshot = directory / "snapshot.policytest.yaml"
+    snapshot.write_text(_FIXTURE.format(cluster=f"snapshot: {flat.name}", affinity=""))
+    nodes = "".join(
+        f'  - {{name: n{i}, allocatable: {{cpu: "8", pods: "110"}}, labels: {{z: z{i % 7}}}}}\n'
+        for i in range(2_000)
+    )
+    values = ", ".join(f"v{i}" for i in range(500_000))
+    affinity = (
+        ", affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+        f"{{nodeSelectorTerms: [{{matchExpressions: [{{key: z, operator: NotIn, values: "
+        f"[{values}]}}]}}]}}}}}}"
+    )
+    selector = directory / "selector.policytest.yaml"
+    selector.write_text(_FIXTURE.format(cluster=f"nodes:\n{nodes}", affinity=affinity))
+    configmap = directory / "configmap.yaml"
+    lines = ["apiVersion: v1", "kind: ConfigMap", "metadata: {name: c}", "data:"]
+    for index in range(3):
+        lines += [f"  k{index}.conf: |", *(["    - a"] * 500_000)]
+    configmap.write_text("\n".join(lines) + "\n")
+    return [
+        ("cluster.snapshot of 16 MiB of `- a`, run", ["run", str(snapshot)], _none),
+        ("500,000-value NotIn on 2,000 nodes, run", ["run", str(selector)], _none),
+        ("ConfigMap: three 500,000-node values, validate", ["validate", str(configmap)], _none),
+    ]
 
 
 def _none() -> None:

@@ -186,7 +186,14 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> FixtureFil
     if file_path.name in SETTINGS_NAMES:
         return None  # the project settings file, not a fixture
     if any(fnmatch.fnmatch(file_path.name, pattern) for pattern in patterns):
+        from policytest.reporters.quoting import text
+
         collected: FixtureFile = FixtureFile.from_parent(parent, path=file_path)
+        # pytest -v prints the node id at the start of a line: a file name must not
+        # start a workflow command there (nor break the line)
+        shown = text(collected.nodeid)
+        if shown != collected.nodeid:
+            collected = FixtureFile.from_parent(parent, path=file_path, nodeid=shown)
         return collected
     return None
 
@@ -214,7 +221,7 @@ class FixtureFile(pytest.File):
                 configs.setdefault(case.config.name, case.config)
         if self.config.getoption("policytest_update"):
             results = [case.run() for case in planned]
-            failing = {r.case: r for r in results if r.status == "failed"}
+            failing = [r for r in results if r.status == "failed"]
             if failing:
                 from policytest.harness.golden import UnsafeUpdate, rewrite_file
 
@@ -291,7 +298,9 @@ class CaseItem(pytest.Item):
             if self.result.status == "failed"
             else ""
         )
-        return "\n".join(lines).rstrip()
+        # the file as pytest names it (relative to its rootdir): a report shows no
+        # absolute path of the checkout
+        return "\n".join(lines).rstrip().replace(str(self.path), self.nodeid.split("::")[0])
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, self.line - 1, f"policytest: {self.name}"

@@ -83,6 +83,20 @@ def git(repo: Path, *args: str) -> str:
     return done.stdout.strip()
 
 
+def committed_repo(path: Path, files: dict[str, str], *, commit: bool = True) -> Path:
+    """A git repository at ``path`` holding ``files`` (relative path: text), committed
+    unless ``commit`` is false."""
+    path.mkdir(parents=True, exist_ok=True)
+    git(path, "init", "--quiet", "--initial-branch=main")
+    for name, text in files.items():
+        (path / name).parent.mkdir(parents=True, exist_ok=True)
+        (path / name).write_text(text)
+    if commit:
+        git(path, "add", ".")
+        git(path, "commit", "--quiet", "-m", "base")
+    return path
+
+
 def of_rule(findings: Iterable[Finding], rule: str) -> list[Finding]:
     """The findings of one rule."""
     return [finding for finding in findings if finding.rule == rule]

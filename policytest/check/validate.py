@@ -76,8 +76,9 @@ def validate_paths(
     checked: list[str] = []
     skipped: list[str] = []
     notes: list[tuple[str, str]] = []
+    virtualenvs: list[str] = []
     bundles: dict[str, BundleEvidence] = {}
-    for path, explicit in walk(paths, is_yaml_path):
+    for path, explicit in walk(paths, is_yaml_path, virtualenvs):
         root = options.root or _default_root(path)
         source = read_as_scheduler(read_file(path, options.limits, root), options)
         file_notes: list[str] = []
@@ -89,6 +90,8 @@ def validate_paths(
         checked.append(source.path)
         file_findings = _with_custom_builds(file_findings, source, root, options, bundles)
         findings.extend(suppress.kept(file_findings, source, rules))
+    skipped += virtualenvs
+    notes += ((path, "a Python virtualenv, not walked") for path in virtualenvs)
     return ValidationReport(tuple(sorted(findings)), tuple(checked), tuple(skipped), tuple(notes))
 
 

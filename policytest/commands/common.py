@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 from collections.abc import Callable, Iterable
@@ -204,7 +205,7 @@ def apply_settings(args: Any) -> None:
     Raises :class:`~policytest.read.project_settings.SettingsError` (a usage error)."""
     from policytest.read.project_settings import project_settings
 
-    settings = checked_versions(project_settings(args.settings))
+    settings = checked_versions(project_settings(args.settings, root=getattr(args, "root", None)))
     args.project_settings = settings
     if args.volcano_version is None:
         args.volcano_version = settings.volcano_version or NEWEST_VOLCANO
@@ -249,9 +250,17 @@ def known_rule_ids() -> frozenset[str]:
     return frozenset(rule.id for rule in all_rules())
 
 
+@functools.cache
+def _known_prefixes() -> frozenset[str]:
+    """Every non-empty prefix of every rule id: one set lookup per item, however long
+    the list a settings file gives."""
+    return frozenset(rule[:end] for rule in known_rule_ids() for end in range(1, len(rule) + 1))
+
+
 def unknown_rule(token: str) -> bool:
-    """A ``--select``/``--ignore`` item that is neither a rule id nor a prefix of one."""
-    return not any(rule_id.startswith(token) for rule_id in known_rule_ids())
+    """A ``--select``/``--ignore`` item that is neither a rule id nor a prefix of one
+    (a blank item is neither: as a prefix it would match every rule)."""
+    return token not in _known_prefixes()
 
 
 def unknown_rule_message(token: str) -> str:

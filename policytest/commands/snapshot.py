@@ -38,8 +38,9 @@ def configure(subparsers: Any) -> None:
     parser.add_argument(
         "--anonymize",
         action="store_true",
-        help="replace node, namespace and pod names by stable hashes (node names also "
-        "where labels and selectors hold them), so the file can be committed",
+        help="replace every identifier (names, label keys and values, taints) by an "
+        "unsalted stable hash wherever it appears, keeping selectors matching, so the file "
+        "can be committed",
     )
     add_quiet_option(parser)
     parser.set_defaults(execute=execute)

@@ -87,9 +87,11 @@ def diff_revisions(
     head_revision = repository.resolve(head) if head else None
     changed = repository.changed_paths(base_revision, head_revision)
     with tempfile.TemporaryDirectory(prefix="policytest-diff-") as temporary:
-        before: Side = CommitSide(repository, base_revision, os.path.join(temporary, "base"))
+        max_bytes = options.limits.max_file_bytes
+        base_root = os.path.join(temporary, "base")
+        before: Side = CommitSide(repository, base_revision, base_root, max_bytes)
         after: Side = (
-            CommitSide(repository, head_revision, os.path.join(temporary, "head"))
+            CommitSide(repository, head_revision, os.path.join(temporary, "head"), max_bytes)
             if head_revision
             else WorkTreeSide(repository, os.path.join(temporary, "head"))
         )
@@ -199,17 +201,22 @@ class _Comparison:
         )
 
     def differs(self, path: str) -> bool:
-        """Did ``path`` really change (git may list a file whose bytes are the same)?"""
+        """Did what ``path`` resolves to really change (git may list a file whose bytes
+        are the same; a link whose target changed is not listed itself)?"""
         if path not in self._differs:
-            self._differs[path] = path in self.changed and self._content_differs(path)
+            old, new = self.before.resolved(path)[0], self.after.resolved(path)[0]
+            touched = old != new or bool({path, old, new} & self.changed)
+            self._differs[path] = touched and self._content_differs(path, old, new)
         return self._differs[path]
 
-    def _content_differs(self, path: str) -> bool:
-        if self.before.has(path) != self.after.has(path):
+    def _content_differs(self, path: str, old: str, new: str) -> bool:
+        if self.before.has(old) != self.after.has(new):
             return True
+        if not self.before.has(old):  # on neither side a file: a submodule, a directory
+            return self.before.has(path) != self.after.has(path)
         self.before.materialise([path])
         self.after.materialise([path])
-        return _content(self.before.path(path)) != _content(self.after.path(path))
+        return _content(self.before.path(old)) != _content(self.after.path(new))
 
     def _reason(self, path: str, refs: Sequence[str], run_all: bool) -> str | None:
         """Why the fixture at ``path`` runs, or ``None`` when nothing it uses changed."""
@@ -241,6 +248,9 @@ class _Comparison:
             joined = posixpath.normpath(posixpath.join(posixpath.dirname(path), config))
             if joined != ".." and not joined.startswith("../"):
                 refs.append(joined)
+        # what a link resolves to is what the fixture uses: a config edited behind a file
+        # or directory link is used by the fixture as much as the link is
+        refs += (real for real in (side.resolved(ref)[0] for ref in refs) if real not in refs)
         return tuple(refs)
 
     def _run(self, side: Side, path: str) -> list[CaseResult] | None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import abc
 import os
+import posixpath
 import shutil
 import subprocess
 from collections.abc import Iterable, Sequence
@@ -55,6 +56,8 @@ class Repository:
             completed = subprocess.run(
                 ["git", "-c", "core.quotepath=off", *args],
                 cwd=self.root,
+                # reading never writes: no index refresh behind `git diff`'s back
+                env={**os.environ, "GIT_OPTIONAL_LOCKS": "0"},
                 input=stdin,
                 capture_output=True,
                 timeout=GIT_TIMEOUT_SECONDS,
@@ -107,8 +110,11 @@ class Repository:
     def changed_paths(self, base: Revision, head: Revision | None) -> frozenset[str]:
         """Paths that differ between ``base`` and ``head`` (the working tree when ``None``,
         untracked files included)."""
-        args = ["diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", "--no-textconv"]
-        args += [base.commit] + ([head.commit] if head else []) + ["--"]
+        # plumbing, not `git diff`, which refreshes and rewrites .git/index: a file whose
+        # timestamps alone changed is listed too, and its bytes decide (``differs``)
+        command = ["diff-tree", "-r"] if head else ["diff-index"]
+        args = [*command, "--name-only", "-z", "--no-renames", base.commit]
+        args += ([head.commit] if head else []) + ["--"]
         paths = set(_names(self.git(*args)))
         if head is None:
             paths.update(_names(self.git("ls-files", "-z", "--others", "--exclude-standard")))
@@ -152,14 +158,45 @@ class Side(abc.ABC):
         return os.path.join(self.root, *path.split("/"))
 
     def materialise(self, paths: Iterable[str]) -> None:
-        """Copy ``paths`` (those this side has) into ``root``, and what their links name."""
-        wanted = [p for p in dict.fromkeys(paths) if p in self.files and p not in self._done]
+        """Copy ``paths`` (those this side has) into ``root``, and what their links name,
+        also the links among their directories (``configs -> shared``) and their targets."""
+        through = [step for path in paths for step in (*self.resolved(path)[1], path)]
+        real = [self.resolved(path)[0] for path in paths]
+        wanted = [
+            p for p in dict.fromkeys([*through, *real]) if p in self.files and p not in self._done
+        ]
         for _ in range(_MAX_LINK_HOPS):
             if not wanted:
                 return
             self._done.update(wanted)
             targets = self._copy(wanted)
             wanted = [p for p in targets if p in self.files and p not in self._done]
+
+    def resolved(self, path: str) -> tuple[str, tuple[str, ...]]:
+        """``path`` with every link among its components replaced by what it names
+        (repo-relative), and the links passed on the way: what the runner reads when it
+        opens ``path``. A link out of the repository, an absolute one or a chain of more
+        than a few hops ends the walk (the path rule refuses what it would read)."""
+        parts = path.split("/")
+        links: list[str] = []
+        index = 0
+        while index < len(parts):
+            prefix = "/".join(parts[: index + 1])
+            target = self._link_target(prefix)
+            if target is None:
+                index += 1
+                continue
+            named = posixpath.normpath(posixpath.join(posixpath.dirname(prefix), target))
+            if len(links) >= _MAX_LINK_HOPS or os.path.isabs(target) or named.startswith(".."):
+                break
+            links.append(prefix)
+            parts = [*named.split("/"), *parts[index + 1 :]]
+            index = 0
+        return "/".join(parts), tuple(links)
+
+    @abc.abstractmethod
+    def _link_target(self, path: str) -> str | None:
+        """What the link at ``path`` names, or ``None`` when ``path`` is no link."""
 
     @abc.abstractmethod
     def _copy(self, paths: Sequence[str]) -> list[str]:
@@ -190,23 +227,40 @@ class Side(abc.ABC):
 
 
 class CommitSide(Side):
-    """A commit's files (blobs and symbolic links; submodules are skipped)."""
+    """A commit's files (blobs and symbolic links; submodules, and paths no checkout can
+    hold, are skipped)."""
 
-    def __init__(self, repository: Repository, revision: Revision, root: str) -> None:
+    def __init__(
+        self, repository: Repository, revision: Revision, root: str, max_bytes: int
+    ) -> None:
         self.repository = repository
         self.revision = revision
-        listing = repository.git("ls-tree", "-r", "-z", "--full-tree", revision.commit)
+        self.max_bytes = max_bytes
+        listing = repository.git("ls-tree", "-r", "-l", "-z", "--full-tree", revision.commit)
         self.entries: dict[str, tuple[str, str]] = {}
+        self.sizes: dict[str, int] = {}
+        self._targets: dict[str, str] = {}
         for item in listing.split(b"\0"):
             if not item:
                 continue
             meta, _, name = item.partition(b"\t")
-            mode, kind, oid = meta.decode("ascii").split()
-            if kind == "blob":
+            mode, kind, oid, size = meta.decode("ascii").split()
+            if kind == "blob" and _storable(name):
                 self.entries[os.fsdecode(name)] = (mode, oid)
+                self.sizes[os.fsdecode(name)] = int(size)
         super().__init__(revision.label, repository.root, root, frozenset(self.entries))
 
+    def _link_target(self, path: str) -> str | None:
+        entry = self.entries.get(path)
+        if entry is None or entry[0] != _SYMLINK_MODE:
+            return None
+        if path not in self._targets:
+            blob = self.repository.git("cat-file", "blob", entry[1])
+            self._targets[path] = os.fsdecode(blob[: 1 << 12])
+        return self._targets[path]
+
     def _copy(self, paths: Sequence[str]) -> list[str]:
+        paths = [path for path in paths if not self._too_large(path)]
         oids = "".join(f"{self.entries[path][1]}\n" for path in paths).encode("ascii")
         out = self.repository.git("cat-file", "--batch", stdin=oids)
         links = []
@@ -228,6 +282,18 @@ class CommitSide(Side):
                     handle.write(content)
         return links
 
+    def _too_large(self, path: str) -> bool:
+        """A blob larger than the ``file-bytes`` limit is never read out of git (a 300 MB
+        blob cost 615 MB): its copy is a sparse file of one byte past the limit, so the
+        reader refuses it as too large, headed by its object id, so two different such
+        blobs still differ."""
+        if self.sizes[path] <= self.max_bytes or self.entries[path][0] == _SYMLINK_MODE:
+            return False
+        with open(self._target(path), "wb") as handle:
+            handle.write(self.entries[path][1].encode("ascii"))
+            handle.truncate(self.max_bytes + 1)
+        return True
+
 
 class WorkTreeSide(Side):
     """The working tree: tracked files as they are on disk, and untracked ones git does
@@ -243,6 +309,12 @@ class WorkTreeSide(Side):
         )
         super().__init__("working tree", repository.root, root, present)
 
+    def _link_target(self, path: str) -> str | None:
+        if path not in self.files:
+            return None
+        source = os.path.join(self.repository.root, *path.split("/"))
+        return os.readlink(source) if os.path.islink(source) else None
+
     def _copy(self, paths: Sequence[str]) -> list[str]:
         links = []
         for path in paths:
@@ -254,6 +326,15 @@ class WorkTreeSide(Side):
             elif os.path.isfile(source):
                 shutil.copyfile(source, self._target(path))
         return links
+
+
+_NAME_MAX = 255
+
+
+def _storable(name: bytes) -> bool:
+    """Whether a checkout can hold the file: no component of its path is longer than a
+    file name may be (git stores what no file system can check out)."""
+    return all(len(part) <= _NAME_MAX for part in name.split(b"/"))
 
 
 def _names(output: bytes) -> list[str]:

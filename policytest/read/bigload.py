@@ -31,7 +31,7 @@ from policytest.core.limits import Limits, NodeCounter
 from policytest.read.goyaml import Budget, resolve_plain, scalar_text
 from policytest.read.goyaml import decode as reference_decode
 
-__all__ = ["available", "compose_all", "decode"]
+__all__ = ["TooDeep", "available", "compose_all", "decode"]
 
 _PLAIN: Final = "policytest:plain"
 """The tag our resolver gives untagged plain scalars (and ``!``-tagged ones)."""
@@ -55,16 +55,24 @@ def compose_all(text: str, max_depth: int, count: NodeCounter) -> list[Node] | N
     its own words, or accepts what libyaml does not: the two differ at the edges), and
     when a document nests deeper than ``max_depth``, which no scheduler config does.
     ``count`` is called for every node before it is built (libyaml calls
-    ``descend_resolver`` for each one, tagged or not) and raises to stop composing."""
+    ``descend_resolver`` for each one, tagged or not) and raises to stop composing.
+    libyaml composes recursively in C: a block nesting 100,000 deep (``- - - ...``)
+    would overflow the C stack and kill the process, so the nesting is counted as it
+    descends and the text is refused (:class:`TooDeep`) past ``max_depth``."""
     from _ruamel_yaml import CParser  # type: ignore[import-not-found,unused-ignore]
 
     class _Composer(CParser):  # type: ignore[misc]
         # Resolution is done by goyaml later; keep only what it needs to know.
+        depth = 0
+
         def descend_resolver(self, *_: object) -> None:
             count()
+            self.depth += 1
+            if self.depth > max_depth:
+                raise TooDeep(max_depth)
 
         def ascend_resolver(self, *_: object) -> None:
-            pass
+            self.depth -= 1
 
         def resolve(self, kind: type, _value: str, implicit: tuple[bool, bool]) -> str:
             if kind is ScalarNode:
@@ -130,6 +138,10 @@ def _next_token(mark: Any, text: str) -> StreamMark:
         else mark.column + (index - mark.index)
     )
     return StreamMark(mark.name, index, line, column)
+
+
+class TooDeep(PolicytestError):
+    """libyaml was stopped: the text nests deeper than the limit."""
 
 
 class _Fallback(PolicytestError):

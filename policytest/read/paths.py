@@ -38,9 +38,22 @@ def repository_root(start: str) -> str:
 
 
 def git_root(start: str) -> str | None:
-    """The nearest directory at or above ``start`` that holds ``.git`` (symlinks in the
-    result resolved, the climb on the path as written), or ``None`` outside a checkout."""
-    probe = _directory(start)
+    """The git checkout ``start`` belongs to (symlinks in the result resolved), or
+    ``None`` outside a checkout.
+
+    Decided once, from the invocation: a path below the working directory's checkout
+    (as written) belongs to it, whatever links it goes through, so a committed
+    ``fixtures/ext -> ../other-project`` cannot make the other project's ``.git`` the
+    root. A path elsewhere belongs to the nearest directory at or above it, on the
+    path as written, that holds ``.git``."""
+    invoked = _checkout_of(os.getcwd())
+    if invoked is not None and is_inside(os.path.abspath(start), invoked):
+        return invoked
+    return _checkout_of(_directory(start))
+
+
+def _checkout_of(directory: str) -> str | None:
+    probe = directory
     while True:
         if os.path.exists(os.path.join(probe, ".git")):
             return os.path.realpath(probe)
@@ -56,9 +69,14 @@ def _directory(start: str) -> str:
 
 def resolve(path: str) -> str:
     """``path`` with every symlink resolved; :class:`Refused` for a name that no file
-    can have (it holds a NUL byte), which the operating system would reject outright."""
+    can have (a NUL byte, a lone surrogate), which the operating system would reject
+    outright."""
     if "\0" in path:
         raise Refused("the name holds a NUL byte, which no file name can")
+    try:
+        os.fsencode(path)
+    except UnicodeEncodeError:
+        raise Refused("the name holds a character no file name can (a lone surrogate)") from None
     return os.path.realpath(path)
 
 

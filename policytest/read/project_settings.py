@@ -1,9 +1,11 @@
 """The project settings file ``.policytest.yaml``: which releases and which scheduler
 builds a repository's configs are written for, and which rules apply.
 
-It is found from the working directory upwards (the nearest one wins, up to the
-filesystem root), or named with ``--settings FILE`` (``--policytest-settings`` or the
-``policytest_settings`` ini option in pytest). Every command and the pytest plugin read
+It is found from the working directory upwards (the nearest one wins, up to the root:
+the git repository holding the working directory, or ``--root``; without git, the
+working directory only: a settings file above the checkout is never read), or named
+with ``--settings FILE`` (``--policytest-settings`` or the ``policytest_settings`` ini
+option in pytest). Every command and the pytest plugin read
 it; command-line flags override it. The file is checked here against
 ``schemas/settings.schema.json``, and by the commands for meaning (a rule id that no rule
 has, a release the flags would refuse); any problem is a :class:`SettingsError`, a usage
@@ -18,13 +20,16 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from policytest.core.errors import PolicytestError
-from policytest.core.limits import DEFAULT_LIMITS, Limits
+from policytest.core.limits import Limits
 from policytest.core.options import CheckOptions, CustomPlugin, RuleFilter
 
 SETTINGS_FILE = ".policytest.yaml"
 SETTINGS_NAMES = (SETTINGS_FILE, ".policytest.yml")
 """The names of the settings file (never a fixture, though fixtures end in ``.policytest.yaml``)."""
 SCHEMA_NAME = "settings"
+SETTINGS_LIMITS = Limits(max_file_bytes=256 * 1024, max_nodes=20_000, max_documents=1)
+"""A settings file is a few lines; these bounds keep one from a pull request cheap (its
+size, and what its ``select``/``ignore`` lists make every command do)."""
 
 
 class SettingsError(PolicytestError):
@@ -88,29 +93,37 @@ def options_from(settings: ProjectSettings, base: CheckOptions | None = None) ->
     return settings.check_options(options)
 
 
-def find_settings(start: str) -> str | None:
-    """The nearest settings file in ``start`` or a directory above it."""
+def find_settings(start: str, root: str | None = None) -> str | None:
+    """The nearest settings file in ``start`` or a directory above it, up to ``root``
+    (default: the git repository holding ``start``, else ``start`` itself). A name that
+    exists but is not a regular file (a FIFO, a link to ``/dev/stdin``) is returned
+    too: reading it is refused with an error, never skipped in silence."""
+    from policytest.read.paths import git_root
+
     directory = os.path.abspath(start)
+    boundary = os.path.realpath(root or git_root(directory) or directory)
     while True:
         for name in SETTINGS_NAMES:
             candidate = os.path.join(directory, name)
-            if os.path.isfile(candidate):
+            if os.path.lexists(candidate):
                 return candidate
         parent = os.path.dirname(directory)
-        if parent == directory:
+        if parent == directory or os.path.realpath(directory) == boundary:
             return None
         directory = parent
 
 
-def project_settings(explicit: str | None, start: str | None = None) -> ProjectSettings:
+def project_settings(
+    explicit: str | None, start: str | None = None, root: str | None = None
+) -> ProjectSettings:
     """The settings named by ``explicit`` (which must exist), else the nearest file
-    above ``start`` (default: the working directory), else none."""
+    above ``start`` (default: the working directory) inside ``root``, else none."""
     if explicit is not None:
-        if not os.path.isfile(explicit):
+        if not os.path.lexists(explicit) or os.path.isdir(explicit):
             raise SettingsError(explicit, 0, "", "no such file")
         return load_settings(explicit)
-    found = find_settings(start if start is not None else os.getcwd())
-    return load_settings(_shown(found)) if found is not None else NO_SETTINGS
+    found = find_settings(start if start is not None else os.getcwd(), root)
+    return load_settings(_shown(found), root=root) if found is not None else NO_SETTINGS
 
 
 def _shown(path: str) -> str:
@@ -119,16 +132,21 @@ def _shown(path: str) -> str:
     return path if relative.startswith("..") else relative
 
 
-def load_settings(path: str, limits: Limits = DEFAULT_LIMITS) -> ProjectSettings:
-    """Read and check one settings file; raise :class:`SettingsError`."""
+def load_settings(
+    path: str, limits: Limits = SETTINGS_LIMITS, root: str | None = None
+) -> ProjectSettings:
+    """Read and check one settings file (under the one path rule: inside ``root``, a
+    regular file); raise :class:`SettingsError`."""
     from policytest.read.goyaml import DecodeError, decode
     from policytest.read.schema import locate, schema_findings
     from policytest.read.source import Document, read_file
 
-    source = read_file(path, limits)
+    source = read_file(path, limits, root)
     if source.problems:
         problem = source.problems[0]
-        raise SettingsError(path, problem.line, "", problem.message)
+        # The limits of a settings file are fixed: no flag raises them.
+        message = problem.message.split(" (raise the limit")[0]
+        raise SettingsError(path, problem.line, "", message)
     if not source.documents:
         return ProjectSettings(path=path)  # empty or comments only
     if len(source.documents) > 1:
@@ -173,6 +191,14 @@ def load_settings(path: str, limits: Limits = DEFAULT_LIMITS) -> ProjectSettings
     for key in ("select", "ignore"):
         if key in value:
             rules[key] = tuple(str(item).strip().upper() for item in value[key])
+            for index, item in enumerate(rules[key]):
+                if not item:
+                    raise SettingsError(
+                        path,
+                        line_of(key, index),
+                        f"{key}[{index}]",
+                        "is blank; write a rule id or a prefix of one (VB, KS001)",
+                    )
             lines += [(f"{key}[{index}]", line_of(key, index)) for index in range(len(value[key]))]
     kube = value.get("kubeScheduler") or {}
     declared = tuple(

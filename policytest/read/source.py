@@ -205,14 +205,18 @@ def _read_bytes_checked(path: str, data: bytes, limits: Limits) -> SourceFile:
     return SourceFile(path, documents)
 
 
-def compose_all(text: str, limits: Limits) -> list[Node]:
-    """Compose every non-empty document of ``text``; raise :class:`ParseFailure`."""
+def compose_all(text: str, limits: Limits, count: NodeCounter | None = None) -> list[Node]:
+    """Compose every non-empty document of ``text``; raise :class:`ParseFailure`.
+    ``count``: the node budget of the file ``text`` is part of (the values of one
+    ConfigMap share it), else ``yaml-nodes`` for ``text`` alone."""
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+    from policytest.read.bigload import TooDeep
 
     _refuse_deep_flow(text, limits.max_depth)
     roots: list[Node] = []
     try:
-        for root in _composed(text, limits.max_depth, NodeCounter(limits.max_nodes)):
+        for root in _composed(text, limits.max_depth, count or NodeCounter(limits.max_nodes)):
             if root is None or _is_empty(root):
                 continue
             if len(roots) >= limits.max_documents:
@@ -236,6 +240,10 @@ def compose_all(text: str, limits: Limits) -> list[Node]:
     except YAMLError as exc:  # ReaderError: a character YAML does not allow
         line, column = _reader_error_position(exc, text)
         raise ParseFailure(f"{INVALID_YAML}: {_first_line(str(exc))}", line, column) from exc
+    except TooDeep as exc:
+        raise ParseFailure(
+            f"document nests deeper than {limits.max_depth} levels; not read", 0, 0
+        ) from exc
     except RecursionError as exc:
         raise ParseFailure(
             "document nests too deeply to be a scheduler config; not read", 0, 0
@@ -249,10 +257,11 @@ def _composed(text: str, max_depth: int, count: NodeCounter) -> Iterable[Node]:
     from policytest.read import bigload
 
     if bigload.available():
+        left = count.left
         roots = bigload.compose_all(text, max_depth, count)
         if roots is not None:
             return roots
-        count.left = count.limit  # libyaml gave up part-way: the pure composer starts over
+        count.left = left  # libyaml gave up part-way: the pure composer starts over
     from ruamel.yaml import YAML
 
     yaml = YAML(typ="rt", pure=True)
@@ -354,14 +363,38 @@ def _problem(path: str, line: int, column: int, message: str) -> SourceFile:
 # --- small, bounded accessors over composed nodes -------------------------------------
 
 
-def mapping_items(node: Node) -> Iterator[tuple[Node, Node]]:
-    """Key and value nodes of a mapping, in source order, duplicates included."""
-    if isinstance(node, MappingNode):
-        yield from node.value
+def mapping_items(node: Node, depth: int = 0) -> Iterator[tuple[Node, Node]]:
+    """Key and value nodes of a mapping, in source order, duplicates included; a merge
+    key (``<<: {kind: ...}``) is replaced by the pairs it brings in, as yaml.v2 decodes
+    it (a list of maps: the first map's pairs win), so a merge key hides no key."""
+    if not isinstance(node, MappingNode) or depth > _MAX_MERGES:
+        return
+    for key_node, value_node in node.value:
+        if not _merges(key_node):
+            yield key_node, value_node
+            continue
+        sources = value_node.value if isinstance(value_node, SequenceNode) else [value_node]
+        for source in reversed(sources):
+            yield from mapping_items(source, depth + 1)
+
+
+_MAX_MERGES = 8
+_STR_TAG = "tag:yaml.org,2002:str"
+
+
+def _merges(key_node: Node) -> bool:
+    """A plain ``<<`` key not tagged as a string: yaml.v2's merge key."""
+    return (
+        isinstance(key_node, ScalarNode)
+        and key_node.value == "<<"
+        and key_node.style is None
+        and key_node.tag != _STR_TAG
+    )
 
 
 def lookup(node: Node, key: str) -> tuple[Node, Node] | None:
-    """The last ``key: value`` pair of a mapping (yaml.v2 keeps the last duplicate)."""
+    """The last ``key: value`` pair of a mapping (yaml.v2 keeps the last duplicate),
+    merge keys followed."""
     found = None
     for key_node, value_node in mapping_items(node):
         if isinstance(key_node, ScalarNode) and key_node.value == key:

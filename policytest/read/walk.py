@@ -20,8 +20,6 @@ SKIPPED_DIRECTORIES = frozenset(
         ".hg",
         ".svn",
         ".venv",
-        "venv",
-        "env",
         ".tox",
         ".nox",
         "node_modules",
@@ -39,36 +37,55 @@ def skipped_name(name: str) -> bool:
     return name in SKIPPED_DIRECTORIES or name.endswith(".egg-info")
 
 
-def skipped_directory(directory: str) -> bool:
-    """A directory no walk enters: a skipped name, or a virtualenv (it has ``pyvenv.cfg``)."""
-    if skipped_name(os.path.basename(directory)):
-        return True
-    return os.path.isfile(os.path.join(directory, "pyvenv.cfg"))
+def is_virtualenv(directory: str) -> bool:
+    """A Python virtualenv: ``pyvenv.cfg`` naming its ``home`` and a ``bin`` (``Scripts``)
+    directory. An empty ``pyvenv.cfg``, or a directory named ``env`` or ``venv`` (common
+    names for a deployment's configs), is not enough to hide the configs below it."""
+    try:
+        with open(os.path.join(directory, "pyvenv.cfg"), "rb") as handle:
+            head = handle.read(4096)
+    except OSError:
+        return False
+    says_home = any(line.split(b"=")[0].strip() == b"home" for line in head.splitlines())
+    return says_home and any(
+        os.path.isdir(os.path.join(directory, name)) for name in ("bin", "Scripts")
+    )
 
 
-def walk(paths: Sequence[str], wanted: Callable[[str], bool]) -> Iterator[tuple[str, bool]]:
+def walk(
+    paths: Sequence[str], wanted: Callable[[str], bool], passed_over: list[str] | None = None
+) -> Iterator[tuple[str, bool]]:
     """Each file to read, with whether it was named explicitly.
 
     Directories contribute the files whose name is ``wanted``; a named file (or ``-``,
     standard input) is always read. Raises :class:`PathNotFound` for a path that does
-    not exist (a dangling symlink exists: reading it reports the problem).
+    not exist (a dangling symlink exists: reading it reports the problem). The
+    virtualenvs a walk does not enter are added to ``passed_over`` (``--verbose`` says so).
     """
     for path in paths:
         if path == STDIN:
             yield path, True
         elif os.path.isdir(path):
-            yield from ((found, False) for found in _walk(path, wanted))
+            yield from ((found, False) for found in _walk(path, wanted, passed_over))
         elif os.path.exists(path) or os.path.islink(path):
             yield path, True
         else:
             raise PathNotFound(path)
 
 
-def _walk(top: str, wanted: Callable[[str], bool]) -> Iterator[str]:
+def _walk(top: str, wanted: Callable[[str], bool], passed_over: list[str] | None) -> Iterator[str]:
     for directory, subdirectories, files in os.walk(top):
-        subdirectories[:] = sorted(
-            name for name in subdirectories if not skipped_directory(os.path.join(directory, name))
-        )
+        entered = []
+        for name in sorted(subdirectories):
+            path = os.path.join(directory, name)
+            if skipped_name(name):
+                continue
+            if is_virtualenv(path):
+                if passed_over is not None:
+                    passed_over.append(path)
+                continue
+            entered.append(name)
+        subdirectories[:] = entered
         for name in sorted(files):
             if wanted(name):
                 yield os.path.join(directory, name)

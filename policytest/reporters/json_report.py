@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import TypedDict
 
 from policytest.check.validate import ValidationReport
 from policytest.core.findings import Finding, Severity
+from policytest.reporters.quoting import json_document
 
 
 class FindingJSON(TypedDict):
@@ -56,4 +56,4 @@ def as_json(report: ValidationReport) -> ValidationJSON:
 
 
 def render(report: ValidationReport, *, color: bool) -> str:
-    return json.dumps(as_json(report), indent=2) + "\n"
+    return json_document(as_json(report))

@@ -15,15 +15,19 @@ it:
   character Markdown or HTML could read as syntax is an HTML entity, so a value shows as
   text only (no heading, link, image, table cell or ``@mention``), and long values are cut.
 - :func:`xml` for XML attributes and text (characters XML 1.0 cannot hold are escaped).
-- :func:`sarif` for SARIF's JSON strings (no lone surrogates from non-UTF-8 file names).
+- :func:`sarif` for SARIF's JSON strings (no lone surrogates from non-UTF-8 file names),
+  and :func:`json_document` for every JSON output, every string of it so quoted.
 
 This module depends on nothing but the standard library, so every reporter can use it.
 """
 
 from __future__ import annotations
 
+import json
+import re
 import unicodedata
 from functools import lru_cache
+from typing import Any
 
 ELLIPSIS = "…"
 MARKDOWN_NAME_LIMIT = 120
@@ -121,17 +125,38 @@ def markdown_text(value: object, limit: int = MARKDOWN_TEXT_LIMIT) -> str:
     ``#``, so GitHub links no user, team or issue; cut after ``limit`` characters with a
     marker.
     """
-    shown = _entities(_escape_controls(cut(str(value), limit)))
+    return _markdown(_unlinked(_escape_controls(cut(str(value), limit))))
+
+
+def _markdown(value: str) -> str:
+    shown = _entities(value)
     return shown.replace("&#64;", "&#64;" + _WORD_JOINER).replace("&#35;", "&#35;" + _WORD_JOINER)
+
+
+_ISSUE_PREFIX = re.compile(r"(?i)\b(gh)(-[0-9])")
+_HEX_RUN = re.compile(r"\b[0-9A-Fa-f]{7,40}\b")
+
+
+def _unlinked(value: str) -> str:
+    """No issue reference (``GH-1``) or commit hash (a word of 7 to 40 hex characters) for
+    GitHub to link: a word joiner after ``GH`` and every sixth character of such a word."""
+    value = _ISSUE_PREFIX.sub(lambda match: match[1] + _WORD_JOINER + match[2], value)
+    return _HEX_RUN.sub(
+        lambda match: _WORD_JOINER.join(
+            match[0][start : start + 6] for start in range(0, len(match[0]), 6)
+        ),
+        value,
+    )
 
 
 def markdown_code(value: object, limit: int = MARKDOWN_NAME_LIMIT) -> str:
     """``value`` as inline code in GitHub-flavoured Markdown (a name, a path, a key).
 
-    ``<code>`` around :func:`markdown_text`: GitHub links nothing inside code (no
-    mention, no issue reference, no URL), and the entities keep Markdown out of it.
+    ``<code>`` around the text as :func:`markdown_text` quotes it: GitHub links nothing
+    inside code (no mention, issue reference, commit hash or URL), and the entities keep
+    Markdown out of it.
     """
-    return f"<code>{markdown_text(value, limit)}</code>"
+    return f"<code>{_markdown(_escape_controls(cut(str(value), limit)))}</code>"
 
 
 def xml(value: object) -> str:
@@ -157,3 +182,20 @@ def sarif(value: object) -> str:
     if not any(0xD800 <= ord(char) <= 0xDFFF for char in shown):
         return shown
     return "".join(_escaped_char(char) if 0xD800 <= ord(char) <= 0xDFFF else char for char in shown)
+
+
+def json_document(data: Any) -> str:
+    """``data`` as the JSON text of a report (indented, ending in a newline), every string
+    in it (keys too) through :func:`sarif`: a JSON reader in a stricter language than
+    Python refuses a lone surrogate, and names that were not UTF-8 hold them."""
+    return json.dumps(_no_surrogates(data), indent=2) + "\n"
+
+
+def _no_surrogates(data: Any) -> Any:
+    if isinstance(data, str):
+        return sarif(data)
+    if isinstance(data, dict):
+        return {_no_surrogates(key): _no_surrogates(value) for key, value in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [_no_surrogates(item) for item in data]
+    return data

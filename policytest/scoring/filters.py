@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Final
 
@@ -125,6 +125,12 @@ class Requirement:
     key: str
     operator: str
     values: tuple[str, ...] = ()
+    members: frozenset[str] = field(init=False, repr=False, compare=False)
+    """``values`` as a set: ``In``/``NotIn`` cost one lookup per node, however many
+    values a pull request writes (a list cost 30-50 s a case at 1,000,000 x 2,000)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "members", frozenset(self.values))
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,9 +315,9 @@ def _label_matches(requirement: Requirement, labels: Mapping[str, str]) -> bool:
     operator = requirement.operator
     value = labels.get(requirement.key)
     if operator == "In":
-        return value is not None and value in requirement.values
+        return value is not None and value in requirement.members
     if operator == "NotIn":
-        return value is None or value not in requirement.values
+        return value is None or value not in requirement.members
     if operator == "Exists":
         return value is not None
     if operator == "DoesNotExist":

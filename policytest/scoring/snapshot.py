@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import IO, Any, Final
 
 from policytest.core.errors import PolicytestError
+from policytest.core.limits import Limits
 from policytest.scoring.quantity import QuantityError, parse_quantity
 
 __all__ = [
@@ -137,27 +138,50 @@ class Snapshot:
 # --- reading ---------------------------------------------------------------------------------
 
 
-def read_snapshot(path: str, progress: Callable[[int], None] | None = None) -> Snapshot:
-    """Read a kubectl dump or a compact snapshot file (``-``: standard input)."""
+def read_snapshot(
+    path: str, progress: Callable[[int], None] | None = None, limits: Limits | None = None
+) -> Snapshot:
+    """Read a kubectl dump or a compact snapshot file (``-``: standard input).
+
+    The one error boundary of a snapshot: whatever it holds (a field of the wrong type,
+    nesting past the limits, an alias bomb), the result is a snapshot or a
+    :class:`SnapshotError` naming the file, never another exception. ``limits`` bound a
+    YAML snapshot as any other input file (``None``: only the alias limit, for
+    ``policytest snapshot`` itself)."""
     import sys
 
     shown = "<stdin>" if path == "-" else path
     try:
         if path == "-":
-            return read_snapshot_stream(sys.stdin.buffer, shown, progress)
+            return read_snapshot_stream(sys.stdin.buffer, shown, progress, limits)
         with open(path, "rb") as handle:
-            return read_snapshot_stream(handle, shown, progress)
+            return read_snapshot_stream(handle, shown, progress, limits)
     except OSError as error:
         raise SnapshotError(f"{shown}: cannot read: {error.strerror or error}") from None
+    except SnapshotError:
+        raise
+    except RecursionError:
+        raise SnapshotError(f"{shown}: nests too deeply to be a cluster snapshot") from None
+    except PolicytestError as error:  # a limit of the YAML reader
+        raise SnapshotError(f"{shown}: {error}") from None
+    except (TypeError, ValueError, AttributeError, KeyError) as error:
+        raise SnapshotError(
+            f"{shown}: not a cluster snapshot: a field has a value of the wrong kind "
+            f"({type(error).__name__}: {error}); expected the output of `kubectl get "
+            "nodes,pods -A -o json` or a file written by `policytest snapshot`"
+        ) from None
 
 
 def read_snapshot_stream(
-    stream: IO[bytes], shown: str, progress: Callable[[int], None] | None = None
+    stream: IO[bytes],
+    shown: str,
+    progress: Callable[[int], None] | None = None,
+    limits: Limits | None = None,
 ) -> Snapshot:
     """A snapshot from a byte stream (JSON streamed object by object, or YAML)."""
     reader = _TextChunks(stream, shown, progress)
     first = reader.peek_char()
-    objects = _json_objects(reader) if first in ("{", "[") else _yaml_objects(reader)
+    objects = _json_objects(reader) if first in ("{", "[") else _yaml_objects(reader, limits)
     return _build(objects, shown)
 
 
@@ -337,16 +361,17 @@ class _JsonScanner:
         )
 
 
-def _yaml_objects(reader: _TextChunks) -> Iterator[Mapping[str, Any]]:
+def _yaml_objects(
+    reader: _TextChunks, bounded: Limits | None = None
+) -> Iterator[Mapping[str, Any]]:
     """Every object of a YAML stream (multi-document; a List's items), read with the
-    package's libyaml reader and typed as yaml.v2 types them."""
-    from policytest.core.limits import Limits
+    package's libyaml reader and typed as yaml.v2 types them (within ``bounded``)."""
     from policytest.read import bigload
     from policytest.read.goyaml import decode as reference_decode
     from policytest.read.source import ParseFailure, compose_all
 
     text = reader.rest()
-    limits = Limits(max_nodes=1 << 62, max_documents=1 << 62, max_alias_nodes=1 << 20)
+    limits = bounded or Limits(max_nodes=1 << 62, max_documents=1 << 62, max_alias_nodes=1 << 20)
     try:
         roots = compose_all(text, limits)
     except ParseFailure as failure:
@@ -694,176 +719,132 @@ def _joined(items: Iterator[str]) -> list[str]:
 
 
 def stable_name(prefix: str, name: str) -> str:
-    """``node-<12 hex>``: the same name always gives the same hash. It hides names from a
-    casual reader; names that can be guessed (``worker-1``) can be found by hashing guesses."""
+    """``node-<12 hex>``: the same name always gives the same hash (unsalted SHA-256). It
+    hides names from a casual reader; names that can be guessed (``worker-1``) can be
+    found by hashing guesses."""
     return f"{prefix}-{hashlib.sha256(name.encode()).hexdigest()[:12]}"
 
 
+# What --anonymize keeps. Everything else that is a string is an identifier and is
+# hashed, wherever it stands: a field added to the snapshot later is hashed too.
+_KEPT_VALUES: Final = frozenset(
+    {
+        "operator",
+        "effect",
+        "restartPolicy",
+        "whenUnsatisfiable",
+        "nodeAffinityPolicy",
+        "nodeTaintsPolicy",
+        "protocol",
+        "kind",
+        "apiVersion",
+        "type",
+        "phase",
+        "count",
+        "weight",
+        "tolerationSeconds",
+        "maxSkew",
+        "minDomains",
+        "containerPort",
+        "hostPort",
+        "sizeBytes",
+        "unschedulable",
+    }
+)
+"""Fields whose value is Kubernetes vocabulary or a number, not a name."""
+_RESOURCES: Final = frozenset({"allocatable", "requests", "limits", "overhead", "used", "capacity"})
+"""Maps of resource names (read by the scorers and the config) to quantities: kept."""
+_LABEL_MAPS: Final = frozenset({"labels", "nodeSelector", "matchLabels", "selector", "annotations"})
+"""Maps whose keys are label keys (hashed unless Kubernetes gives them a meaning)."""
+_LABEL_KEYS: Final = frozenset({"key", "topologyKey", "matchLabelKeys", "mismatchLabelKeys"})
+"""Fields whose value is a label or taint key."""
+_NUMERIC_OPERATORS: Final = frozenset({"Gt", "Lt"})
+_NAME_FIELD: Final = "metadata.name"
+"""The one field a ``matchFields`` requirement names (its values are node names)."""
+
+
+def _known_key(key: str) -> bool:
+    """A label or taint key Kubernetes gives a meaning (``kubernetes.io/hostname``,
+    ``node.kubernetes.io/unschedulable``): kept, so its meaning stays."""
+    prefix, slash, _ = key.rpartition("/")
+    return bool(slash) and prefix.endswith(("kubernetes.io", "k8s.io"))
+
+
 def anonymize(snapshot: Snapshot) -> Snapshot:
-    """Node, namespace, pod and workload object names replaced by stable hashes.
+    """Every identifier replaced by a stable hash wherever it appears: node, pod and
+    namespace names, label keys and values, taint and toleration keys and values, image,
+    volume, claim, gate and port names, in nodes and pending pods alike.
 
-    Scheduling matches labels and names, so a node's or a namespace's name is replaced
-    everywhere it stands: any label value equal to one (``kubernetes.io/hostname``,
-    ``kubernetes.io/metadata.name``, and any other label that holds it) becomes its new
-    name, and so do the values of every selector (``nodeSelector``, node affinity,
-    spread constraints, pod affinity and its ``namespaces``, Services' and controllers'
-    selectors) equal to one. A controller's name is hashed alike in its object and in
-    its pods' ``ownerReferences``. Other labels, taints and resource names are kept as
-    they are: selectors match on them, and every selector still matches what it did.
+    Each distinct text always becomes the same hash (``node-``, ``pod-`` or ``ns-`` for
+    a node, pod or namespace name, ``id-`` for any other), whole: a node name inside a
+    longer label value is hidden with it. So selectors still match what they matched
+    (``nodeSelector``, affinity ``values``, ``matchFields metadata.name``, tolerations,
+    pod-affinity ``namespaces``). Kept: resource names and quantities, numbers, Kubernetes
+    vocabulary (operators, effects), the values of ``Gt``/``Lt`` requirements, and label
+    keys under ``kubernetes.io`` and ``k8s.io``, whose meaning the scheduler knows. The
+    hash is unsalted: a name that can be guessed can be confirmed.
     """
-    renamed = {name: stable_name("ns", name) for name in _namespace_names(snapshot)}
-    renamed.update((node["name"], stable_name("node", node["name"])) for node in snapshot.nodes)
+    prefixes: dict[str, str] = {}
+    for pod in snapshot.pending:
+        metadata = _mapping(pod.get("metadata"))
+        for field_name, prefix in (("namespace", "ns"), ("name", "pod")):
+            if isinstance(metadata.get(field_name), str):
+                prefixes.setdefault(metadata[field_name], prefix)
+    prefixes.update((node["name"], "node") for node in snapshot.nodes)
 
-    def value(text: object) -> object:
-        return renamed.get(text, text) if isinstance(text, str) else text
+    def hashed(text: str) -> str:
+        return stable_name(prefixes.get(text, "id"), text)
 
-    nodes = []
-    for node in snapshot.nodes:
-        copy = {**node, "name": renamed[node["name"]]}
-        if "labels" in node:
-            copy["labels"] = _renamed_labels(node["labels"], value)
-        if node.get("images"):
-            copy["images"] = [
-                {**image, "names": [_hidden_image(name) for name in image.get("names") or ()]}
-                for image in node["images"]
-            ]
-        if node.get("pods"):
-            copy["pods"] = [_anonymized_pod(pod, value) for pod in node["pods"]]
-        nodes.append(copy)
-    pending = [_anonymized_pod(pod, value) for pod in snapshot.pending]
+    def walk(data: Any, field_name: str = "") -> Any:
+        if isinstance(data, str):
+            if field_name in _KEPT_VALUES:
+                return data
+            if field_name in _LABEL_KEYS and (_known_key(data) or data == _NAME_FIELD):
+                return data
+            return hashed(data)
+        if isinstance(data, list):
+            return [walk(item, field_name) for item in data]
+        if not isinstance(data, Mapping):
+            return data  # numbers, booleans, null
+        if field_name in _RESOURCES:
+            return dict(data)
+        if field_name in _LABEL_MAPS:
+            return {
+                key if _known_key(str(key)) else hashed(str(key)): walk(value)
+                for key, value in data.items()
+            }
+        if data.get("operator") in _NUMERIC_OPERATORS:
+            return {
+                key: value if key == "values" else walk(value, key) for key, value in data.items()
+            }
+        return {key: walk(value, key) for key, value in data.items()}
+
+    nodes = [walk(node) for node in snapshot.nodes]
+    pending = [walk(pod) for pod in snapshot.pending]
     objects = {
-        key: [_anonymized_object(key, item, value) for item in items]
-        for key, items in snapshot.objects.items()
+        key: [_walk_object(item, walk) for item in items] for key, items in snapshot.objects.items()
     }
     return Snapshot(nodes, pending, snapshot.counts, objects)
 
 
-def _namespace_names(snapshot: Snapshot) -> set[str]:
-    """Every namespace the snapshot names (objects, namespaces, pods)."""
-    names = {str(item.get("name")) for item in snapshot.objects.get("namespaces", ())}
-    names.update(
-        str(item["namespace"])
-        for key, items in snapshot.objects.items()
-        for item in items
-        if key != "namespaces" and item.get("namespace")
-    )
-    pods = [*snapshot.pending, *(pod for node in snapshot.nodes for pod in node.get("pods") or ())]
-    names.update(
-        str(pod["metadata"]["namespace"])
-        for pod in pods
-        if isinstance(pod.get("metadata"), Mapping) and pod["metadata"].get("namespace")
-    )
-    return names
-
-
-def _anonymized_pod(pod: Mapping[str, Any], value: Callable[[object], object]) -> dict[str, Any]:
-    """A pod (bound or pending, PodSpec fragment or ``{metadata, spec}``) anonymized."""
-    if "spec" not in pod and "metadata" not in pod:
-        return _renamed_values(pod, value)
-    metadata = dict(pod.get("metadata") or {})
-    if "name" in metadata:
-        metadata["name"] = stable_name("pod", str(metadata["name"]))
-    if "namespace" in metadata:
-        metadata["namespace"] = value(metadata["namespace"])
-    if isinstance(metadata.get("labels"), Mapping):
-        metadata["labels"] = _renamed_labels(metadata["labels"], value)
-    if isinstance(metadata.get("ownerReferences"), list):
-        metadata["ownerReferences"] = [
-            {**owner, "name": stable_name("owner", str(owner.get("name")))}
-            for owner in metadata["ownerReferences"]
-            if isinstance(owner, Mapping)
-        ]
-    anonymized: dict[str, Any] = {**pod, "metadata": metadata}
-    spec = _renamed_values(pod.get("spec") or {}, value)
-    for group in ("containers", "initContainers"):
-        if isinstance(spec.get(group), list):
-            spec[group] = [
-                {**item, "image": _hidden_image(normalized_image(item["image"]))}
-                if isinstance(item, Mapping) and isinstance(item.get("image"), str)
-                else item
-                for item in spec[group]
-            ]
-    if isinstance(spec.get("volumes"), list):
-        spec["volumes"] = [_hidden_image_volume(volume) for volume in spec["volumes"]]
-    anonymized["spec"] = spec
-    return anonymized
+def _walk_object(item: Mapping[str, Any], walk: Callable[[Any, str], Any]) -> dict[str, Any]:
+    """A workload object or namespace: a ReplicaSet's or StatefulSet's ``selector`` is a
+    label selector (its ``matchLabels`` a label map), a Service's a label map."""
+    selector = item.get("selector")
+    walked: dict[str, Any] = walk({k: v for k, v in item.items() if k != "selector"}, "")
+    if isinstance(selector, Mapping) and (
+        "matchLabels" in selector or "matchExpressions" in selector
+    ):
+        walked["selector"] = walk(selector, "labelSelector")
+    elif selector is not None:
+        walked["selector"] = walk(selector, "selector")
+    return walked
 
 
 def normalized_image(name: str) -> str:
     """ImageLocality's ``normalizedImageName``: ``:latest`` appended when the name has
     no tag (its last ``:`` is not after its last ``/``)."""
     return name if name.rfind(":") > name.rfind("/") else f"{name}:latest"
-
-
-def _hidden_image(name: str) -> str:
-    """An image name hashed, tagged when it was (so ImageLocality matches as before)."""
-    hidden = stable_name("image", name)
-    return f"{hidden}:hidden" if normalized_image(name) == name else hidden
-
-
-def _hidden_image_volume(volume: object) -> object:
-    if not isinstance(volume, Mapping) or not isinstance(volume.get("image"), Mapping):
-        return volume
-    image = dict(volume["image"])
-    if isinstance(image.get("reference"), str):
-        image["reference"] = _hidden_image(normalized_image(image["reference"]))
-    return {**volume, "image": image}
-
-
-def _anonymized_object(
-    key: str, item: Mapping[str, Any], value: Callable[[object], object]
-) -> dict[str, Any]:
-    """A workload object or namespace anonymized (its selector still matches)."""
-    copy = dict(item)
-    if key == "namespaces":
-        copy["name"] = value(item.get("name"))
-        if isinstance(item.get("labels"), Mapping):
-            copy["labels"] = _renamed_labels(item["labels"], value)
-        return copy
-    prefix = "svc" if key == "services" else "owner"
-    copy["name"] = stable_name(prefix, str(item.get("name")))
-    if item.get("namespace"):
-        copy["namespace"] = value(item["namespace"])
-    selector = item.get("selector")
-    if key in ("services", "replicationControllers") and isinstance(selector, Mapping):
-        copy["selector"] = _renamed_labels(selector, value)
-    elif selector is not None:
-        copy["selector"] = _walk(selector, value)
-    return copy
-
-
-def _renamed_labels(
-    labels: Mapping[str, Any], value: Callable[[object], object]
-) -> dict[str, object]:
-    return {key: value(text) for key, text in labels.items()}
-
-
-def _renamed_values(spec: Mapping[str, Any], value: Callable[[object], object]) -> dict[str, Any]:
-    """A pod's spec with node and namespace names in selectors and affinities renamed."""
-    result = dict(spec)
-    if isinstance(spec.get("nodeSelector"), Mapping):
-        result["nodeSelector"] = _renamed_labels(spec["nodeSelector"], value)
-    for key in ("affinity", "topologySpreadConstraints"):
-        if spec.get(key) is not None:
-            result[key] = _walk(spec[key], value)
-    return result
-
-
-def _walk(data: Any, value: Callable[[object], object]) -> Any:
-    """Every selector value renamed (``values`` and ``namespaces`` lists, ``matchLabels``
-    maps), recursively."""
-    if isinstance(data, Mapping):
-        return {
-            key: [value(v) for v in item]
-            if key in ("values", "namespaces") and isinstance(item, list)
-            else _renamed_labels(item, value)
-            if key == "matchLabels" and isinstance(item, Mapping)
-            else _walk(item, value)
-            for key, item in data.items()
-        }
-    if isinstance(data, list):
-        return [_walk(item, value) for item in data]
-    return data
 
 
 def is_snapshot_path(path: str) -> bool:

@@ -228,6 +228,7 @@ def test_configs_in_tool_directories_and_virtualenvs_are_not_walked(
     hidden.mkdir()
     if directory == "py311-env":
         (hidden / "pyvenv.cfg").write_text("home = /usr/bin\n")
+        (hidden / "bin").mkdir()
     (hidden / "volcano-scheduler.conf").write_text('actions: "allocat"\n')
     (tmp_path / "volcano-scheduler.conf").write_text(CONF)
     report = validate_paths([str(tmp_path)], OPTIONS)

@@ -100,9 +100,10 @@ def test_v1beta3_seed_is_reported_as_removed_with_the_fix(name: str) -> None:
 @pytest.mark.parametrize("name", SEEDS)
 def test_the_same_seed_in_v1_passes(name: str) -> None:
     text = SEEDS[name].replace("/v1beta3", "/v1")
-    assert findings_for(text) == ()
+    advice = "KS047"  # a packing profile under default spreading (tests/kube/test_rules.py)
+    assert [f for f in findings_for(text) if f.rule != advice] == []
     config, found = load(documents(text)[0][0], DEFAULT_OPTIONS)
-    assert config is not None and found == []
+    assert config is not None and [f for f in found if f.rule != advice] == []
     profile = config.profile("default-scheduler")
     assert profile is not None and profile.fit_args is not None
     assert ("intel.com/foo", 3) in profile.fit_args.resources

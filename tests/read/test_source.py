@@ -94,9 +94,15 @@ def test_missing_file_is_a_problem_not_a_crash(tmp_path: pytest.TempPathFactory,
     assert source.problems and "cannot read file" in source.problems[0].message
 
 
-def test_deep_block_nesting_hits_the_recursion_guard() -> None:
-    text = "".join(" " * depth + f"k{depth}:\n" for depth in range(3000))
-    assert "nests too deeply" in only_problem(text.encode())[2]
+@pytest.mark.parametrize(
+    "text",
+    [
+        "".join(" " * depth + f"k{depth}:\n" for depth in range(3000)),
+        "- " * 100_000 + "a\n",  # libyaml recursed in C past its stack: a segfault
+    ],
+)
+def test_deep_block_nesting_is_refused_at_the_depth_limit(text: str) -> None:
+    assert "nests deeper than 200 levels" in only_problem(text.encode())[2]
 
 
 def test_brackets_in_quotes_and_comments_do_not_count_as_nesting() -> None:

@@ -49,6 +49,7 @@ def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_the_nearest_file_upwards_wins(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()  # the repository root: the search stops there
     (tmp_path / ".policytest.yaml").write_text("ignore: [VB]\n")
     deep = tmp_path / "a" / "b"
     deep.mkdir(parents=True)
@@ -57,10 +58,13 @@ def test_the_nearest_file_upwards_wins(tmp_path: Path) -> None:
     assert find_settings(str(deep)) == str(tmp_path / "a" / ".policytest.yaml")
 
 
-def test_no_file_up_to_the_filesystem_root(tmp_path: Path) -> None:
-    if any((parent / ".policytest.yaml").exists() for parent in tmp_path.parents):
-        pytest.skip("a settings file above the temporary directory")
-    assert find_settings(str(tmp_path)) is None
+def test_no_file_above_the_root(tmp_path: Path) -> None:
+    (tmp_path / ".policytest.yaml").write_text("ignore: [VB]\n")
+    (tmp_path / "repo" / ".git").mkdir(parents=True)
+    assert find_settings(str(tmp_path / "repo")) is None  # above the repository
+    (tmp_path / "plain").mkdir()
+    assert find_settings(str(tmp_path / "plain")) is None  # no git: the directory only
+    tmp_path = tmp_path / "plain"
     assert project_settings(None, str(tmp_path)).path is None
 
 

@@ -7,7 +7,6 @@ added, never renamed. Every before/after pair is ``{"before": ..., "after": ...}
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,6 +17,7 @@ from policytest.diff.model import CaseDiff, CaseSide, ConfigDiff, DiffReport, Fi
 from policytest.harness.runner import plain_number
 from policytest.reporters.json_report import FindingJSON
 from policytest.reporters.json_report import as_json as findings_json
+from policytest.reporters.quoting import json_document
 
 
 def _number(value: float | None) -> float | int | None:
@@ -135,4 +135,4 @@ def as_json(report: DiffReport) -> dict[str, Any]:
 
 
 def render(report: DiffReport, *, color: bool) -> str:
-    return json.dumps(as_json(report), indent=2) + "\n"
+    return json_document(as_json(report))

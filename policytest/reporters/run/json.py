@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from policytest.harness.runner import CaseResult, plain_number
 from policytest.harness.suite import RunReport
 from policytest.reporters.json_report import finding_json
+from policytest.reporters.quoting import json_document
 
 
 def result_json(result: CaseResult) -> dict[str, Any]:
@@ -61,4 +61,4 @@ def as_json(report: RunReport) -> dict[str, Any]:
 
 
 def render(report: RunReport, *, color: bool) -> str:
-    return json.dumps(as_json(report), indent=2) + "\n"
+    return json_document(as_json(report))

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import asdict
 
 from policytest.harness.simulate import PackingReport, ResourceUse
-from policytest.reporters.quoting import text
+from policytest.reporters.quoting import json_document, text
 
 __all__ = ["render_json", "render_text"]
 
@@ -38,7 +37,7 @@ def render_text(reports: Sequence[PackingReport]) -> str:
 
 def render_json(reports: Sequence[PackingReport]) -> str:
     """``{"reports": [...]}``: every field of every report (utilisation as 0..1)."""
-    return json.dumps({"reports": [asdict(report) for report in reports]}, indent=2) + "\n"
+    return json_document({"reports": [asdict(report) for report in reports]})
 
 
 def _by_workload(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import PurePath
 from typing import Any
@@ -14,6 +13,7 @@ from policytest.core.rules import Rule
 from policytest.core.version import __version__
 from policytest.reporters import quoting
 from policytest.reporters.catalogue import all_rules
+from policytest.reporters.quoting import json_document
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
@@ -88,4 +88,4 @@ def as_sarif(report: ValidationReport) -> dict[str, Any]:
 
 
 def render(report: ValidationReport, *, color: bool) -> str:
-    return json.dumps(as_sarif(report), indent=2) + "\n"
+    return json_document(as_sarif(report))

@@ -165,6 +165,10 @@ class PodCycle:
     def scores(self, feasible: Sequence[str]) -> CycleScores | str:
         """Every score plugin's weighted score per feasible node, or why PreScore
         failed (the scheduler then fails the whole cycle)."""
+        row = self._constant_row(feasible[0]) if feasible else None
+        if row is not None:  # no plugin tells the nodes apart: one row for all
+            self.uniform = True
+            return dict.fromkeys(feasible, row)
         nodes = [self.view.by_name[name] for name in feasible]
         columns = []
         for plugin, weight in self.plugins.scores:
@@ -181,6 +185,41 @@ class PodCycle:
             for name, score in zip(feasible, column, strict=True):
                 result[name][plugin] = score * weight
         return result
+
+    def _constant_row(self, first: str) -> dict[str, int] | None:
+        """Every plugin's weighted score when, without looking at each node, none can
+        differ between nodes (taints the same everywhere, no preferred node affinity,
+        nothing to spread or attract, no image of the pod on any node); ``None`` else."""
+        workload, view = self.workload, self.view
+        row: dict[str, int] = {}
+        try:
+            for plugin, weight in self.plugins.scores:
+                score = 0
+                if plugin == TAINT_TOLERATION:
+                    if not self._constant(plugin):
+                        return None
+                    count = self._raw(plugin, [view.by_name[first]])[0]
+                    self.explained[plugin] = (None, {first: count})
+                    score = default_normalize([count], reverse=True)[0]
+                elif plugin == NODE_AFFINITY:
+                    if self._preferred() is not None:
+                        return None
+                elif plugin == POD_TOPOLOGY_SPREAD:
+                    if spread.constraints_for(
+                        workload, self.plugins.spread, view, spread.SCHEDULE_ANYWAY
+                    ):
+                        return None
+                elif plugin == INTER_POD_AFFINITY:
+                    if workload.affinity.any or view.with_affinity:
+                        return None
+                elif plugin == IMAGE_LOCALITY and image_scorer(
+                    workload, view.images, len(view.nodes), image_volumes=self.plugins.image_volumes
+                ):
+                    return None
+                row[plugin] = score * weight
+        except (SelectorError, PreferredTermError):
+            return None  # the full path reports it
+        return row
 
     def _plugin_scores(self, plugin: str, nodes: Sequence[ViewNode]) -> list[int]:
         workload, view = self.workload, self.view
@@ -299,6 +338,8 @@ class PodCycle:
         """Whether the plugin's raw score is the same on every node (labels and taints
         do not change: remembered per pod shape)."""
         if plugin == TAINT_TOLERATION:
+            if not self.view.prefer_taints:
+                return True
             key: object = (plugin, self.pod.placement.tolerations)
         else:
             key = (plugin, self.workload.preferred_node_terms)

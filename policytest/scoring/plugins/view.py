@@ -53,6 +53,9 @@ class ClusterView:
     """The bound pods with a pod (anti-)affinity term, and their nodes (``PodInfo``'s
     "pods with affinity", which is all InterPodAffinity reads unless the incoming pod
     has preferred terms)."""
+    prefer_taints: bool = False
+    """Whether some node has a PreferNoSchedule taint (else TaintToleration scores every
+    node the same)."""
     memo: dict[object, bool] = field(default_factory=dict)
     """Answers that depend on nothing a bind changes (node labels and taints)."""
 
@@ -85,6 +88,9 @@ class ClusterView:
         view.with_affinity = [
             (node, pod) for node in view_nodes for pod in node.pods if pod.affinity.any
         ]
+        view.prefer_taints = any(
+            taint.effect == "PreferNoSchedule" for node in nodes for taint in node.traits.taints
+        )
         return view
 
     def imply(self, workloads: Iterable[PodWorkload]) -> None:
