@@ -16,11 +16,23 @@ from policytest.core.exitcodes import ExitCode
 from policytest.core.gctuning import young_collections_only
 from policytest.core.version import __version__
 
-COMMANDS = ("validate", "run", "explain", "diff", "simulate", "snapshot", "schema", "rules")
+COMMANDS = (
+    "validate",
+    "run",
+    "explain",
+    "diff",
+    "simulate",
+    "snapshot",
+    "init",
+    "schema",
+    "rules",
+)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full argument parser (used by ``main`` and by the docs and tests)."""
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The full argument parser (used by ``main`` and by the docs and tests); with
+    ``only``, just that subcommand (``main`` builds no other: the hook runs one
+    command on every commit, and each command imports what it needs)."""
     parser = argparse.ArgumentParser(
         prog="policytest",
         description="Validate and test Kubernetes scheduler bin-packing configuration.",
@@ -28,7 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=_version())
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name in COMMANDS:
+    for name in (only,) if only in COMMANDS else COMMANDS:
         importlib.import_module(f"policytest.commands.{name}").configure(subparsers)
     for command in subparsers.choices.values():  # its own usage for its own mistakes
         command.set_defaults(command_parser=command)
@@ -44,9 +56,10 @@ def _version() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``policytest`` with ``argv``; return the exit code (never raises)."""
-    parser = build_parser()
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(arguments[0] if arguments else None)
     try:
-        args, unknown = parser.parse_known_args(argv)
+        args, unknown = parser.parse_known_args(arguments)
         if unknown:  # `validate --foo`: the usage of validate, not of policytest
             args.command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     except SystemExit as exit_:  # argparse: --help, --version, usage errors

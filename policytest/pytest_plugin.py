@@ -11,6 +11,7 @@ from __future__ import annotations
 import fnmatch
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from functools import cached_property, partial
 from pathlib import Path
@@ -74,7 +75,11 @@ def _rules(config: pytest.Config, settings: RuleFilter) -> RuleFilter:
         ini = config.getini(f"policytest_{name}")
         return rule_ids(",".join(ini)) if ini else fallback
 
-    return RuleFilter(chosen("select", settings.select), chosen("ignore", settings.ignore))
+    return replace(
+        settings,
+        select=chosen("select", settings.select),
+        ignore=chosen("ignore", settings.ignore),
+    )
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -280,14 +285,17 @@ class CaseItem(pytest.Item):
     ) -> str | Any:
         if not isinstance(excinfo.value, CaseFailure):
             return super().repr_failure(excinfo)
+        from policytest.harness.suite import REFUSALS
         from policytest.reporters.quoting import text
         from policytest.reporters.run.text import describe_failure
 
         result = self.result
-        lines = [
-            f"{text(result.case)} ({result.status}) at {text(result.file)}:{result.line}",
-            *describe_failure(result),
-        ]
+        where = f"{text(result.case)} ({result.status}) at {text(result.file)}:{result.line}"
+        refused = result.message.partition("\n")[0].removesuffix(":")
+        listed = any(f.severity.value == "error" for f in result.findings)  # by the config item
+        if result.status == "error" and refused in REFUSALS and listed:
+            return f"{where}\n{refused}: its findings are in this file's `config` item"
+        lines = [where, *describe_failure(result)]
         # an error's message already names its findings; a config's own findings are
         # the config item's (one per config, beside the cases)
         if result.corrections:
@@ -352,7 +360,7 @@ class PolicytestAPI:
         self.options = options
 
     def run(self, path: str | Path) -> list[CaseResult]:
-        """Run every case of a fixture file."""
+        """Run every case of a fixture file (with the session's settings)."""
         from policytest.core.options import CheckOptions
         from policytest.harness.load import root_for
         from policytest.harness.suite import run_file
@@ -361,10 +369,13 @@ class PolicytestAPI:
         return run_file(str(path), options, root_for(str(path), options))
 
     def scheduler(self, config: str | Path, profile: str | None = None) -> Any:
-        """An executable scheduler from a config file (raw or inside a ConfigMap)."""
+        """An executable scheduler from a config file (raw or inside a ConfigMap), judged
+        with the session's settings (releases, builds, select/ignore, severities). A
+        config with error findings fails the test with them, as a config item does."""
         from policytest.harness.load import scheduler_from_file
 
-        return scheduler_from_file(str(config), profile)
+        with _failing_the_test():
+            return scheduler_from_file(str(config), profile, self.options)
 
     def rank(
         self, scheduler: Any, nodes: Sequence[Mapping[str, Any]], pod: Mapping[str, Any]
@@ -373,10 +384,11 @@ class PolicytestAPI:
         from policytest.harness.runner import rank
         from policytest.scoring.specs import node_from_dict, pod_from_dict
 
-        state = scheduler.cluster(
-            [node_from_dict(n, default_requests_from_limits=True) for n in nodes]
-        )
-        scores = state.score(pod_from_dict(pod, default_requests_from_limits=True))
+        with _failing_the_test():
+            state = scheduler.cluster(
+                [node_from_dict(n, default_requests_from_limits=True) for n in nodes]
+            )
+            scores = state.score(pod_from_dict(pod, default_requests_from_limits=True))
         return [list(group) for group in rank(scores)]
 
     def place(
@@ -389,16 +401,31 @@ class PolicytestAPI:
         from policytest.scoring.fast import build_nodes
         from policytest.scoring.specs import pods_from_dict
 
-        built = build_nodes((str(spec.get("name", "")), spec) for spec in nodes)
-        incoming = [
-            one
-            for index, entry in enumerate(pods)
-            for one in pods_from_dict(
-                entry, default_requests_from_limits=True, where=f"pods[{index}]"
-            )
-        ]
+        with _failing_the_test():
+            built = build_nodes((str(spec.get("name", "")), spec) for spec in nodes)
+            incoming = [
+                one
+                for index, entry in enumerate(pods)
+                for one in pods_from_dict(
+                    entry, default_requests_from_limits=True, where=f"pods[{index}]"
+                )
+            ]
         placed, _ = place_sequence(scheduler.cluster(built), built, incoming)
         return placed
+
+
+@contextmanager
+def _failing_the_test() -> Iterator[None]:
+    """A config or node the scheduler would refuse fails the test with the findings, as a
+    fixture item fails: no traceback through policytest's modules."""
+    try:
+        yield
+    except PolicytestError as error:
+        from policytest.reporters.validate.text import format_finding
+
+        findings = getattr(error, "findings", ())
+        lines = [format_finding(f, color=False) for f in findings] or [f"policytest: {error}"]
+        pytest.fail("\n".join(lines), pytrace=False)
 
 
 @pytest.fixture

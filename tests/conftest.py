@@ -22,6 +22,17 @@ DATA = Path(__file__).parent / "data"
 README = Path(__file__).parent.parent / "README.md"
 
 
+def user_repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, str]) -> Path:
+    """A repository (a ``.git`` directory marks its root) holding ``files``, as the
+    working directory."""
+    (tmp_path / ".git").mkdir()
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
 def readme_opening_files() -> dict[str, str]:
     """The files the README's "Use it in your repository" path writes, by the path named on
     each YAML block's first line (``# fixtures/binpack.policytest.yaml``)."""

@@ -8,7 +8,8 @@ its rule and the line it points at carries no ``# policytest: ignore[VB004]`` (o
 passes the source it read; the commands that run fixtures find the line in the file
 the finding names (a config a fixture uses is a file on disk). Suppressing a finding
 hides it and stops it failing the run; it never changes what the scheduler does with
-the config.
+the config. A kept finding takes the severity the settings file's ``severity`` gives
+its rule, if it gives one.
 """
 
 from __future__ import annotations
@@ -32,13 +33,14 @@ def kept(findings: Iterable[Finding], source: SourceFile, rules: RuleFilter) -> 
     # the file as written: a Volcano conf read after trimming has a trimmed document text
     text = source.text if source.text is not None else "".join(d.text for d in source.documents[:1])
     lines = text.splitlines()
-    return [finding for finding in findings if shown(finding, rules, lines)]
+    return [rules.graded(finding) for finding in findings if shown(finding, rules, lines)]
 
 
 def visible(findings: Iterable[Finding], options: CheckOptions) -> list[Finding]:
     """The findings ``options.rules`` and the files' suppression comments leave shown
     (each finding's line read from the file it names)."""
-    return [f for f in findings if shown(f, options.rules, _file_lines(f.path, options))]
+    rules = options.rules
+    return [rules.graded(f) for f in findings if shown(f, rules, _file_lines(f.path, options))]
 
 
 def shown(finding: Finding, rules: RuleFilter, lines: Sequence[str]) -> bool:

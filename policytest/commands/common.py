@@ -67,6 +67,11 @@ def add_scheduler_options(parser: argparse.ArgumentParser) -> None:
         "working directory or above it); flags override it",
     )
     group.add_argument(
+        "--no-settings",
+        action="store_true",
+        help="read no settings file in this run (its releases, rules and builds do not apply)",
+    )
+    group.add_argument(
         "--volcano-version",
         type=lambda text: VERSION_TYPES["volcano_version"](text),
         default=None,
@@ -203,9 +208,13 @@ def apply_settings(args: Any) -> None:
     (``--settings FILE``, else the nearest ``.policytest.yaml``): the releases, and
     ``select``/``ignore`` for commands that filter rules. Flags win over the file.
     Raises :class:`~policytest.read.project_settings.SettingsError` (a usage error)."""
-    from policytest.read.project_settings import project_settings
+    from policytest.read.project_settings import NO_SETTINGS, project_settings
 
-    settings = checked_versions(project_settings(args.settings, root=getattr(args, "root", None)))
+    if getattr(args, "no_settings", False):
+        settings = NO_SETTINGS
+    else:
+        root = getattr(args, "root", None)
+        settings = checked_versions(project_settings(args.settings, root=root))
     args.project_settings = settings
     if args.volcano_version is None:
         args.volcano_version = settings.volcano_version or NEWEST_VOLCANO
@@ -214,6 +223,33 @@ def apply_settings(args: Any) -> None:
     for key in ("select", "ignore"):
         if hasattr(args, key) and not getattr(args, key):  # not given on the command line
             setattr(args, key, getattr(settings, key) or ())
+
+
+def describe_settings(args: Any) -> str:
+    """Which settings file this run read and what it changes, for ``--verbose``."""
+    settings: ProjectSettings = args.project_settings
+    if settings.path is None:
+        why = "--no-settings" if args.no_settings else "no .policytest.yaml here or above"
+        return f"settings: none read ({why})"
+    said = [
+        f"{key} {', '.join(value) if isinstance(value, tuple) else value}"
+        for key, value in (
+            ("kubernetesVersion", settings.kubernetes_version),
+            ("volcanoVersion", settings.volcano_version),
+            ("select", settings.select),
+            ("ignore", settings.ignore),
+            ("kubeScheduler.distribution", settings.kube_distribution),
+        )
+        if value
+    ]
+    said += [f"severity {rule}: {level.value}" for rule, level in settings.severity]
+    said += [f"kubeScheduler.plugins {', '.join(p.name for p in settings.kube_plugins)}"] * bool(
+        settings.kube_plugins
+    )
+    said += [f"volcano.plugins {', '.join(settings.volcano_plugins)}"] * bool(
+        settings.volcano_plugins
+    )
+    return f"settings: {settings.path} ({'; '.join(said) or 'nothing set'})"
 
 
 def checked_versions(settings: ProjectSettings) -> ProjectSettings:
@@ -240,6 +276,9 @@ def checked_versions(settings: ProjectSettings) -> ProjectSettings:
         for index, item in enumerate(getattr(settings, key) or ()):
             if unknown_rule(item):
                 raise refuse(f"{key}[{index}]", unknown_rule_message(item))
+    for item, _ in settings.severity:
+        if unknown_rule(item):
+            raise refuse(f"severity.{item}", unknown_rule_message(item))
     return settings
 
 

@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 from collections.abc import Callable
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from policytest.commands.common import (
     add_fixture_options,
@@ -19,6 +19,9 @@ from policytest.commands.common import (
 )
 from policytest.commands.progress import Progress, add_quiet_option
 from policytest.reporters import RUN_FORMATS, render_run
+
+if TYPE_CHECKING:
+    from policytest.harness.suite import RunReport
 
 
 def configure(subparsers: Any) -> None:
@@ -75,6 +78,24 @@ def progress_line(
     return progress, show, placed
 
 
+def marked_updated(before: RunReport, after: RunReport, written: list[str]) -> RunReport:
+    """The run after ``--update``: a case that failed before, in a file that was
+    rewritten, and passes now shows as updated, not passed."""
+    from dataclasses import replace
+
+    rewritten = {(r.file, r.case) for r in before.results if r.status == "failed"}
+    rewritten = {(file, case) for file, case in rewritten if file in written}
+    return replace(
+        after,
+        results=tuple(
+            replace(r, status="updated")
+            if (r.file, r.case) in rewritten and r.status == "passed"
+            else r
+            for r in after.results
+        ),
+    )
+
+
 def execute(args: Any) -> int:
     from policytest.core.errors import PathNotFound
     from policytest.core.exitcodes import ExitCode
@@ -107,7 +128,8 @@ def execute(args: Any) -> int:
             sys.stderr.write(f"policytest: updated {text(path)}\n")
         for refusal in refused:
             sys.stderr.write(f"policytest: error: {text(refusal)}\n")
-        report = run_paths(paths, check_options(args), progress, placed)
+        again = run_paths(paths, check_options(args), progress, placed)
+        report = marked_updated(report, again, written)
         line.close()
     write(render_run(chosen, report, color=chosen == "text" and use_color(sys.stdout)))
     return int(ExitCode.OK if report.ok else ExitCode.FINDINGS)

@@ -79,6 +79,7 @@ def execute(args: Any) -> int:
         write(compact)
     else:
         try:
+            os.makedirs(os.path.dirname(args.output) or ".", exist_ok=True)
             with open(args.output, "w", encoding="utf-8") as handle:
                 handle.write(compact)
         except OSError as error:

@@ -10,6 +10,7 @@ from policytest.commands.common import (
     add_fixture_options,
     add_output_format,
     check_options,
+    describe_settings,
     output_format,
     usage_error,
     use_color,
@@ -38,8 +39,8 @@ def configure(subparsers: Any) -> None:
         "-v",
         "--verbose",
         action="store_true",
-        help="also say which scheduler releases are judged and list the files that were "
-        "skipped as not ours",
+        help="also say which settings file was read and what it sets, which scheduler "
+        "releases are judged, and list the files that were skipped as not ours",
     )
     add_fixture_options(parser)
     parser.set_defaults(execute=execute)
@@ -64,6 +65,7 @@ def execute(args: Any) -> int:
         from policytest.core.options import kube_release, volcano_release
         from policytest.core.releases import describe
 
+        sys.stderr.write(f"{text(describe_settings(args))}\n")
         for line in describe(kube_release(options), volcano_release(options)):
             sys.stderr.write(f"{line}\n")
         noted = dict(report.notes)

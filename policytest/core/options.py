@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from policytest.core import releases
+from policytest.core.findings import Finding, Severity
 from policytest.core.limits import DEFAULT_LIMITS, Limits
 from policytest.core.releases import (
     DEFAULT_KUBERNETES,
@@ -45,11 +46,22 @@ class RuleFilter:
 
     select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
+    severities: tuple[tuple[str, Severity], ...] = ()
+    """The settings file's ``severity``: (rule id or prefix, severity); the longest
+    matching prefix decides a finding's severity in place of its rule's."""
 
     def allows(self, rule_id: str) -> bool:
         if self.select and not rule_id.startswith(self.select):
             return False
         return not rule_id.startswith(self.ignore) if self.ignore else True
+
+    def graded(self, finding: Finding) -> Finding:
+        """``finding`` at the severity the project chose for its rule, if it chose one."""
+        matching = [(len(p), s) for p, s in self.severities if finding.rule.startswith(p)]
+        if not matching:
+            return finding
+        severity = max(matching, key=lambda match: match[0])[1]
+        return finding if severity is finding.severity else replace(finding, severity=severity)
 
 
 def rule_ids(text: str) -> tuple[str, ...]:

@@ -12,7 +12,6 @@ plugin) is not offered ``GangScheduling``.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 
 CUTOFF = 0.6
@@ -56,6 +55,8 @@ def closest(
     for option in options:
         if _folded(option) == folded:
             return option
+    import difflib  # only once a name is misspelt: not on the path of a clean config
+
     close = [
         option
         for option in difflib.get_close_matches(name, options, n=3, cutoff=cutoff)

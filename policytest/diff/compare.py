@@ -25,7 +25,7 @@ from functools import cache
 
 from policytest.check.validate import validate_paths
 from policytest.core.errors import PathNotFound
-from policytest.core.findings import Finding
+from policytest.core.findings import Finding, Severity
 from policytest.core.options import CheckOptions
 from policytest.diff.effective import UNREADABLE, ConfigView, config_views
 from policytest.diff.git import (
@@ -187,9 +187,8 @@ class _Comparison:
             or (_within(path, self.scope) and (is_yaml_path(path) or is_fixture_name(path)))
         )
         configs = self._configs(candidates, users)
-        introduced, resolved = compare_findings(
-            self._findings(before, candidates), self._findings(after, candidates)
-        )
+        head = self._findings(after, candidates)
+        introduced, resolved = compare_findings(self._findings(before, candidates), head)
         return DiffReport(
             before.label,
             after.label,
@@ -198,6 +197,7 @@ class _Comparison:
             introduced,
             resolved,
             tuple(not_run),
+            head_errors=_errors(head),
         )
 
     def differs(self, path: str) -> bool:
@@ -405,9 +405,12 @@ def diff_files(
         runs.append(compare_fixture(path, reason, before, after))
     label = f"{old} -> {new}"
     users = tuple(fixture.path for fixture in runs)
+    head = [
+        (label, f) for f in validate_paths([new], options, check_fixture=check_fixture).findings
+    ]
     introduced, resolved = compare_findings(
         [(label, f) for f in validate_paths([old], options, check_fixture=check_fixture).findings],
-        [(label, f) for f in validate_paths([new], options, check_fixture=check_fixture).findings],
+        head,
     )
     return DiffReport(
         old,
@@ -418,7 +421,12 @@ def diff_files(
         resolved,
         tuple(not_run),
         f"they use neither {old} nor {new}",
+        _errors(head),
     )
+
+
+def _errors(findings: Sequence[tuple[str, Finding]]) -> int:
+    return sum(1 for _, finding in findings if finding.severity is Severity.ERROR)
 
 
 def _uses(path: str, fixture: Fixture, config_file: str) -> bool:

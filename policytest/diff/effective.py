@@ -220,13 +220,22 @@ def _rsf_settings(conf: VolcanoConf) -> Iterator[Setting]:
 
 
 def _binpack_settings(conf: VolcanoConf) -> Iterator[Setting]:
+    """binpack on or off, and its weights as held: also when it is off by its own
+    weight, so that ``binpack.weight 0 -> 10`` shows what changed."""
     calls = conf.calls(BINPACK)
-    weights = conf.binpack
-    if not calls or weights is None:
+    if calls and conf.binpack is not None:
+        yield Setting(BINPACK, _on(len(calls)))
+        source, weights = calls[0].source, conf.binpack
+    else:
         yield Setting(BINPACK, f"off: {_binpack_off_reason(conf)}")
-        return
-    yield Setting(BINPACK, _on(len(calls)))
-    source = calls[0].source
+        held = [
+            entry
+            for entry in conf.entries(BINPACK)
+            if entry.registered and isinstance(entry.weights, BinpackWeights)
+        ]
+        if not held or not isinstance(held[-1].weights, BinpackWeights):
+            return
+        source, weights = held[-1], held[-1].weights
     arguments = source.arguments or {}
     yield _weight(source, "binpack.weight", weights.weight)
     yield _weight(source, "binpack.cpu", weights.cpu)

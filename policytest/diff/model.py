@@ -16,7 +16,7 @@ from typing import Literal
 
 from policytest.core.exitcodes import ExitCode
 from policytest.core.findings import Finding, Severity
-from policytest.diff.effective import ConfigView, Setting
+from policytest.diff.effective import STATUS, ConfigView, Setting
 from policytest.harness.runner import FLOAT_TOLERANCE, CaseResult, Ranking, Status, close_enough
 
 Change = Literal["added", "removed", "changed", "unchanged"]
@@ -55,12 +55,20 @@ class ConfigDiff:
 def compare_settings(
     before: Sequence[Setting], after: Sequence[Setting]
 ) -> tuple[SettingChange, ...]:
-    """The settings that differ, in the head's order, then those only the base has."""
+    """The settings that differ, in the head's order, then those only the base has. A
+    side the scheduler refuses has only its status: then only the status is compared
+    (every other setting would read as removed or added, which the refusal already says)."""
     old = {setting.key: setting for setting in before}
     new = {setting.key: setting for setting in after}
+    if set(old) == {STATUS} or set(new) == {STATUS}:
+        old, new = _only_status(old), _only_status(new)
     changes = [SettingChange(key, old.get(key), s) for key, s in new.items() if old.get(key) != s]
     changes += [SettingChange(key, s, None) for key, s in old.items() if key not in new]
     return tuple(changes)
+
+
+def _only_status(settings: dict[str, Setting]) -> dict[str, Setting]:
+    return {STATUS: settings[STATUS]} if STATUS in settings else {}
 
 
 def compare_views(
@@ -470,6 +478,21 @@ class DiffReport:
     resolved: tuple[Finding, ...] = ()
     not_run: tuple[str, ...] = ()
     not_run_reason: str = "nothing they use changed"
+    head_errors: int = 0
+    """Error findings the head's changed files have, introduced or not."""
+
+    @property
+    def failing_on_both_sides(self) -> int:
+        """Cases that fail or error before and after (changed by it or not)."""
+        return sum(
+            1
+            for fixture in self.fixtures
+            for case in fixture.cases
+            if case.before is not None
+            and case.after is not None
+            and case.before.status != "passed"
+            and case.after.status != "passed"
+        )
 
     @property
     def changed_configs(self) -> tuple[ConfigDiff, ...]:

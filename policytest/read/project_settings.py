@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from policytest.core.errors import PolicytestError
+from policytest.core.findings import Finding, Severity
 from policytest.core.limits import Limits
 from policytest.core.options import CheckOptions, CustomPlugin, RuleFilter
 
@@ -57,6 +58,8 @@ class ProjectSettings:
     kube_distribution: str | None = None
     kube_plugins: tuple[CustomPlugin, ...] = ()
     volcano_plugins: tuple[str, ...] = ()
+    severity: tuple[tuple[str, Severity], ...] = ()
+    """``severity: {VB012: error}``: a rule's (or prefix's) severity in this project."""
     lines: tuple[tuple[str, int], ...] = ()
     """(top-level key, line) for the keys written, to name them in later errors."""
 
@@ -64,10 +67,11 @@ class ProjectSettings:
         return dict(self.lines).get(key, 0)
 
     def check_options(self, options: CheckOptions) -> CheckOptions:
-        """``options`` with this file's scheduler builds (the CLI passes the releases
-        through the flags' own fields, so that flags win)."""
+        """``options`` with this file's scheduler builds and rule severities (the CLI
+        passes the releases through the flags' own fields, so that flags win)."""
         return replace(
             options,
+            rules=replace(options.rules, severities=self.severity),
             kube_distribution=self.kube_distribution or options.kube_distribution,
             kube_plugins=(*options.kube_plugins, *self.kube_plugins),
             volcano_plugins=(*options.volcano_plugins, *self.volcano_plugins),
@@ -175,11 +179,10 @@ def load_settings(
             path, document.position(document.root).line, "", "must be a mapping of settings"
         )
     findings = schema_findings(document, SCHEMA_NAME, value)
-    if findings:
-        first = findings[0]
-        key = _key_of(first.message)
-        message = _fix(first.message.replace(f" in `{key}`", "")) if key else _fix(first.message)
-        raise SettingsError(path, first.line, key, message)
+    if findings:  # every mistake at once: the first where it is, the others after it
+        (line, key, message), *others = [_mistake(finding) for finding in findings]
+        message += "".join(f"; also line {n}: key `{k}`: {m}" for n, k, m in others)
+        raise SettingsError(path, line, key, message)
 
     def line_of(*steps: str | int) -> int:
         key_node, value_node = locate(document, steps)
@@ -200,6 +203,18 @@ def load_settings(
                         "is blank; write a rule id or a prefix of one (VB, KS001)",
                     )
             lines += [(f"{key}[{index}]", line_of(key, index)) for index in range(len(value[key]))]
+    severity = tuple(
+        (str(rule).strip().upper(), Severity(level))
+        for rule, level in (value.get("severity") or {}).items()
+    )
+    for rule_id, _ in severity:
+        if not rule_id:  # a blank key would be a prefix of every rule
+            raise SettingsError(
+                path, line_of("severity"), "severity", "a key is blank; write a rule id or prefix"
+            )
+    lines += [
+        (f"severity.{rule}", line_of("severity", str(rule))) for rule in value.get("severity") or {}
+    ]
     kube = value.get("kubeScheduler") or {}
     declared = tuple(
         CustomPlugin(
@@ -215,6 +230,7 @@ def load_settings(
         volcano_version=value.get("volcanoVersion"),
         select=rules.get("select"),
         ignore=rules.get("ignore"),
+        severity=severity,
         kube_distribution=kube.get("distribution"),
         kube_plugins=declared,
         volcano_plugins=tuple(
@@ -225,6 +241,13 @@ def load_settings(
 
 _KEY = re.compile(r"`([^`]+)`")
 _WHERE = re.compile(r" in `([^`]+)`")
+
+
+def _mistake(finding: Finding) -> tuple[int, str, str]:
+    """(line, key, what is wrong) of a schema finding, in the settings file's words."""
+    key = _key_of(finding.message)
+    message = finding.message.replace(f" in `{key}`", "") if key else finding.message
+    return finding.line, key, _fix(message)
 
 
 def _key_of(message: str) -> str:

@@ -132,6 +132,7 @@ def _resolve_ref(root: Any, ref: str) -> Any:
 
 def _findings_for(document: Document, rule_id: str, error: ValidationError) -> Iterator[Finding]:
     declared = get_rule(rule_id) or PT002_SCHEMA_VIOLATION
+    error = _deepest(error)
     where = _describe(error.absolute_path)
     key_node, value_node = locate(document, error.absolute_path)
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
@@ -215,10 +216,16 @@ def _expectation(error: ValidationError) -> str:
         return f"`{key}` allows at most {expected} items"
     if kind == "pattern":
         return f"`{key}` must match {expected}, not {got}"
-    if kind in ("oneOf", "anyOf") and error.context:
-        best = min(error.context, key=lambda e: len(e.absolute_path) * -1)
-        return _expectation(best)
     return str(error.message)
+
+
+def _deepest(error: ValidationError) -> ValidationError:
+    """Of a ``oneOf``/``anyOf`` that no branch satisfies, the error that went deepest into
+    the document (``count: 0`` inside a pod, not the list of pods): it says and points at
+    what to fix."""
+    while error.validator in ("oneOf", "anyOf") and error.context:
+        error = min(error.context, key=lambda e: len(e.absolute_path) * -1)
+    return error
 
 
 def _shown(value: Any) -> str:

@@ -30,7 +30,6 @@ from policytest.volcano.decode import FLAGS, UNSET_FLAGS, RawConf, RawMap, RawPl
 from policytest.volcano.entry import PluginEntry, Weights
 from policytest.volcano.gotext import trim_space
 from policytest.volcano.nodeorder_args import NODEORDER, nodeorder_weights
-from policytest.volcano.rsf_args import rsf_args
 from policytest.volcano.versions import Release
 
 
@@ -169,7 +168,9 @@ def _entry(
         weights = binpack_weights(arguments, string_arguments=release.string_arguments)
     elif raw.name == NODEORDER:
         weights = nodeorder_weights(arguments, string_arguments=release.string_arguments)
-    elif raw.name == RSF:
+    elif raw.name == RSF:  # its decoders load only for a conf that has the plugin
+        from policytest.volcano.rsf_args import rsf_args
+
         weights = rsf_args(arguments)
     return PluginEntry(
         name=raw.name,

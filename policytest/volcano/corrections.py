@@ -28,10 +28,23 @@ _RESOURCE_WEIGHT = "binpack.resources."
 
 def volcano_corrections(conf: VolcanoConf) -> tuple[str, ...]:
     """One line per weight of the binpack and nodeorder calls that Volcano holds
-    differently from how the conf writes it, and per weight it ignores."""
+    differently from how the conf writes it, and per weight it ignores; one line when
+    ``binpack.weight: 0`` switches binpack off."""
     lines: list[str] = []
     binpack = conf.binpack
     calls = conf.calls(BINPACK)
+    switched_off = [
+        entry
+        for entry in conf.entries(BINPACK)
+        if entry.registered
+        and isinstance(entry.weights, BinpackWeights)
+        and entry.weights.weight == 0
+    ]
+    if not calls and switched_off:
+        lines.append(
+            "binpack.weight: written 0, so Volcano does not register binpack's score: "
+            "binpack is off and scores nothing"
+        )
     if calls and isinstance(binpack, BinpackWeights):
         source = calls[0].source
         held = {"binpack.weight": binpack.weight, "binpack.cpu": binpack.cpu}

@@ -25,7 +25,6 @@ from policytest.volcano.arguments import describe, get_bool, get_int
 from policytest.volcano.binpack_args import declared_resources
 from policytest.volcano.entry_check import EntryCheck
 from policytest.volcano.gotext import trim_space
-from policytest.volcano.rsf_checks import rsf_findings
 
 if TYPE_CHECKING:
     from policytest.read.source import Document
@@ -59,6 +58,8 @@ def plugin_argument_findings(
         if not entry.registered:
             continue
         if entry.name == RSF:
+            from policytest.volcano.rsf_checks import rsf_findings  # only where it is used
+
             yield from rsf_findings(document, entry)
         elif entry.name == DEVICESHARE:
             yield from _DeviceShare(document, entry, release).findings()

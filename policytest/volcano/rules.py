@@ -434,12 +434,15 @@ VB002_BINPACK_NEGATIVE = rule(
 
 VB003_BINPACK_OFF = rule(
     "VB003",
-    Severity.WARNING,
+    Severity.ERROR,
     "binpack.weight: 0 switches binpack's node scoring off",
     """
     With ``binpack.weight`` 0 the plugin does not register its node-order function at
-    all: every other binpack argument does nothing. Remove the plugin if that is the
-    intent, or give it a positive weight (the upstream docs use 10).
+    all: every other binpack argument does nothing, and pods are no longer packed. Remove
+    the plugin if that is the intent, or give it a positive weight (the upstream docs use
+    10). An error, as bin-packing silently switched off is the mistake this tool exists
+    for; a project that means it can say so in ``.policytest.yaml`` with
+    ``severity: {VB003: warning}``.
 
     Failing::
 

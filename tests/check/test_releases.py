@@ -311,7 +311,7 @@ cases:
     containers:
     - {name: a, resources: {requests: {cpu: 1000m, memory: "2000"}}}
     - {name: b, resources: {requests: {cpu: 2000m, memory: "3000"}}}
-  expect: {}
+  expect: {unschedulable: []}
 """
 # v1.15 (Kubernetes 1.35's BalancedAllocation): upstream's own expectations 82 and 95;
 # the empty node 100 - |3000/6000 - 5000/10000| / 2 * 100 = 100; evens-out: cpu 1.0,

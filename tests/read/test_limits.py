@@ -47,7 +47,11 @@ def fixture(nodes: int = 2, pods: str = "", cases: str = "") -> str:
         "scheduler:\n  volcano:\n    actions: 'enqueue, allocate'\n"
         "    tiers: [{plugins: [{name: binpack}]}]\n"
         f"cluster:\n  nodes:\n{node_lines}"
-        "cases:\n" + (cases or "- name: one pod\n  pod: {requests: {cpu: 1m}}\n  expect: {}\n")
+        "cases:\n"
+        + (
+            cases
+            or "- name: one pod\n  pod: {requests: {cpu: 1m}}\n  expect: {unschedulable: []}\n"
+        )
     )
 
 
@@ -161,7 +165,7 @@ def test_document_limits_give_a_pt001_error(
             "pods=10",
             fixture(
                 cases="- name: many\n  pods:\n  - {requests: {cpu: 1m}}\n"
-                "  - {requests: {cpu: 1m}, count: 10}\n  expect: {}\n"
+                "  - {requests: {cpu: 1m}, count: 10}\n  expect: {pending: 0}\n"
             ),
             ("count: 10", 0),
             "add up to more than the limit of 10",
@@ -171,8 +175,10 @@ def test_document_limits_give_a_pt001_error(
             "node-scores=100",
             fixture(
                 nodes=2,
-                cases="- name: ok\n  pods: [{requests: {cpu: 1m}, count: 50}]\n  expect: {}\n"
-                "- name: too many\n  pods: [{requests: {cpu: 1m}, count: 1}]\n  expect: {}\n",
+                cases="- name: ok\n  pods: [{requests: {cpu: 1m}, count: 50}]\n"
+                "  expect: {pending: 0}\n"
+                "- name: too many\n  pods: [{requests: {cpu: 1m}, count: 1}]\n"
+                "  expect: {pending: 0}\n",
             ),
             ("name: too many", 0),
             "case `too many` brings the node scores",
@@ -349,7 +355,7 @@ def test_a_count_of_a_billion_stays_small_in_a_real_process(repo: Path) -> None:
         "f.policytest.yaml",
         fixture(
             cases="- name: billion\n  pods: [{requests: {cpu: 1m}, count: 1000000000}]\n"
-            "  expect: {}\n"
+            "  expect: {pending: 0}\n"
         ),
     )
     code, out, peak = peak_mb(["run", "--format", "json", str(path)])

@@ -61,7 +61,7 @@ REPORT = RunReport(
 
 def test_json_matches_the_documented_shape() -> None:
     data = json.loads(render_run("json", REPORT, color=False))
-    assert data["summary"] == {"passed": 1, "failed": 1, "errors": 1}
+    assert data["summary"] == {"passed": 1, "failed": 1, "errors": 1, "updated": 0}
     first = data["results"][0]
     assert {
         k: first[k] for k in ("file", "case", "status", "ranking", "placements", "pending")

@@ -217,7 +217,7 @@ def test_simulate_runs_a_config_with_error_findings(run_line: RunLine, negative:
     assert result.exit_code == 0, result
     (report,) = json.loads(result.stdout)["reports"]
     # GPU weight 1: two jobs fill cpu-busy's CPU (so it is full), the third goes to gpu-busy
-    assert report["pending"] == 0 and report["nodes_used"] == 2 and report["full_nodes"] == 1
+    assert report["pending"] == 0 and report["nodesUsed"] == 2 and report["fullNodes"] == 1
     assert "VB002" in result.stderr
 
 
@@ -498,7 +498,7 @@ def test_a_cpu_only_node_strands_nothing_for_a_gpu_workload(
     result = run_line(["simulate", fixture, "--format", "json"])
     assert result.exit_code == 0, result
     (report,) = json.loads(result.stdout)["reports"]
-    assert report["pending"] == 1 and report["full_nodes"] == 1  # the GPU node, GPUs all used
+    assert report["pending"] == 1 and report["fullNodes"] == 1  # the GPU node, GPUs all used
     stranded = {use["name"]: use["stranded"] for use in report["resources"]}
     # the GPU node's free capacity only: 16 - 4 x 2 cores, 64 - 4 x 4 GiB; the CPU-only
     # node's 30 free cores were never usable by this workload

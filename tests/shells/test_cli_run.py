@@ -34,7 +34,7 @@ def test_bundled_fixtures_pass(run_line: RunLine, bundled_repo: Path) -> None:
 def test_json_output(run_line: RunLine, bundled_repo: Path) -> None:
     result = run_line(["run", "--format", "json", "fixtures/volcano-gpu-two-nodes.policytest.yaml"])
     data = json.loads(result.stdout)
-    assert data["summary"] == {"passed": 1, "failed": 0, "errors": 0}
+    assert data["summary"] == {"passed": 1, "failed": 0, "errors": 0, "updated": 0}
     (case,) = data["results"]
     assert case["ranking"] == [["node-2"], ["node-1"]]
     assert {n["name"]: n["total"] for n in case["nodes"]} == {"node-1": 437.5, "node-2": 468.75}

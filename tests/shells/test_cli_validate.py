@@ -45,7 +45,8 @@ def test_text_output_and_exit_code(run_line: RunLine, broken: Path) -> None:
 
 def test_clean_file_exits_zero(run_line: RunLine, tmp_path: Path) -> None:
     path = tmp_path / "ok.yaml"
-    path.write_text(BROKEN_FIXTURE.replace("  - allocatable", "  - name: a\n    allocatable"))
+    fixed = BROKEN_FIXTURE.replace("  - allocatable", "  - name: a\n    allocatable")
+    path.write_text(fixed.replace('{cpu: "8"}', '{cpu: "8", pods: "110"}'))
     (tmp_path / "c.yaml").write_text(VOLCANO_CONF)
     result = run_line(["validate", path])
     assert result.exit_code == 0, result

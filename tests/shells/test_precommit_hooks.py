@@ -449,6 +449,38 @@ class TestRealPreCommit:
             result.lines
         ), result
 
+    def test_binpack_switched_off_fails_the_hook_unless_the_project_says_so(
+        self, user_repo: UserRepo
+    ) -> None:
+        """issue 28: `binpack.weight: 0` is an error by default; a project that means it
+        lowers VB003 in its settings file, as ruff and yamllint let a project do."""
+        off = user_repo.path / "off-scheduler.conf"
+        off.write_text(
+            'actions: "enqueue, allocate"\ntiers:\n- plugins:\n  - name: binpack\n'
+            "    arguments: {binpack.weight: 0}\n",
+            encoding="utf-8",
+        )
+        settings = user_repo.path / ".policytest.yaml"
+        hook = (
+            "run",
+            "policytest-validate",
+            "--color=never",
+            "--verbose",
+            "--files",
+            "off-scheduler.conf",
+        )
+        try:
+            failed = user_repo.pre_commit(*hook)
+            settings.write_text("severity:\n  VB003: warning\n", encoding="utf-8")
+            passed = user_repo.pre_commit(*hook)
+        finally:
+            off.unlink()  # the repository is shared by the module's tests
+            settings.unlink(missing_ok=True)
+        assert failed.returncode == 1, failed
+        assert "off-scheduler.conf:5:33: VB003 error: " in failed.output, failed
+        assert passed.returncode == 0, passed
+        assert "off-scheduler.conf:5:33: VB003 warning: " in passed.output, passed
+
     def test_run_hook_skips_commits_without_configs(self, user_repo: UserRepo) -> None:
         result = user_repo.pre_commit(
             "run", "policytest-run", "--color=never", "--files", "README.md"

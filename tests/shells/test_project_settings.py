@@ -328,3 +328,116 @@ def test_a_schema_problem_names_its_key_once(run_line: RunLine, tmp_path: Path) 
         '`kubernetesVersion` must be a string, not 1.3 (quote it: "1.30", as YAML reads 1.30 '
         "as the number 1.3)\n"
     )
+
+
+# --- severity per rule ------------------------------------------------------------------
+
+BINPACK_OFF = """\
+actions: "enqueue, allocate"
+tiers:
+- plugins:
+  - name: binpack
+    arguments: {binpack.weight: 0, binpack.cpu: -2}
+"""
+
+
+@pytest.mark.parametrize(
+    ("severity", "exit_code", "shown"),
+    [
+        pytest.param("", 1, ["VB003 error", "VB002 error"], id="defaults"),
+        pytest.param("severity: {VB003: warning}\n", 1, ["VB003 warning", "VB002 error"], id="one"),
+        pytest.param(
+            "severity: {VB: warning, VB002: info}\n",
+            0,
+            ["VB003 warning", "VB002 info"],
+            id="prefix",
+        ),
+    ],
+)
+def test_a_project_sets_the_severity_of_a_rule(
+    run_line: RunLine,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    severity: str,
+    exit_code: int,
+    shown: list[str],
+) -> None:
+    """binpack.weight: 0 fails by default; the longest matching prefix decides."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "volcano-scheduler.conf").write_text(BINPACK_OFF)
+    (tmp_path / ".policytest.yaml").write_text(severity)
+    result = run_line(["validate", "volcano-scheduler.conf"])
+    assert result.exit_code == exit_code, result
+    for text in shown:
+        assert text in result.stdout
+
+
+def test_a_severity_raised_to_error_fails_run(
+    run_line: RunLine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    shutil.copytree(DATA.parent.parent / "fixtures", tmp_path / "fixtures")
+    (tmp_path / ".git").mkdir()
+    assert run_line(["run"]).exit_code == 0  # its one VB012 warning
+    (tmp_path / ".policytest.yaml").write_text("severity:\n  VB012: error\n")
+    result = run_line(["run"])
+    assert result.exit_code == 1, result
+    assert "config findings: 1 error" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "message"),
+    [
+        pytest.param(
+            "severity: {VB999: error}\n", ":1: key `severity.VB999`", "no such rule", id="rule"
+        ),
+        pytest.param("severity: {VB003: fatal}\n", ":1: key `severity.VB003`", "fatal", id="level"),
+    ],
+)
+def test_a_severity_for_no_rule_or_of_no_level_is_refused(
+    run_line: RunLine,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    text: str,
+    where: str,
+    message: str,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".policytest.yaml").write_text(text)
+    (tmp_path / "volcano-scheduler.conf").write_text(BINPACK_OFF)
+    result = run_line(["validate", "volcano-scheduler.conf"])
+    assert result.exit_code == 2, result
+    assert where in result.stderr and message in result.stderr, result.stderr
+
+
+def test_verbose_names_the_settings_file_and_no_settings_skips_it(
+    run_line: RunLine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """issue 28: which settings file was read and what it suppressed was never shown,
+    and there was no way to leave it out for one run."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "volcano-scheduler.conf").write_text(BINPACK_OFF)
+    (tmp_path / ".policytest.yaml").write_text("ignore: [VB002]\nseverity: {VB003: warning}\n")
+    read = run_line(["validate", "--verbose", "volcano-scheduler.conf"])
+    assert read.exit_code == 0, read
+    assert "settings: .policytest.yaml (ignore VB002; severity VB003: warning)\n" in read.stderr
+    skipped = run_line(["validate", "--verbose", "--no-settings", "volcano-scheduler.conf"])
+    assert skipped.exit_code == 1, skipped  # VB002 and VB003 errors, as without the file
+    assert "settings: none read (--no-settings)\n" in skipped.stderr
+    assert "VB002 error" in skipped.stdout and "VB003 error" in skipped.stdout
+
+
+def test_every_mistake_of_the_settings_file_is_reported_at_once(
+    run_line: RunLine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".policytest.yaml").write_text("kubernetesVersion: 1.30\nignor: [VB012]\n")
+    (tmp_path / "volcano-scheduler.conf").write_text(BINPACK_OFF)
+    result = run_line(["validate", "volcano-scheduler.conf"])
+    assert result.exit_code == 2, result
+    assert ".policytest.yaml:1: key `kubernetesVersion`: `kubernetesVersion` must be a string" in (
+        result.stderr
+    )
+    assert "; also line 2: key `ignor`: unknown key `ignor`; did you mean `ignore`?" in (
+        result.stderr
+    )

@@ -294,3 +294,20 @@ def test_the_settings_file_suppresses_in_the_plugin(project: pytest.Pytester) ->
     (project.path / ".policytest.yaml").write_text("ignore: [VB002]\n")
     project.runpytest().assert_outcomes(passed=2)
     project.runpytest("--policytest-ignore", "KS").assert_outcomes(passed=1, failed=1)
+
+
+def test_a_refused_config_is_explained_once_not_per_case(project: pytest.Pytester) -> None:
+    """issue 28: one mistake in a config the scheduler refuses was repeated under every
+    case; the cases now point at the config item, which lists the findings once."""
+    refused = CONFIG.replace(
+        'actions: "enqueue, allocate, backfill"', 'actions: "enqueue, alocate"'
+    )
+    assert refused != CONFIG
+    (project.path / "configs" / "volcano-binpack-cpu-weighted.yaml").write_text(refused)
+    (project.path / "three.policytest.yaml").write_text(FIXTURE)
+    (project.path / "again.policytest.yaml").write_text(FIXTURE)
+    result = project.runpytest()
+    result.assert_outcomes(failed=4)  # two cases, and each file's config item
+    output = result.stdout.str()
+    assert output.count("its findings are in this file's `config` item") == 2, output
+    assert output.count("VC002 error: ") == 2, output  # once per config item, not per case

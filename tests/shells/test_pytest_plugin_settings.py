@@ -70,3 +70,48 @@ def test_the_policytest_fixture_uses_the_settings(project: pytest.Pytester) -> N
     )
     result = project.runpytest("test_api.py")
     result.assert_outcomes(passed=1)
+
+
+def test_the_settings_file_sets_severities_in_the_plugin(pytester: pytest.Pytester) -> None:
+    """The config item fails on an error; a project that lowers the rule passes it."""
+    (pytester.path / ".git").mkdir()
+    (pytester.path / "off.policytest.yaml").write_text(
+        "apiVersion: policytest/v1\nkind: PolicyTest\nmetadata: {name: weight-zero}\n"
+        "scheduler:\n  volcano:\n    actions: enqueue, allocate\n    tiers:\n"
+        "    - plugins:\n      - {name: binpack, arguments: {binpack.weight: 0}}\n"
+        'cluster:\n  nodes:\n  - {name: a, allocatable: {cpu: "8", pods: "110"}}\n'
+        "cases:\n- name: one pod\n  pod: {requests: {cpu: '1'}}\n  expect: {top: a}\n"
+    )
+    failed = pytester.runpytest()
+    failed.assert_outcomes(failed=1, passed=1)
+    failed.stdout.fnmatch_lines(["*VB003 error*"])
+    (pytester.path / ".policytest.yaml").write_text("severity: {VB003: warning}\n")
+    pytester.runpytest().assert_outcomes(passed=2)
+
+
+def test_the_policytest_fixture_judges_with_the_session_settings(
+    project: pytest.Pytester,
+) -> None:
+    """issue 28: `policytest.scheduler(path)` used the default releases and no builds, so
+    a scheduler-plugins config was refused; a refused config fails without a traceback."""
+    configs = sorted(p.relative_to(project.path) for p in project.path.rglob("*.yaml"))
+    config = next(str(p) for p in configs if "policytest" not in p.name)
+    project.makepyfile(
+        test_api=f"""
+        def test_settings_apply(policytest):
+            assert policytest.scheduler({config!r}) is not None
+
+        def test_a_broken_node_fails_cleanly(policytest):
+            scheduler = policytest.scheduler({config!r})
+            policytest.rank(scheduler, [{{"name": "a", "allocatable": {{"cpu": "8x"}}}}], {{}})
+        """
+    )
+    result = project.runpytest("test_api.py")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["*policytest: *8x*"])
+    (project.path / ".policytest.yaml").unlink()
+    refused = project.runpytest("test_api.py")
+    refused.assert_outcomes(failed=2)
+    refused.stdout.fnmatch_lines([f"*{config}:*: KS020 error: *"])
+    for output in (result.stdout.str(), refused.stdout.str()):
+        assert "Traceback" not in output and "policytest/harness" not in output, output

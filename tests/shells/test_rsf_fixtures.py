@@ -24,7 +24,7 @@ def test_bundled_fixtures_pass(run_line: RunLine) -> None:
     result = run_line(["run", RSF_FIXTURE, BINPACK_FIXTURE, "--format", "json"])
     assert result.exit_code == 0, result.stdout
     report = json.loads(result.stdout)
-    assert report["summary"] == {"passed": 5, "failed": 0, "errors": 0}
+    assert report["summary"] == {"passed": 5, "failed": 0, "errors": 0, "updated": 0}
     first = {
         r["file"].rsplit("/", 1)[-1]: r for r in report["results"] if "one-GPU job" in r["case"]
     }
@@ -79,7 +79,7 @@ def test_simulate_compares_it_with_the_equivalent_binpack_config(run_line: RunLi
         # binpack has no per-pod override: only the annotated pod differs (it spreads)
         assert same is (case != ANNOTATED), case
     annotated_rsf, annotated_binpack = by_case[ANNOTATED]
-    assert (annotated_rsf["nodes_in_use"], annotated_binpack["nodes_in_use"]) == (4, 3)
+    assert (annotated_rsf["nodesInUse"], annotated_binpack["nodesInUse"]) == (4, 3)
 
 
 def test_diff_shows_the_settings_volcano_holds(run_line: RunLine) -> None:
@@ -114,7 +114,7 @@ cluster:
 cases:
 - name: case
   pod: POD
-  expect: {}
+  expect: {unschedulable: []}
 """
 SPREAD = {
     "volcano.sh/resource-strategy-scoring-type": "LeastAllocated",

@@ -23,6 +23,12 @@ def headline(report: DiffReport) -> str:
     parts = []
     if report.introduced_errors:
         parts.append(plural(len(report.introduced_errors), "error finding") + " introduced")
+    remaining = report.head_errors - len(report.introduced_errors)
+    if remaining > 0:
+        parts.append(plural(remaining, "error finding") + " still in the head")
+    failing = report.failing_on_both_sides
+    if failing:
+        parts.append(plural(failing, "case") + " failing on both sides")
     winners = report.count("winner")
     if winners:
         parts.append(plural(winners, "new winner"))
@@ -170,7 +176,15 @@ def rank(value: int | None) -> str:
 
 
 def first_line(text: str) -> str:
-    return text.strip().splitlines()[0] if text.strip() else ""
+    """The reason a case failed or errored, in one line: its first line, and the first
+    finding too when that line only announces them (``... does not start:``)."""
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    if not lines:
+        return ""
+    if not lines[0].endswith(":") or len(lines) == 1:
+        return lines[0]
+    more = f" (and {len(lines) - 2} more)" if len(lines) > 2 else ""
+    return f"{lines[0]} {lines[1]}{more}"
 
 
 def fixture_list(paths: Sequence[str]) -> str:

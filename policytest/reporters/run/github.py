@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from policytest.harness.runner import PASSING
 from policytest.harness.suite import RunReport
 from policytest.reporters.quoting import github_data, github_property
 from policytest.reporters.run.text import summary
@@ -11,7 +12,7 @@ from policytest.reporters.validate.github import annotation
 def render(report: RunReport, *, color: bool) -> str:
     lines = []
     for result in report.results:
-        if result.status == "passed":
+        if result.status in PASSING:
             continue
         title = github_property(f"{result.case} ({result.status})")
         lines.append(

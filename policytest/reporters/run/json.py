@@ -56,6 +56,7 @@ def as_json(report: RunReport) -> dict[str, Any]:
             "passed": report.count("passed"),
             "failed": report.count("failed"),
             "errors": report.count("error"),
+            "updated": report.count("updated"),
         },
     }
 

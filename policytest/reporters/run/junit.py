@@ -6,6 +6,7 @@ import xml.etree.ElementTree as ElementTree
 from itertools import groupby
 
 from policytest.core.findings import Severity
+from policytest.harness.runner import PASSING
 from policytest.harness.suite import RunReport
 from policytest.reporters.quoting import xml
 from policytest.reporters.run.text import describe_failure
@@ -33,7 +34,7 @@ def render(report: RunReport, *, color: bool) -> str:
                 file=xml(file),
                 line=str(result.line),
             )
-            if result.status != "passed":
+            if result.status not in PASSING:
                 tag = "failure" if result.status == "failed" else "error"
                 problem = ElementTree.SubElement(
                     case,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict
+from typing import Any
 
 from policytest.harness.simulate import PackingReport, ResourceUse
 from policytest.reporters.quoting import json_document, text
@@ -36,8 +37,28 @@ def render_text(reports: Sequence[PackingReport]) -> str:
 
 
 def render_json(reports: Sequence[PackingReport]) -> str:
-    """``{"reports": [...]}``: every field of every report (utilisation as 0..1)."""
-    return json_document({"reports": [asdict(report) for report in reports]})
+    """``{"reports": [...]}``: every field of every report (utilisation as 0..1), its keys
+    in camelCase as ``run`` and ``diff`` write theirs (``nodesUsed``, ``fullNodes``)."""
+    return json_document(
+        {"reports": [_camel_keys(asdict(report), nested=True) for report in reports]}
+    )
+
+
+def _camel_keys(value: Any, *, nested: bool) -> Any:
+    """Field names in camelCase, down through lists and the resource entries; the keys of
+    ``placements`` are node names and stay as they are."""
+    if isinstance(value, (list, tuple)):
+        return [_camel_keys(item, nested=nested) for item in value]
+    if not isinstance(value, dict) or not nested:
+        return value
+    return {
+        _camel(key): _camel_keys(item, nested=key != "placements") for key, item in value.items()
+    }
+
+
+def _camel(name: str) -> str:
+    first, *rest = name.split("_")
+    return first + "".join(part.capitalize() for part in rest)
 
 
 def _by_workload(

@@ -6,13 +6,18 @@ from collections.abc import Iterable, Sequence
 from itertools import groupby
 
 from policytest.core.findings import Finding, Severity
-from policytest.harness.runner import MESSAGE_LINE_BREAK, CaseResult, format_score
+from policytest.harness.runner import MESSAGE_LINE_BREAK, PASSING, CaseResult, format_score
 from policytest.harness.suite import RunReport
 from policytest.reporters.quoting import text
 from policytest.reporters.validate.text import format_finding, paint, plural
 from policytest.scoring.protocol import NodeScore
 
-_MARK = {"passed": ("PASS", "32"), "failed": ("FAIL", "31"), "error": ("ERROR", "31;1")}
+_MARK = {
+    "passed": ("PASS", "32"),
+    "updated": ("UPDATED", "33"),
+    "failed": ("FAIL", "31"),
+    "error": ("ERROR", "31;1"),
+}
 
 
 def node_table(nodes: Sequence[NodeScore]) -> list[str]:
@@ -73,7 +78,7 @@ def render(report: RunReport, *, color: bool) -> str:
         for result in block:
             mark, code = _MARK[result.status]
             out.append(f"  {paint(mark, code, color)} {text(result.case)}")
-            if result.status != "passed":
+            if result.status not in PASSING:
                 out += [f"      {line}" if line else "" for line in describe_failure(result)]
         out += config_lines(block, shown, color=color)
     out.append(summary(report))
@@ -120,6 +125,8 @@ def summary(report: RunReport) -> str:
     counts = [f"{report.count('passed')} passed", f"{report.count('failed')} failed"]
     if report.count("error"):
         counts.append(plural(report.count("error"), "error"))
+    if report.count("updated"):
+        counts.append(f"{report.count('updated')} updated")
     line = "Cases: " + ", ".join(counts)
     findings = report.config_findings
     if findings:

@@ -1,0 +1,86 @@
+"""The hook's cost on every commit: ``validate`` on one file loads a scheduler's semantics
+only when a document of that kind appears, and a plugin's argument decoders only when a
+conf has the plugin (``python -X importtime``, a fresh process, as the hook runs).
+Speed itself is measured in ``benchmarks/validate_latency.py``, never asserted here."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import VOLCANO_CONF
+
+KUBE_CONF = """\
+apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: default-scheduler
+"""
+RSF_CONF = VOLCANO_CONF + "  - name: resource-strategy-fit\n"
+
+
+def imported(tmp_path: Path, name: str, text: str) -> set[str]:
+    """The modules ``policytest validate FILE`` imports, by ``-X importtime``."""
+    path = tmp_path / name
+    path.write_text(text)
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "policytest", "validate", str(path)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return {
+        line.rsplit("|", 1)[1].strip()
+        for line in done.stderr.splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
+
+
+VOLCANO_EXTRAS = {"policytest.volcano.rsf_args", "policytest.volcano.mapdecode"}
+NEVER = {"jsonschema", "difflib", "policytest.harness.runner", "policytest.diff.model"}
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "absent", "present"),
+    [
+        pytest.param(
+            "volcano-scheduler.conf",
+            VOLCANO_CONF,
+            {"policytest.kube.semantics", *VOLCANO_EXTRAS, *NEVER},
+            {"policytest.volcano.conf", "policytest.volcano.binpack_args"},
+            id="volcano",
+        ),
+        pytest.param(
+            "volcano-scheduler.conf",
+            RSF_CONF,
+            {"policytest.kube.semantics", *NEVER},
+            VOLCANO_EXTRAS,
+            id="volcano-with-resource-strategy-fit",
+        ),
+        pytest.param(
+            "kube.yaml",
+            KUBE_CONF,
+            {"policytest.volcano.conf", "policytest.volcano.decode", *NEVER},
+            {"policytest.kube.semantics"},
+            id="kube-scheduler",
+        ),
+        pytest.param(
+            "values.yaml",
+            "replicaCount: 2\n",
+            {"policytest.volcano.conf", "policytest.kube.semantics", *NEVER},
+            set(),
+            id="not-a-scheduler-config",
+        ),
+    ],
+)
+def test_validate_loads_only_the_semantics_its_documents_need(
+    tmp_path: Path, name: str, text: str, absent: set[str], present: set[str]
+) -> None:
+    modules = imported(tmp_path, name, text)
+    assert not modules & absent, sorted(modules & absent)
+    assert present <= modules, sorted(present - modules)
