@@ -48,7 +48,8 @@ def write_scenario(record: dict[str, Any], directory: Path) -> Path:
     fixture.write_text(
         "apiVersion: policytest/v1\nkind: PolicyTest\nmetadata: {name: oracle}\n"
         "scheduler: {config: volcano-scheduler.conf}\ncluster: {snapshot: cluster.json}\n"
-        "cases:\n- name: incoming\n  pods: {fromSnapshot: pending}\n  expect: {}\n",
+        "cases:\n- name: incoming\n  pods: {fromSnapshot: pending}\n  ties: allow\n"
+        f"  expect: {{pending: {0 if record['results']['1.15']['bestNodes'] else 1}}}\n",
         encoding="utf-8",
     )
     return fixture
