@@ -4,9 +4,13 @@ The nodes already carry 10,000 pods; the sequence mixes four pod shapes (one wit
 GPU). Both schedulers as the issue names them: kube-scheduler MostAllocated +
 BalancedAllocation (the default score plugins keep BalancedAllocation on) and Volcano
 binpack + nodeorder. ``policytest run`` as a fresh process, wall time and peak RSS;
-then ``policytest simulate`` on the same fixture for the packing report. Run:
+then ``policytest simulate`` on the same fixture for the packing report.
 
-    python benchmarks/sequence_scale.py [--nodes 5000] [--pods 10000] [--runs 3]
+``--varied`` (figure 3d) builds a cluster whose nodes all differ, as a real one's do:
+each its own size (cpu, memory, pod limit, some GPUs), its own uneven usage and its own
+labels, so no two nodes share a state (and a shared verdict). Run:
+
+    python benchmarks/sequence_scale.py [--nodes 5000] [--pods 10000] [--runs 3] [--varied]
 """
 
 from __future__ import annotations
@@ -17,11 +21,13 @@ import tempfile
 
 from workloads import (
     calibration,
+    cluster_yaml,
     median,
     policytest_command,
     runs,
     sequence_case,
     summary,
+    varied_cluster_yaml,
     write_fixture,
 )
 
@@ -33,13 +39,15 @@ def main() -> None:
     parser.add_argument("--nodes", type=int, default=5_000)
     parser.add_argument("--pods", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--varied", action="store_true", help="nodes that all differ")
     args = parser.parse_args()
+    cluster = varied_cluster_yaml if args.varied else cluster_yaml
     print(calibration())
     with tempfile.TemporaryDirectory() as scratch:
         subprocess.run(["git", "init", "-q", scratch], check=True)
         for kind in ("kube", "volcano"):
             fixture = write_fixture(
-                scratch, kind, args.nodes, args.nodes * 2, [sequence_case(args.pods)]
+                scratch, kind, args.nodes, args.nodes * 2, [sequence_case(args.pods)], cluster
             )
             measured = runs(policytest_command("run", fixture, *LIMIT), args.runs)
             assert all(r.returncode == 0 for r in measured), "the run failed"

@@ -13,7 +13,7 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 NODE_TYPES = (
     '{cpu: "32", memory: 128Gi, pods: "110"}',
@@ -104,15 +104,45 @@ def cluster_yaml(nodes: int, bound_pods: int, seed: int = 7) -> str:
     return "\n".join(lines) + "\n"
 
 
+def varied_cluster_yaml(nodes: int, bound_pods: int, seed: int = 11) -> str:
+    """A ``cluster:`` block whose nodes differ as a real cluster's do: each its own size
+    (cpu, memory, pod limit, some with GPUs), its own usage (an uneven number of bound
+    pods of random shapes) and its own labels (zone, pool, instance type)."""
+    rng = random.Random(seed)
+    lines = ["cluster:", "  nodes:"]
+    cuts = sorted(rng.randrange(bound_pods + 1) for _ in range(nodes - 1))
+    per_node = [b - a for a, b in zip([0, *cuts], [*cuts, bound_pods], strict=True)]
+    for index, count in enumerate(per_node):
+        cpu = rng.choice((4, 8, 16, 24, 32, 48, 64, 96)) * 1000 - rng.randrange(0, 400, 10)
+        memory = rng.choice((16, 32, 64, 128, 192, 256)) * 1024 - rng.randrange(0, 2048)
+        gpu = f', nvidia.com/gpu: "{rng.choice((1, 2, 4, 8))}"' if rng.random() < 0.15 else ""
+        pods = rng.choice((58, 110, 110, 250))
+        lines.append(f"  - name: node-{index:05d}")
+        lines.append(
+            f"    labels: {{topology.kubernetes.io/zone: zone-{rng.randrange(3)}, "
+            f"pool: pool-{rng.randrange(12)}, node.kubernetes.io/instance-type: t{cpu}}}"
+        )
+        lines.append(f'    allocatable: {{cpu: {cpu}m, memory: {memory}Mi, pods: "{pods}"{gpu}}}')
+        if count:
+            lines.append("    pods:")
+            lines.extend(f"    - {rng.choice(POD_SHAPES)}" for _ in range(count))
+    return "\n".join(lines) + "\n"
+
+
 def fixture_yaml(
-    config: str, nodes: int, bound_pods: int, cases: Sequence[str], name: str = "scale"
+    config: str,
+    nodes: int,
+    bound_pods: int,
+    cases: Sequence[str],
+    name: str = "scale",
+    cluster: Callable[[int, int], str] = cluster_yaml,
 ) -> str:
-    """A whole fixture: header, cluster, then the given ``cases:`` items (YAML text)."""
+    """A whole fixture: header, ``cluster``, then the given ``cases:`` items (YAML text)."""
     header = (
         "apiVersion: policytest/v1\nkind: PolicyTest\n"
         f"metadata: {{name: {name}}}\nscheduler:\n  config: {config}\n"
     )
-    return header + cluster_yaml(nodes, bound_pods) + "cases:\n" + "".join(cases)
+    return header + cluster(nodes, bound_pods) + "cases:\n" + "".join(cases)
 
 
 ONE_POD_CASE = """\
@@ -138,13 +168,18 @@ def sequence_case(pods: int) -> str:
 
 
 def write_fixture(
-    directory: str, kind: str, nodes: int, bound_pods: int, cases: Sequence[str]
+    directory: str,
+    kind: str,
+    nodes: int,
+    bound_pods: int,
+    cases: Sequence[str],
+    cluster: Callable[[int, int], str] = cluster_yaml,
 ) -> str:
     """Write configs and one fixture using the ``kind`` config; returns the fixture path."""
     write_configs(directory)
     path = os.path.join(directory, f"{kind}-{nodes}-nodes.policytest.yaml")
     with open(path, "w", encoding="utf-8") as handle:
-        handle.write(fixture_yaml(f"configs/{kind}.yaml", nodes, bound_pods, cases, kind))
+        handle.write(fixture_yaml(f"configs/{kind}.yaml", nodes, bound_pods, cases, kind, cluster))
     return path
 
 

@@ -256,6 +256,12 @@ class VolcanoRelease:
         """nodeorder's balancedresource is its Kubernetes library's BalancedAllocation."""
         return kube_formula(parse_release(self.kubernetes) or (1, 0))
 
+    @property
+    def image_volume_locality(self) -> bool:
+        """nodeorder's ImageLocality counts the pod's image volumes: its Kubernetes
+        library's from 1.36 (v1.15, on 1.35, gives them 0)."""
+        return (parse_release(self.kubernetes) or (1, 0)) >= (1, 36)
+
 
 def kube_formula(version: Version) -> BalancedFormula:
     return "balance-change" if version >= (1, 36) else "with-pod"

@@ -50,6 +50,7 @@ from policytest.scoring.kube import (
     fit_resources,
     fit_scorer,
 )
+from policytest.scoring.plugins.nodeorder import with_nodeorder_terms
 from policytest.scoring.plugins.profile import (
     NO_PROFILE_PLUGINS,
     PodCycle,
@@ -104,6 +105,11 @@ class VolcanoPredicates:
 
     node_affinity: bool = True
     taint_toleration: bool = True
+    node_ports: bool = True
+    pod_affinity: bool = True
+    """InterPodAffinity's filter (required terms, and existing pods' anti-affinity)."""
+    pod_topology_spread: bool = True
+    """PodTopologySpread's filter (``DoNotSchedule`` constraints); its score is nodeorder's."""
 
 
 class _NodeLabels:
@@ -139,6 +145,28 @@ def _prepared_once(
             cache.clear()
         entry = cache[id(pod)] = (pod, (*prepare(pod), {}))
     return entry[1]
+
+
+def with_topology(
+    cycle: PodCycle | None,
+    only: Sequence[str] | None,
+    collect: Callable[[Sequence[str] | None], Scores],
+    add: Callable[[Scores, PodCycle, bool], Scores],
+) -> Scores:
+    """A pod's scores (``collect``: filters and per-node scores, of ``only`` or of every
+    node) with the topology plugins' terms that ``add`` puts on the feasible nodes. Those
+    terms are normalised over the feasible nodes, so rescoring ``only`` a few nodes
+    scores them all, unless the cycle is local (its terms are the same whichever nodes
+    are feasible): then ``add`` scores the subset (its third argument)."""
+    if cycle is None or not cycle.plugins.scores:
+        return collect(only)
+    if only is not None and cycle.local():  # the others' scores cannot move it
+        return add(collect(only), cycle, True)
+    scored = add(collect(None), cycle, False)
+    if only is None:
+        return scored
+    position = {name: index for index, name in enumerate(scored.names)}
+    return Scores(list(only), [scored.verdicts[position[name]] for name in only])
 
 
 def _guarded_nodes(
@@ -181,6 +209,13 @@ class VolcanoScheduler:
     """The resource-strategy-fit arguments whose proportional filter runs, if any."""
     predicates: VolcanoPredicates | None = VolcanoPredicates()
     """The ``predicates`` plugin's node filters; ``None``: the conf does not run them."""
+    profile: ProfilePlugins = NO_PROFILE_PLUGINS
+    """The kube-scheduler topology plugins predicates filters and nodeorder scores with
+    (:mod:`policytest.scoring.plugins.nodeorder`)."""
+    nodeorder_batch: bool = False
+    """nodeorder scores its resource plugins in its batch function, after their PreScore
+    (from 1.15): BalancedAllocation skips best-effort pods, and the float total adds
+    them after the per-node functions (binpack's float comes first)."""
 
     def cluster(
         self, nodes: Sequence[Node], objects: ClusterObjects = NO_OBJECTS
@@ -189,6 +224,7 @@ class VolcanoScheduler:
             self,
             {node.name: node for node in nodes},
             {node.name: volcano_node_info(node, self.overhead_first) for node in nodes},
+            view=ClusterView.of(nodes, objects) if self.profile.active else None,
         )
         state._keys()  # part of loading the cluster, as the kube view nodeorder reads
         state._guarded()
@@ -214,6 +250,10 @@ class VolcanoCluster:
     prepared: dict[int, tuple[Pod, _Prepared]] = field(default_factory=dict)
     guarded_at: list[int] = field(default_factory=list)
     """The positions of the ``guarded`` nodes in cluster order."""
+    view: ClusterView | None = None
+    """What the topology plugins read (``None``: the conf runs none of them)."""
+    extra: Callable[[str, str], str | None] | None = None
+    """The current cycle's topology filters (plugin, node) while a pod is scored."""
 
     def _guarded(self) -> frozenset[str]:
         """The nodes a pod without tolerations, selector or affinity may not pass (taints
@@ -235,12 +275,29 @@ class VolcanoCluster:
         return self.kube_infos[name]
 
     def score(self, pod: Pod, only: Sequence[str] | None = None) -> Scores:
+        cycle = PodCycle(self.scheduler.profile, pod, self.view) if self.view else None
         plain, own, trivial, verdicts_by_key = self._prepared(pod)
+        self.extra = extra_filter(cycle)
+        trivial = trivial and self.extra is None
         guarded = self._guarded() if trivial else None
         memo = verdicts_by_key if self.memo and trivial else None
-        return node_scores(
-            list(self.infos), only, self._keys(), guarded, self.guarded_at, memo, plain, own
+        batch = self.scheduler.nodeorder_batch
+
+        def collect(names: Sequence[str] | None) -> Scores:
+            return node_scores(
+                self.infos, names, self._keys(), guarded, self.guarded_at, memo, plain, own
+            )
+
+        return with_topology(
+            cycle,
+            only,
+            collect,
+            lambda scores, cycle, subset: with_nodeorder_terms(scores, cycle, batch, subset),
         )
+
+    def local_binds(self, pod: Pod) -> bool:
+        """Whether binding a pod changes this pod's score on the bound node only."""
+        return self.view is None or PodCycle(self.scheduler.profile, pod, self.view).local()
 
     def _keys(self) -> dict[str, int]:
         """Each node's key (``verdicts.volcano_key``), made on first use."""
@@ -268,7 +325,9 @@ class VolcanoCluster:
             (
                 entry,
                 binpack_scorer(entry.binpack, pod, first) if entry.binpack else None,
-                nodeorder_scorer(entry.nodeorder, pod, formula) if entry.nodeorder else None,
+                nodeorder_scorer(entry.nodeorder, pod, formula, scheduler.nodeorder_batch)
+                if entry.nodeorder
+                else None,
                 rsf_scorer(entry.rsf, request, annotations) if entry.rsf else None,
             )
             for entry in scheduler.entries
@@ -298,6 +357,12 @@ class VolcanoCluster:
                     self._labels(name) if node_filter.placement.uses_labels else _NO_LABELS,
                     node_affinity=predicates.node_affinity,
                     taint_toleration=predicates.taint_toleration,
+                )
+            extra = self.extra
+            if reason is None and extra is not None:
+                reason = next(
+                    filter(None, (extra(plugin, name) for plugin in scheduler.profile.filters)),
+                    None,
                 )
             if reason is not None:
                 return filtered(reason)
@@ -338,7 +403,7 @@ class VolcanoCluster:
             return verdict(name, False)
 
         def own(name: str) -> Verdict:
-            return verdict(name, not trivial or name in self._guarded())
+            return verdict(name, not trivial or self.extra is not None or name in self._guarded())
 
         return plain, own, trivial
 
@@ -375,16 +440,14 @@ class VolcanoCluster:
             )
         }
 
-    def local_binds(self, pod: Pod) -> bool:
-        """Binding a pod changes Volcano's scores on the bound node only."""
-        return True
-
     def bind(self, node_name: str, pod: Pod) -> None:
         self.infos[node_name] = volcano_node_info_with_pod(
             self.infos[node_name], pod, self.scheduler.overhead_first
         )
         node = self.nodes[node_name]
         self.nodes[node_name] = replace(node, pods=(*node.pods, pod))
+        if self.view is not None:
+            self.view.bind(node_name, pod.workload)
         if node_name in self.kube_infos:  # integer sums: adding one pod equals recounting
             self.kube_infos[node_name] = kube_node_info_with_pod(self.kube_infos[node_name], pod)
         if self.keys:
@@ -480,23 +543,18 @@ class KubeCluster:
         trivial = trivial and self.extra is None
         guarded = self._guarded() if trivial else None
         memo = verdicts_by_key if self.memo and trivial else None
-        if cycle is None or not cycle.plugins.scores:
+
+        def collect(names: Sequence[str] | None) -> Scores:
             return node_scores(
-                list(self.infos), only, self.keys, guarded, self.guarded_at, memo, plain, own
+                self.infos, names, self.keys, guarded, self.guarded_at, memo, plain, own
             )
-        if only is not None and cycle.local():  # the others' scores cannot move it
-            subset = node_scores(
-                list(self.infos), only, self.keys, guarded, self.guarded_at, memo, plain, own
-            )
-            return with_cycle_scores(subset, cycle)
-        scores = node_scores(
-            list(self.infos), None, self.keys, guarded, self.guarded_at, memo, plain, own
+
+        return with_topology(
+            cycle,
+            only,
+            collect,
+            lambda scores, cycle, _: with_cycle_scores(scores, cycle),
         )
-        scored = with_cycle_scores(scores, cycle)
-        if only is None:
-            return scored
-        position = {name: index for index, name in enumerate(scored.names)}
-        return Scores(list(only), [scored.verdicts[position[name]] for name in only])
 
     def local_binds(self, pod: Pod) -> bool:
         """Whether binding a pod changes this pod's score on the bound node only."""

@@ -22,7 +22,7 @@ the first node with that key, and it would have made the same tuple for the othe
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterator, Mapping, Sequence
 from typing import Final, cast, overload
 
 from policytest.scoring.accounting import KubeNodeInfo, VolcanoNodeInfo
@@ -106,7 +106,7 @@ def every_verdict(
 
 
 def node_scores(
-    order: list[str],
+    order: Collection[str],
     only: Sequence[str] | None,
     keys: Mapping[str, int],
     guarded: frozenset[str] | None,
@@ -115,17 +115,19 @@ def node_scores(
     plain: Callable[[str], Verdict],
     own: Callable[[str], Verdict],
 ) -> Scores:
-    """The pod's scores on the nodes ``only`` (default: every node, in cluster ``order``).
+    """The pod's scores on the nodes ``only`` (default: every node, in cluster ``order``;
+    rescoring one node in a sequence must not copy the order of them all).
 
     Without ``guarded`` or ``memo`` (a pod the filters may keep off plain nodes, or
     sharing switched off) every node is scored on its own; otherwise plain nodes share
     the verdict of their key (:func:`every_verdict` for a whole cluster)."""
     if only is None and guarded is not None and memo is not None:
+        every = list(order)
         shared = every_verdict(
-            order, [keys[name] for name in order], guarded, guarded_at, memo, plain, own
+            every, [keys[name] for name in every], guarded, guarded_at, memo, plain, own
         )
-        return Scores(order, shared)
-    names = order if only is None else list(only)
+        return Scores(every, shared)
+    names = list(order if only is None else only)
     verdicts: list[Verdict] = []
     for name in names:
         if guarded is None or name in guarded:

@@ -11,12 +11,11 @@ other resources by name (one of the values a real run produces).
 nodeorder (``plugins/nodeorder/nodeorder.go``) calls kube-scheduler's plugins directly:
 ``leastrequested`` is NodeResourcesFit LeastAllocated with cpu 50 / memory 50,
 ``mostrequested`` is MostAllocated with cpu 1 / memory 1, ``balancedresource`` is
-BalancedAllocation over cpu, memory and nvidia.com/gpu. Each ``Score`` is called without
-PreScore (so BalancedAllocation never skips), multiplied by its weight as float64 and
-summed, skipping weights of 0. Its other functions (image locality, node affinity, and the
-batch pod affinity, taint toleration and topology spread scores) are not modelled: they
-give every node the same score in a cluster without images, affinities, taints or
-topology constraints.
+BalancedAllocation over cpu, memory and nvidia.com/gpu. Up to 1.14 each ``Score`` is
+called per node without PreScore (so BalancedAllocation never skips); from 1.15 they run
+in nodeorder's batch function after their PreScore. Each is multiplied by its weight as
+float64 and summed, skipping weights of 0. Its other terms (taints, affinities,
+spreading, images) are :mod:`policytest.scoring.plugins.nodeorder`.
 """
 
 from __future__ import annotations
@@ -29,6 +28,7 @@ from policytest.core.releases import BalancedFormula
 from policytest.scoring.accounting import (
     CPU,
     MEMORY,
+    PODS,
     KubeNodeInfo,
     VolcanoNodeInfo,
     volcano_pod_request,
@@ -38,6 +38,7 @@ from policytest.scoring.kube import (
     BalancedArgs,
     FitScoring,
     balanced_allocation_scorer,
+    balanced_allocation_skips,
     fit_scorer,
     wrap_int64,
 )
@@ -145,16 +146,22 @@ def nodeorder_scores(
 
 
 def nodeorder_scorer(
-    weights: NodeOrderWeights, pod: Pod, formula: BalancedFormula = "with-pod"
+    weights: NodeOrderWeights,
+    pod: Pod,
+    formula: BalancedFormula = "with-pod",
+    prescore: bool = False,
 ) -> Callable[[KubeNodeInfo], NodeOrderScores]:
     """``nodeorder_scores`` with the task's side done once. ``formula``: the
     BalancedAllocation of the Kubernetes library the Volcano release builds on
-    (``balance-change`` from Volcano 1.16, built on Kubernetes 1.36)."""
+    (``balance-change`` from Volcano 1.16, built on Kubernetes 1.36). ``prescore``:
+    the release runs the plugins' PreScore first (its batch function, from 1.15), so
+    BalancedAllocation skips a pod that requests none of its resources (scores 0)."""
     least = fit_scorer(LEAST_REQUESTED_ARGS, pod) if weights.leastrequested else None
     most = fit_scorer(MOST_REQUESTED_ARGS, pod) if weights.mostrequested else None
+    skips = prescore and balanced_allocation_skips(BALANCED_RESOURCE_ARGS, pod)
     balanced = (
         balanced_allocation_scorer(BALANCED_RESOURCE_ARGS, pod, formula)
-        if weights.balancedresource
+        if weights.balancedresource and not skips
         else None
     )
 
@@ -176,7 +183,9 @@ def predicates_filter(pod: Pod, node: VolcanoNodeInfo, overhead_first: bool = Fa
 
     First the allocate action's resource check (every requested dimension, ``pods: 1``
     included, against allocatable minus used, within ``minResource``; only the first
-    short resource is named), then the predicates plugin's pod-count check.
+    short resource is named), then the predicates plugin's pod-count check. A
+    best-effort task (nothing requested but its pod) is left to backfill, which runs
+    the predicates only: an overcommitted node stays a candidate.
     """
     return predicates_checker(pod, overhead_first)(node)
 
@@ -187,7 +196,8 @@ def predicates_checker(
     """``predicates_filter`` with the task's side done once, for checking many nodes."""
     request = volcano_pod_request(pod, overhead_first)
     names = [CPU, MEMORY, *sorted(name for name in request if name not in (CPU, MEMORY))]
-    plan = [(name, request.get(name, 0.0)) for name in names]
+    best_effort = all(v < MIN_RESOURCE for name, v in request.items() if name != PODS)
+    plan = [] if best_effort else [(name, request.get(name, 0.0)) for name in names]
 
     def check(node: VolcanoNodeInfo) -> str | None:
         for name, wanted in plan:

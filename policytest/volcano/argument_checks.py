@@ -24,11 +24,11 @@ from policytest.volcano.arguments import (
     OWN_KEYS,
     TABLE_CHECKED,
     describe,
+    get_bool,
     get_int,
 )
 from policytest.volcano.binpack_args import declared_resources
 from policytest.volcano.entry_check import EntryCheck
-from policytest.volcano.plugin_checks import get_bool
 
 if TYPE_CHECKING:
     from policytest.core.findings import Finding

@@ -104,3 +104,33 @@ def surprising_int(text: str, value: int) -> str | None:
             "YAML tools"
         )
     return None
+
+
+_TRUE = ("1", "t", "T", "TRUE", "true", "True")
+_FALSE = ("0", "f", "F", "FALSE", "false", "False")
+
+
+@dataclass(frozen=True)
+class BoolRead:
+    """What ``Arguments.GetBool`` did: ``value`` None when absent or ignored."""
+
+    value: bool | None
+    ignored: str | None = None
+
+
+def get_bool(arguments: Mapping[str, Any], key: str, *, parse_strings: bool) -> BoolRead:
+    """``GetBool``: a bool; from 1.15 also a string ``strconv.ParseBool`` accepts."""
+    if key not in arguments:
+        return BoolRead(None)
+    value = arguments[key]
+    if isinstance(value, bool):
+        return BoolRead(value)
+    if isinstance(value, str) and parse_strings:
+        if value in _TRUE:
+            return BoolRead(True)
+        if value in _FALSE:
+            return BoolRead(False)
+        return BoolRead(None, f'"{value}" is not a boolean to strconv.ParseBool')
+    if isinstance(value, str):
+        return BoolRead(None, f'"{value}" is a string (quoted); this release reads only booleans')
+    return BoolRead(None, describe(value))

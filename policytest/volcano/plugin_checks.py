@@ -13,7 +13,6 @@ normal-pod switch with ``GetBool`` and the fading with ``GetFloat64`` (negative 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from policytest.core.findings import Finding, Severity
@@ -22,7 +21,7 @@ from policytest.core.suggest import did_you_mean
 from policytest.read.goyaml import Uint64
 from policytest.scoring.weights import RSF, ResourceStrategyFitArgs
 from policytest.volcano import plugin_rules as rules
-from policytest.volcano.arguments import describe, get_int
+from policytest.volcano.arguments import describe, get_bool, get_int
 from policytest.volcano.binpack_args import declared_resources
 from policytest.volcano.entry_check import EntryCheck
 from policytest.volcano.gotext import trim_space
@@ -49,35 +48,6 @@ HN_RESOURCES = HN + "resources"
 HN_ENABLE = HN + "normal-pod.enable"
 HN_FADING = HN + "normal-pod.fading"
 HN_KEYS = (HN + "cpu", HN + "memory", HN_RESOURCES, HN_ENABLE, HN_FADING)
-
-_TRUE = ("1", "t", "T", "TRUE", "true", "True")
-_FALSE = ("0", "f", "F", "FALSE", "false", "False")
-
-
-@dataclass(frozen=True)
-class BoolRead:
-    """What ``Arguments.GetBool`` did: ``value`` None when absent or ignored."""
-
-    value: bool | None
-    ignored: str | None = None
-
-
-def get_bool(arguments: Mapping[str, Any], key: str, *, parse_strings: bool) -> BoolRead:
-    """``GetBool``: a bool; from 1.15 also a string ``strconv.ParseBool`` accepts."""
-    if key not in arguments:
-        return BoolRead(None)
-    value = arguments[key]
-    if isinstance(value, bool):
-        return BoolRead(value)
-    if isinstance(value, str) and parse_strings:
-        if value in _TRUE:
-            return BoolRead(True)
-        if value in _FALSE:
-            return BoolRead(False)
-        return BoolRead(None, f'"{value}" is not a boolean to strconv.ParseBool')
-    if isinstance(value, str):
-        return BoolRead(None, f'"{value}" is a string (quoted); this release reads only booleans')
-    return BoolRead(None, describe(value))
 
 
 def plugin_argument_findings(

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from policytest.core.releases import volcano_release
+from policytest.scoring.plugins.nodeorder import nodeorder_profile
 from policytest.scoring.schedulers import (
-    VOLCANO_NOT_MODELLED,
     NodeOrderEntry,
     VolcanoPredicates,
     VolcanoScheduler,
@@ -13,7 +15,17 @@ from policytest.scoring.weights import BinpackWeights, NodeOrderWeights, Resourc
 from policytest.volcano.arguments import get_int
 from policytest.volcano.conf import VolcanoConf
 from policytest.volcano.corrections import volcano_corrections
-from policytest.volcano.plugin_checks import DEVICESHARE, TOPOLOGY, WEIGHT, get_bool
+from policytest.volcano.plugin_checks import DEVICESHARE, TOPOLOGY, WEIGHT
+from policytest.volcano.predicates_args import (
+    NODE_AFFINITY,
+    NODE_PORTS,
+    POD_AFFINITY,
+    POD_TOPOLOGY_SPREAD,
+    PREDICATES,
+    TAINT_TOLERATION,
+    predicate_flags,
+)
+from policytest.volcano.versions import release as release_tables
 
 
 def volcano_scheduler(conf: VolcanoConf) -> VolcanoScheduler:
@@ -29,15 +41,36 @@ def volcano_scheduler(conf: VolcanoConf) -> VolcanoScheduler:
             entries.append(NodeOrderEntry("resource-strategy-fit", rsf=call.weights))
     runs_nodeorder = any(entry.plugin == "nodeorder" for entry in entries)
     release = volcano_release(conf.release)
+    predicates = volcano_predicates(conf)
+    weights = [entry.nodeorder for entry in entries if entry.nodeorder is not None]
+    normalised_affinity = release.version >= NODE_AFFINITY_NORMALISED
+    if not normalised_affinity:
+        weights = [replace(w, nodeaffinity=0) for w in weights]
     return VolcanoScheduler(
         tuple(entries),
-        not_modelled=(VOLCANO_NOT_MODELLED if runs_nodeorder else ()) + _device_scores(conf),
+        not_modelled=(() if normalised_affinity or not runs_nodeorder else RAW_NODE_AFFINITY)
+        + _device_scores(conf),
         corrections=volcano_corrections(conf),
         balanced_formula=release.balanced_allocation,
         overhead_first=release.overhead_first,
         proportional=conf.proportional,
-        predicates=volcano_predicates(conf),
+        predicates=predicates,
+        nodeorder_batch=normalised_affinity,
+        profile=nodeorder_profile(
+            weights,
+            node_ports=predicates is not None and predicates.node_ports,
+            pod_affinity=predicates is not None and predicates.pod_affinity,
+            pod_topology_spread=predicates is not None and predicates.pod_topology_spread,
+            image_volumes=release.image_volume_locality,
+        ),
     )
+
+
+NODE_AFFINITY_NORMALISED = (1, 15)
+"""From 1.15 nodeorder scores its resource plugins and NodeAffinity in its batch
+function (after PreScore; NodeAffinity normalised over the candidates); before, per
+node, NodeAffinity as its raw sum of matched preferred weights (not modelled)."""
+RAW_NODE_AFFINITY = ("nodeorder.nodeaffinity",)
 
 
 def _device_scores(conf: VolcanoConf) -> tuple[str, ...]:
@@ -67,18 +100,9 @@ def volcano_predicates(conf: VolcanoConf) -> VolcanoPredicates | None:
     if not any(entry.enabled("enablePredicate") for entry in entries):
         return None
     arguments = entries[-1].arguments or {}
-    parse = volcano_release(conf.release).getbool_parses_strings
-
-    def flag(key: str) -> bool:
-        value = get_bool(arguments, key, parse_strings=parse).value
-        return True if value is None else value
-
-    return VolcanoPredicates(
-        node_affinity=flag(NODE_AFFINITY_ENABLE),
-        taint_toleration=flag(TAINT_TOLERATION_ENABLE),
-    )
+    release = release_tables(conf.release)
+    return VolcanoPredicates(*predicate_flags(arguments, release, FILTER_FLAGS))
 
 
-PREDICATES = "predicates"
-NODE_AFFINITY_ENABLE = "predicate.NodeAffinityEnable"
-TAINT_TOLERATION_ENABLE = "predicate.TaintTolerationEnable"
+FILTER_FLAGS = (NODE_AFFINITY, TAINT_TOLERATION, NODE_PORTS, POD_AFFINITY, POD_TOPOLOGY_SPREAD)
+"""The flags of the filters policytest runs, in ``VolcanoPredicates``' field order."""

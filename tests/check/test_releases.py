@@ -278,6 +278,11 @@ scheduler:
           leastrequested.weight: 0
           mostrequested.weight: 0
           balancedresource.weight: 1
+          tainttoleration.weight: 0
+          nodeaffinity.weight: 0
+          podaffinity.weight: 0
+          podtopologyspread.weight: 0
+          imagelocality.weight: 0
 cluster:
   nodes:
   # Upstream's TestNodeResourcesBalancedAllocation, "resources requested, pods scheduled

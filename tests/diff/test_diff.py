@@ -155,7 +155,7 @@ class TestText:
         )
         assert "one pod: new winner node-1 (was node-3)" in out
         assert "placements {node-2: 2, node-3: 4} -> {node-1: 3, node-2: 3}" in out
-        assert "    gpu-3  1 -> 4  187.75 -> 356.5      +168.75" in out
+        assert "    gpu-3  1 -> 4  487.75 -> 656.5      +168.75" in out
         assert "Findings resolved (1):" in out and "VB012 warning" in out
         assert "Unchanged: 1 fixture not run (nothing they use changed)." in out
 
@@ -287,7 +287,7 @@ class TestFormats:
             "| <code>profile bin-packing-scheduler: NodeResourcesFit scoringStrategy.type</code> "
             "| LeastAllocated | MostAllocated |" in details
         )
-        assert "| gpu-3 | 1 → 4 | 187.75 → 356.5 | +168.75 |" in details
+        assert "| gpu-3 | 1 → 4 | 487.75 → 656.5 | +168.75 |" in details
         assert "| gpu-3 | 1 | 0 |" in details  # pods before / after
         assert md.count("<details") == md.count("</details>")
         for block in md.split("<details>")[1:]:
@@ -329,8 +329,8 @@ class TestFormats:
         assert winner["after"]["winner"] == ["gpu-1"]
         gpu3 = next(node for node in winner["nodes"] if node["name"] == "gpu-3")
         assert gpu3["rank"] == {"before": 1, "after": 4}
-        assert gpu3["score"] == {"before": 187.75, "after": 356.5}
-        assert gpu3["plugins"]["after"] == {"nodeorder": 169, "binpack": 187.5}
+        assert gpu3["score"] == {"before": 487.75, "after": 656.5}
+        assert gpu3["plugins"]["after"] == {"nodeorder": 469, "binpack": 187.5}
         sequence = by_case(gpu, "four one-GPU training jobs fill two nodes")
         assert sequence["before"]["placements"] == {"gpu-1": 1, "gpu-2": 1, "gpu-3": 1, "gpu-4": 1}
         assert sequence["after"]["placements"] == {"gpu-1": 2, "gpu-2": 2}

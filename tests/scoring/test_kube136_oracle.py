@@ -256,6 +256,12 @@ NODEORDER = {
                         "leastrequested.weight": 0,
                         "mostrequested.weight": 0,
                         "balancedresource.weight": 1,
+                        # nodeorder's topology terms off: balancedresource alone
+                        "tainttoleration.weight": 0,
+                        "nodeaffinity.weight": 0,
+                        "podaffinity.weight": 0,
+                        "podtopologyspread.weight": 0,
+                        "imagelocality.weight": 0,
                     },
                 },
             ]

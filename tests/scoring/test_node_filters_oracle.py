@@ -12,6 +12,7 @@ from __future__ import annotations
 import gzip
 import json
 from collections import defaultdict
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -276,3 +277,23 @@ def test_a_profiles_added_affinity_is_enforced_on_every_pod(tmp_path: Path) -> N
         enforced,
         enforced,
     ]
+
+
+@pytest.mark.parametrize(
+    ("flag", "field"),
+    [
+        ("NodeAffinityEnable", "node_affinity"),
+        ("TaintTolerationEnable", "taint_toleration"),
+        ("NodePortsEnable", "node_ports"),
+        ("PodAffinityEnable", "pod_affinity"),
+        ("PodTopologySpreadEnable", "pod_topology_spread"),
+    ],
+)
+def test_each_predicate_flag_switches_its_own_filter(tmp_path: Path, flag: str, field: str) -> None:
+    path = tmp_path / "volcano.yaml"
+    path.write_text(
+        'actions: "allocate"\ntiers:\n- plugins:\n  - name: predicates\n'
+        f"    arguments: {{predicate.{flag}: false}}\n"
+    )
+    predicates = scheduler_from_file(str(path)).predicates
+    assert predicates == replace(VolcanoPredicates(), **{field: False})

@@ -196,3 +196,28 @@ def test_scores_is_a_sequence_of_node_scores() -> None:
     assert scores[1:] == materialised[1:]
     assert scores.ranked() == rank(materialised) == (("n0", "n1", "n2"),)
     assert "n1" in repr(scores)
+
+
+class _Unwalkable(dict[str, Any]):
+    """A cluster's node table that fails the test when something walks all of it."""
+
+    def __iter__(self) -> Any:
+        raise AssertionError("rescoring one node walked every node of the cluster")
+
+
+@pytest.mark.parametrize("name", sorted(EVERY))
+def test_rescoring_one_node_does_not_walk_the_cluster(name: str) -> None:
+    """A sequence rescores the bound node after every bind: on a cluster whose nodes
+    share no state that is most of the work, and it must not cost the whole cluster."""
+    nodes = [
+        node_from_dict(
+            {"name": f"n{i}", "allocatable": {"cpu": str(4 + i), "memory": "8Gi", "pods": "10"}},
+            default_requests_from_limits=True,
+        )
+        for i in range(3)
+    ]
+    pod = pod_from_dict({"requests": {"cpu": "1"}}, default_requests_from_limits=True)
+    state: Any = EVERY[name].cluster(nodes)
+    expected = list(state.score(pod))[1]
+    state.infos = _Unwalkable(state.infos)
+    assert list(state.score(pod, only=["n1"])) == [expected]

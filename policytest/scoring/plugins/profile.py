@@ -82,6 +82,9 @@ class ProfilePlugins:
     added_preferred: tuple[PreferredNodeTerm, ...] = ()
     image_volumes: bool = True
     """ImageLocality counts image volumes (1.36+)."""
+    image_cache_order: bool = False
+    """ImageLocality counts, for each node, only the nodes that entered the cache up to
+    it (Volcano's cache keeps each node's image summary as it was when it was added)."""
 
     @property
     def active(self) -> bool:
@@ -251,14 +254,19 @@ class PodCycle:
             self.explained[plugin] = (affinity, dict(zip(names, raw, strict=True)))
             return interpod.normalize(affinity, raw)
         if plugin == IMAGE_LOCALITY:
-            scorer = image_scorer(
-                workload,
-                view.images,
-                len(view.nodes),
-                image_volumes=self.plugins.image_volumes,
-            )
+            volumes = self.plugins.image_volumes
+            total = len(view.nodes)
+            if self.plugins.image_cache_order:
+                return [self._image_when_added(n, total, volumes) for n in nodes]
+            scorer = image_scorer(workload, view.images, total, image_volumes=volumes)
             return [0] * len(nodes) if scorer is None else [scorer(n) for n in nodes]
         return [0] * len(nodes)
+
+    def _image_when_added(self, node: ViewNode, total: int, volumes: bool) -> int:
+        """ImageLocality with the image states ``node`` kept when it entered the cache."""
+        images = self.view.images_when_added(node)
+        scorer = image_scorer(self.workload, images, total, image_volumes=volumes)
+        return 0 if scorer is None else scorer(node)
 
     def notes(self, name: str) -> Mapping[str, str]:
         """Why each score plugin scored node ``name`` so (made when read)."""

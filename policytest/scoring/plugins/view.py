@@ -33,6 +33,8 @@ class ViewNode:
     traits: NodeTraits
     images: frozenset[str]
     pods: list[PodWorkload]
+    holders_when_added: dict[str, int] = field(default_factory=dict)
+    """Per image it holds: how many nodes held it once this node was added (itself too)."""
     counts: dict[object, int] = field(default_factory=dict)
     """Matching pods by (selector, namespace), kept until a pod is bound here."""
 
@@ -76,6 +78,7 @@ class ClusterView:
                     node.traits,
                     frozenset(names),
                     [pod.workload for pod in node.pods],
+                    {name: len(holders[name]) for name in names},
                 )
             )
         images = {name: ImageState(sizes[name], len(holders[name])) for name in sizes}
@@ -101,6 +104,15 @@ class ClusterView:
         """The workload object of that kind, namespace and name (the informer's ``Get``)."""
         found = self.objects.find(kind, namespace, name)
         return found if found is not None else self.implied.get((kind, namespace, name))
+
+    def images_when_added(self, node: ViewNode) -> dict[str, ImageState]:
+        """The image states ``node`` saw when it entered the cache (Volcano keeps them):
+        the first holder's size, the holders up to and including ``node``."""
+        images = self.images
+        return {
+            name: ImageState(images[name].size, count)
+            for name, count in node.holders_when_added.items()
+        }
 
     def bind(self, node_name: str, workload: PodWorkload) -> None:
         node = self.by_name[node_name]

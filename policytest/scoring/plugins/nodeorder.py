@@ -1,0 +1,133 @@
+"""Volcano's ``nodeorder`` and ``predicates`` over the kube-scheduler topology plugins.
+
+Both Volcano plugins build the same kube-scheduler plugins as
+:mod:`policytest.scoring.plugins.profile` runs them, with their own wiring
+(``plugins/nodeorder/nodeorder.go``, ``plugins/predicates/predicates.go``):
+
+- predicates filters with NodePorts, InterPodAffinity and PodTopologySpread (system
+  default constraints) unless its ``predicate.*Enable`` flag is false; a flag never
+  touches the score.
+- nodeorder scores TaintToleration, NodeAffinity, InterPodAffinity and
+  PodTopologySpread in its batch function over allocate's candidate nodes only, each
+  normalised by its own ``NormalizeScore`` there and times its ``*.weight``; a weight
+  of 0 removes the term. ImageLocality is a per-node function, not normalised.
+  ``InterPodAffinityArgs`` are not defaulted: ``hardPodAffinityWeight`` is 0, so existing
+  pods' required affinity terms never score.
+- ImageLocality reads the image states of Volcano's cache, where each node keeps the
+  image summary current when it was added: a node counts only the nodes added before it
+  (and itself) that hold the image. Releases on Kubernetes 1.36 (Volcano 1.16) count
+  the pod's image volumes too.
+- With exactly one candidate, allocate binds it without scoring; with more, every
+  term adds to nodeorder's score.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Final
+
+from policytest.scoring.plugins.interpod import InterPodArgs
+from policytest.scoring.plugins.profile import (
+    IMAGE_LOCALITY,
+    INTER_POD_AFFINITY,
+    NODE_AFFINITY,
+    NODE_PORTS,
+    POD_TOPOLOGY_SPREAD,
+    TAINT_TOLERATION,
+    PodCycle,
+    ProfilePlugins,
+)
+from policytest.scoring.verdicts import Scores, Verdict
+from policytest.scoring.weights import NodeOrderWeights
+
+__all__ = ["NODEORDER_TERMS", "nodeorder_profile", "with_nodeorder_terms"]
+
+NODEORDER: Final = "nodeorder"
+NODEORDER_TERMS: Final = (
+    (TAINT_TOLERATION, "tainttoleration"),
+    (NODE_AFFINITY, "nodeaffinity"),
+    (POD_TOPOLOGY_SPREAD, "podtopologyspread"),
+    (INTER_POD_AFFINITY, "podaffinity"),
+    (IMAGE_LOCALITY, "imagelocality"),
+)
+"""Each kube-scheduler score plugin nodeorder runs, and its weight key (without ``.weight``)."""
+_PART: Final = dict(NODEORDER_TERMS)
+VOLCANO_INTER_POD: Final = InterPodArgs(hard_pod_affinity_weight=0)
+
+
+def nodeorder_profile(
+    weights: Sequence[NodeOrderWeights],
+    *,
+    node_ports: bool,
+    pod_affinity: bool,
+    pod_topology_spread: bool,
+    image_volumes: bool,
+) -> ProfilePlugins:
+    """The topology plugins of a conf: the filters predicates runs (in its order) and
+    the terms of every nodeorder entry (an entry listed twice scores twice)."""
+    filters = (
+        (NODE_PORTS, node_ports),
+        (INTER_POD_AFFINITY, pod_affinity),
+        (POD_TOPOLOGY_SPREAD, pod_topology_spread),
+    )
+    scores = tuple(
+        (plugin, sum(getattr(w, part) for w in weights))
+        for plugin, part in NODEORDER_TERMS
+        if any(getattr(w, part) for w in weights)
+    )
+    return ProfilePlugins(
+        filters=tuple(name for name, on in filters if on),
+        scores=scores,
+        inter_pod=VOLCANO_INTER_POD,
+        image_volumes=image_volumes,
+        image_cache_order=True,
+    )
+
+
+def with_nodeorder_terms(
+    scores: Scores, cycle: PodCycle, resources_in_batch: bool, subset: bool = False
+) -> Scores:
+    """``scores`` (predicates, fit check, per-node scores) with nodeorder's topology
+    terms added to every candidate's nodeorder score and total, when there is more
+    than one candidate (allocate scores nothing for one; ``subset``: ``scores`` are a
+    few nodes of a cluster, scored as if among several candidates). When a PreScore
+    fails (an unparsable preferred term) nodeorder's batch function returns an error;
+    what allocate then does is not modelled: the terms are left out."""
+    candidates = [name for name, v in zip(scores.names, scores.verdicts, strict=True) if v[0]]
+    if not candidates or (len(candidates) < 2 and not subset):
+        return scores
+    result = cycle.scores(candidates)
+    if isinstance(result, str):
+        return scores
+    verdicts = [
+        _with_terms(verdict, result[name], resources_in_batch) if verdict[0] else verdict
+        for name, verdict in zip(scores.names, scores.verdicts, strict=True)
+    ]
+    return Scores(scores.names, verdicts)
+
+
+def _with_terms(verdict: Verdict, terms: Mapping[str, int], resources_in_batch: bool) -> Verdict:
+    """The verdict with the terms, its total summed as ``PrioritizeNodes`` does: the
+    per-node functions in tier order (nodeorder's ImageLocality, and its resource
+    scores up to 1.14; binpack), then the batch functions (all integers)."""
+    feasible, reason, _, plugins, resources, parts, balance = verdict
+    image = float(terms.get(IMAGE_LOCALITY, 0))
+    batch_terms = float(sum(s for p, s in terms.items() if p != IMAGE_LOCALITY))
+    own_resources = plugins.get(NODEORDER, 0.0)
+    per_node = 0.0
+    for plugin, value in plugins.items():
+        if plugin != NODEORDER:
+            per_node += value
+        else:
+            per_node += image if resources_in_batch else own_resources + image
+    batch = own_resources + batch_terms if resources_in_batch else batch_terms
+    own = {**parts.get(NODEORDER, {}), **{_PART[p]: float(s) for p, s in terms.items()}}
+    return (
+        feasible,
+        reason,
+        per_node + batch,
+        {**plugins, NODEORDER: own_resources + image + batch_terms},
+        resources,
+        {**parts, NODEORDER: own},
+        balance,
+    )
