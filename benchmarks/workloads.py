@@ -148,7 +148,7 @@ def fixture_yaml(
 ONE_POD_CASE = """\
 - name: one pod ranked
   pod: {requests: {cpu: "1", memory: 2Gi}}
-  expect: {}
+  expect: {pending: 0}
 """
 
 
@@ -163,7 +163,7 @@ def sequence_case(pods: int) -> str:
   - {{requests: {{cpu: "2", memory: 8Gi}}, count: {per_shape}}}
   - {{requests: {{cpu: "1", memory: 1Gi, nvidia.com/gpu: "1"}}, count: {per_shape}}}
   - {{requests: {{cpu: 250m, memory: 4Gi}}, count: {pods - 3 * per_shape}}}
-  expect: {{}}
+  expect: {{pending: 0}}
 """
 
 
