@@ -26,14 +26,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Final
 
+from policytest.scoring.filters import NODE_AFFINITY, TAINT_TOLERATION
 from policytest.scoring.plugins.interpod import InterPodArgs
 from policytest.scoring.plugins.profile import (
     IMAGE_LOCALITY,
     INTER_POD_AFFINITY,
-    NODE_AFFINITY,
     NODE_PORTS,
     POD_TOPOLOGY_SPREAD,
-    TAINT_TOLERATION,
     PodCycle,
     ProfilePlugins,
 )

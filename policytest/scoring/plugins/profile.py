@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from policytest.scoring.cluster import Pod
-from policytest.scoring.filters import PodFilter, pod_filter
+from policytest.scoring.filters import NODE_AFFINITY, TAINT_TOLERATION, PodFilter, pod_filter
 from policytest.scoring.plugins import interpod, spread
 from policytest.scoring.plugins.locality import image_scorer, node_name_filter, node_ports_filter
 from policytest.scoring.plugins.notes import (
@@ -41,7 +41,6 @@ from policytest.scoring.verdicts import Scores, Verdict, filtered
 from policytest.scoring.workload import PreferredNodeTerm
 
 __all__ = [
-    "NODE_AFFINITY",
     "NO_PROFILE_PLUGINS",
     "PROFILE_FILTERS",
     "PROFILE_SCORES",
@@ -52,8 +51,6 @@ __all__ = [
     "with_cycle_scores",
 ]
 
-TAINT_TOLERATION: Final = "TaintToleration"
-NODE_AFFINITY: Final = "NodeAffinity"
 POD_TOPOLOGY_SPREAD: Final = "PodTopologySpread"
 INTER_POD_AFFINITY: Final = "InterPodAffinity"
 IMAGE_LOCALITY: Final = "ImageLocality"
