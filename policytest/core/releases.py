@@ -16,7 +16,7 @@ Sources of each fact (read, then ported):
   DynamicResources out of the defaults (DynamicResourceAllocation off); 1.34 knows
   ``filterTimeout`` only and runs DynamicResources as a filter, not a score plugin;
   ``PodLevelResources`` is on from 1.34. 1.33's TaintToleration names the taint in its
-  filter reason, which policytest does not reproduce (``modelled_from``).
+  filter reason (``taint_reason_names_taint``).
 - 1.37: the v0.37 API types add ``plugins.podGroupPostFilter``; no 1.37 plugin code was
   at hand, so its scoring and the rest of its validation are 1.36's (``modelled_from``).
 - Volcano: ``pkg/scheduler/util.go``, ``plugins/factory.go``, ``actions/factory.go`` and
@@ -124,9 +124,12 @@ class KubeRelease:
     (its shape still checked) and a missing one crashes the scheduler."""
     ground_truth: str
     modelled_from: str | None = None
+    """Where a part of the row is taken from another release (said in --verbose)."""
     image_volume_locality: bool = False
     """ImageLocality counts the pod's image volumes (1.36+, kubernetes PR #130135)."""
-    """Where a part of the row is taken from another release (said in --verbose)."""
+    taint_reason_names_taint: bool = False
+    """TaintToleration's filter reason names the first untolerated taint,
+    ``untolerated taint {key: value}`` (1.33); from 1.34 it says ``untolerated taint(s)``."""
 
     @property
     def name(self) -> str:
@@ -157,8 +160,7 @@ KUBE_RELEASES: Final[tuple[KubeRelease, ...]] = (
         strict_ratio_block=False,
         ground_truth="real v1.33.13: 232 config verdicts; resource plugins, defaults and "
         "validation read from its code; full-profile totals equal to 1.35.4's",
-        modelled_from="1.34 (TaintToleration's filter reason: 1.33 names the taint, "
-        "`untolerated taint {key: value}`, where policytest prints 1.34's wording)",
+        taint_reason_names_taint=True,
     ),
     KubeRelease(
         (1, 34),

@@ -49,6 +49,7 @@ def kube_scheduler(config: KubeSchedulerConfig, name: str | None) -> KubeSchedul
         corrections=kube_corrections(profile),
         balanced_formula=release.balanced_allocation,
         pod_level_resources=release.pod_level_resources,
+        taint_reason_names_taint=release.taint_reason_names_taint,
         profile=ProfilePlugins(
             filters=tuple(n for n in profile.filter_plugins if n in PROFILE_FILTERS),
             scores=tuple((n, w) for n, w in profile.score_plugins if n in PROFILE_SCORES),

@@ -66,6 +66,8 @@ NODE_RESOURCES_FIT: Final = "NodeResourcesFit"
 
 UNSCHEDULABLE_REASON: Final = "node(s) were unschedulable"
 TAINT_REASON: Final = "node(s) had untolerated taint(s)"
+TAINT_REASON_133: Final = "node(s) had untolerated taint"
+"""1.33's reason, followed by the taint: ``node(s) had untolerated taint {key: value}``."""
 AFFINITY_REASON: Final = "node(s) didn't match Pod's node affinity/selector"
 CONFLICT_REASON: Final = "pod affinity terms conflict"
 NOT_IN_NAMES_REASON: Final = "node(s) didn't satisfy plugin(s) [NodeAffinity]"
@@ -446,6 +448,8 @@ def kube_filter(
     fit: Callable[[], str | None] | None = None,
     added: PodFilter | None = None,
     extra: Callable[[str], str | None] | None = None,
+    *,
+    name_taint: bool = False,
 ) -> str | None:
     """kube-scheduler's verdict from these filters, in the profile's filter ``order``
     (plugins not named there do not run; ``NodeResourcesFit`` there calls ``fit``):
@@ -453,7 +457,8 @@ def kube_filter(
     NodeAffinity's PreFilter rejects every node on a conflict and leaves out the nodes
     outside its node names; ``added`` is the profile's ``addedAffinity`` (its required
     terms), which every node must match first; ``extra`` gives the verdict of the
-    other filters in ``order`` (the topology plugins: NodeName, NodePorts, ...)."""
+    other filters in ``order`` (the topology plugins: NodeName, NodePorts, ...);
+    ``name_taint``: TaintToleration's reason names the taint, as 1.33's does."""
     affinity = NODE_AFFINITY in order and (not pod.skip_affinity or added is not None)
     if affinity and pod.conflict:
         return CONFLICT_REASON
@@ -470,8 +475,13 @@ def kube_filter(
             if traits.unschedulable and not pod.tolerates_unschedulable():
                 return UNSCHEDULABLE_REASON
         elif plugin == TAINT_TOLERATION:
-            if pod.untolerated_taint(traits) is not None:
-                return TAINT_REASON
+            taint = pod.untolerated_taint(traits)
+            if taint is not None:
+                return (
+                    f"{TAINT_REASON_133} {{{taint.key}: {taint.value}}}"
+                    if name_taint
+                    else TAINT_REASON
+                )
         elif plugin == NODE_AFFINITY:
             if affinity and added is not None and not added.affinity_matches(name, labels):
                 return ENFORCED_REASON

@@ -486,6 +486,8 @@ class KubeScheduler:
     """BalancedAllocation's formula (``with-pod`` up to 1.35)."""
     pod_level_resources: bool = True
     """The PodLevelResources gate (off in 1.33)."""
+    taint_reason_names_taint: bool = False
+    """TaintToleration's filter reason names the taint (1.33)."""
     filter_order: tuple[str, ...] = NODE_FILTERS
     """The filter plugins policytest runs, in the profile's order (``NodeResourcesFit``
     among them when ``fit_filter``)."""
@@ -650,6 +652,7 @@ class KubeCluster:
                 else None,
                 added,
                 None if extra is None else _for_node(extra, name),
+                name_taint=scheduler.taint_reason_names_taint,
             )
             return filtered(reason) if reason is not None else scored(info)
 

@@ -120,7 +120,7 @@ def test_kube_row(row: KubeRelease) -> None:
     assert ("NodeDeclaredFeatures" in row.new_plugins) is declared
     assert ("NodeDeclaredFeatures" in row.default_plugins) is declared_default
     assert ("DynamicResources" in row.default_plugins) is dra_default
-    assert bool(row.modelled_from) is (row.name in ("1.33", "1.37"))
+    assert bool(row.modelled_from) is (row.name == "1.37")
     assert row.dra_scores is (row.version >= (1, 35))
     # ... and what the checks make of it:
     assert ("KS003" in rule_ids(PLACEMENT, row.name)) is not placement
@@ -244,7 +244,7 @@ def test_outside_the_table_is_a_usage_error_for_every_command(
 def test_version_names_the_releases_and_defaults(run_line: RunLine) -> None:
     result = run_line(["--version"])
     assert result.exit_code == 0
-    assert "kube-scheduler 1.33*, 1.34, 1.35, 1.36, 1.37* (default 1.36" in result.stdout
+    assert "kube-scheduler 1.33, 1.34, 1.35, 1.36, 1.37* (default 1.36" in result.stdout
     assert "Volcano 1.9, 1.10, 1.11, 1.12, 1.13, 1.14, 1.15, 1.16 (pre-release)" in result.stdout
     assert "(default 1.15)" in result.stdout
 

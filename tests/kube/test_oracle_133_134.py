@@ -21,6 +21,7 @@ from policytest.core.options import CheckOptions
 from policytest.core.releases import kube_release
 from policytest.kube.check import load
 from tests.check.test_releases import BINDING
+from tests.conftest import RunLine
 from tests.kube.helpers import documents, errors, findings_for
 
 DATA = Path(__file__).parent.parent / "data" / "kube" / "validate_cases_133_134.jsonl.gz"
@@ -152,10 +153,48 @@ def test_pod_level_resources_are_on_from_1_34() -> None:
     assert kube_release("1.34").pod_level_resources
 
 
-def test_only_the_taint_reason_is_modelled_in_1_33() -> None:
-    """The caveat names exactly what was not reproduced; 1.34 has none."""
-    assert "TaintToleration's filter reason" in (kube_release("1.33").modelled_from or "")
-    assert kube_release("1.34").modelled_from is None
+TAINTED = """\
+apiVersion: policytest/v1
+kind: PolicyTest
+metadata: {name: taints}
+scheduler: {config: kube.yaml}
+cluster:
+  nodes:
+  - name: open
+    allocatable: {cpu: "4", memory: 8Gi, pods: "110"}
+  - name: dedicated
+    allocatable: {cpu: "4", memory: 8Gi, pods: "110"}
+    taints: [{key: dedicated, value: infra, effect: NoSchedule}]
+cases:
+- name: a pod without tolerations
+  pod: {requests: {cpu: "1"}}
+  expect: {top: open}
+"""
+
+
+@pytest.mark.parametrize(
+    ("release", "reason"),
+    [
+        ("1.33", "node(s) had untolerated taint {dedicated: infra}"),
+        ("1.34", "node(s) had untolerated taint(s)"),
+        ("1.36", "node(s) had untolerated taint(s)"),
+    ],
+)
+def test_1_33_names_the_untolerated_taint(
+    run_line: RunLine, tmp_path: Path, release: str, reason: str
+) -> None:
+    """1.33's TaintToleration says which taint filtered the node; 1.34 stopped naming it."""
+    (tmp_path / "kube.yaml").write_text(
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+    )
+    (tmp_path / "t.policytest.yaml").write_text(TAINTED)
+    result = run_line(
+        ["run", tmp_path / "t.policytest.yaml", "--format", "json", "--kubernetes-version", release]
+    )
+    (case,) = json.loads(result.stdout)["results"]
+    reasons = {node["name"]: node.get("reason") for node in case["nodes"]}
+    assert reasons["dedicated"] == reason
+    assert kube_release(release).modelled_from is None
 
 
 VOLUME_SHAPE = """\
