@@ -6,9 +6,9 @@ at its own revision, and the options of each side are built from it:
 
 - what describes the cluster (``kubernetesVersion``, ``volcanoVersion``,
   ``kubeScheduler.distribution``) comes from each side's own file;
-- what judges findings (``select``, ``ignore``, declared custom plugins) comes from the
-  base's file, so a change cannot silence its own findings, unless the head's is asked
-  for (``--head-settings``);
+- what judges findings (``select``, ``ignore``, ``severity``, declared custom plugins)
+  comes from the base's file, so a change cannot silence its own findings, unless the
+  head's is asked for (``--head-settings``);
 - command-line flags win over both, as everywhere.
 
 Every key that differs is a :class:`~policytest.diff.model.SettingsChange`, shown in
@@ -131,6 +131,7 @@ def compare(
     judging = (
         ("select", _listed(before.select), _listed(after.select)),
         ("ignore", _listed(before.ignore), _listed(after.ignore)),
+        ("severity", _severities(before), _severities(after)),
         (
             "kubeScheduler.plugins",
             _listed(tuple(p.name for p in before.kube_plugins)),
@@ -150,6 +151,12 @@ def _listed(items: Sequence[str] | None) -> str | None:
     return None if items is None else "[" + ", ".join(items) + "]"
 
 
+def _severities(settings: ProjectSettings) -> str | None:
+    if not settings.severity:
+        return None
+    return "{" + ", ".join(f"{rule}: {level.value}" for rule, level in settings.severity) + "}"
+
+
 def side_options(
     command: CommandLine, own: ProjectSettings, judging: ProjectSettings
 ) -> CheckOptions:
@@ -163,7 +170,7 @@ def side_options(
             options = with_release(options, field, value)
     select = flags.rules.select if "select" in command.rule_flags else judging.select or ()
     ignore = flags.rules.ignore if "ignore" in command.rule_flags else judging.ignore or ()
-    options = replace(options, rules=RuleFilter(select, ignore))
+    options = replace(options, rules=RuleFilter(select, ignore, severities=judging.severity))
     return replace(
         options,
         kube_distribution=own.kube_distribution or flags.kube_distribution,

@@ -195,6 +195,29 @@ def test_the_head_cannot_silence_its_own_findings(run_line: RunLine, clone: Path
     assert "KS001" not in {f["rule"] for f in applied["findings"]["introduced"]}
 
 
+def test_the_head_cannot_lower_the_severity_of_its_own_findings(
+    run_line: RunLine, clone: Path
+) -> None:
+    """``severity`` judges findings too: the head's ``{KS: info}`` is shown, not applied."""
+    _write(
+        clone,
+        {
+            ".policytest.yaml": 'kubernetesVersion: "1.35"\nseverity: {KS: info}\n',
+            "configs/kube.yaml": KUBE.replace("/v1\n", "/v1beta3\n"),
+        },
+    )
+    data = json.loads(run_line(["diff", "--base", "HEAD~1", "--format", "json"]).stdout)
+    assert data["settings"] == [
+        {"key": "severity", "before": None, "after": "{KS: info}", "applied": False}
+    ]
+    introduced = {f["rule"]: f["severity"] for f in data["findings"]["introduced"]}
+    assert introduced["KS001"] == "error"
+    applied = json.loads(
+        run_line(["diff", "--base", "HEAD~1", "--format", "json", "--head-settings"]).stdout
+    )
+    assert {f["rule"]: f["severity"] for f in applied["findings"]["introduced"]}["KS001"] == "info"
+
+
 def test_the_working_tree_reads_its_own_settings(run_line: RunLine, clone: Path) -> None:
     _write(clone, {".policytest.yaml": 'volcanoVersion: "1.16"\nkubernetesVersion: "1.36"\n'})
     data = json.loads(run_line(["diff", "--base", "HEAD", "--format", "json"]).stdout)
