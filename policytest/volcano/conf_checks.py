@@ -390,11 +390,11 @@ def cancellation_findings(document: Document, conf: VolcanoConf) -> Iterator[Fin
     assert node is not None
     even = all(weights.cpu == weights.memory for weights in binpack)
     if packing + packing_too < spreading:
-        effect = "outweighs binpack's packing (emptier nodes score higher)"
+        effect = "outweighs binpack (emptier nodes score higher)"
     elif even:
-        effect = "cancels binpack's packing exactly (up to rounding)"
+        effect = "cancels binpack exactly (up to rounding)"
     else:
-        effect = "cancels binpack's packing on nodes as full in cpu as in memory"
+        effect = "cancels binpack on nodes as full in cpu as in memory"
     most = f" (less mostrequested.weight {packing_too})" if packing_too else ""
     weights_said = f"nodeorder's leastrequested.weight is {spreading}{most}"
     if not source.arguments:
@@ -407,12 +407,9 @@ def cancellation_findings(document: Document, conf: VolcanoConf) -> Iterator[Fin
     else:
         head = f"binpack.weight is not written, so it is {packing}, and {weights_said}:"
     message = (
-        f"{head} for pods that request both cpu and memory (and none of binpack's other "
-        f"resources) leastrequested's preference for the emptiest nodes {effect}, so "
-        "Volcano does not bin-pack those pods; pods that request only one of cpu and "
-        "memory, or a resource binpack weights, are still drawn to nodes fuller in it. To "
-        "pack, set `binpack.weight: 10` as the upstream docs do, or "
-        "`leastrequested.weight: 0` on nodeorder"
+        f"{head} for pods that request only cpu and memory, leastrequested {effect}, so Volcano "
+        "does not bin-pack them. Set `binpack.weight: 10` (the upstream docs' value) or "
+        "nodeorder's `leastrequested.weight: 0`"
     )
     severity = Severity.INFO if not source.arguments else None
     yield rules.VB012_BINPACK_CANCELLED.at(document, node, message, severity)
