@@ -26,6 +26,7 @@ from policytest.scoring.kube import (
     BalancedArgs,
     FitScoring,
 )
+from policytest.scoring.plugins import profile
 from policytest.scoring.protocol import ClusterState, NodeScore, Scheduler
 from policytest.scoring.quantity import QuantityError
 from policytest.scoring.schedulers import KubeScheduler, NodeOrderEntry, VolcanoScheduler
@@ -289,3 +290,35 @@ def test_deployment_sequence_scores_each_spreading_kind_only_when_placed(tmp_pat
     # each pod scores every node once (its kind's scores moved at the last bind) and
     # the bound node once per bind; nothing for the other kinds
     assert counting.nodes_scored <= len(pods) * (len(nodes) + 1)
+
+
+def test_sequence_asks_once_per_kind_whether_its_binds_are_local(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whether a kind's scores move only on the bound node is remembered per kind while
+    nothing it reads changes: looking its spreading constraints up again for every kept
+    kind after every bind cost most of a varied sequence."""
+    asked: list[Pod] = []
+    local = profile.PodCycle._local
+
+    def counted(cycle: profile.PodCycle) -> bool:
+        asked.append(cycle.pod)
+        return local(cycle)
+
+    monkeypatch.setattr(profile.PodCycle, "_local", counted)
+    config = tmp_path / "default.yaml"
+    config.write_text(
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+    )
+    scheduler = scheduler_from_file(str(config))
+    nodes = build_nodes(
+        (f"n{i}", {"name": f"n{i}", "allocatable": {"cpu": "8", "memory": "16Gi", "pods": "110"}})
+        for i in range(6)
+    )
+    shapes = [
+        pod_from_dict({"requests": {"cpu": cpu}}, default_requests_from_limits=True)
+        for cpu in ("100m", "200m", "300m", "400m")
+    ]
+    pods = [shapes[i % len(shapes)] for i in range(40)]
+    assert place_all(scheduler.cluster(nodes), pods) == reference(scheduler, nodes, pods)
+    assert len(asked) == len(shapes)  # once per kind, not once per kind per bind
