@@ -142,12 +142,14 @@ class _Totals:
         return kind, scores
 
     def bound(self, name: str) -> None:
-        """``name`` changed: rescore it for every kept pod kind (every node, for a kind
-        whose scores on other nodes a bind can move: spreading, affinity)."""
+        """``name`` changed: rescore it for every kept pod kind. A kind whose scores on
+        other nodes a bind can move (spreading, affinity) is forgotten instead, and
+        scored on every node when it is next placed: rescoring each such kind in full
+        after every bind made a sequence of Deployments quadratic in its kinds."""
         position = self.index[name]
         for pod, kind in list(self.kinds.items()):
             if not self.state.local_binds(pod):
-                self.kinds[pod] = _Kind(_totals(self.state.score(pod)))
+                del self.kinds[pod]
                 continue
             (score,) = self.state.score(pod, only=[name])
             kind.set(position, score.total if score.feasible else _INFEASIBLE)

@@ -55,6 +55,7 @@ from policytest.scoring.plugins.profile import (
     NO_PROFILE_PLUGINS,
     PodCycle,
     ProfilePlugins,
+    binds_locally,
     extra_filter,
     with_cycle_scores,
 )
@@ -297,7 +298,7 @@ class VolcanoCluster:
 
     def local_binds(self, pod: Pod) -> bool:
         """Whether binding a pod changes this pod's score on the bound node only."""
-        return self.view is None or PodCycle(self.scheduler.profile, pod, self.view).local()
+        return self.view is None or binds_locally(self.scheduler.profile, pod, self.view)
 
     def _keys(self) -> dict[str, int]:
         """Each node's key (``verdicts.volcano_key``), made on first use."""
@@ -560,7 +561,7 @@ class KubeCluster:
 
     def local_binds(self, pod: Pod) -> bool:
         """Whether binding a pod changes this pod's score on the bound node only."""
-        return self.view is None or PodCycle(self.scheduler.profile, pod, self.view).local()
+        return self.view is None or binds_locally(self.scheduler.profile, pod, self.view)
 
     def _guarded(self) -> frozenset[str]:
         """The nodes a pod without tolerations, selector or affinity may not pass (taints

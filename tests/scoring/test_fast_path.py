@@ -18,6 +18,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from policytest.harness.load import scheduler_from_file
 from policytest.harness.runner import rank
 from policytest.scoring.cluster import Node, Pod
 from policytest.scoring.fast import Choice, build_nodes, place_all
@@ -25,7 +26,8 @@ from policytest.scoring.kube import (
     BalancedArgs,
     FitScoring,
 )
-from policytest.scoring.protocol import NodeScore, Scheduler
+from policytest.scoring.plugins import profile
+from policytest.scoring.protocol import ClusterState, NodeScore, Scheduler
 from policytest.scoring.quantity import QuantityError
 from policytest.scoring.schedulers import KubeScheduler, NodeOrderEntry, VolcanoScheduler
 from policytest.scoring.specs import ClusterSpecError, node_from_dict, pod_from_dict
@@ -234,3 +236,89 @@ def test_build_nodes_tells_equal_looking_values_apart(pods: list[dict[str, Any]]
     except (ClusterSpecError, QuantityError) as error:
         actual = str(error)
     assert actual == expected
+
+
+# --- sequences of Deployments under the default profile -----------------------------------
+
+
+class _CountingState:
+    """A cluster that counts the nodes it scores (every node for a full scoring)."""
+
+    def __init__(self, state: ClusterState) -> None:
+        self.state = state
+        self.nodes_scored = 0
+
+    def score(self, pod: Pod, only: Sequence[str] | None = None) -> Sequence[NodeScore]:
+        scores = self.state.score(pod, only)
+        self.nodes_scored += len(scores)
+        return scores
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.state, name)
+
+
+def test_deployment_sequence_scores_each_spreading_kind_only_when_placed(tmp_path: Path) -> None:
+    """Spreading moves every node's score at each bind; a kind not being placed is
+    scored again when it is next placed, not after every other kind's bind (which made
+    a sequence of Deployments scale with the kinds kept times the pods times the nodes)."""
+    config = tmp_path / "default.yaml"
+    config.write_text(
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+    )
+    scheduler = scheduler_from_file(str(config))
+    nodes = build_nodes(
+        (
+            f"n{i}",
+            {
+                "name": f"n{i}",
+                "allocatable": {"cpu": "8", "memory": "16Gi", "pods": "110"},
+                "labels": {"topology.kubernetes.io/zone": f"z{i % 3}"},
+            },
+        )
+        for i in range(12)
+    )
+    pods = [
+        pod_from_dict(
+            {"requests": {"cpu": "100m"}, "deployment": f"web-{d}"},
+            default_requests_from_limits=True,
+        )
+        for d in range(6)
+        for _ in range(5)
+    ]
+    counting = _CountingState(scheduler.cluster(nodes))
+    assert place_all(counting, pods) == reference(scheduler, nodes, pods)
+    # each pod scores every node once (its kind's scores moved at the last bind) and
+    # the bound node once per bind; nothing for the other kinds
+    assert counting.nodes_scored <= len(pods) * (len(nodes) + 1)
+
+
+def test_sequence_asks_once_per_kind_whether_its_binds_are_local(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whether a kind's scores move only on the bound node is remembered per kind while
+    nothing it reads changes: looking its spreading constraints up again for every kept
+    kind after every bind cost most of a varied sequence."""
+    asked: list[Pod] = []
+    local = profile.PodCycle._local
+
+    def counted(cycle: profile.PodCycle) -> bool:
+        asked.append(cycle.pod)
+        return local(cycle)
+
+    monkeypatch.setattr(profile.PodCycle, "_local", counted)
+    config = tmp_path / "default.yaml"
+    config.write_text(
+        "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+    )
+    scheduler = scheduler_from_file(str(config))
+    nodes = build_nodes(
+        (f"n{i}", {"name": f"n{i}", "allocatable": {"cpu": "8", "memory": "16Gi", "pods": "110"}})
+        for i in range(6)
+    )
+    shapes = [
+        pod_from_dict({"requests": {"cpu": cpu}}, default_requests_from_limits=True)
+        for cpu in ("100m", "200m", "300m", "400m")
+    ]
+    pods = [shapes[i % len(shapes)] for i in range(40)]
+    assert place_all(scheduler.cluster(nodes), pods) == reference(scheduler, nodes, pods)
+    assert len(asked) == len(shapes)  # once per kind, not once per kind per bind

@@ -307,7 +307,18 @@ class PodCycle:
         """Whether binding a pod elsewhere leaves this pod's verdicts on the other nodes
         as they are: nothing spreads or is attracted, and the taints and node affinity
         scores are the same on every node (so no change of the feasible nodes moves
-        their normalisation)."""
+        their normalisation). Remembered per pod without affinity terms while the view's
+        ``version`` stays (looking the spreading constraints up again after every bind
+        cost most of a sequence)."""
+        if self.workload.affinity.any:
+            return self._local()
+        known = _remembered_local(self.pod, self.view)
+        if known is None:
+            known = self._local()
+            self.view.local[self.pod] = (self.view.version, known)
+        return known
+
+    def _local(self) -> bool:
         if self.spread_state is not None or self.affinity_state is not None:
             return False
         scores = dict(self.plugins.scores)
@@ -397,6 +408,20 @@ class LazyNotes(Mapping[str, str]):
 
     def __len__(self) -> int:
         return len(self._notes())
+
+
+def binds_locally(plugins: ProfilePlugins, pod: Pod, view: ClusterView) -> bool:
+    """``PodCycle.local`` for ``pod`` now, without a cycle when the answer is remembered
+    (a sequence asks it of every kept pod kind after every bind)."""
+    known = None if pod.workload.affinity.any else _remembered_local(pod, view)
+    return known if known is not None else PodCycle(plugins, pod, view).local()
+
+
+def _remembered_local(pod: Pod, view: ClusterView) -> bool | None:
+    """The answer of ``PodCycle.local`` for ``pod`` while the view's ``version`` is the
+    one it was given at (``None``: not known)."""
+    known = view.local.get(pod)
+    return known[1] if known is not None and known[0] == view.version else None
 
 
 def extra_filter(cycle: PodCycle | None) -> Callable[[str, str], str | None] | None:

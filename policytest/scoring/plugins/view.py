@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from policytest.scoring.cluster import Node
+from policytest.scoring.cluster import Node, Pod
 from policytest.scoring.filters import NodeTraits
 from policytest.scoring.workload import NO_OBJECTS, ClusterObjects, PodWorkload, WorkloadObject
 
@@ -58,6 +58,9 @@ class ClusterView:
     node the same)."""
     memo: dict[object, bool] = field(default_factory=dict)
     """Answers that depend on nothing a bind changes (node labels and taints)."""
+    local: dict[Pod, tuple[tuple[int, int], bool]] = field(default_factory=dict)
+    """Per pod without affinity terms: whether binds leave its scores on other nodes
+    as they are, and the view's ``version`` it was answered at."""
 
     @classmethod
     def of(cls, nodes: Sequence[Node], objects: ClusterObjects = NO_OBJECTS) -> ClusterView:
@@ -113,6 +116,12 @@ class ClusterView:
             name: ImageState(images[name].size, count)
             for name, count in node.holders_when_added.items()
         }
+
+    @property
+    def version(self) -> tuple[int, int]:
+        """What a bind can change that a pod without affinity terms reads to know if its
+        scores are local (both only grow): the pods with affinity, the implied owners."""
+        return len(self.with_affinity), len(self.implied)
 
     def bind(self, node_name: str, workload: PodWorkload) -> None:
         node = self.by_name[node_name]
