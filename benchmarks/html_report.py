@@ -24,6 +24,7 @@ from workloads import (
     calibration,
     median,
     policytest_command,
+    record_expectations,
     sequence_case,
     write_fixture,
 )
@@ -40,6 +41,7 @@ def write_report(directory: str, nodes: int) -> tuple[str, float, float]:
     fixture = write_fixture(
         directory, "volcano", nodes, nodes * 5, [ONE_POD_CASE, sequence_case(200)]
     )
+    record_expectations(fixture)
     seconds = {}
     for format_ in ("text", "html"):
         report = os.path.join(directory, f"{nodes}.{format_}")

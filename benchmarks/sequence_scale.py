@@ -24,6 +24,7 @@ from workloads import (
     cluster_yaml,
     median,
     policytest_command,
+    record_expectations,
     runs,
     sequence_case,
     summary,
@@ -49,6 +50,7 @@ def main() -> None:
             fixture = write_fixture(
                 scratch, kind, args.nodes, args.nodes * 2, [sequence_case(args.pods)], cluster
             )
+            record_expectations(fixture, *LIMIT)
             measured = runs(policytest_command("run", fixture, *LIMIT), args.runs)
             assert all(r.returncode == 0 for r in measured), "the run failed"
             label = f"{kind}: {args.pods:,} pods on {args.nodes:,} nodes, policytest run"
