@@ -94,14 +94,19 @@ def git(repo: Path, *args: str) -> str:
     return done.stdout.strip()
 
 
+def write_files(root: Path, files: dict[str, str]) -> None:
+    """Write ``files`` (path relative to ``root``: text), making their directories."""
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+
+
 def committed_repo(path: Path, files: dict[str, str], *, commit: bool = True) -> Path:
     """A git repository at ``path`` holding ``files`` (relative path: text), committed
     unless ``commit`` is false."""
     path.mkdir(parents=True, exist_ok=True)
     git(path, "init", "--quiet", "--initial-branch=main")
-    for name, text in files.items():
-        (path / name).parent.mkdir(parents=True, exist_ok=True)
-        (path / name).write_text(text)
+    write_files(path, files)
     if commit:
         git(path, "add", ".")
         git(path, "commit", "--quiet", "-m", "base")

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from policytest.cli import main
-from tests.conftest import RunLine, git
+from tests.conftest import RunLine, git, write_files
 
 ROOT = Path(__file__).resolve().parents[2]
 BUNDLED = ROOT / "fixtures"
@@ -41,18 +41,11 @@ def bundled_fixture(name: str, config: str) -> str:
     return text[:start] + config + text[end:]
 
 
-def write(repo: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        path = repo / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-
-
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("history")
     git(path, "init", "--quiet", "--initial-branch=main")
-    write(
+    write_files(
         path,
         {
             "README.md": "scheduler configs\n",
@@ -78,7 +71,7 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     git(path, "add", ".")
     git(path, "commit", "--quiet", "-m", "binpack.weight 1, LeastAllocated")
     git(path, "checkout", "--quiet", "-b", "feature")
-    write(
+    write_files(
         path,
         {
             "deploy/volcano.yaml": WEIGHT_10,
@@ -380,7 +373,7 @@ class TestWorkingTree:
             "          binpack.cpu: -5\n"
             '          binpack.memory: "3"\n',
         )
-        write(clone, {"deploy/volcano.yaml": text})
+        write_files(clone, {"deploy/volcano.yaml": text})
         result = run_line(["diff"])
         assert result.exit_code == 1, result
         assert "binpack.cpu     1 -> 1 (written -5)" in result.stdout
@@ -397,21 +390,21 @@ class TestWorkingTree:
     def test_moved_lines_are_not_new_findings(self, run_line: RunLine, clone: Path) -> None:
         git(clone, "checkout", "--quiet", "main")
         original = (clone / "deploy/volcano.yaml").read_text()
-        write(clone, {"deploy/volcano.yaml": "# a comment\n\n" + original})
+        write_files(clone, {"deploy/volcano.yaml": "# a comment\n\n" + original})
         result = run_line(["diff", "--base", "main"])
         assert result.exit_code == 0, result
         assert "Findings" not in result.stdout
         assert "Changed in text only" in result.stdout
 
     def test_fail_on_ranking_change(self, run_line: RunLine, clone: Path) -> None:
-        write(clone, {"deploy/kube.yaml": LEAST})
+        write_files(clone, {"deploy/kube.yaml": LEAST})
         assert run_line(["diff"]).exit_code == 0
         result = run_line(["diff", "--fail-on", "ranking-change"])
         assert result.exit_code == 1, result
         assert "one pod: new winner node-3 (was node-1)" in result.stdout
 
     def test_untracked_fixture_is_new(self, run_line: RunLine, clone: Path) -> None:
-        write(
+        write_files(
             clone,
             {
                 "tests/extra.policytest.yaml": bundled_fixture(

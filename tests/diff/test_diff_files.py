@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import RunLine
-from tests.diff.test_diff import BUNDLED, LEAST, MOST, bundled_fixture, write
+from tests.conftest import RunLine, write_files
+from tests.diff.test_diff import BUNDLED, LEAST, MOST, bundled_fixture
 
 
 @pytest.fixture
 def files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """``old.yaml`` (LeastAllocated), ``new.yaml`` (MostAllocated), and fixtures: one uses
     ``old.yaml``, one its own Volcano config."""
-    write(
+    write_files(
         tmp_path,
         {
             "old.yaml": LEAST,
@@ -100,7 +100,7 @@ def test_all_runs_every_fixture_with_both_configs(run_line: RunLine, files: Path
 
 
 def test_a_fixture_may_name_the_new_file(run_line: RunLine, files: Path) -> None:
-    write(
+    write_files(
         files,
         {
             "fixtures/most.policytest.yaml": bundled_fixture(
@@ -121,7 +121,7 @@ def test_a_fixture_may_name_the_new_file(run_line: RunLine, files: Path) -> None
 def test_profile_missing_from_the_new_config_is_an_error_case(
     run_line: RunLine, files: Path
 ) -> None:
-    write(files, {"new.yaml": MOST.replace("bin-packing-scheduler", "renamed")})
+    write_files(files, {"new.yaml": MOST.replace("bin-packing-scheduler", "renamed")})
     result = run_line(["diff", "old.yaml", "new.yaml", "--fixtures", "fixtures"])
     assert "one pod: status passed -> error" in result.stdout
     assert "no profile with schedulerName `bin-packing-scheduler`" in result.stdout

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from tests.check.test_releases import RATIO_BESIDE as RATIO_BESIDE_MOST
-from tests.conftest import RunLine, git
+from tests.conftest import RunLine, committed_repo, git, write_files
 from tests.harness.test_fixture_releases import CONFIG as KUBE
 
 FIXTURE = """\
@@ -56,18 +56,10 @@ cases:
 """
 
 
-def _write(repo: Path, files: dict[str, str]) -> None:
-    for name, text in files.items():
-        (repo / name).parent.mkdir(parents=True, exist_ok=True)
-        (repo / name).write_text(text)
-
-
 @pytest.fixture(scope="module")
 def history(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    repo = tmp_path_factory.mktemp("upgrade")
-    git(repo, "init", "--quiet", "--initial-branch=main")
-    _write(
-        repo,
+    repo = committed_repo(
+        tmp_path_factory.mktemp("upgrade"),
         {
             ".policytest.yaml": 'kubernetesVersion: "1.35"\n',
             "configs/kube.yaml": KUBE,
@@ -84,9 +76,7 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> Path:
             "fixtures/volcano.policytest.yaml": VOLCANO,
         },
     )
-    git(repo, "add", "-A")
-    git(repo, "commit", "--quiet", "-m", "cluster on 1.35")
-    _write(repo, {".policytest.yaml": 'kubernetesVersion: "1.36"\n'})
+    write_files(repo, {".policytest.yaml": 'kubernetesVersion: "1.36"\n'})
     git(repo, "commit", "--quiet", "-am", "upgrade to 1.36")
     return repo
 
@@ -174,7 +164,7 @@ def clone(history: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Pat
 
 def test_the_head_cannot_silence_its_own_findings(run_line: RunLine, clone: Path) -> None:
     """The head ignores KS and breaks its config: the base's rules still judge it."""
-    _write(
+    write_files(
         clone,
         {
             ".policytest.yaml": 'kubernetesVersion: "1.35"\nignore: [KS]\n',
@@ -199,7 +189,7 @@ def test_the_head_cannot_lower_the_severity_of_its_own_findings(
     run_line: RunLine, clone: Path
 ) -> None:
     """``severity`` judges findings too: the head's ``{KS: info}`` is shown, not applied."""
-    _write(
+    write_files(
         clone,
         {
             ".policytest.yaml": 'kubernetesVersion: "1.35"\nseverity: {KS: info}\n',
@@ -219,7 +209,7 @@ def test_the_head_cannot_lower_the_severity_of_its_own_findings(
 
 
 def test_the_working_tree_reads_its_own_settings(run_line: RunLine, clone: Path) -> None:
-    _write(clone, {".policytest.yaml": 'volcanoVersion: "1.16"\nkubernetesVersion: "1.36"\n'})
+    write_files(clone, {".policytest.yaml": 'volcanoVersion: "1.16"\nkubernetesVersion: "1.36"\n'})
     data = json.loads(run_line(["diff", "--base", "HEAD", "--format", "json"]).stdout)
     assert data["settings"] == [
         {"key": "volcanoVersion", "before": None, "after": "1.16", "applied": True}
@@ -232,7 +222,7 @@ def test_the_working_tree_reads_its_own_settings(run_line: RunLine, clone: Path)
 def test_a_broken_settings_file_on_one_side_is_a_usage_error(
     run_line: RunLine, clone: Path
 ) -> None:
-    _write(clone, {".policytest.yaml": 'kubernetesVersion: "1.22"\n'})
+    write_files(clone, {".policytest.yaml": 'kubernetesVersion: "1.22"\n'})
     result = run_line(["diff", "--base", "HEAD"])
     assert result.exit_code == 2
     assert ".policytest.yaml" in result.stderr and "judges 1.33 to 1.37" in result.stderr

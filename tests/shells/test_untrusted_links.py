@@ -86,21 +86,21 @@ def test_diff_compares_what_a_link_resolves_to(
     run_line: RunLine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, link: str, head: bool
 ) -> None:
     repo = tmp_path / "repo"
-    for directory in ("shared", "configs", "fixtures"):
+    for directory in ("common", "configs", "fixtures"):
         (repo / directory).mkdir(parents=True)
     git(repo, "init", "--quiet", "--initial-branch=main")
-    (repo / "shared" / "v.yaml").write_text(CONF.format(cpu=1))
+    (repo / "common" / "v.yaml").write_text(CONF.format(cpu=1))
     if link == "file":
-        (repo / "configs" / "v.yaml").symlink_to("../shared/v.yaml")
+        (repo / "configs" / "v.yaml").symlink_to("../common/v.yaml")
         config = "../configs/v.yaml"
     else:
-        (repo / "conf").symlink_to("shared")
+        (repo / "conf").symlink_to("common")
         config = "../conf/v.yaml"
     (repo / "fixtures" / "f.policytest.yaml").write_text(FIXTURE.format(config=config, top="busy"))
     git(repo, "add", ".")
     git(repo, "commit", "--quiet", "-m", "base")
     monkeypatch.chdir(repo)
-    (repo / "shared" / "v.yaml").write_text(
+    (repo / "common" / "v.yaml").write_text(
         CONF.format(cpu=1)
         .replace("binpack.weight: 10", "binpack.weight: 0")
         .replace("  - name: binpack", "  - name: binpack\n  - name: nodeorder")
