@@ -17,7 +17,7 @@ Reading those spellings is :mod:`policytest.scoring.specs`; this module is the m
 from __future__ import annotations
 
 from collections.abc import ItemsView, Iterator, KeysView, Mapping, ValuesView
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Final, TypeVar, overload
 
 from policytest.scoring.filters import NO_PLACEMENT, PLAIN_NODE, NodeTraits, Placement
@@ -121,6 +121,24 @@ class Pod:
     annotations: tuple[tuple[str, str], ...] = ()
     placement: Placement = NO_PLACEMENT
     workload: PodWorkload = NO_WORKLOAD
+    _hash: int | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __hash__(self) -> int:
+        """Computed once per pod: pods key the scorers' memos and a sequence's kept
+        kinds, and hashing the nested values again on every lookup cost a long sequence
+        about a tenth of its time."""
+        cached = self._hash
+        if cached is None:
+            cached = hash(tuple(getattr(self, name) for name in _POD_FIELDS))
+            object.__setattr__(self, "_hash", cached)
+        return cached
+
+    def __getstate__(self) -> list[object]:
+        """Pickled without the cached hash (string hashes differ between processes)."""
+        return [*(getattr(self, name) for name in _POD_FIELDS), None]
+
+
+_POD_FIELDS: Final = tuple(f.name for f in fields(Pod) if f.compare)
 
 
 @dataclass(frozen=True, slots=True)
