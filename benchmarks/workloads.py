@@ -30,6 +30,17 @@ POD_SHAPES = (
     "{containers: [{name: app, resources: {requests: {cpu: 300m, memory: 600Mi}}}]}",
     "{requests: {cpu: 750m, memory: 3Gi}}",
 )
+POD_SIZES = (
+    (250, 512),
+    (500, 1024),
+    (1000, 2048),
+    (2000, 4096),
+    (100, 128),
+    (4000, 8192),
+    (300, 600),
+    (750, 3072),
+)
+"""Each of ``POD_SHAPES``' requests: (cpu millicores, memory MiB)."""
 
 
 def volcano_conf(weight: int = 10, least: int = 1, gpu: int | None = 2) -> str:
@@ -112,21 +123,39 @@ def varied_cluster_yaml(nodes: int, bound_pods: int, seed: int = 11) -> str:
     lines = ["cluster:", "  nodes:"]
     cuts = sorted(rng.randrange(bound_pods + 1) for _ in range(nodes - 1))
     per_node = [b - a for a, b in zip([0, *cuts], [*cuts, bound_pods], strict=True)]
-    for index, count in enumerate(per_node):
+    carried = 0  # pods that did not fit on the nodes before: a kubelet admits no more
+    for index, wanted in enumerate(per_node):
         cpu = rng.choice((4, 8, 16, 24, 32, 48, 64, 96)) * 1000 - rng.randrange(0, 400, 10)
         memory = rng.choice((16, 32, 64, 128, 192, 256)) * 1024 - rng.randrange(0, 2048)
         gpu = f', nvidia.com/gpu: "{rng.choice((1, 2, 4, 8))}"' if rng.random() < 0.15 else ""
         pods = rng.choice((58, 110, 110, 250))
+        shapes = _fitting_shapes(rng, wanted + carried, cpu, memory, pods)
+        carried = wanted + carried - len(shapes)
         lines.append(f"  - name: node-{index:05d}")
         lines.append(
             f"    labels: {{topology.kubernetes.io/zone: zone-{rng.randrange(3)}, "
             f"pool: pool-{rng.randrange(12)}, node.kubernetes.io/instance-type: t{cpu}}}"
         )
         lines.append(f'    allocatable: {{cpu: {cpu}m, memory: {memory}Mi, pods: "{pods}"{gpu}}}')
-        if count:
+        if shapes:
             lines.append("    pods:")
-            lines.extend(f"    - {rng.choice(POD_SHAPES)}" for _ in range(count))
+            lines.extend(f"    - {POD_SHAPES[shape]}" for shape in shapes)
     return "\n".join(lines) + "\n"
+
+
+def _fitting_shapes(rng: random.Random, count: int, cpu: int, memory: int, pods: int) -> list[int]:
+    """Up to ``count`` random pod shapes (indexes) that fit together within ``cpu``
+    millicores, ``memory`` MiB and ``pods`` (a kubelet admits no more than that)."""
+    shapes: list[int] = []
+    for _ in range(min(count, pods)):
+        shape = rng.randrange(len(POD_SHAPES))
+        shape_cpu, shape_memory = POD_SIZES[shape]
+        if shape_cpu > cpu or shape_memory > memory:
+            break
+        cpu -= shape_cpu
+        memory -= shape_memory
+        shapes.append(shape)
+    return shapes
 
 
 def fixture_yaml(
