@@ -30,6 +30,7 @@ from policytest.volcano.conf_checks import (
     configuration_findings,
     drf_findings,
     plugin_findings,
+    spreading_findings,
     structure_findings,
     type_problem,
 )
@@ -203,6 +204,7 @@ def load(document: Document, options: CheckOptions) -> tuple[VolcanoConf | None,
 
         findings.extend(argument_findings(view, conf, release))
     findings.extend(cancellation_findings(view, conf))
+    findings.extend(spreading_findings(view, conf))
     accepted = (
         not raw.problems
         and not drf_conflicts(conf)

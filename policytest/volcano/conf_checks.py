@@ -1,4 +1,4 @@
-"""The conf-level rules (``VC``) and the plugin interplay rule ``VB012``.
+"""The conf-level rules (``VC``) and the plugin interplay rules ``VB012`` and ``VB015``.
 
 Each function takes what loading produced (the document, the decoded structure and the
 model) and yields findings that say what Volcano will do and how to fix it.
@@ -413,3 +413,53 @@ def cancellation_findings(document: Document, conf: VolcanoConf) -> Iterator[Fin
     )
     severity = Severity.INFO if not source.arguments else None
     yield rules.VB012_BINPACK_CANCELLED.at(document, node, message, severity)
+
+
+# --- VB015 ------------------------------------------------------------------------------
+
+SPREADING_RATIO = 10
+"""VB015: binpack's net packing weight below this many times nodeorder's
+``podtopologyspread.weight`` lets the default spreading win for small replicas (the
+threshold of kube-scheduler's KS047; measured on the bundled Volcano Deployment fixture:
+binpack.weight 10 packs replicas taking 6% of a node and spreads those taking 1.5%)."""
+
+
+def spreading_findings(document: Document, conf: VolcanoConf) -> Iterator[Finding]:
+    """VB015: nodeorder's default pod spreading outweighs binpack for Deployment pods.
+
+    nodeorder builds kube-scheduler's PodTopologySpread with ``defaultingType: System``
+    (Volcano has no setting for it), so every pod a Service, ReplicaSet,
+    ReplicationController or StatefulSet selects is spread by hostname and zone, up to
+    ``100 * podtopologyspread.weight`` points. binpack's net pull towards fuller nodes is
+    ``binpack.weight + mostrequested.weight - leastrequested.weight`` points per percent
+    of a node a replica takes. Where that pull is not positive, VB012 says so instead.
+    """
+    binpack = [c.weights for c in conf.calls(BINPACK) if isinstance(c.weights, BinpackWeights)]
+    nodeorder = [
+        c.weights for c in conf.calls(NODEORDER) if isinstance(c.weights, NodeOrderWeights)
+    ]
+    spreading = sum(weights.podtopologyspread for weights in nodeorder)
+    packing = sum(weights.weight for weights in binpack)
+    net = (
+        packing
+        + sum(weights.mostrequested for weights in nodeorder)
+        - sum(weights.leastrequested for weights in nodeorder)
+    )
+    if not binpack or spreading <= 0 or net <= 0 or net >= SPREADING_RATIO * spreading:
+        return
+    if any(weights.cpu + weights.memory <= 0 for weights in binpack):
+        return  # binpack scores nothing for these pods (VB010)
+    source = conf.calls(BINPACK)[-1].source
+    node = source.argument_nodes.get("binpack.weight", (None, source.anchor))[1]
+    assert node is not None
+    needed = packing + SPREADING_RATIO * spreading - net
+    yield rules.VB015_SPREADING_BEATS_BINPACK.at(
+        document,
+        node,
+        f"binpack.weight is {packing}, but nodeorder spreads every pod a Service, ReplicaSet, "
+        "ReplicationController or StatefulSet selects (kube-scheduler's default constraints, "
+        f"podtopologyspread.weight {spreading}): a node holding replicas loses up to "
+        f"{100 * spreading} points, while a replica taking 5% of a node gains about "
+        f"{5 * net} for packing, so Volcano spreads such pods. Set nodeorder's "
+        f"`podtopologyspread.weight: 0` or `binpack.weight: {needed}`",
+    )

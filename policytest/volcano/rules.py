@@ -747,6 +747,47 @@ VB014_BINPACK_OVERFLOW = rule(
     """,
 )
 
+VB015_SPREADING_BEATS_BINPACK = rule(
+    "VB015",
+    Severity.WARNING,
+    "nodeorder's default pod spreading outweighs binpack for Deployment pods",
+    """
+    ``nodeorder`` scores with kube-scheduler's PodTopologySpread and always uses its
+    system default constraints (``defaultingType: System``: hostname maxSkew 3, zone
+    maxSkew 5, ScheduleAnyway), so every pod a Service, ReplicaSet,
+    ReplicationController or StatefulSet selects is spread over nodes and zones, for up
+    to ``100 * podtopologyspread.weight`` points (default weight 2: 200). The pods of a
+    Volcano Job are selected by the Service its ``svc`` plugin creates, so they are
+    spread too. binpack pulls such a pod towards fuller nodes by about ``binpack.weight
+    + mostrequested.weight - leastrequested.weight`` points per percent of the node it
+    takes: with the upstream docs' ``binpack.weight: 10``, replicas that each take a
+    small share of a node (1.5% in policytest's bundled fixture
+    ``volcano-binpack-deployment``) are spread over every node, and only larger ones
+    pack. The rule fires when that net weight is below ten times
+    ``podtopologyspread.weight`` (the threshold of kube-scheduler's KS047). Fix it
+    with ``podtopologyspread.weight: 0`` on nodeorder (pods' own ScheduleAnyway
+    constraints are then not scored either; their DoNotSchedule constraints still
+    filter in ``predicates``), or a binpack.weight that is large enough.
+    When the net weight is not positive, VB012 reports that instead.
+
+    Failing::
+
+        - name: nodeorder
+        - name: binpack
+          arguments:
+            binpack.weight: 10
+
+    Passing::
+
+        - name: nodeorder
+          arguments:
+            podtopologyspread.weight: 0
+        - name: binpack
+          arguments:
+            binpack.weight: 10
+    """,
+)
+
 VN001_NODEORDER_NOT_INT = rule(
     "VN001",
     Severity.ERROR,

@@ -41,7 +41,9 @@ def test_own_scheduler_image_beside_the_config(run_line: RunLine) -> None:
 
 
 def test_plugins_dir_beside_the_volcano_conf(run_line: RunLine) -> None:
-    (found,) = _findings(run_line, BUNDLES / "volcano-npu" / "volcano-scheduler-configmap.yaml")
+    findings = _findings(run_line, BUNDLES / "volcano-npu" / "volcano-scheduler-configmap.yaml")
+    assert [f["rule"] for f in findings] == ["VC004", "VB015"]  # binpack.weight 10 under nodeorder
+    found = findings[0]
     assert (found["rule"], found["severity"], found["line"], found["column"]) == (
         "VC004",
         "warning",

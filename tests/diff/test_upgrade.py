@@ -53,7 +53,7 @@ def test_the_bundled_fixtures_from_1_35_to_1_36(run_line: RunLine, bundled_repo:
     ]
     assert all(case["before"]["status"] == "failed" for _, case in changed if case["statusChanged"])
     assert data["summary"]["newWinners"] == 3
-    assert all("kube" not in path for path in data["notRun"]) and len(data["notRun"]) == 8
+    assert all("kube" not in path for path in data["notRun"]) and len(data["notRun"]) == 10
 
 
 def test_text_markdown_and_help(run_line: RunLine, bundled_repo: Path) -> None:

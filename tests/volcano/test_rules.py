@@ -352,6 +352,14 @@ CASES = [
         "overflows",
     ),
     Case(
+        "VB015",
+        binpack("binpack.weight: 10"),
+        nodeorder("podtopologyspread.weight: 0"),
+        8,
+        23,
+        "`binpack.weight: 21`",
+    ),
+    Case(
         "VN001",
         nodeorder('leastrequested.weight: "0"'),
         nodeorder("leastrequested.weight: 0"),
@@ -449,6 +457,31 @@ def test_a_second_raw_document_is_never_read() -> None:
 
 
 def test_passing_examples_are_clean_apart_from_advice(check_text: Check) -> None:
-    base = binpack("binpack.weight: 10")
+    base = nodeorder("podtopologyspread.weight: 0")  # binpack.weight 10 (else VB015)
     assert [f for f in check_text(base) if f.severity is not Severity.INFO] == []
     assert documents(base)[0].embedding is None
+
+
+@pytest.mark.parametrize(
+    ("arguments", "rules"),
+    [
+        (("binpack.weight: 20",), {"VB015"}),  # net 19 < 10 x 2
+        (("binpack.weight: 21",), set()),  # net 20: packing weighs enough
+        (("binpack.weight: 1",), {"VB012"}),  # leastrequested cancels it: VB012 says so
+        (("binpack.weight: 10", "binpack.cpu: 0", "binpack.memory: 0"), {"VB010"}),
+    ],
+)
+def test_vb015_fires_below_ten_times_the_spreading_weight(
+    arguments: tuple[str, ...], rules: set[str], check_text: Check
+) -> None:
+    found = {f.rule for f in check_text(binpack(*arguments))} & {"VB010", "VB012", "VB015"}
+    assert found == rules
+
+
+def test_vb015_counts_nodeorder_weights(check_text: Check) -> None:
+    """mostrequested adds to binpack's pull, leastrequested takes from it, and a larger
+    podtopologyspread.weight raises the bar."""
+    assert of_rule(check_text(nodeorder("mostrequested.weight: 12")), "VB015") == []
+    (finding,) = of_rule(check_text(nodeorder("podtopologyspread.weight: 5")), "VB015")
+    assert "loses up to 500 points" in finding.message
+    assert "`binpack.weight: 51`" in finding.message
