@@ -89,3 +89,14 @@ def test_a_single_pod_is_counted_on_the_best_node_after() -> None:
             assert result.utilisation[name] == resources
     cpu_before, cpu_total = result.before[best]["cpu"]
     assert result.utilisation[best]["cpu"] == (cpu_before + 2000, cpu_total)  # the pod's 2 cpu
+
+
+def test_a_sequence_keeps_the_cluster_as_it_was_before_its_first_pod() -> None:
+    """``before`` is computed when read, from the nodes as the fixture gives them, not
+    from the case's cluster state, which the sequence has filled by then."""
+    path = str(ROOT / "fixtures" / "kube-most-allocated-deployment.policytest.yaml")
+    result = next(r for r in run_file(path, CheckOptions(), str(ROOT)) if r.placements)
+    assert result.placements is not None
+    for name, placed in result.placements.items():
+        cpu_before, cpu_total = result.before[name]["cpu"]
+        assert result.utilisation[name]["cpu"] == (cpu_before + 500 * placed, cpu_total)
