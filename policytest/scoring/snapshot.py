@@ -752,6 +752,9 @@ _KEPT_VALUES: Final = frozenset(
     }
 )
 """Fields whose value is Kubernetes vocabulary or a number, not a name."""
+_IMAGE_NAMES: Final = frozenset({"image", "names", "reference"})
+"""A container's image, a node's image names, an image volume's reference: hashed as
+ImageLocality names them, so a tagless name still matches its ``:latest``."""
 _RESOURCES: Final = frozenset({"allocatable", "requests", "limits", "overhead", "used", "capacity"})
 """Maps of resource names (read by the scorers and the config) to quantities: kept."""
 _LABEL_MAPS: Final = frozenset({"labels", "nodeSelector", "matchLabels", "selector", "annotations"})
@@ -779,7 +782,8 @@ def anonymize(snapshot: Snapshot) -> Snapshot:
     a node, pod or namespace name, ``id-`` for any other), whole: a node name inside a
     longer label value is hidden with it. So selectors still match what they matched
     (``nodeSelector``, affinity ``values``, ``matchFields metadata.name``, tolerations,
-    pod-affinity ``namespaces``). Kept: resource names and quantities, numbers, Kubernetes
+    pod-affinity ``namespaces``); an image name is hashed as ImageLocality reads it
+    (``nginx`` as ``nginx:latest``). Kept: resource names and quantities, numbers, Kubernetes
     vocabulary (operators, effects), the values of ``Gt``/``Lt`` requirements, and label
     keys under ``kubernetes.io`` and ``k8s.io``, whose meaning the scheduler knows. The
     hash is unsalted: a name that can be guessed can be confirmed.
@@ -799,6 +803,8 @@ def anonymize(snapshot: Snapshot) -> Snapshot:
         if isinstance(data, str):
             if field_name in _KEPT_VALUES:
                 return data
+            if field_name in _IMAGE_NAMES:  # `nginx` and `nginx:latest` are one image
+                return hashed(normalized_image(data))
             if field_name in _LABEL_KEYS and (_known_key(data) or data == _NAME_FIELD):
                 return data
             return hashed(data)
