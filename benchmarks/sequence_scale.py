@@ -6,6 +6,9 @@ BalancedAllocation (the default score plugins keep BalancedAllocation on) and Vo
 binpack + nodeorder. ``policytest run`` as a fresh process, wall time and peak RSS;
 then ``policytest simulate`` on the same fixture for the packing report.
 
+``--varied --owned`` gives the bound pods Deployment owners, so the default spreading
+reads them while the pods placed (without owners) are not spread.
+
 ``--varied`` (figure 3d) builds a cluster whose nodes all differ, as a real one's do:
 each its own size (cpu, memory, pod limit, some GPUs), its own uneven usage and its own
 labels, so no two nodes share a state (and a shared verdict). Run:
@@ -16,6 +19,7 @@ labels, so no two nodes share a state (and a shared verdict). Run:
 from __future__ import annotations
 
 import argparse
+import functools
 import subprocess
 import tempfile
 
@@ -41,8 +45,15 @@ def main() -> None:
     parser.add_argument("--pods", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--varied", action="store_true", help="nodes that all differ")
+    parser.add_argument(
+        "--owned",
+        action="store_true",
+        help="with --varied: the bound pods belong to 20 Deployments (those placed have none)",
+    )
     args = parser.parse_args()
     cluster = varied_cluster_yaml if args.varied else cluster_yaml
+    if args.owned:
+        cluster = functools.partial(varied_cluster_yaml, deployments=20)
     print(calibration())
     with tempfile.TemporaryDirectory() as scratch:
         subprocess.run(["git", "init", "-q", scratch], check=True)

@@ -115,10 +115,11 @@ def cluster_yaml(nodes: int, bound_pods: int, seed: int = 7) -> str:
     return "\n".join(lines) + "\n"
 
 
-def varied_cluster_yaml(nodes: int, bound_pods: int, seed: int = 11) -> str:
+def varied_cluster_yaml(nodes: int, bound_pods: int, seed: int = 11, deployments: int = 0) -> str:
     """A ``cluster:`` block whose nodes differ as a real cluster's do: each its own size
     (cpu, memory, pod limit, some with GPUs), its own usage (an uneven number of bound
-    pods of random shapes) and its own labels (zone, pool, instance type)."""
+    pods of random shapes) and its own labels (zone, pool, instance type). With
+    ``deployments``, the bound pods belong to that many Deployments in turn."""
     rng = random.Random(seed)
     lines = ["cluster:", "  nodes:"]
     cuts = sorted(rng.randrange(bound_pods + 1) for _ in range(nodes - 1))
@@ -139,8 +140,15 @@ def varied_cluster_yaml(nodes: int, bound_pods: int, seed: int = 11) -> str:
         lines.append(f'    allocatable: {{cpu: {cpu}m, memory: {memory}Mi, pods: "{pods}"{gpu}}}')
         if shapes:
             lines.append("    pods:")
-            lines.extend(f"    - {POD_SHAPES[shape]}" for shape in shapes)
+            lines.extend(f"    - {_owned(POD_SHAPES[shape], deployments, rng)}" for shape in shapes)
     return "\n".join(lines) + "\n"
+
+
+def _owned(shape: str, deployments: int, rng: random.Random) -> str:
+    """``shape`` as a pod of one of ``deployments`` Deployments (unchanged when 0)."""
+    if not deployments:
+        return shape
+    return f"{shape[:-1]}, deployment: app-{rng.randrange(deployments)}}}"
 
 
 def _fitting_shapes(rng: random.Random, count: int, cpu: int, memory: int, pods: int) -> list[int]:
