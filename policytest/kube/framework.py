@@ -27,7 +27,7 @@ from policytest.kube.registry import (
     plugin_hint,
 )
 from policytest.kube.release_facts import default_multi_point, extension_points
-from policytest.scoring.kube import wrap_int64
+from policytest.scoring.goint import wrap_int64
 
 Path = tuple[str | int, ...]
 

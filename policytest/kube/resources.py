@@ -20,7 +20,7 @@ from policytest.kube.framework import Path, Problem
 from policytest.kube.names import qualified_name_errors
 from policytest.kube.registry import DEFAULT_RESOURCES, MAX_CUSTOM_PRIORITY_SCORE
 from policytest.kube.values import integer, items, mapping, repeats, text
-from policytest.scoring.kube import STRATEGIES, BalancedArgs, FitScoring
+from policytest.scoring.kube_args import STRATEGIES, BalancedArgs, FitScoring
 
 
 @dataclass(frozen=True)
