@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from policytest.core.releases import DEFAULT_KUBERNETES
 from policytest.scoring.kube_args import BalancedArgs, FitScoring
@@ -68,8 +68,7 @@ class Profile:
         return plugin in self.filter_plugins
 
 
-@dataclass(frozen=True)
-class KubeSchedulerConfig:
+class KubeSchedulerConfig(NamedTuple):
     """The whole configuration: its profiles and the process-wide settings."""
 
     api_version: str

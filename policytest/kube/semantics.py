@@ -9,8 +9,7 @@ of every stage is collected; the model exists only when there is no error.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from policytest.core.findings import Severity
 from policytest.core.releases import KubeRelease
@@ -62,8 +61,7 @@ if TYPE_CHECKING:
 _REFUSES = "kube-scheduler refuses to start"
 
 
-@dataclass(frozen=True)
-class Analysis:
+class Analysis(NamedTuple):
     """What kube-scheduler concludes: the problems, and the model if it would start."""
 
     problems: tuple[Problem, ...]

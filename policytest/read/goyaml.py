@@ -303,7 +303,7 @@ def is_merge_key(node: Node, text: str) -> bool:
     return tag == MERGE or (tag is None and node.style is None)
 
 
-@dataclass
+@dataclass(eq=False)
 class Budget:
     """How many more nodes a walk may visit, and how deep it may go (shared by walks).
 
