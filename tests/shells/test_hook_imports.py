@@ -50,6 +50,7 @@ NEVER = {
     "policytest.diff.model",
     # the scorers and the cluster model: validating a config needs its args, not a cluster
     "policytest.scoring.kube",
+    "policytest.scoring.accounting",
     "policytest.scoring.cluster",
     "policytest.scoring.filters",
 }
