@@ -1,17 +1,26 @@
 """Figure 1, hook latency: ``policytest validate`` on one small config, fresh process.
 
-Wall time and CPU time (user + system, from ``wait4``) per run; the CPU time is the
-figure with a target (60 ms), as it depends less on what else the machine is doing.
+Measured the way pre-commit runs the hook: pre-commit ``pip install``s the repository
+into a virtualenv of its own and runs the ``policytest`` console script there. So this
+script installs the checkout (not editable: an editable install's import finder costs
+every process) into a temporary venv, with the bytecode pip compiles, and runs
+``<venv>/bin/policytest validate FILE`` next to ``<venv>/bin/python -c pass`` (the bare
+interpreter of the same venv). ``--baseline DIR`` installs a second checkout (e.g. the
+previous ``main``) into its own venv and interleaves its runs with ours, so machine load
+hits both alike.
 
-Compared in the same run (runs interleaved, so machine load hits both alike) with
-``check-jsonschema --schemafile <our bundled schema>`` on the same file. Run:
+CPU time (user + system, from ``wait4``) is the figure with a target (60 ms where a bare
+interpreter costs about 17 ms): it depends less than wall time on what else the machine
+is doing. Run:
 
-    python benchmarks/validate_latency.py [--runs 21] [FILE]
+    python benchmarks/validate_latency.py [--runs 21] [--baseline DIR] [--venv DIR]
 
-check-jsonschema is a benchmark-only tool (``pip install check-jsonschema``); without
-it the comparison is skipped. It also lists the slowest imports of the validate path
-(``python -X importtime``), so a heavy import creeping onto the hook path shows up by
-name, and checks that jsonschema and NumPy are not imported for a valid file.
+``--venv DIR`` reuses (or creates) the venv for this checkout instead of a temporary
+one (``pip install`` then runs again, so the code measured is the checkout's).
+With check-jsonschema on the ``PATH`` (``pip install check-jsonschema``, a benchmark-only
+tool) its ``--schemafile`` run on the raw conf is compared too. It also lists the slowest
+imports of the validate path (``python -X importtime``), so a heavy import creeping onto
+the hook path shows up by name, and checks that jsonschema and NumPy are not imported.
 """
 
 from __future__ import annotations
@@ -26,23 +35,42 @@ from importlib import resources
 
 from workloads import (
     ENVIRONMENT,
+    KUBE_CONFIG,
     calibration,
     configmap,
     median,
-    policytest_command,
     run_process,
     volcano_conf,
 )
 
 RAW_CONF = volcano_conf(gpu=None)
 CONFIGMAP = configmap("volcano-scheduler-configmap", "volcano-scheduler.conf", RAW_CONF)
+INPUTS = {
+    "raw conf": ("volcano-scheduler.conf", RAW_CONF),
+    "ConfigMap": ("volcano-scheduler-configmap.yaml", CONFIGMAP),
+    "KubeSchedulerConfiguration": ("kube-scheduler.yaml", KUBE_CONFIG),
+}
 HEAVY = ("jsonschema", "numpy")
+CHECKOUT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def installed(checkout: str, venv: str) -> str:
+    """``checkout`` pip-installed (not editable) into ``venv``; returns its bin directory."""
+    if not os.path.exists(os.path.join(venv, "bin", "python")):
+        subprocess.run([sys.executable, "-m", "venv", venv], check=True)
+    bin_dir = os.path.join(venv, "bin")
+    subprocess.run(
+        [os.path.join(bin_dir, "python"), "-m", "pip", "install", "--quiet", checkout],
+        check=True,
+        env=ENVIRONMENT,  # pip compiles the bytecode, as it does for pre-commit
+    )
+    return bin_dir
 
 
 def imports(command: list[str]) -> list[tuple[int, str]]:
     """(cumulative microseconds, module) for every import the command makes."""
     done = subprocess.run(
-        [sys.executable, "-X", "importtime", *command[1:]],
+        [command[0], "-X", "importtime", *command[1:]],
         capture_output=True,
         text=True,
         check=False,
@@ -57,41 +85,50 @@ def imports(command: list[str]) -> list[tuple[int, str]]:
     return rows
 
 
+def commands_of(bin_dir: str, files: dict[str, str], suffix: str) -> dict[str, list[str]]:
+    """The hook as pre-commit runs it on each input, and the venv's bare interpreter."""
+    commands = {
+        f"policytest validate ({label}){suffix}": [
+            os.path.join(bin_dir, "policytest"),
+            "validate",
+            path,
+        ]
+        for label, path in files.items()
+    }
+    commands[f"python -c pass{suffix}"] = [os.path.join(bin_dir, "python"), "-c", "pass"]
+    return commands
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("file", nargs="?", help="a raw Volcano conf (default: a small one)")
     parser.add_argument("--runs", type=int, default=21)
+    parser.add_argument("--baseline", metavar="DIR", help="another checkout, interleaved")
+    parser.add_argument("--venv", metavar="DIR", help="the venv for this checkout")
     args = parser.parse_args()
-    print(calibration())
     with tempfile.TemporaryDirectory() as scratch:
-        raw = args.file or os.path.join(scratch, "volcano-scheduler.yaml")
-        configmap = os.path.join(scratch, "volcano-scheduler-configmap.yaml")
-        if not args.file:
-            with open(raw, "w", encoding="utf-8") as handle:
-                handle.write(RAW_CONF)
-        with open(configmap, "w", encoding="utf-8") as handle:
-            handle.write(CONFIGMAP)
-        schema = os.path.join(scratch, "volcano-scheduler-conf.schema.json")
-        with open(schema, "w", encoding="utf-8") as handle:
-            handle.write(
-                (
-                    resources.files("policytest.schemas") / "volcano-scheduler-conf.schema.json"
-                ).read_text("utf-8")
-            )
-        commands = {
-            "policytest validate (raw conf)": policytest_command("validate", raw),
-            "policytest validate (ConfigMap)": policytest_command("validate", configmap),
-            "python -c pass": [sys.executable, "-c", "pass"],
-        }
+        files = {}
+        for label, (name, text) in INPUTS.items():
+            files[label] = os.path.join(scratch, name)
+            with open(files[label], "w", encoding="utf-8") as handle:
+                handle.write(text)
+        ours = installed(CHECKOUT, args.venv or os.path.join(scratch, "venv"))
+        commands = commands_of(ours, files, "")
+        if args.baseline:
+            baseline = installed(os.path.abspath(args.baseline), os.path.join(scratch, "base"))
+            commands.update(commands_of(baseline, files, " [baseline]"))
         checker = shutil.which("check-jsonschema")
         if checker:
-            commands["check-jsonschema --schemafile (raw conf)"] = [
-                checker,
-                "--schemafile",
-                schema,
-                raw,
-            ]
-        for command in commands.values():  # warm OS caches and .pyc files
+            schema = os.path.join(scratch, "volcano-scheduler-conf.schema.json")
+            with open(schema, "w", encoding="utf-8") as handle:
+                handle.write(
+                    (
+                        resources.files("policytest.schemas") / "volcano-scheduler-conf.schema.json"
+                    ).read_text("utf-8")
+                )
+            label = "check-jsonschema --schemafile (raw conf)"
+            commands[label] = [checker, "--schemafile", schema, files["raw conf"]]
+        print(calibration())
+        for command in commands.values():  # warm OS caches
             run_process(command)
         walls: dict[str, list[float]] = {label: [] for label in commands}
         cpus: dict[str, list[float]] = {label: [] for label in commands}
@@ -100,28 +137,31 @@ def main() -> None:
                 run = run_process(command)
                 walls[label].append(run.wall)
                 cpus[label].append(run.cpu)
+        print(calibration())
         for label, values in walls.items():
             print(
-                f"{label}: median {median(values) * 1000:.0f} ms "
-                f"(min {min(values) * 1000:.0f}, max {max(values) * 1000:.0f}; {args.runs} runs); "
-                f"CPU median {median(cpus[label]) * 1000:.0f} ms (min "
-                f"{min(cpus[label]) * 1000:.0f})"
+                f"{label}: CPU median {median(cpus[label]) * 1000:.1f} ms (min "
+                f"{min(cpus[label]) * 1000:.1f}); wall median {median(values) * 1000:.0f} ms "
+                f"(min {min(values) * 1000:.0f}, max {max(values) * 1000:.0f}; {args.runs} runs)"
             )
-        ours = median(walls["policytest validate (raw conf)"])
-        print(f"target: median <= 120 ms -> {'met' if ours <= 0.12 else 'MISSED'}")
         cpu = median(cpus["policytest validate (raw conf)"])
         bare = median(cpus["python -c pass"])
+        scaled = 0.060 * bare / 0.017
         print(
-            f"target: CPU median <= 60 ms -> {'met' if cpu <= 0.06 else 'MISSED'} "
-            f"({cpu / bare:.1f}x a bare interpreter's {bare * 1000:.0f} ms)"
+            f"target: CPU median <= 60 ms where a bare interpreter costs 17 ms, i.e. "
+            f"<= {scaled * 1000:.0f} ms here -> {'met' if cpu <= scaled else 'MISSED'} "
+            f"({cpu / bare:.1f}x the bare interpreter's {bare * 1000:.1f} ms; target 3.5x)"
         )
         if checker:
             theirs = median(walls["check-jsonschema --schemafile (raw conf)"])
-            print(f"ratio policytest / check-jsonschema: {ours / theirs:.2f} (target <= 1.00)")
-        rows = imports(commands["policytest validate (ConfigMap)"])
+            ratio = median(walls["policytest validate (raw conf)"]) / theirs
+            print(f"wall ratio policytest / check-jsonschema: {ratio:.2f} (target <= 1.00)")
+        rows = imports(
+            [os.path.join(ours, "python"), "-m", "policytest", "validate", files["ConfigMap"]]
+        )
         heavy = sorted({name.split(".")[0] for _, name in rows} & set(HEAVY))
         print(f"heavy modules imported on the hook path: {', '.join(heavy) or 'none'}")
-        print("slowest cumulative imports:")
+        print("slowest cumulative imports (ConfigMap):")
         for microseconds, name in sorted(rows, reverse=True)[:8]:
             print(f"  {microseconds / 1000:7.1f} ms  {name}")
 

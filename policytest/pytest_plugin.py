@@ -287,16 +287,15 @@ class CaseItem(pytest.Item):
     ) -> str | Any:
         if not isinstance(excinfo.value, CaseFailure):
             return super().repr_failure(excinfo)
-        from policytest.harness.suite import REFUSALS
+        from policytest.harness.suite import refused_config
         from policytest.reporters.quoting import text
         from policytest.reporters.run.text import describe_failure
 
         result = self.result
         under = f", judged as {result.release}" if result.release else ""
         where = f"{text(result.case)} ({result.status}{under}) at {text(result.file)}:{result.line}"
-        refused = result.message.partition("\n")[0].removesuffix(":")
-        listed = any(f.severity.value == "error" for f in result.findings)  # by the config item
-        if result.status == "error" and refused in REFUSALS and listed:
+        refused = refused_config(result)
+        if refused:  # the config item lists the findings
             return f"{where}\n{refused}: its findings are in this file's `config` item"
         lines = [where, *describe_failure(result)]
         # an error's message already names its findings; a config's own findings are

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from policytest.scoring.kube import DEFAULT_RESOURCES, BalancedArgs, FitScoring
+from policytest.scoring.kube_args import DEFAULT_RESOURCES, BalancedArgs, FitScoring
 
 
 def fit_args_from_dict(args: Mapping[str, Any] | None) -> FitScoring:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import NamedTuple
 
 from policytest.core import releases
 from policytest.core.findings import Finding, Severity
@@ -20,8 +21,7 @@ NEWEST_KUBERNETES = DEFAULT_KUBERNETES
 """The default kube-scheduler release (the newest judged exactly)."""
 
 
-@dataclass(frozen=True)
-class CustomPlugin:
+class CustomPlugin(NamedTuple):
     """An out-of-tree kube-scheduler plugin compiled into the user's scheduler build
     (from the project settings: a known distribution's, or one the user declared)."""
 

@@ -26,8 +26,7 @@ Sources of each fact (read, then ported):
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Final, Literal, TypeVar
+from typing import Final, Literal, NamedTuple, TypeVar
 
 from policytest.core.errors import PolicytestError
 
@@ -91,8 +90,7 @@ _BASE_PLUGIN_SETS: Final = (
 )
 
 
-@dataclass(frozen=True)
-class KubeRelease:
+class KubeRelease(NamedTuple):
     """What one kube-scheduler release does that another does not."""
 
     version: Version
@@ -227,8 +225,7 @@ DEFAULT_KUBERNETES: Final = "1.36"
 # --- Volcano -------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class VolcanoRelease:
+class VolcanoRelease(NamedTuple):
     """What one Volcano release does that another does not (the action and plugin names
     each release registers are in :mod:`policytest.volcano.versions`)."""
 

@@ -8,10 +8,8 @@ write them in suppressions, so they never change meaning.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from policytest.core.findings import Finding, Severity
 
@@ -33,14 +31,22 @@ class Located(Protocol):
     def position(self, node: Any) -> _Position: ...
 
 
-@dataclass(frozen=True)
-class Rule:
-    """A documented check with a stable id such as ``VB004``."""
+class Rule(NamedTuple):
+    """A documented check with a stable id such as ``VB004``. ``written`` is the doc as
+    declared (indented like the source); :attr:`doc` is it cleaned, when it is read (the
+    hook declares every rule of its path and shows none of their docs)."""
 
     id: str
     severity: Severity
     summary: str
-    doc: str
+    written: str
+
+    @property
+    def doc(self) -> str:
+        """The documentation, dedented as a docstring is (``inspect.cleandoc``)."""
+        import inspect
+
+        return inspect.cleandoc(self.written)
 
     def finding(
         self,
@@ -69,7 +75,7 @@ _REGISTRY: dict[str, Rule] = {}
 
 def rule(rule_id: str, severity: Severity, summary: str, doc: str) -> Rule:
     """Declare a rule; ids must be unique across the whole catalogue."""
-    declared = Rule(rule_id, severity, summary, inspect.cleandoc(doc))
+    declared = Rule(rule_id, severity, summary, doc)
     existing = _REGISTRY.setdefault(rule_id, declared)
     if existing != declared:  # an identical re-declaration is a module imported again
         raise ValueError(f"rule {rule_id} declared twice, differently")

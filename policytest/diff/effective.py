@@ -12,7 +12,7 @@ where the scheduler reads it differently.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from policytest.core.options import CheckOptions
@@ -281,9 +281,9 @@ def _nodeorder_settings(conf: VolcanoConf) -> Iterator[Setting]:
         yield Setting(NODEORDER, f"off: {reason}")
         return
     yield Setting(NODEORDER, _on(len(calls)))
-    for field in fields(weights):
-        key = f"{field.name}.weight"
-        setting = _weight(calls[0].source, key, getattr(weights, field.name))
+    for name, value in weights._asdict().items():
+        key = f"{name}.weight"
+        setting = _weight(calls[0].source, key, value)
         yield Setting(f"nodeorder.{key}", setting.value, setting.written)
 
 

@@ -80,7 +80,7 @@ def read(side: Side, repository_root: str, start: str, command: CommandLine) -> 
             side.materialise([relative])
             try:
                 loaded = load_settings(side.path(relative), root=side.root)
-                return SideSettings(relative, command.check(replace(loaded, path=relative)))
+                return SideSettings(relative, command.check(loaded._replace(path=relative)))
             except SettingsError as error:
                 shown = str(error).replace(side.path(relative), relative)
                 raise DiffError(f"{shown} (at {side.label})") from None

@@ -17,7 +17,7 @@ from policytest.kube.profiles import ProfileData
 from policytest.kube.registry import FIT, REMOVED_PLUGINS, plugin_hint
 from policytest.kube.resources import FitArgs, Resource, ShapePoint
 from policytest.kube.values import repeats
-from policytest.scoring.accounting import is_scalar_resource_name
+from policytest.scoring.names import is_scalar_resource_name
 
 _BASIC_RESOURCES = ("cpu", "memory", "ephemeral-storage")
 

@@ -18,9 +18,8 @@ plugins without one, such as CapacityScheduling in this release, take no args).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Final
+from typing import Final, NamedTuple
 
 from policytest.core.options import CheckOptions, CustomPlugin, kube_release
 from policytest.kube.registry import EXTENSION_POINTS, PLUGINS
@@ -110,8 +109,11 @@ def _frozen(mapping: Mapping[str, frozenset[str]]) -> Mapping[str, frozenset[str
     return MappingProxyType(dict(mapping))
 
 
-@dataclass(frozen=True)
-class Registry:
+_IN_TREE_POINTS: Final = _frozen(PLUGINS)
+_NO_CUSTOM: Final[Mapping[str, CustomPlugin]] = MappingProxyType({})
+
+
+class Registry(NamedTuple):
     """The plugins one scheduler build knows.
 
     ``points``: plugin -> the extension points it implements (in-tree, and out-of-tree
@@ -121,9 +123,9 @@ class Registry:
     have to be declared for). ``custom``: every out-of-tree plugin, for args.
     """
 
-    points: Mapping[str, frozenset[str]] = field(default_factory=lambda: _frozen(PLUGINS))
+    points: Mapping[str, frozenset[str]] = _IN_TREE_POINTS
     open: frozenset[str] = frozenset()
-    custom: Mapping[str, CustomPlugin] = field(default_factory=lambda: MappingProxyType({}))
+    custom: Mapping[str, CustomPlugin] = _NO_CUSTOM
 
     def knows(self, name: str) -> bool:
         return name in self.points or name in self.open

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import replace
+from typing import Any, NamedTuple
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
@@ -31,8 +31,7 @@ Path = tuple[str | int, ...]
 _NOT_JSON = "cannot be converted to JSON"
 
 
-@dataclass(frozen=True)
-class Decoded:
+class Decoded(NamedTuple):
     """The JSON value kube-scheduler decodes, and what went wrong on the way.
 
     ``usable`` is false when kube-scheduler could not give every field its Go type

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from policytest.core.findings import Severity
 from policytest.core.releases import KubeRelease
@@ -27,13 +28,12 @@ from policytest.kube.registry import (
     plugin_hint,
 )
 from policytest.kube.release_facts import default_multi_point, extension_points
-from policytest.scoring.kube import wrap_int64
+from policytest.scoring.goint import wrap_int64
 
 Path = tuple[str | int, ...]
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(NamedTuple):
     """Something to report at a decoded path (``key``: at the key rather than the value)."""
 
     rule: Rule
@@ -43,8 +43,7 @@ class Problem:
     severity: Severity | None = None
 
 
-@dataclass(frozen=True)
-class PluginRef:
+class PluginRef(NamedTuple):
     """One ``{name, weight}`` entry of a plugin set, with where it was written."""
 
     name: str
@@ -52,8 +51,7 @@ class PluginRef:
     path: Path
 
 
-@dataclass(frozen=True)
-class PluginSet:
+class PluginSet(NamedTuple):
     """``enabled`` and ``disabled`` of one extension point."""
 
     enabled: tuple[PluginRef, ...] = ()

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from policytest.core.releases import DEFAULT_KUBERNETES
-from policytest.scoring.filters import SelectorTerm
-from policytest.scoring.kube import BalancedArgs, FitScoring
+from policytest.scoring.kube_args import BalancedArgs, FitScoring
+
+if TYPE_CHECKING:  # the filters load only when a profile has an addedAffinity
+    from policytest.scoring.filters import SelectorTerm
 
 __all__ = ["BalancedArgs", "FitScoring", "KubeSchedulerConfig", "Profile"]
 
@@ -66,8 +68,7 @@ class Profile:
         return plugin in self.filter_plugins
 
 
-@dataclass(frozen=True)
-class KubeSchedulerConfig:
+class KubeSchedulerConfig(NamedTuple):
     """The whole configuration: its profiles and the process-wide settings."""
 
     api_version: str

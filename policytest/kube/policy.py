@@ -9,8 +9,7 @@ Before 1.23 kube-scheduler could read a ``Policy`` (``--policy-config-file``) wh
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from policytest.kube.registry import (
     BALANCED,
@@ -40,8 +39,7 @@ _FIT_STRATEGIES = {
 }
 
 
-@dataclass(frozen=True)
-class Translation:
+class Translation(NamedTuple):
     """The v1 configuration equivalent to a Policy, as YAML, and what did not carry over."""
 
     yaml: str

@@ -14,7 +14,7 @@ from policytest.kube import rules
 from policytest.kube.framework import Path, Problem
 from policytest.kube.names import parse_duration, qualified_name_errors
 from policytest.kube.values import flag, integer, items, mapping, text
-from policytest.scoring.accounting import is_extended_resource_name
+from policytest.scoring.names import is_extended_resource_name
 
 _REFUSES = "kube-scheduler refuses to start"
 _LEASE_DEFAULTS = (("leaseDuration", 15), ("renewDeadline", 10), ("retryPeriod", 2))

@@ -6,15 +6,13 @@ what a valid profile does (:mod:`policytest.kube.advice`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from policytest.kube.framework import Path, PluginSet
 from policytest.kube.resources import BalancedArgsData, FitArgs
 
 
-@dataclass(frozen=True)
-class PluginConfigEntry:
+class PluginConfigEntry(NamedTuple):
     """One ``pluginConfig`` item: the plugin name, its args as written, its path."""
 
     name: str
@@ -26,8 +24,7 @@ class PluginConfigEntry:
         return (*self.path, "args")
 
 
-@dataclass(frozen=True)
-class ProfileData:
+class ProfileData(NamedTuple):
     """A profile after v1 defaulting, with the paths of what the user wrote."""
 
     path: Path

@@ -13,9 +13,9 @@ from typing import Final
 
 from policytest.core.releases import Version
 from policytest.core.suggest import did_you_mean
-from policytest.scoring.kube import DEFAULT_RESOURCES as DEFAULT_RESOURCES
-from policytest.scoring.kube import MAX_CUSTOM_PRIORITY_SCORE as MAX_CUSTOM_PRIORITY_SCORE
-from policytest.scoring.kube import MAX_NODE_SCORE as MAX_NODE_SCORE
+from policytest.scoring.kube_args import DEFAULT_RESOURCES as DEFAULT_RESOURCES
+from policytest.scoring.kube_args import MAX_CUSTOM_PRIORITY_SCORE as MAX_CUSTOM_PRIORITY_SCORE
+from policytest.scoring.kube_args import MAX_NODE_SCORE as MAX_NODE_SCORE
 
 API_GROUP: Final = "kubescheduler.config.k8s.io"
 CURRENT_API_VERSION: Final = f"{API_GROUP}/v1"

@@ -10,9 +10,8 @@ is the start-up validation of every BalancedAllocation ``pluginConfig`` entry.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from itertools import pairwise
-from typing import Any
+from typing import Any, NamedTuple
 
 from policytest.core.suggest import did_you_mean
 from policytest.kube import rules
@@ -20,11 +19,10 @@ from policytest.kube.framework import Path, Problem
 from policytest.kube.names import qualified_name_errors
 from policytest.kube.registry import DEFAULT_RESOURCES, MAX_CUSTOM_PRIORITY_SCORE
 from policytest.kube.values import integer, items, mapping, repeats, text
-from policytest.scoring.kube import STRATEGIES, BalancedArgs, FitScoring
+from policytest.scoring.kube_args import STRATEGIES, BalancedArgs, FitScoring
 
 
-@dataclass(frozen=True)
-class Resource:
+class Resource(NamedTuple):
     """A ``{name, weight}`` after defaulting; ``written`` is the weight as given."""
 
     name: str
@@ -33,15 +31,13 @@ class Resource:
     path: Path | None
 
 
-@dataclass(frozen=True)
-class ShapePoint:
+class ShapePoint(NamedTuple):
     utilization: int
     score: int
     path: Path
 
 
-@dataclass(frozen=True)
-class FitArgs:
+class FitArgs(NamedTuple):
     """``NodeResourcesFitArgs`` after defaulting. ``path`` is ``None`` when defaulted
     entirely; ``shape`` is ``None`` when ``requestedToCapacityRatio`` is absent/null."""
 
@@ -65,8 +61,7 @@ class FitArgs:
         return FitScoring(strategy, tuple((r.name, r.weight) for r in self.resources), shape)
 
 
-@dataclass(frozen=True)
-class BalancedArgsData:
+class BalancedArgsData(NamedTuple):
     """``NodeResourcesBalancedAllocationArgs`` after defaulting."""
 
     path: Path | None

@@ -9,8 +9,7 @@ of every stage is collected; the model exists only when there is no error.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from policytest.core.findings import Severity
 from policytest.core.releases import KubeRelease
@@ -55,13 +54,14 @@ from policytest.kube.resources import (
     read_fit_args,
 )
 from policytest.kube.values import integer, items, mapping, repeats, text
-from policytest.scoring.filters import FilterSpecError, SelectorTerm, placement_from_dict
+
+if TYPE_CHECKING:
+    from policytest.scoring.filters import SelectorTerm
 
 _REFUSES = "kube-scheduler refuses to start"
 
 
-@dataclass(frozen=True)
-class Analysis:
+class Analysis(NamedTuple):
     """What kube-scheduler concludes: the problems, and the model if it would start."""
 
     problems: tuple[Problem, ...]
@@ -295,13 +295,16 @@ def _raised_weights(profile: ProfileData, framework: Framework) -> tuple[str, ..
 
 def _added_affinity(profile: ProfileData) -> tuple[SelectorTerm, ...] | None:
     """NodeAffinityArgs ``addedAffinity.requiredDuringSchedulingIgnoredDuringExecution``'s
-    terms (validation has already refused a config whose terms do not parse)."""
+    terms (validation has already refused a config whose terms do not parse). The node
+    filters are imported only for a profile that has them."""
     entry = profile.configured("NodeAffinity")
     if entry is None or not isinstance(entry.args, dict):
         return None
     added = entry.args.get("addedAffinity")
     if not isinstance(added, dict) or added.get(_REQUIRED_AFFINITY) is None:
         return None
+    from policytest.scoring.filters import FilterSpecError, placement_from_dict
+
     try:
         return placement_from_dict(
             {"affinity": {"nodeAffinity": {_REQUIRED_AFFINITY: added[_REQUIRED_AFFINITY]}}},

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import calendar
 import math
 import re
 from collections.abc import Callable
@@ -146,6 +145,8 @@ def _is_timestamp(text: str) -> bool:
     match = _TIMESTAMP.fullmatch(text)
     if match is None:
         return False
+    import calendar  # only for a scalar shaped like a date
+
     year, month, day = (int(match.group(i)) for i in (1, 2, 3))
     if not 1 <= month <= 12 or not 1 <= day <= calendar.monthrange(year or 2000, month)[1]:
         return False
@@ -303,7 +304,7 @@ def is_merge_key(node: Node, text: str) -> bool:
     return tag == MERGE or (tag is None and node.style is None)
 
 
-@dataclass
+@dataclass(eq=False)
 class Budget:
     """How many more nodes a walk may visit, and how deep it may go (shared by walks).
 

@@ -8,8 +8,7 @@ character for character through the escapes; anywhere else at the string's start
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 
 class Position(NamedTuple):
@@ -19,18 +18,28 @@ class Position(NamedTuple):
     column: int
 
 
-class PositionMap:
-    """Maps a 0-based (line, column) in a parsed text to a 1-based outer :class:`Position`."""
+class PositionMap(Protocol):
+    """Maps a 0-based (line, column) in a parsed text to a 1-based outer :class:`Position`.
+
+    The maps are records (``NamedTuple``): immutable, and cheap to define, which the hook
+    pays for on every commit."""
+
+    def map(self, line: int, column: int) -> Position: ...
+
+
+class Identity:
+    """The parsed text is the file: 0-based to 1-based, nothing else."""
+
+    __slots__ = ()
 
     def map(self, line: int, column: int) -> Position:
         return Position(line + 1, column + 1)
 
 
-IDENTITY = PositionMap()
+IDENTITY: PositionMap = Identity()
 
 
-@dataclass(frozen=True)
-class Fixed(PositionMap):
+class Fixed(NamedTuple):
     """Every inner position maps to one outer position (folded or multi-line strings)."""
 
     at: Position
@@ -39,8 +48,7 @@ class Fixed(PositionMap):
         return self.at
 
 
-@dataclass(frozen=True)
-class BlockLines(PositionMap):
+class BlockLines(NamedTuple):
     """A literal block: inner line ``i`` is outer line ``first_line + i``, shifted right."""
 
     first_line: int  # 0-based outer line of the block's first content line
@@ -50,8 +58,7 @@ class BlockLines(PositionMap):
         return Position(self.first_line + line + 1, self.indent + column + 1)
 
 
-@dataclass(frozen=True)
-class CharTable(PositionMap):
+class CharTable(NamedTuple):
     """A quoted one-line string: each inner character's outer column is tabulated.
 
     ``line_starts[i]`` is the inner offset where inner line ``i`` starts;

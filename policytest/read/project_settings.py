@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import replace
+from typing import Any, NamedTuple
 
 from policytest.core.errors import PolicytestError
 from policytest.core.findings import Finding, Severity
@@ -46,8 +46,7 @@ class SettingsError(PolicytestError):
         super().__init__(f"settings file {path}{where}:{named} {message}")
 
 
-@dataclass(frozen=True)
-class ProjectSettings:
+class ProjectSettings(NamedTuple):
     """What a settings file says (``None``: not said, so the flag or default applies)."""
 
     path: str | None = None

@@ -15,7 +15,6 @@ How each scheduler reads its own file (trimming, load failures) is
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 import os
 import re
@@ -288,7 +287,7 @@ def _embedded_document(
     if not roots:
         return outer.embedded(empty_root(), text, mapping, embedding)
     # The schedulers read the first document of a multi-document string only.
-    embedding = dataclasses.replace(embedding, ignored=tuple(roots[1:]))
+    embedding = embedding._replace(ignored=tuple(roots[1:]))
     return outer.embedded(roots[0], text, mapping, embedding)
 
 

@@ -9,10 +9,10 @@ at the offending key (unknown keys) or value (wrong type, out of range).
 from __future__ import annotations
 
 import json
+import pkgutil
 import re
 from collections.abc import Iterator, Sequence
 from functools import cache
-from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -56,6 +56,8 @@ PT002_SCHEMA_VIOLATION = rule(
 
 def schema_names() -> list[str]:
     """Names of the bundled schemas (``policytest schema NAME``)."""
+    from importlib import resources
+
     files = resources.files("policytest.schemas")
     return sorted(
         entry.name.removesuffix(".schema.json")
@@ -65,10 +67,22 @@ def schema_names() -> list[str]:
 
 
 def schema_text(name: str) -> str:
-    """The bundled schema file ``NAME.schema.json`` as text; ``KeyError`` if unknown."""
-    if name not in schema_names():
+    """The bundled schema file ``NAME.schema.json`` as text; ``KeyError`` if unknown.
+    Read with ``pkgutil``: the hook reads a schema on every commit, and importing
+    ``importlib.resources`` would cost more than the rest of the read."""
+    if not _SCHEMA_NAME.fullmatch(name):
         raise KeyError(name)
-    return (resources.files("policytest.schemas") / f"{name}.schema.json").read_text("utf-8")
+    try:
+        data = pkgutil.get_data("policytest.schemas", f"{name}.schema.json")
+    except OSError:
+        data = None
+    if data is None:
+        raise KeyError(name)
+    return data.decode("utf-8")
+
+
+_SCHEMA_NAME = re.compile(r"[a-z0-9-]+")
+"""A bundled schema's name: no path separators, so ``NAME`` cannot leave the package."""
 
 
 @cache

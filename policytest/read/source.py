@@ -10,13 +10,13 @@ positions are mapped back into the outer file (see :mod:`policytest.read.positio
 
 from __future__ import annotations
 
-import dataclasses
 import io
 import os
 import re
 import sys
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import NamedTuple
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
@@ -61,8 +61,7 @@ STDIN_NAME = "<stdin>"
 """How standard input is named in findings."""
 
 
-@dataclass(frozen=True)
-class Embedding:
+class Embedding(NamedTuple):
     """Where an embedded document sits: a ConfigMap ``data`` value.
 
     ``ignored`` holds the roots of any further YAML documents in the same string: the
@@ -110,13 +109,12 @@ class Document:
         return Document(self.path, self.index, root, self.text, self.positions, self.embedding)
 
 
-@dataclass(frozen=True)
-class SourceFile:
+class SourceFile(NamedTuple):
     """Everything read from one path: its documents, or the reason it has none."""
 
     path: str
     documents: tuple[Document, ...] = ()
-    problems: tuple[Finding, ...] = field(default_factory=tuple)
+    problems: tuple[Finding, ...] = ()
     head: str = ""
     """The first bytes of the file as text (lossy), to tell whose file a broken one is."""
     text: str | None = None
@@ -157,10 +155,10 @@ def read_file(path: str, limits: Limits, root: str | None = None) -> SourceFile:
         data = _read_bytes(path, limits.max_file_bytes, root)
     except Refused as refusal:
         problem = _problem(shown, 1, 1, str(refusal))
-        return dataclasses.replace(problem, unreadable=True, refused=True)
+        return problem._replace(unreadable=True, refused=True)
     except OSError as exc:
         problem = _problem(shown, 1, 1, f"cannot read file: {exc.strerror or exc}")
-        return dataclasses.replace(problem, unreadable=True)
+        return problem._replace(unreadable=True)
     return read_bytes(shown, data, limits)
 
 
@@ -171,7 +169,7 @@ def read_bytes(path: str, data: bytes, limits: Limits) -> SourceFile:
     """Decode and compose ``data``; every failure becomes a ``PT001`` finding."""
     head = data[:HEAD_BYTES].decode("utf-8", "replace")
     source = _read_bytes_checked(path, data, limits)
-    return dataclasses.replace(source, head=head)
+    return source._replace(head=head)
 
 
 def _read_bytes_checked(path: str, data: bytes, limits: Limits) -> SourceFile:
@@ -200,7 +198,7 @@ def _read_bytes_checked(path: str, data: bytes, limits: Limits) -> SourceFile:
         roots = compose_all(text, limits)
     except ParseFailure as failure:
         unparsed = _problem(path, failure.line + 1, failure.column + 1, failure.message)
-        return dataclasses.replace(unparsed, text=text)
+        return unparsed._replace(text=text)
     documents = tuple(Document(path, index, root, text) for index, root in enumerate(roots))
     return SourceFile(path, documents)
 

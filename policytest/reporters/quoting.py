@@ -25,7 +25,6 @@ This module depends on nothing but the standard library, so every reporter can u
 
 from __future__ import annotations
 
-import json
 import re
 import unicodedata
 from functools import lru_cache
@@ -212,6 +211,8 @@ def json_document(data: Any) -> str:
     """``data`` as the JSON text of a report (indented, ending in a newline), every string
     in it (keys too) through :func:`sarif`: a JSON reader in a stricter language than
     Python refuses a lone surrogate, and names that were not UTF-8 hold them."""
+    import json  # the text reports (the hook's) never need it
+
     return json.dumps(_no_surrogates(data), indent=2) + "\n"
 
 

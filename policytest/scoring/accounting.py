@@ -26,7 +26,7 @@ from types import MappingProxyType
 from typing import Final, TypeVar
 
 from policytest.scoring.cluster import Container, Node, Pod, ResourceList
-from policytest.scoring.names import is_qualified_name
+from policytest.scoring.names import is_extended_resource_name, is_scalar_resource_name
 from policytest.scoring.quantity import Quantity
 
 __all__ = [
@@ -64,31 +64,6 @@ EMPTY_LIST: Final = ResourceList()
 
 Nanos = dict[str, int]
 _N = TypeVar("_N", int, float)
-
-
-# --- resource names (k8s.io/kubernetes/pkg/apis/core/v1/helper) --------------------------
-
-
-def is_extended_resource_name(name: str) -> bool:
-    """A domain-qualified name outside ``kubernetes.io/`` (e.g. ``nvidia.com/gpu``)."""
-    if _is_native(name) or name.startswith("requests."):
-        return False
-    return is_qualified_name("requests." + name)
-
-
-def is_scalar_resource_name(name: str) -> bool:
-    """Resources a NodeInfo keeps in ScalarResources: extended, hugepages, prefixed native
-    and attachable-volume resources. Anything else unknown (``foo``) is dropped."""
-    return (
-        is_extended_resource_name(name)
-        or name.startswith("hugepages-")
-        or "kubernetes.io/" in name
-        or name.startswith("attachable-volumes-")
-    )
-
-
-def _is_native(name: str) -> bool:
-    return "/" not in name or "kubernetes.io/" in name
 
 
 # --- resourcehelper.PodRequests, exact (in nanounits) ------------------------------------

@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from itertools import pairwise
-from typing import Any, Final, Literal, Protocol, overload
+from typing import Any, Literal, Protocol, overload
 
 from policytest.core.releases import BalancedFormula
 from policytest.scoring.accounting import (
@@ -33,6 +31,16 @@ from policytest.scoring.accounting import (
     kube_pod_requests,
 )
 from policytest.scoring.cluster import Pod
+from policytest.scoring.goint import add64, go_round, mul64, quo64, wrap_int64
+from policytest.scoring.kube_args import (
+    MAX_CUSTOM_PRIORITY_SCORE,
+    MAX_NODE_SCORE,
+    MAX_UTILIZATION,
+    STRATEGIES,
+    BalancedArgs,
+    FitScoring,
+    Strategy,
+)
 
 __all__ = [
     "MAX_NODE_SCORE",
@@ -53,56 +61,6 @@ __all__ = [
     "quo64",
     "wrap_int64",
 ]
-
-Strategy = Literal["LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"]
-STRATEGIES: Final[tuple[Strategy, ...]] = (
-    "LeastAllocated",
-    "MostAllocated",
-    "RequestedToCapacityRatio",
-)
-MAX_NODE_SCORE: Final = 100
-MAX_CUSTOM_PRIORITY_SCORE: Final = 10  # shape scores are 0..10, scaled by 100 / 10
-MAX_UTILIZATION: Final = 100
-DEFAULT_RESOURCES: Final = (("cpu", 1), ("memory", 1))
-
-_INT64_MIN: Final = -(1 << 63)
-_UINT64: Final = 1 << 64
-
-
-@dataclass(frozen=True, slots=True)
-class FitScoring:
-    """``NodeResourcesFitArgs.scoringStrategy`` after defaulting.
-
-    ``resources`` are (name, weight) pairs in the configured order (duplicates allowed, as
-    in the real scheduler); ``shape`` holds ``requestedToCapacityRatio.shape`` as
-    (utilization, score) pairs on the configured 0..10 score scale.
-    """
-
-    strategy: Strategy = "LeastAllocated"
-    resources: tuple[tuple[str, int], ...] = DEFAULT_RESOURCES
-    shape: tuple[tuple[int, int], ...] = ()
-
-    def __post_init__(self) -> None:
-        if self.strategy not in STRATEGIES:
-            raise ValueError(f"unknown NodeResourcesFit scoring strategy {self.strategy!r}")
-        if self.strategy == "RequestedToCapacityRatio" and not self.shape:
-            raise ValueError(
-                "RequestedToCapacityRatio needs a requestedToCapacityRatio.shape "
-                "(without one the real scheduler crashes)"
-            )
-        utilizations = [utilization for utilization, _ in self.shape]
-        if any(later <= earlier for earlier, later in pairwise(utilizations)):
-            # The scheduler rejects such a config at start-up; it has no score to reproduce.
-            raise ValueError("shape utilization values must be strictly increasing")
-
-
-@dataclass(frozen=True, slots=True)
-class BalancedArgs:
-    """``NodeResourcesBalancedAllocationArgs.resources`` after defaulting (weights are
-    validated to be 1 and do not enter the score)."""
-
-    resources: tuple[tuple[str, int], ...] = DEFAULT_RESOURCES
-
 
 # --- Score ---------------------------------------------------------------------------------
 
@@ -153,7 +111,7 @@ def _resource_scorer(args: FitScoring) -> Callable[[int, int], int]:
         return _least_requested
     if args.strategy == "MostAllocated":
         return _most_requested
-    points = [(u, _mul64(s, MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE)) for u, s in args.shape]
+    points = [(u, mul64(s, MAX_NODE_SCORE // MAX_CUSTOM_PRIORITY_SCORE)) for u, s in args.shape]
     return lambda requested, capacity: _shape_score(points, requested, capacity)
 
 
@@ -277,7 +235,7 @@ def _allocatable_requested(
                 continue
             bound = node.non_zero_requested if non_zero else node.requested
             allocatable.append(alloc)
-            requested.append(_add64(bound.get(name, 0), pod_request))
+            requested.append(add64(bound.get(name, 0), pod_request))
             allocated.append(bound.get(name, 0))
         if with_allocated:
             return allocatable, requested, allocated
@@ -323,15 +281,15 @@ def _weighted_sum(
             continue
         resource_score = score(req, alloc)
         if zero_counts or resource_score > 0:
-            node_score = _add64(node_score, _mul64(resource_score, weight))
-            weight_sum = _add64(weight_sum, weight)
+            node_score = add64(node_score, mul64(resource_score, weight))
+            weight_sum = add64(weight_sum, weight)
     return node_score, weight_sum
 
 
 def _least_requested(requested: int, capacity: int) -> int:
     if capacity == 0 or requested > capacity:
         return 0
-    return quo64(_mul64(capacity - requested, MAX_NODE_SCORE), capacity)
+    return quo64(mul64(capacity - requested, MAX_NODE_SCORE), capacity)
 
 
 def _most_requested(requested: int, capacity: int) -> int:
@@ -339,7 +297,7 @@ def _most_requested(requested: int, capacity: int) -> int:
         return 0
     if requested > capacity:  # pods without requests get minimum values
         requested = capacity
-    return quo64(_mul64(requested, MAX_NODE_SCORE), capacity)
+    return quo64(mul64(requested, MAX_NODE_SCORE), capacity)
 
 
 def _requested_to_capacity_ratio(
@@ -358,7 +316,7 @@ def _shape_score(points: Sequence[tuple[int, int]], requested: int, capacity: in
     if requested > capacity:
         utilization = MAX_UTILIZATION
     else:
-        utilization = quo64(_mul64(requested, MAX_UTILIZATION), capacity)
+        utilization = quo64(mul64(requested, MAX_UTILIZATION), capacity)
     return _broken_linear(points, utilization)
 
 
@@ -369,7 +327,7 @@ def _broken_linear(points: Sequence[tuple[int, int]], p: int) -> int:
             if i == 0:
                 return score
             u0, s0 = points[i - 1]
-            return s0 + quo64(_mul64(score - s0, p - u0), utilization - u0)
+            return s0 + quo64(mul64(score - s0, p - u0), utilization - u0)
     return points[-1][1]
 
 
@@ -410,35 +368,3 @@ def fit_filter(
         if want > node.allocatable.get(name, 0) - node.requested.get(name, 0):
             reasons.append(f"Insufficient {name}")
     return ", ".join(reasons) if reasons else None
-
-
-# --- Go int64 ------------------------------------------------------------------------------
-
-
-def wrap_int64(value: int) -> int:
-    """Go int64 overflow: wrap ``value`` into [-2^63, 2^63)."""
-    return (value - _INT64_MIN) % _UINT64 + _INT64_MIN
-
-
-def _add64(a: int, b: int) -> int:
-    result = a + b
-    return result if -(1 << 63) <= result < (1 << 63) else wrap_int64(result)
-
-
-def _mul64(a: int, b: int) -> int:
-    result = a * b
-    return result if -(1 << 63) <= result < (1 << 63) else wrap_int64(result)
-
-
-def quo64(a: int, b: int) -> int:
-    """Go's ``/`` on int64: truncates toward zero (MinInt64 / -1 wraps)."""
-    quotient = abs(a) // abs(b)
-    return wrap_int64(quotient if (a < 0) == (b < 0) else -quotient)
-
-
-def go_round(x: float) -> int:
-    """``int64(math.Round(x))``: half away from zero, without floor(x + 0.5)'s error."""
-    whole = math.trunc(x)
-    if abs(x - whole) >= 0.5:
-        whole += 1 if x > 0 else -1
-    return whole

@@ -2,7 +2,9 @@
 
 These are the values the scorer consumes. How they are derived from a conf (every
 reset, override and ignore Volcano performs) lives in the Volcano model; this module
-only states their shape and Volcano's defaults.
+only states their shape and Volcano's defaults. The records are NamedTuples (the hook
+defines them on every commit) except ``BinpackWeights``, whose constructor completes
+its resources.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import NamedTuple
 
 
 def _frozen(mapping: Mapping[str, int]) -> Mapping[str, int]:
@@ -40,8 +43,7 @@ class BinpackWeights:
         return hash((self.weight, self.cpu, self.memory, tuple(sorted(self.resources.items()))))
 
 
-@dataclass(frozen=True)
-class NodeOrderWeights:
+class NodeOrderWeights(NamedTuple):
     """The ``nodeorder`` plugin's weights (read as integers, never clamped)."""
 
     leastrequested: int = 1
@@ -65,29 +67,26 @@ TYPE_ANNOTATION = "volcano.sh/resource-strategy-scoring-type"
 WEIGHT_ANNOTATION = "volcano.sh/resource-strategy-weight"
 
 
-@dataclass(frozen=True)
-class Strategy:
+class Strategy(NamedTuple):
     """How one resource (or resource prefix ``name*``) scores."""
 
     type: str
     weight: int
 
 
-@dataclass(frozen=True)
-class Sra:
+class Sra(NamedTuple):
     """The scarce-resource-avoidance part: ``weight`` 0 means it is off. ``resources``
     keeps each listed name once; ``weight_sum`` counts every listed item."""
 
     weight: int = 0
-    resources: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+    resources: Mapping[str, int] = MappingProxyType({})
     weight_sum: int = 0
 
     def __hash__(self) -> int:
         return hash((self.weight, tuple(self.resources.items()), self.weight_sum))
 
 
-@dataclass(frozen=True)
-class Rates:
+class Rates(NamedTuple):
     """The proportional filter's rates for one resource: cpu (milli per milli-unit) and
     memory (MB per milli-unit)."""
 
@@ -100,14 +99,13 @@ DEFAULT_RESOURCES: Mapping[str, Strategy] = MappingProxyType(
 )
 
 
-@dataclass(frozen=True)
-class ResourceStrategyFitArgs:
+class ResourceStrategyFitArgs(NamedTuple):
     """The plugin as ``New`` leaves it. ``fatal`` is the klog message when ``New`` exits
     the scheduler (the other fields are then what was decoded before that)."""
 
     weight: int = DEFAULT_WEIGHT
-    resources: Mapping[str, Strategy] = field(default_factory=lambda: DEFAULT_RESOURCES)
-    sra: Sra = field(default_factory=Sra)
+    resources: Mapping[str, Strategy] = DEFAULT_RESOURCES
+    sra: Sra = Sra()
     proportional: Mapping[str, Rates] | None = None
     fatal: str | None = None
     dropped: tuple[str, ...] = ()

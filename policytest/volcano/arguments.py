@@ -11,8 +11,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from policytest.read.goyaml import Uint64, go_type
 from policytest.volcano.gotext import atoi
@@ -41,8 +40,7 @@ ACTIONS_CHECKED = (
 _PLAIN_DECIMAL = re.compile(r"[-+]?(0|[1-9][0-9]*)")
 
 
-@dataclass(frozen=True)
-class IntRead:
+class IntRead(NamedTuple):
     """What ``GetInt`` did with one key: ``value`` is ``None`` when the key is absent or
     the value was ignored (``ignored`` then says why)."""
 
@@ -110,8 +108,7 @@ _TRUE = ("1", "t", "T", "TRUE", "true", "True")
 _FALSE = ("0", "f", "F", "FALSE", "false", "False")
 
 
-@dataclass(frozen=True)
-class BoolRead:
+class BoolRead(NamedTuple):
     """What ``Arguments.GetBool`` did: ``value`` None when absent or ignored."""
 
     value: bool | None

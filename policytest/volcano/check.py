@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from typing import NamedTuple
 
 from ruamel.yaml.nodes import ScalarNode
 
@@ -45,8 +46,7 @@ _KEEP_CHOMPING = re.compile(r"[|>][1-9]?\+|[|>]\+")
 _LINE_BREAKS = ("\r\n", "\n", "\r", "\x85", "\u2028", "\u2029")
 
 
-@dataclasses.dataclass(frozen=True)
-class Shifted(PositionMap):
+class Shifted(NamedTuple):
     """Positions in the trimmed text, mapped into the text the document came from."""
 
     base: PositionMap

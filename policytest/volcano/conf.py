@@ -13,9 +13,8 @@ true. The model records all of it, so the scorer can replay exactly those calls.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
 from ruamel.yaml.nodes import Node
 
@@ -37,16 +36,14 @@ def _frozen(mapping: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
     return None if mapping is None else MappingProxyType(dict(mapping))
 
 
-@dataclass(frozen=True)
-class Tier:
+class Tier(NamedTuple):
     """One tier: its plugin entries in order."""
 
     plugins: tuple[PluginEntry, ...]
     node: Node
 
 
-@dataclass(frozen=True)
-class Configuration:
+class Configuration(NamedTuple):
     """One ``configurations`` entry: arguments for the action called ``name``."""
 
     name: str
@@ -56,8 +53,7 @@ class Configuration:
     argument_nodes: Mapping[str, tuple[Node, Node]]
 
 
-@dataclass(frozen=True)
-class NodeOrderCall:
+class NodeOrderCall(NamedTuple):
     """One node-order call per scheduling decision: ``caller`` is the entry whose
     ``enableNodeOrder`` makes the call, ``source`` the entry whose weights it uses."""
 
@@ -67,8 +63,7 @@ class NodeOrderCall:
     weights: Weights
 
 
-@dataclass(frozen=True)
-class VolcanoConf:
+class VolcanoConf(NamedTuple):
     """``volcano-scheduler.conf`` as the scheduler holds it after loading.
 
     ``node_order_calls`` lists, in Volcano's order, every binpack and nodeorder
@@ -123,8 +118,7 @@ class VolcanoConf:
         return len(self.calls(NODEORDER))
 
 
-@dataclass(frozen=True)
-class ActionName:
+class ActionName(NamedTuple):
     """One comma-separated item of ``actions``: as written and as looked up."""
 
     written: str

@@ -10,7 +10,6 @@ next to the settings held (:func:`written_weight` is shared with it).
 from __future__ import annotations
 
 import json
-from dataclasses import fields
 from typing import TYPE_CHECKING
 
 from ruamel.yaml.nodes import ScalarNode
@@ -65,7 +64,7 @@ def volcano_corrections(conf: VolcanoConf) -> tuple[str, ...]:
     nodeorder = conf.nodeorder
     calls = conf.calls(NODEORDER)
     if calls and isinstance(nodeorder, NodeOrderWeights):
-        held = {f"{f.name}.weight": getattr(nodeorder, f.name) for f in fields(nodeorder)}
+        held = {f"{name}.weight": value for name, value in nodeorder._asdict().items()}
         lines += (f"nodeorder {line}" for line in _differences(calls[0].source, held))
     return tuple(lines)
 

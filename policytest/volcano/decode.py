@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
@@ -78,8 +78,7 @@ _EXPECTED = {
 }
 
 
-@dataclass(frozen=True)
-class TypeProblem:
+class TypeProblem(NamedTuple):
     """A value yaml.v2 cannot put into its Go field: the file is rejected."""
 
     node: Node
@@ -92,8 +91,7 @@ class TypeProblem:
         return _EXPECTED.get(self.go_type, self.go_type)
 
 
-@dataclass(frozen=True)
-class Duplicate:
+class Duplicate(NamedTuple):
     """A key written twice in one mapping; ``merged``: both maps were merged."""
 
     key: Node
@@ -102,8 +100,7 @@ class Duplicate:
     merged: bool = False
 
 
-@dataclass(frozen=True)
-class UnknownKey:
+class UnknownKey(NamedTuple):
     """A key yaml.v2 skips (its value is never read); ``where`` names the struct."""
 
     key: Node
@@ -112,7 +109,7 @@ class UnknownKey:
     choices: tuple[str, ...]
 
 
-@dataclass
+@dataclass(eq=False)
 class RawMap:
     """A decoded ``map[string]...`` field with the nodes of each key's last value."""
 
@@ -120,7 +117,7 @@ class RawMap:
     nodes: dict[str, tuple[Node, Node]] = field(default_factory=dict)
 
 
-@dataclass
+@dataclass(eq=False)
 class RawNamed:
     """What plugin entries and action configurations share: a name and arguments."""
 
@@ -131,7 +128,7 @@ class RawNamed:
     arguments_node: Node | None = None
 
 
-@dataclass
+@dataclass(eq=False)
 class RawPlugin(RawNamed):
     """One ``PluginOption`` as decoded (flags only where written)."""
 
@@ -140,19 +137,19 @@ class RawPlugin(RawNamed):
     null_flags: list[Node] = field(default_factory=list)
 
 
-@dataclass
+@dataclass(eq=False)
 class RawTier:
     node: Node
     plugins: list[RawPlugin] | None = None
     plugins_node: Node | None = None
 
 
-@dataclass
+@dataclass(eq=False)
 class RawConfiguration(RawNamed):
     """One ``configurations`` entry as decoded."""
 
 
-@dataclass
+@dataclass(eq=False)
 class RawConf:
     """``SchedulerConfiguration`` as yaml.v2 leaves it, plus what the walk noticed."""
 

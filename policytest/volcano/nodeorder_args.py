@@ -8,7 +8,6 @@ negative weight inverts it, anything that is not a Go ``int`` is ignored.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
 from ruamel.yaml.nodes import ScalarNode
@@ -25,7 +24,7 @@ if TYPE_CHECKING:
     from policytest.volcano.entry import PluginEntry
 
 NODEORDER = "nodeorder"
-KEYS = {f"{field.name}.weight": field.name for field in fields(NodeOrderWeights)}
+KEYS = {f"{name}.weight": name for name in NodeOrderWeights._fields}
 DEFAULTS = NodeOrderWeights()
 VENDOR_KEYS = ("selectorspread.weight", "volumebinding.weight")
 

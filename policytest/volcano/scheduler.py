@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from policytest.core.releases import volcano_release
 from policytest.scoring.plugins.nodeorder import nodeorder_profile
 from policytest.scoring.schedulers import (
@@ -45,7 +43,7 @@ def volcano_scheduler(conf: VolcanoConf) -> VolcanoScheduler:
     weights = [entry.nodeorder for entry in entries if entry.nodeorder is not None]
     normalised_affinity = release.version >= NODE_AFFINITY_NORMALISED
     if not normalised_affinity:
-        weights = [replace(w, nodeaffinity=0) for w in weights]
+        weights = [w._replace(nodeaffinity=0) for w in weights]
     return VolcanoScheduler(
         tuple(entries),
         not_modelled=(() if normalised_affinity or not runs_nodeorder else RAW_NODE_AFFINITY)

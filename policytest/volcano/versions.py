@@ -15,7 +15,7 @@ are judged at all, and their other differences, are the rows of
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from policytest.core.releases import (
     DEFAULT_VOLCANO,
@@ -87,8 +87,7 @@ STRING_ARGUMENTS_UNTIL: Version = (1, 6)
 """Releases before this one declared ``arguments`` as ``map[string]string``."""
 
 
-@dataclass(frozen=True)
-class Release:
+class Release(NamedTuple):
     """The tables of one Volcano release, and its row of ``policytest.core.releases``."""
 
     version: Version

@@ -154,8 +154,12 @@ def test_a_kube_config_that_does_not_start_makes_the_cases_error(
     )
     result = run_line(["run", fixture])
     assert result.exit_code == 1
-    assert "      kube-scheduler refuses this config and does not start:\n" in result.stdout
-    assert "\n      " + str(tmp_path / "kube.yaml") + ":7:" in result.stdout  # one line each
+    config = str(tmp_path / "kube.yaml")
+    assert (  # each case says why, and where the findings are listed (once per config)
+        "      kube-scheduler refuses this config and does not start: its findings are "
+        f"listed once, under `config {config}`\n"
+    ) in result.stdout
+    assert "\n      " + config + ":7:" in result.stdout  # one line each
     assert "PASS" not in result.stdout
 
 

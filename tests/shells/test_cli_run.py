@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -183,3 +185,31 @@ def test_progress_line_on_a_terminal_for_long_runs() -> None:
     assert progress_line(io.StringIO())[1:] == (None, None)  # not a terminal: no callbacks
     line.close()
     assert stream.getvalue().endswith("\r")  # cleared, so the report starts on a clean line
+
+
+def test_a_refused_config_is_listed_once_not_per_case(bundled_repo: Path) -> None:
+    """issue 28: one typo in a config kube-scheduler refuses was printed under each of
+    the eight cases (three fixture files) that use the config; each case now points at
+    the config's lines, which list the findings once per run (the real entry point)."""
+    config = bundled_repo / "fixtures" / "configs" / "kube-most-allocated.yaml"
+    config.write_text(config.read_text().replace("type: MostAllocated", "type: MostAlocated"))
+    done = subprocess.run(
+        [sys.executable, "-m", "policytest", "run", "fixtures"],
+        capture_output=True,
+        text=True,
+        cwd=bundled_repo,
+        check=False,
+    )
+    assert done.returncode == 1, done.stdout + done.stderr
+    pointer = (
+        "kube-scheduler refuses this config and does not start: its findings are listed "
+        "once, under `config fixtures/configs/kube-most-allocated.yaml`"
+    )
+    assert done.stdout.count(pointer) == 8, done.stdout
+    assert done.stdout.count("  ERROR ") == 8, done.stdout
+    finding_lines = [line for line in done.stdout.splitlines() if "MostAlocated" in line]
+    assert len(finding_lines) == 1, done.stdout
+    assert "fixtures/configs/kube-most-allocated.yaml:" in finding_lines[0]
+    listed = "  config fixtures/configs/kube-most-allocated.yaml: 1 error"
+    assert done.stdout.count(f"{listed}\n") == 1, done.stdout
+    assert done.stdout.count(f"{listed} (listed above)") == 2, done.stdout

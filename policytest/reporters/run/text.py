@@ -7,7 +7,7 @@ from itertools import groupby
 
 from policytest.core.findings import Finding, Severity
 from policytest.harness.runner import MESSAGE_LINE_BREAK, PASSING, CaseResult, format_score
-from policytest.harness.suite import RunReport
+from policytest.harness.suite import RunReport, refused_config
 from policytest.reporters.quoting import text
 from policytest.reporters.run import DEFAULT_TOP
 from policytest.reporters.run.availability import availability, reason_groups
@@ -117,10 +117,20 @@ def render(report: RunReport, *, color: bool, top: int | None = DEFAULT_TOP) -> 
             mark, code = MARK[result.status]
             out.append(f"  {paint(mark, code, color)} {text(result.case)}")
             if result.status not in PASSING:
-                out += [f"      {line}" if line else "" for line in describe_failure(result, top)]
+                out += [f"      {line}" if line else "" for line in _details(result, top)]
         out += config_lines(block, shown, color=color)
     out.append(summary(report))
     return "\n".join(out) + "\n"
+
+
+def _details(result: CaseResult, top: int | None) -> list[str]:
+    """Under a case that did not pass: why; for a config the scheduler refuses, a pointer
+    to the config's lines, which list its findings once however many cases use it."""
+    refused = refused_config(result)
+    if refused is None:
+        return describe_failure(result, top)
+    configs = ", ".join(sorted({text(finding.path) for finding in result.findings}))
+    return [f"{refused}: its findings are listed once, under `config {configs}`"]
 
 
 def releases_note(results: Sequence[CaseResult]) -> str:
@@ -130,11 +140,11 @@ def releases_note(results: Sequence[CaseResult]) -> str:
 
 
 def config_lines(results: Sequence[CaseResult], shown: set[str], *, color: bool) -> list[str]:
-    """The findings of the configs these cases ran with, once per config in a run
-    (``shown``: the configs already listed)."""
+    """The findings of the configs these cases ran with (refused or not), once per config
+    in a run (``shown``: the configs already listed)."""
     by_config: dict[str, set[Finding]] = {}
     for result in results:
-        if result.status != "error":
+        if result.status != "error" or refused_config(result):
             for finding in result.findings:
                 by_config.setdefault(finding.path, set()).add(finding)
     lines = []
