@@ -33,7 +33,8 @@ PT001_UNREADABLE = rule(
     "file cannot be read as YAML or JSON",
     """
     The file is not valid YAML or JSON (a syntax error, a binary file, a non-UTF-8
-    encoding, or beyond the size, depth, alias or document-count limits). Neither
+    encoding, beyond the size, depth, alias, document-count or profile limits, or past
+    the budget of the whole run: see docs/robustness.md). Neither
     scheduler can load it; fix the syntax at the reported line and column.
 
     Failing::

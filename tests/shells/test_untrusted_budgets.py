@@ -240,3 +240,26 @@ def test_both_sides_of_a_diff_share_one_budget(
     assert "Traceback" not in done.stderr
     assert "budget of 7 node scores over all its files; not run" in done.stdout
     assert "fixtures/a.policytest.yaml" in done.stdout  # the fixture it could run is reported
+
+
+def _dump(pods: int) -> str:
+    node = {"kind": "Node", "metadata": {"name": "a"}, "status": {"allocatable": {"cpu": "8"}}}
+    items = [node] + [
+        {"kind": "Pod", "metadata": {"name": f"p{i}"}, "spec": {"nodeName": "a"}}
+        for i in range(pods)
+    ]
+    return json.dumps({"kind": "List", "items": items})
+
+
+def test_snapshot_keeps_at_most_the_pods_a_fixture_may_hold(tmp_path: Path) -> None:
+    (tmp_path / "dump.json").write_text(_dump(3))
+    done = _python_m(["snapshot", "--limit", "pods=2", "dump.json"], tmp_path)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.splitlines() == [
+        "policytest: dump.json: more than 2 pods (bound and pending) by object 4, more than "
+        "a fixture may hold; not read (raise the limit with --limit pods=N)"
+    ]
+    done = _python_m(["snapshot", "--limit", "pods=3", "dump.json"], tmp_path)
+    assert done.returncode == 0, done.stderr
+    # the three identical bound pods are kept once, counted
+    assert json.loads(done.stdout)["nodes"][0]["pods"] == [{"containers": [], "count": 3}]
