@@ -9,6 +9,12 @@ required node affinity on a zone). Deterministic for a given size and seed.
 
     python benchmarks/cluster_dump.py --nodes 24 > cluster.json
     python benchmarks/cluster_dump.py --nodes 5000 --pods 50000 > big.json
+
+``--round-robin`` writes a huge dump as it goes (the ``List`` is never in memory): worker
+nodes only, the deployments' pods placed on them in turn, and 100 pending pods. The
+placement above looks for a node with room for every pod, which takes hours for a million.
+
+    python benchmarks/cluster_dump.py --round-robin --nodes 10000 --pods 1000000 > huge.json
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import argparse
 import json
 import random
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 ZONES = ("eu-west-1a", "eu-west-1b", "eu-west-1c")
@@ -351,14 +358,37 @@ def dump(nodes: int = 24, pods: int | None = None, seed: int = 7) -> dict[str, A
     return {"apiVersion": "v1", "kind": "List", "items": items, "metadata": {"resourceVersion": ""}}
 
 
+def round_robin(nodes: int, pods: int, seed: int = 7) -> Iterator[dict[str, Any]]:
+    """The items of a huge dump, one by one: ``nodes`` workers, ``pods`` deployment pods
+    placed on them in turn, and 100 pending pods."""
+    rng = random.Random(seed)
+    names = [f"worker-{index + 1}" for index in range(nodes)]
+    for index, name in enumerate(names):
+        yield node(name, "worker", ZONES[index % 3], rng)
+    for index in range(pods):
+        namespace, app, requests, limits = DEPLOYMENTS[index % len(DEPLOYMENTS)]
+        name = f"{app}-{rng.getrandbits(32):08x}-{rng.getrandbits(20):05x}"
+        yield pod(namespace, name, requests, node_name=names[index % nodes], limits=limits)
+    for index in range(100):
+        yield pod("shop", f"web-pending-{index}", {"cpu": "500m", "memory": "1Gi"}, phase="Pending")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--nodes", type=int, default=24)
     parser.add_argument("--pods", type=int, default=None, help="application pods")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--round-robin", action="store_true", help="stream a huge dump")
     args = parser.parse_args()
-    json.dump(dump(args.nodes, args.pods, args.seed), sys.stdout, indent=4)
-    sys.stdout.write("\n")
+    if not args.round_robin:
+        json.dump(dump(args.nodes, args.pods, args.seed), sys.stdout, indent=4)
+        sys.stdout.write("\n")
+        return
+    sys.stdout.write('{"apiVersion": "v1", "kind": "List", "metadata": {}, "items": [\n')
+    items = round_robin(args.nodes, args.pods or 6 * args.nodes, args.seed)
+    for index, item in enumerate(items):
+        sys.stdout.write(("" if index == 0 else ",\n") + json.dumps(item, indent=4))
+    sys.stdout.write("\n]}\n")
 
 
 if __name__ == "__main__":

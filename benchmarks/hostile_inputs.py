@@ -11,7 +11,8 @@ size from ``os.wait4``, best of ``--repeat`` runs. The target: every hostile inp
 rejected within 2 s and 200 MB. ``--big`` adds the largest file the default limits
 accept (16 MiB of one-item lines), to show what ``file-bytes`` alone allows, and the big
 inputs of the second round (a snapshot of that file, a huge ``NotIn``, a ConfigMap whose
-values share one node budget).
+values share one node budget) and of the third (a 28,000-profile config, ten files each
+just under ``yaml-nodes`` within one invocation's ``total-yaml-nodes``).
 """
 
 from __future__ import annotations
@@ -80,6 +81,7 @@ def cases(directory: Path, big: bool) -> list[Case]:
             ("largest accepted file (16 MiB, 4M nodes), validate", ["validate", str(flat)], _none)
         )
         found += _round_two(directory, flat)
+        found += _round_three(directory)
     return found
 
 
@@ -122,6 +124,36 @@ def _round_two(directory: Path, flat: Path) -> list[Case]:
         ("cluster.snapshot of 16 MiB of `- a`, run", ["run", str(snapshot)], _none),
         ("500,000-value NotIn on 2,000 nodes, run", ["run", str(selector)], _none),
         ("ConfigMap: three 500,000-node values, validate", ["validate", str(configmap)], _none),
+    ]
+
+
+def _round_three(directory: Path) -> list[Case]:
+    """The inputs of the third round: a KubeSchedulerConfiguration with 28,000 profiles
+    (within ``yaml-nodes``; refused by ``profile-plugins``), and ten files of 599,990
+    nodes each in one ``validate`` whose ``total-yaml-nodes`` holds two of them."""
+    profiles = directory / "profiles.yaml"
+    lines = ["apiVersion: kubescheduler.config.k8s.io/v1", "kind: KubeSchedulerConfiguration"]
+    lines.append("profiles:")
+    for index in range(28_000):
+        lines += [f"- schedulerName: s{index}", "  plugins:", "    score:", "      enabled:"]
+        lines.append("      - {name: NodeResourcesFit, weight: 2}")
+    profiles.write_text("\n".join(lines) + "\n")
+    many = directory / "many"
+    many.mkdir()
+    for index in range(10):
+        (many / f"f{index}.yaml").write_bytes(b"kind: PolicyTest\nx:\n" + b"- a\n" * 599_985)
+    total = ["--limit", "total-yaml-nodes=1_200_000"]
+    return [
+        (
+            "KubeSchedulerConfiguration with 28,000 profiles, validate",
+            ["validate", str(profiles)],
+            _none,
+        ),
+        (
+            "ten files of 599,990 nodes, validate (total-yaml-nodes 1,200,000)",
+            ["validate", *total, str(many)],
+            _none,
+        ),
     ]
 
 

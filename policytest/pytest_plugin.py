@@ -49,6 +49,7 @@ def check_options(config: pytest.Config) -> CheckOptions:
         if explicit is None and ini:
             explicit = str(config.rootpath / ini)
         from policytest.commands.common import checked_versions
+        from policytest.core.limits import Invocation
 
         try:
             settings = checked_versions(
@@ -58,7 +59,12 @@ def check_options(config: pytest.Config) -> CheckOptions:
             raise pytest.UsageError(f"policytest: {error}") from None
         config.stash[SETTINGS] = settings
         options = options_from(settings)
-        config.stash[_OPTIONS] = replace(options, rules=_rules(config, options.rules))
+        # one budget for the session (per process under pytest-xdist): every fixture charges it
+        settings = config.getoption("policytest_limit")
+        limits = options.limits.overridden(settings).for_invocation(Invocation())
+        config.stash[_OPTIONS] = replace(
+            options, limits=limits, rules=_rules(config, options.rules)
+        )
     return config.stash[_OPTIONS]
 
 
@@ -80,6 +86,12 @@ def _rules(config: pytest.Config, settings: RuleFilter) -> RuleFilter:
         select=chosen("select", settings.select),
         ignore=chosen("ignore", settings.ignore),
     )
+
+
+def _limit_setting(text: str) -> tuple[str, int]:
+    from policytest.commands.common import limit_setting
+
+    return limit_setting(text)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -104,6 +116,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="configs must live inside DIR (default: the git checkout's top directory, "
         "else the directory pytest was invoked from if the fixture is below it, else the "
         "fixture's own directory)",
+    )
+    group.addoption(
+        "--policytest-limit",
+        type=_limit_setting,
+        action="append",
+        default=[],
+        metavar="NAME=N",
+        help="change an input limit, as policytest's --limit (repeatable; the total-* "
+        "limits bound the whole session, per process under pytest-xdist)",
     )
     group.addoption(
         "--policytest-select",

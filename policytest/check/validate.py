@@ -117,7 +117,7 @@ def _check_source(
     templates = _template_checks(source)
     template = (
         templates.file_template(source.path, source.text or source.head)
-        if templates is not None and source.problems and not source.refused
+        if templates is not None and source.problems and not (source.refused or source.spent)
         else None
     )
     if template is not None and templates is not None:
@@ -125,7 +125,12 @@ def _check_source(
             return False, []  # somebody else's template (a chart's Deployment)
         return True, [template]
     if source.problems:
-        asked_for = source.refused or source.path == STDIN_NAME or (explicit and source.unreadable)
+        asked_for = (
+            source.refused
+            or source.spent
+            or source.path == STDIN_NAME
+            or (explicit and source.unreadable)
+        )
         if asked_for or _LOOKS_LIKE_OURS.search(source.head) or _claimed(source):
             return True, list(source.problems)
         if not explicit:

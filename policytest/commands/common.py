@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, TextIO
 
-from policytest.core.limits import Limits, limit_names, maximum
+from policytest.core.limits import Invocation, Limits, limit_names, maximum
 from policytest.core.limits import describe as describe_limits
 from policytest.core.options import (
     NEWEST_KUBERNETES,
@@ -99,7 +99,7 @@ def add_scheduler_options(parser: argparse.ArgumentParser) -> None:
     defaults = Limits()
     group.add_argument(
         "--limit",
-        type=_limit_setting,
+        type=limit_setting,
         action="append",
         default=[],
         metavar="NAME=N",
@@ -200,7 +200,7 @@ def _positive(text: str) -> int:
     return value
 
 
-def _limit_setting(text: str) -> tuple[str, int]:
+def limit_setting(text: str) -> tuple[str, int]:
     """``NAME=N`` for ``--limit``: a known limit name and a positive whole number."""
     name, equals, value = text.partition("=")
     name = name.strip()
@@ -344,10 +344,12 @@ def check_options(args: Any) -> CheckOptions:
     settings = list(args.limit)
     if args.max_file_bytes is not None:
         settings.insert(0, ("file-bytes", args.max_file_bytes))
+    if getattr(args, "invocation", None) is None:  # once per command: every read charges it
+        args.invocation = Invocation()
     options = CheckOptions(
         volcano_version=args.volcano_version,
         kubernetes_version=args.kubernetes_version,
-        limits=Limits().overridden(settings),
+        limits=Limits().overridden(settings).for_invocation(args.invocation),
         root=getattr(args, "root", None),
         rules=RuleFilter(tuple(args.select or ()), tuple(args.ignore or ())),
         release_flags=args.release_flags,

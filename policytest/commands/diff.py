@@ -20,6 +20,7 @@ from policytest.commands.common import (
     use_color,
     write,
 )
+from policytest.core.exitcodes import ExitCode
 from policytest.core.options import NEWEST_KUBERNETES, NEWEST_VOLCANO
 from policytest.reporters import DIFF_FORMATS, render_diff
 
@@ -110,7 +111,11 @@ def show_review(args: Any, report: DiffReport) -> int:
     """Print a review in the format asked for; its exit code for ``--fail-on``."""
     color = args.format == "text" and use_color(sys.stdout)
     write(render_diff(args.format, report, color=color))
-    return int(report.exit_code(args.fail_on))
+    code = report.exit_code(args.fail_on)
+    invocation = getattr(args, "invocation", None)
+    if invocation is not None and invocation.refused and args.fail_on != "never":
+        code = ExitCode.FINDINGS  # the budget ran out: what was not run is not judged
+    return int(code)
 
 
 def command_line(args: Any) -> CommandLine:

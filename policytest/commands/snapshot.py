@@ -11,8 +11,9 @@ import argparse
 import sys
 from typing import Any
 
-from policytest.commands.common import missing_file, usage_error, write
+from policytest.commands.common import limit_setting, missing_file, usage_error, write
 from policytest.commands.progress import Progress, add_quiet_option, megabytes
+from policytest.core.limits import Limits
 
 
 def configure(subparsers: Any) -> None:
@@ -42,8 +43,25 @@ def configure(subparsers: Any) -> None:
         "unsalted stable hash wherever it appears, keeping selectors matching, so the file "
         "can be committed",
     )
+    parser.add_argument(
+        "--limit",
+        type=_pods_limit,
+        action="append",
+        default=[],
+        metavar="pods=N",
+        help=f"keep at most N pods, bound and pending (default {Limits().max_pods:,}, the "
+        "most a fixture may hold): a larger dump is refused, so its memory stays bounded",
+    )
     add_quiet_option(parser)
     parser.set_defaults(execute=execute)
+
+
+def _pods_limit(text: str) -> tuple[str, int]:
+    """``--limit pods=N``: the one limit this command applies."""
+    name, value = limit_setting(text)
+    if name != "pods":
+        raise argparse.ArgumentTypeError(f"only pods=N applies to snapshot: {text!r}")
+    return name, value
 
 
 def execute(args: Any) -> int:
@@ -66,7 +84,8 @@ def execute(args: Any) -> int:
         format_count=megabytes,
     )
     try:
-        snapshot = read_snapshot(args.input, progress.update)
+        max_pods = Limits().overridden(args.limit).max_pods
+        snapshot = read_snapshot(args.input, progress.update, max_pods=max_pods)
     except SnapshotError as error:
         progress.close()
         sys.stderr.write(f"policytest: {text(error)}\n")  # it names what the input holds

@@ -55,28 +55,120 @@ class Limits:
     max_node_scores: int = _limit(
         20_000_000, "node-scores", "node scores a fixture's cases compute (pods x nodes)"
     )
+    max_profile_plugins: int = _limit(
+        1_000_000,
+        "profile-plugins",
+        "plugins a config's profiles are built with, once per extension point",
+    )
+    max_total_file_bytes: int = _limit(
+        1 << 30, "total-file-bytes", "bytes read from all the files of one invocation"
+    )
+    max_total_nodes: int = _limit(
+        20_000_000, "total-yaml-nodes", "YAML nodes composed from all the files of one invocation"
+    )
+    max_total_node_scores: int = _limit(
+        100_000_000, "total-node-scores", "node scores all the fixtures of one invocation compute"
+    )
+    max_total_profile_plugins: int = _limit(
+        10_000_000,
+        "total-profile-plugins",
+        "profile-plugins summed over all the configs of one invocation",
+    )
 
     def overridden(self, settings: Iterable[tuple[str, int]]) -> Limits:
         """A copy with the limits named by their short names (``pods``) changed."""
         by_name = {name: attribute for attribute, name, _ in describe()}
         return dataclasses.replace(self, **{by_name[name]: value for name, value in settings})
 
+    def for_invocation(self, invocation: Invocation) -> InvocationLimits:
+        """These limits, with ``invocation`` charged by every input read under them."""
+        values = {attribute: getattr(self, attribute) for attribute, _, _ in describe()}
+        return InvocationLimits(**values, invocation=invocation)
+
+    def left(self, meter: str) -> int | None:
+        """How much of ``total-<meter>`` the invocation has left (``None``: no invocation
+        budget, as in a library call: only the per-file limits apply)."""
+        return None
+
+    def charge(self, meter: str, amount: int) -> None:
+        """Count ``amount`` of work done against the invocation's ``total-<meter>``."""
+
+    def _total(self, meter: str) -> int:
+        return int(getattr(self, _ATTRIBUTES["total-" + meter]))
+
+    def spent_message(self, meter: str, what: str, outcome: str = "not read") -> str:
+        """The one line for an input refused because the invocation's budget is spent."""
+        total = self._total(meter)
+        return (
+            f"this run has used up its budget of {total:,} {what} over all its files; "
+            f"{outcome} (raise it with --limit total-{meter}=N)"
+        )
+
+
+@dataclass(frozen=True)
+class InvocationLimits(Limits):
+    """The limits of one invocation (a command, a pytest session, both sides of a
+    ``diff``): the per-file limits, and the budget every input of the invocation
+    charges, shared by every copy (``overridden`` keeps it), which the ``total-*``
+    limits bound."""
+
+    invocation: Invocation = field(default_factory=lambda: Invocation(), compare=False)
+
+    def left(self, meter: str) -> int | None:
+        return max(0, self._total(meter) - self.invocation.spent.get(meter, 0))
+
+    def charge(self, meter: str, amount: int) -> None:
+        """Callers check :meth:`left` before the work, so a charge past the total only
+        records it."""
+        self.invocation.spent[meter] = self.invocation.spent.get(meter, 0) + amount
+
+    def spent_message(self, meter: str, what: str, outcome: str = "not read") -> str:
+        """Also counts the input refused (see :attr:`Invocation.refused`)."""
+        self.invocation.refused += 1
+        return super().spent_message(meter, what, outcome)
+
+
+@dataclass
+class Invocation:
+    """The work one invocation (a command, a pytest session, both sides of a ``diff``) has
+    done so far, per meter (``yaml-nodes``, ``file-bytes``, ``node-scores``,
+    ``profile-plugins``): the per-file limits keep each input cheap, this keeps N inputs
+    each just under them from multiplying the work."""
+
+    spent: dict[str, int] = field(default_factory=dict)
+    refused: int = 0
+    """Inputs refused because a ``total-*`` limit was reached: a review that could not
+    read all of its inputs is incomplete (``diff`` exits 1)."""
+
 
 class TooManyNodes(PolicytestError):
-    """Composing stopped: the file holds more YAML nodes than ``max_nodes``."""
+    """Composing stopped: the file holds more YAML nodes than ``max_nodes``, or (``spent``)
+    the invocation's ``total-yaml-nodes`` ran out first."""
+
+    def __init__(self, limit: int, *, spent: bool = False) -> None:
+        super().__init__(limit)
+        self.spent = spent
 
 
 class NodeCounter:
-    """Called once per node as it is composed; raises :class:`TooManyNodes` past the limit."""
+    """Called once per node as it is composed; raises :class:`TooManyNodes` past the
+    file's limit or past what the invocation has left, whichever comes first (one
+    comparison per node: the invocation is charged by whoever composes, afterwards)."""
 
-    def __init__(self, limit: int) -> None:
+    def __init__(self, limit: int, invocation_left: int | None = None) -> None:
         self.limit = limit
-        self.left = limit
+        self.left = limit if invocation_left is None else min(limit, invocation_left)
+        self._spent = invocation_left is not None and invocation_left < limit
+
+    @classmethod
+    def of(cls, limits: Limits) -> NodeCounter:
+        """The node budget of one file read under ``limits``."""
+        return cls(limits.max_nodes, limits.left("yaml-nodes"))
 
     def __call__(self, *_: object) -> None:
         self.left -= 1
         if self.left < 0:
-            raise TooManyNodes(self.limit)
+            raise TooManyNodes(self.limit, spent=self._spent)
 
 
 def describe() -> Iterator[tuple[str, str, str]]:
@@ -95,5 +187,7 @@ def limit_names() -> tuple[str, ...]:
     """The short names ``--limit`` accepts."""
     return tuple(name for _, name, _ in describe())
 
+
+_ATTRIBUTES = {name: attribute for attribute, name, _ in describe()}
 
 DEFAULT_LIMITS = Limits()

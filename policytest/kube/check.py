@@ -13,8 +13,9 @@ from typing import Any
 from ruamel.yaml.nodes import MappingNode, ScalarNode
 
 from policytest.core.findings import Finding, Severity
+from policytest.core.limits import Limits
 from policytest.core.options import CheckOptions, kube_release
-from policytest.core.releases import Version, show
+from policytest.core.releases import KubeRelease, Version, show
 from policytest.core.suggest import did_you_mean
 from policytest.kube import rules
 from policytest.kube.builds import options_registry
@@ -30,9 +31,9 @@ from policytest.kube.registry import (
     served_api_version,
 )
 from policytest.kube.release_facts import field_findings
-from policytest.kube.semantics import analyse
+from policytest.kube.semantics import analyse, profile_costs
 from policytest.read.goyaml import DecodeError, decode, scalar_value
-from policytest.read.source import Document, ParseFailure, child
+from policytest.read.source import PT001_UNREADABLE, Document, ParseFailure, child
 
 __all__ = ["check", "check_policy", "load", "load_failure", "load_policy"]
 
@@ -67,7 +68,10 @@ def load(
     release = kube_release(options)
     findings.extend(field_findings(document, decoded.value, release))
     config = None
-    if decoded.usable:
+    too_many = _too_many_profiles(document, decoded.value, release, options.limits)
+    if too_many is not None:
+        findings.append(too_many)
+    elif decoded.usable:
         analysis = analyse(decoded.value, api_version, options_registry(options), release)
         config = analysis.config
         findings.extend(
@@ -77,6 +81,33 @@ def load(
     if any(finding.severity is Severity.ERROR for finding in findings):
         config = None
     return config, _sorted(findings)
+
+
+def _too_many_profiles(
+    document: Document, config: Any, release: KubeRelease, limits: Limits
+) -> Finding | None:
+    """A PT001 finding at the first profile past ``profile-plugins`` (or past what the
+    invocation has left of ``total-profile-plugins``), before any profile is built;
+    ``None`` (and the work charged) when the config is within both."""
+    if not isinstance(config, dict):
+        return None
+    left = limits.left("profile-plugins")
+    cost = 0
+    for index, profile_cost in profile_costs(config, release):
+        cost += profile_cost
+        if cost > limits.max_profile_plugins:
+            message = (
+                f"the profiles up to this one are built with more than "
+                f"{limits.max_profile_plugins:,} plugins (plugins times extension points); "
+                "not checked (raise the limit with --limit profile-plugins=N)"
+            )
+        elif left is not None and cost > left:
+            message = limits.spent_message("profile-plugins", "profile plugins", "not checked")
+        else:
+            continue
+        return PT001_UNREADABLE.at(document, at_path(document, ("profiles", index)), message)
+    limits.charge("profile-plugins", cost)
+    return None
 
 
 def load_policy(document: Document, options: CheckOptions) -> tuple[None, list[Finding]]:

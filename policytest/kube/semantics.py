@@ -45,6 +45,7 @@ from policytest.kube.registry import (
     FIT,
     REMOVED_PLUGINS,
 )
+from policytest.kube.release_facts import default_multi_point
 from policytest.kube.resources import (
     DEFAULT_BALANCED,
     DEFAULT_FIT,
@@ -93,6 +94,22 @@ def analyse(
     failed = any((p.severity or p.rule.severity) is Severity.ERROR for p in problems)
     model = None if failed else _model(config, api_version, profiles, frameworks, release)
     return Analysis(tuple(problems), model)
+
+
+def profile_costs(config: dict[str, Any], release: KubeRelease) -> Iterator[tuple[int, int]]:
+    """``(index, cost)`` of each profile, before any is built: kube-scheduler (and
+    :func:`analyse`) builds a profile by walking its plugins (the defaults and every
+    entry written under ``plugins``) once per extension point, so that is the cost.
+    A 28,000-profile config costs 13 million and took 165 s and 523 MB to analyse."""
+    points = len(release.plugin_sets)
+    defaults = len(default_multi_point(release))
+    for index, profile in enumerate(items(config.get("profiles"))):
+        written = sum(
+            len(items(mapping(plugin_set).get(key)))
+            for plugin_set in mapping(mapping(profile).get("plugins")).values()
+            for key in ("enabled", "disabled")
+        )
+        yield index, points * (defaults + written)
 
 
 def read_profiles(config: dict[str, Any], release: KubeRelease) -> list[ProfileData]:

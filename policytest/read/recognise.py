@@ -174,7 +174,7 @@ def _configmap_documents(document: Document, limits: Limits) -> list[tuple[Docum
     found: list[tuple[Document, Kind]] = []
     # one node budget for all the values: 13 values of 595,000 nodes each cost 61 s
     # and 2.95 GB when each had the file's budget of its own
-    budget = NodeCounter(limits.max_nodes)
+    budget = NodeCounter.of(limits)
     for section in ("data", "binaryData"):
         values = child(document.root, section)
         if not isinstance(values, MappingNode):

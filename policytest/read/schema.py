@@ -104,7 +104,28 @@ def schema_findings(document: Document, schema_name: str, value: Any) -> list[Fi
     """
     if certainly_valid(_schema(schema_name), value):
         return []
-    validator = _validator(schema_name)
+    return _findings(document, _validator(schema_name), value)
+
+
+@cache
+def snapshot_schema() -> dict[str, Any]:
+    """A compact snapshot (``kind: ClusterSnapshot``): its nodes are fixture nodes, so
+    they are checked by the fixture schema's node definition, with the same messages."""
+    nodes = {"type": "array", "items": {"$ref": "#/$defs/node"}}
+    fixture = _schema("policytest-fixture")
+    return {"$defs": fixture["$defs"], "type": "object", "properties": {"nodes": nodes}}
+
+
+def snapshot_findings(document: Document, value: Any) -> list[Finding]:
+    """:func:`schema_findings` for a compact snapshot file's nodes."""
+    if certainly_valid(snapshot_schema(), value):
+        return []
+    from jsonschema import Draft202012Validator
+
+    return _findings(document, Draft202012Validator(snapshot_schema()), value)
+
+
+def _findings(document: Document, validator: Any, value: Any) -> list[Finding]:
     findings: list[Finding] = []
     for error in validator.iter_errors(value):
         rule_id = _rule_for(validator.schema, error.schema_path) or PT002_SCHEMA_VIOLATION.id

@@ -33,7 +33,8 @@ PT001_UNREADABLE = rule(
     "file cannot be read as YAML or JSON",
     """
     The file is not valid YAML or JSON (a syntax error, a binary file, a non-UTF-8
-    encoding, or beyond the size, depth, alias or document-count limits). Neither
+    encoding, beyond the size, depth, alias, document-count or profile limits, or past
+    the budget of the whole run: see docs/robustness.md). Neither
     scheduler can load it; fix the syntax at the reported line and column.
 
     Failing::
@@ -124,16 +125,21 @@ class SourceFile(NamedTuple):
     refused: bool = False
     """The path rule refused the file (see :mod:`policytest.read.paths`): it resolves outside
     the repository root, or it is not a regular file. Always reported, never skipped."""
+    spent: bool = False
+    """The invocation's budget (a ``total-*`` limit) ran out before this file was read:
+    always reported, never skipped, as it may well be a config."""
 
 
 class ParseFailure(PolicytestError):
-    """A text that is not YAML; carries the 0-based mark of the problem."""
+    """A text that is not YAML; carries the 0-based mark of the problem (``spent``: the
+    invocation's ``total-yaml-nodes`` ran out while composing it)."""
 
-    def __init__(self, message: str, line: int, column: int) -> None:
+    def __init__(self, message: str, line: int, column: int, *, spent: bool = False) -> None:
         super().__init__(message)
         self.message = message
         self.line = line
         self.column = column
+        self.spent = spent
 
 
 def _read_bytes(path: str, limit: int, root: str | None) -> bytes:
@@ -151,8 +157,11 @@ def read_file(path: str, limits: Limits, root: str | None = None) -> SourceFile:
     finding and nothing is read.
     """
     shown = STDIN_NAME if path == STDIN else path
+    left = limits.left("file-bytes")
     try:
-        data = _read_bytes(path, limits.max_file_bytes, root)
+        data = _read_bytes(
+            path, min(limits.max_file_bytes, _UNBOUNDED if left is None else left), root
+        )
     except Refused as refusal:
         problem = _problem(shown, 1, 1, str(refusal))
         return problem._replace(unreadable=True, refused=True)
@@ -163,6 +172,7 @@ def read_file(path: str, limits: Limits, root: str | None = None) -> SourceFile:
 
 
 HEAD_BYTES = 64 * 1024
+_UNBOUNDED = 1 << 62
 
 
 def read_bytes(path: str, data: bytes, limits: Limits) -> SourceFile:
@@ -181,6 +191,11 @@ def _read_bytes_checked(path: str, data: bytes, limits: Limits) -> SourceFile:
             f"file is larger than {limits.max_file_bytes:,} bytes; not read "
             "(raise the limit with --max-file-bytes if it really is a config)",
         )
+    left = limits.left("file-bytes")
+    if left is not None and len(data) > left:
+        problem = _problem(path, 1, 1, limits.spent_message("file-bytes", "bytes read"))
+        return problem._replace(spent=True)
+    limits.charge("file-bytes", len(data))
     if b"\x00" in data[:8192]:
         return _problem(path, 1, 1, "binary file (contains NUL bytes); not YAML or JSON")
     try:
@@ -198,7 +213,7 @@ def _read_bytes_checked(path: str, data: bytes, limits: Limits) -> SourceFile:
         roots = compose_all(text, limits)
     except ParseFailure as failure:
         unparsed = _problem(path, failure.line + 1, failure.column + 1, failure.message)
-        return unparsed._replace(text=text)
+        return unparsed._replace(text=text, spent=failure.spent)
     documents = tuple(Document(path, index, root, text) for index, root in enumerate(roots))
     return SourceFile(path, documents)
 
@@ -213,8 +228,10 @@ def compose_all(text: str, limits: Limits, count: NodeCounter | None = None) -> 
 
     _refuse_deep_flow(text, limits.max_depth)
     roots: list[Node] = []
+    count = count or NodeCounter.of(limits)
+    before = count.left
     try:
-        for root in _composed(text, limits.max_depth, count or NodeCounter(limits.max_nodes)):
+        for root in _composed(text, limits.max_depth, count):
             if root is None or _is_empty(root):
                 continue
             if len(roots) >= limits.max_documents:
@@ -225,12 +242,13 @@ def compose_all(text: str, limits: Limits, count: NodeCounter | None = None) -> 
                 )
             roots.append(root)
     except TooManyNodes as exc:
-        raise ParseFailure(
-            f"file has too many nodes (more than {limits.max_nodes:,} YAML nodes); not read "
-            "(raise the limit with --limit yaml-nodes=N if it really is a config)",
-            0,
-            0,
-        ) from exc
+        message = (
+            limits.spent_message("yaml-nodes", "YAML nodes")
+            if exc.spent
+            else f"file has too many nodes (more than {limits.max_nodes:,} YAML nodes); not read "
+            "(raise the limit with --limit yaml-nodes=N if it really is a config)"
+        )
+        raise ParseFailure(message, 0, 0, spent=exc.spent) from exc
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, column = (mark.line, mark.column) if mark is not None else (0, 0)
@@ -246,6 +264,8 @@ def compose_all(text: str, limits: Limits, count: NodeCounter | None = None) -> 
         raise ParseFailure(
             "document nests too deeply to be a scheduler config; not read", 0, 0
         ) from exc
+    finally:
+        limits.charge("yaml-nodes", before - max(count.left, 0))
     return roots
 
 

@@ -139,7 +139,10 @@ class Snapshot:
 
 
 def read_snapshot(
-    path: str, progress: Callable[[int], None] | None = None, limits: Limits | None = None
+    path: str,
+    progress: Callable[[int], None] | None = None,
+    limits: Limits | None = None,
+    max_pods: int | None = None,
 ) -> Snapshot:
     """Read a kubectl dump or a compact snapshot file (``-``: standard input).
 
@@ -147,15 +150,17 @@ def read_snapshot(
     nesting past the limits, an alias bomb), the result is a snapshot or a
     :class:`SnapshotError` naming the file, never another exception. ``limits`` bound a
     YAML snapshot as any other input file (``None``: only the alias limit, for
-    ``policytest snapshot`` itself)."""
+    ``policytest snapshot`` itself); ``max_pods`` bounds the pods kept, bound and
+    pending (``policytest snapshot``: the ``pods`` limit, which is also the most a fixture
+    may hold), so that the memory a dump takes is bounded whatever it holds."""
     import sys
 
     shown = "<stdin>" if path == "-" else path
     try:
         if path == "-":
-            return read_snapshot_stream(sys.stdin.buffer, shown, progress, limits)
+            return read_snapshot_stream(sys.stdin.buffer, shown, progress, limits, max_pods)
         with open(path, "rb") as handle:
-            return read_snapshot_stream(handle, shown, progress, limits)
+            return read_snapshot_stream(handle, shown, progress, limits, max_pods)
     except OSError as error:
         raise SnapshotError(f"{shown}: cannot read: {error.strerror or error}") from None
     except SnapshotError:
@@ -177,12 +182,13 @@ def read_snapshot_stream(
     shown: str,
     progress: Callable[[int], None] | None = None,
     limits: Limits | None = None,
+    max_pods: int | None = None,
 ) -> Snapshot:
     """A snapshot from a byte stream (JSON streamed object by object, or YAML)."""
     reader = _TextChunks(stream, shown, progress)
     first = reader.peek_char()
     objects = _json_objects(reader) if first in ("{", "[") else _yaml_objects(reader, limits)
-    return _build(objects, shown)
+    return _build(objects, shown, max_pods)
 
 
 class _TextChunks:
@@ -398,10 +404,17 @@ def _yaml_objects(
 # --- reducing --------------------------------------------------------------------------------
 
 
-def _build(objects: Iterator[Mapping[str, Any]], shown: str) -> Snapshot:
+_Bound = dict[str, dict[str, dict[str, Any]]]
+"""Bound pods as they stream in: node name -> the pod's JSON text -> the pod with its
+``count``. Identical pods of a node are grouped as they are read, so memory grows with
+the distinct pods, not with the dump (a 1,000,000-pod dump took 1.13 GB when every
+reduced pod was kept until the end)."""
+
+
+def _build(objects: Iterator[Mapping[str, Any]], shown: str, max_pods: int | None) -> Snapshot:
     snapshot = Snapshot()
     counts = snapshot.counts
-    bound: dict[str, list[dict[str, Any]]] = {}
+    bound: _Bound = {}
     for index, obj in enumerate(objects):
         kind = obj.get("kind")
         if kind == COMPACT_KIND:
@@ -410,6 +423,12 @@ def _build(objects: Iterator[Mapping[str, Any]], shown: str) -> Snapshot:
             snapshot.nodes.append(_node(obj, shown, index))
         elif kind == "Pod":
             _pod(obj, shown, index, snapshot, bound)
+            if max_pods is not None and counts.bound_pods + counts.pending_pods > max_pods:
+                raise SnapshotError(
+                    f"{shown}: more than {max_pods:,} pods (bound and pending) by object "
+                    f"{index + 1}, more than a fixture may hold; not read (raise the limit "
+                    "with --limit pods=N)"
+                )
         elif isinstance(kind, str) and kind in _OBJECT_KEYS:
             snapshot.objects.setdefault(_OBJECT_KEYS[kind], []).append(_workload_object(obj))
             counts.workload_objects += 1
@@ -425,10 +444,12 @@ def _build(objects: Iterator[Mapping[str, Any]], shown: str) -> Snapshot:
         )
     counts.nodes = len(snapshot.nodes)
     for node in snapshot.nodes:
-        pods = bound.pop(node["name"], None)
-        if pods:
-            node["pods"] = _grouped(pods)
-    counts.orphan_pods = sum(len(pods) for pods in bound.values())
+        groups = bound.pop(node["name"], None)
+        if groups:
+            node["pods"] = list(groups.values())
+    counts.orphan_pods = sum(
+        pod.get("count", 1) for groups in bound.values() for pod in groups.values()
+    )
     counts.bound_pods -= counts.orphan_pods
     return snapshot
 
@@ -539,7 +560,7 @@ def _pod(
     shown: str,
     index: int,
     snapshot: Snapshot,
-    bound: dict[str, list[dict[str, Any]]],
+    bound: _Bound,
 ) -> None:
     counts = snapshot.counts
     spec = _mapping(obj.get("spec"))
@@ -559,8 +580,9 @@ def _pod(
         if affinity:
             reduced["affinity"] = affinity
         identity = _identity(obj, name=False)
-        bound.setdefault(str(node_name), []).append(
-            {"metadata": identity, "spec": reduced} if identity else reduced
+        _group(
+            bound.setdefault(str(node_name), {}),
+            {"metadata": identity, "spec": reduced} if identity else reduced,
         )
         counts.bound_pods += 1
         return
@@ -670,17 +692,15 @@ def _quantities(value: object, where: str) -> dict[str, Any]:
     return resources
 
 
-def _grouped(pods: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Identical pods once, with ``count`` (first appearance order)."""
-    groups: dict[str, dict[str, Any]] = {}
-    for pod in pods:
-        key = json.dumps(pod, sort_keys=True)
-        group = groups.get(key)
-        if group is None:
-            groups[key] = {**pod}
-        else:
-            group["count"] = group.get("count", 1) + 1
-    return list(groups.values())
+def _group(groups: dict[str, dict[str, Any]], pod: dict[str, Any]) -> None:
+    """Count ``pod`` in its node's ``groups``: identical pods once, with ``count``, in
+    the order they first appear."""
+    key = json.dumps(pod, sort_keys=True)
+    group = groups.get(key)
+    if group is None:
+        groups[key] = pod
+    else:
+        group["count"] = group.get("count", 1) + 1
 
 
 def _mapping(value: object) -> Mapping[str, Any]:

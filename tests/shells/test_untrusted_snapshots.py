@@ -88,7 +88,11 @@ def test_run_reports_each_malformed_snapshot_on_its_fixture(run_line: RunLine, r
         assert case["status"] == "error", name
         assert "snapshot" in case["message"] or name == "compact-labels.policytest", name
         assert str(repo) not in case["message"]  # no absolute path in a report
-    assert "a.labels: expected a mapping" in cases["compact-labels.policytest"]["message"]
+    # checked as a fixture node is, at its position in the snapshot file
+    assert cases["compact-labels.policytest"]["message"].startswith(
+        "snapshots/compact-labels.yaml:1:70: PT002 required key `allocatable` is missing "
+        "in `nodes[0]`"
+    )
     assert "nests" in cases["deep-yaml.policytest"]["message"]
     assert "alias bomb" in cases["alias-bomb.policytest"]["message"]
     assert "600,000" in cases["flat.policytest"]["message"]
@@ -141,3 +145,27 @@ def test_pytest_reports_a_malformed_snapshot_on_its_fixture(
         ["bad.policytest.yaml:6:13: PT003 snapshot `snapshots/bad.yaml` cannot be used*"]
     )
     assert f"{pytester.path}/" not in result.stdout.str()  # (pytest prints its rootdir)
+
+
+def test_a_compact_snapshot_node_is_checked_as_a_fixture_node_with_its_position(
+    run_line: RunLine, repo: Path
+) -> None:
+    nodes = [
+        {"name": "a", "allocatable": {"cpu": "8"}},
+        {"name": "b", "taints": 7, "allocatable": {"cpu": "8"}},
+    ]
+    lines = [json.dumps(COMPACT)[:-1] + ', "nodes": [', *(json.dumps(n) + "," for n in nodes)]
+    (repo / "snapshots" / "compact.json").write_text("\n".join(lines)[:-1] + "]}\n")
+    cluster = "snapshot: ../snapshots/compact.json"
+    (repo / "fixtures" / "compact.policytest.yaml").write_text(FIXTURE.format(cluster=cluster))
+    expected = (
+        "snapshots/compact.json:3:25: PT002 error: `taints` must be a list, not 7 "
+        "in `nodes[1].taints`"
+    )
+    result = run_line(["validate", "fixtures/compact.policytest.yaml"])
+    assert result.exit_code == 1, result
+    assert expected in result.stdout
+    result = run_line(["run", "fixtures/compact.policytest.yaml", "fixtures/good.policytest.yaml"])
+    assert result.exit_code == 1, result
+    assert expected.replace(" error:", "") in result.stdout
+    assert "PASS one" in result.stdout  # the good fixture keeps its result
