@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import repeat
+from itertools import compress, repeat
+from operator import itemgetter
 from typing import Final, TypeVar
 
 from policytest.scoring.cluster import Pod
@@ -59,7 +60,9 @@ __all__ = [
     "PodCycle",
     "ProfilePlugins",
     "extra_filter",
+    "feasible_names",
     "with_cycle_scores",
+    "with_rows",
 ]
 
 POD_TOPOLOGY_SPREAD: Final = "PodTopologySpread"
@@ -576,22 +579,35 @@ def with_cycle_scores(scores: Scores, cycle: PodCycle) -> Scores:
     """``scores`` (filters and resource plugins) with the cycle's score plugins added to
     every feasible node; when their PreScore fails, no node is feasible. Nodes sharing
     a verdict and a row of the cycle's scores share the sum."""
-    feasible = [name for name, v in zip(scores.names, scores.verdicts, strict=True) if v[0]]
+    feasible = feasible_names(scores)
     if not feasible:
         return scores
     result = cycle.scores(feasible)
     if isinstance(result, str):
         failed = filtered(result)
         return Scores(scores.names, [failed if v[0] else v for v in scores.verdicts])
-    rows = list(map(result.get, scores.names))  # None: not feasible
-    pairs = list(zip(map(id, scores.verdicts), map(id, rows), strict=True))
-    summed = {
-        pair: verdict if row is None else _summed(verdict, row)
-        for pair, (verdict, row) in dict(
-            zip(pairs, zip(scores.verdicts, rows, strict=True), strict=True)
-        ).items()
-    }
-    return Scores(scores.names, list(map(summed.__getitem__, pairs)), cycle.notes)
+    return Scores(scores.names, with_rows(scores, result, _summed), cycle.notes)
+
+
+def feasible_names(scores: Scores) -> list[str]:
+    """The names of the nodes the filters let the pod onto, in cluster order."""
+    return list(compress(scores.names, map(itemgetter(0), scores.verdicts)))
+
+
+def with_rows(
+    scores: Scores,
+    rows: CycleScores,
+    add: Callable[[Verdict, Mapping[str, int]], Verdict],
+) -> list[Verdict]:
+    """Each node's verdict with its row of ``rows`` added by ``add`` (a node without a
+    row keeps its verdict), ``add`` called once per distinct verdict and row: nodes
+    share both by node keys and groups, so a few thousand sums serve 10,000 nodes."""
+    verdicts = scores.verdicts
+    found = list(map(rows.get, scores.names))  # None: not feasible
+    pairs = list(zip(map(id, verdicts), map(id, found), strict=True))
+    first = dict(zip(pairs, zip(verdicts, found, strict=True), strict=True))
+    summed = {pair: v if row is None else add(v, row) for pair, (v, row) in first.items()}
+    return list(map(summed.__getitem__, pairs))
 
 
 def _summed(verdict: Verdict, added: Mapping[str, int]) -> Verdict:

@@ -19,6 +19,7 @@ import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import repeat
+from operator import attrgetter
 from typing import Final, Literal
 
 from policytest.scoring.filters import PodFilter
@@ -303,7 +304,7 @@ def prescore(
     if not constraints:
         return None
     require_all = bool(pod.spread) or not args.system_defaulted
-    names = [node.name for node in feasible]
+    names = list(map(attrgetter("name"), feasible))
     ignored: set[str] = set()
     if require_all:
         for c in constraints:
