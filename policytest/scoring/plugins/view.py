@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Final
 
 from policytest.scoring.cluster import Node, Pod
 from policytest.scoring.filters import NodeTraits, Taint
@@ -24,7 +25,10 @@ from policytest.scoring.workload import (
     WorkloadObject,
 )
 
-__all__ = ["ClusterView", "ImageState", "Matched", "ViewNode"]
+__all__ = ["MATCHED_LIMIT", "ClusterView", "ImageState", "Matched", "ViewNode"]
+
+MATCHED_LIMIT: Final = 256
+"""Selectors a namespace keeps the matches of before they are matched afresh."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,6 +167,8 @@ class ClusterView:
         by_selector = self.matched.setdefault(namespace, {})
         found = by_selector.get(selector)
         if found is None:
+            if len(by_selector) >= MATCHED_LIMIT:
+                by_selector.clear()  # each bind updates them all: keep them few
             label_sets = {
                 labels: selector.matches(label_map(labels))
                 for labels in self.pods_by_labels.get(namespace, {})
