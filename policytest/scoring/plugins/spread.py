@@ -308,7 +308,7 @@ def prescore(
     ignored: set[str] = set()
     if require_all:
         for c in constraints:
-            ignored.update(set(names).difference(view.column(c.topology_key)))
+            ignored.update(view.without(c.topology_key).intersection(names))
     kept = [name for name in names if name not in ignored] if ignored else names
     counts = tuple(
         {} if c.topology_key == HOSTNAME else _domains(view.column(c.topology_key), kept)
@@ -364,13 +364,13 @@ def score_columns(
     equal in every column score the same."""
     columns: list[list[Hashable]] = []
     for c, on_node in zip(state.constraints, state.on_node, strict=True):
-        values = view.column(c.topology_key)
         if c.topology_key != HOSTNAME:
-            columns.append(list(map(values.get, names)))
+            columns.append(list(map(view.column(c.topology_key).get, names)))
             continue
         lookup: Mapping[str, int | None] = on_node
-        if len(values) < len(view.nodes):  # some node has no hostname label
-            lookup = {**on_node, **dict.fromkeys(view.by_name.keys() - values.keys())}
+        unlabelled = view.without(HOSTNAME)
+        if unlabelled:
+            lookup = {**on_node, **dict.fromkeys(unlabelled)}
         columns.append(list(map(lookup.get, names, repeat(0))))
     return columns
 

@@ -89,6 +89,8 @@ class ClusterView:
     """Per namespace, the selectors matched so far (kept up to date at each bind)."""
     columns: dict[str, dict[str, str]] = field(default_factory=dict)
     """Per label key asked for: the value of each node that has it, by node name."""
+    unlabelled: dict[str, frozenset[str]] = field(default_factory=dict)
+    """Per label key asked for: the nodes without it."""
     memo: dict[object, bool] = field(default_factory=dict)
     """Answers that depend on nothing a bind changes (node labels and taints)."""
     static_raw: dict[object, dict[str, int]] = field(default_factory=dict)
@@ -189,6 +191,15 @@ class ClusterView:
                 node.name: node.labels[key] for node in self.nodes if key in node.labels
             }
         return values
+
+    def without(self, key: str) -> frozenset[str]:
+        """The names of the nodes without label ``key``."""
+        names = self.unlabelled.get(key)
+        if names is None:
+            names = self.unlabelled[key] = frozenset(
+                node.name for node in self.nodes if key not in node.labels
+            )
+        return names
 
     @property
     def version(self) -> tuple[int, int]:
