@@ -88,7 +88,8 @@ class ClusterView:
     matched: dict[str, dict[Selector, Matched]] = field(default_factory=dict)
     """Per namespace, the selectors matched so far (kept up to date at each bind)."""
     columns: dict[str, dict[str, str]] = field(default_factory=dict)
-    """Per label key asked for: the value of each node that has it, by node name."""
+    """Per label key of some node: the value of each node that has it, by node name
+    (node labels do not change, and a topology key is read for every node)."""
     unlabelled: dict[str, frozenset[str]] = field(default_factory=dict)
     """Per label key asked for: the nodes without it."""
     memo: dict[object, bool] = field(default_factory=dict)
@@ -128,18 +129,19 @@ class ClusterView:
         view = cls(view_nodes, images, objects, holders=holders)
         view.by_name = {node.name: node for node in view_nodes}
         view.imply(pod.workload for node in nodes for pod in node.pods)
-        view.with_affinity = [
-            (node, pod) for node in view_nodes for pod in node.pods if pod.affinity.any
-        ]
         for member in view_nodes:
+            name = member.name
+            for key, value in member.labels.items():
+                view.columns.setdefault(key, {})[name] = value
             taints = member.traits.taints
             if any(taint.effect == "PreferNoSchedule" for taint in taints):
-                view.prefer_tainted.setdefault(taints, []).append(member.name)
-        index = view.pods_by_labels
-        for member in view_nodes:
+                view.prefer_tainted.setdefault(taints, []).append(name)
             for workload in member.pods:
-                by_node = index.setdefault(workload.namespace, {}).setdefault(workload.labels, {})
-                by_node[member.name] = by_node.get(member.name, 0) + 1
+                by_labels = view.pods_by_labels.setdefault(workload.namespace, {})
+                counts = by_labels.setdefault(workload.labels, {})
+                counts[name] = counts.get(name, 0) + 1
+                if workload.affinity.any:
+                    view.with_affinity.append((member, workload))
         return view
 
     def imply(self, workloads: Iterable[PodWorkload]) -> None:
@@ -183,22 +185,15 @@ class ClusterView:
             found = by_selector[selector] = Matched(selector, counts, label_sets)
         return found.counts
 
-    def column(self, key: str) -> dict[str, str]:
+    def column(self, key: str) -> Mapping[str, str]:
         """The value of label ``key`` of each node that has it, by node name."""
-        values = self.columns.get(key)
-        if values is None:
-            values = self.columns[key] = {
-                node.name: node.labels[key] for node in self.nodes if key in node.labels
-            }
-        return values
+        return self.columns.get(key, {})
 
     def without(self, key: str) -> frozenset[str]:
         """The names of the nodes without label ``key``."""
         names = self.unlabelled.get(key)
         if names is None:
-            names = self.unlabelled[key] = frozenset(
-                node.name for node in self.nodes if key not in node.labels
-            )
+            names = self.unlabelled[key] = frozenset(self.by_name.keys() - self.column(key).keys())
         return names
 
     @property
