@@ -104,9 +104,9 @@ class ProfilePlugins:
 
 NO_PROFILE_PLUGINS: Final = ProfilePlugins()
 
-CycleScores = Mapping[str, Mapping[str, int]]
-"""Per feasible node, per plugin: the weighted normalised score (nodes with equal rows
-share one mapping)."""
+CycleScores = Sequence[Mapping[str, int]]
+"""Per feasible node (in the order given), per plugin: the weighted normalised score
+(nodes with equal rows share one mapping)."""
 K = TypeVar("K")
 V = TypeVar("V")
 
@@ -197,7 +197,7 @@ class PodCycle:
         failed (the scheduler then fails the whole cycle)."""
         row = self._constant_row(feasible[0]) if feasible else None
         if row is not None:  # no plugin tells the nodes apart: one row for all
-            return dict.fromkeys(feasible, row)
+            return [row] * len(feasible)
         nodes = list(map(self.view.by_name.__getitem__, feasible))
         parts = []
         for plugin, weight in self.plugins.scores:
@@ -227,7 +227,7 @@ class PodCycle:
             key: shared.setdefault(tuple(row.values()), row)
             for key, row in zip(groups, rows, strict=True)
         }
-        return dict(zip(feasible, map(by_key.__getitem__, keys), strict=True))
+        return list(map(by_key.__getitem__, keys))
 
     def _constant_row(self, first: str) -> dict[str, int] | None:
         """Every plugin's weighted score when, without looking at each node, none can
@@ -599,11 +599,15 @@ def with_rows(
     rows: CycleScores,
     add: Callable[[Verdict, Mapping[str, int]], Verdict],
 ) -> list[Verdict]:
-    """Each node's verdict with its row of ``rows`` added by ``add`` (a node without a
-    row keeps its verdict), ``add`` called once per distinct verdict and row: nodes
-    share both by node keys and groups, so a few thousand sums serve 10,000 nodes."""
+    """Each node's verdict with its row of ``rows`` (one per feasible node, in order)
+    added by ``add`` (an infeasible node keeps its verdict), ``add`` called once per
+    distinct verdict and row: nodes share both by node keys and groups, so a few
+    thousand sums serve 10,000 nodes."""
     verdicts = scores.verdicts
-    found = list(map(rows.get, scores.names))  # None: not feasible
+    found: Sequence[Mapping[str, int] | None] = rows
+    if len(rows) < len(verdicts):
+        feasible = iter(rows)
+        found = [next(feasible) if verdict[0] else None for verdict in verdicts]
     pairs = list(zip(map(id, verdicts), map(id, found), strict=True))
     first = dict(zip(pairs, zip(verdicts, found, strict=True), strict=True))
     summed = {pair: v if row is None else add(v, row) for pair, (v, row) in first.items()}
