@@ -247,7 +247,8 @@ class VolcanoCluster:
     equal keys, equal verdicts for a plain pod on a plain node."""
     table: KeyTable = field(default_factory=KeyTable)
     memo: bool = True
-    """Share verdicts between nodes with equal keys (off: score every node on its own)."""
+    """Share verdicts between nodes with equal keys, and the topology plugins' scores
+    between nodes equal in what they read (off: score every node on its own)."""
     prepared: dict[int, tuple[Pod, _Prepared]] = field(default_factory=dict)
     guarded_at: list[int] = field(default_factory=list)
     """The positions of the ``guarded`` nodes in cluster order."""
@@ -276,7 +277,11 @@ class VolcanoCluster:
         return self.kube_infos[name]
 
     def score(self, pod: Pod, only: Sequence[str] | None = None) -> Scores:
-        cycle = PodCycle(self.scheduler.profile, pod, self.view) if self.view else None
+        cycle = (
+            PodCycle(self.scheduler.profile, pod, self.view, grouped=self.memo)
+            if self.view
+            else None
+        )
         plain, own, trivial, verdicts_by_key = self._prepared(pod)
         self.extra = extra_filter(cycle)
         trivial = trivial and self.extra is None
@@ -529,7 +534,8 @@ class KubeCluster:
     equal keys, equal verdicts for a plain pod on a plain node."""
     table: KeyTable = field(default_factory=KeyTable)
     memo: bool = True
-    """Share verdicts between nodes with equal keys (off: score every node on its own)."""
+    """Share verdicts between nodes with equal keys, and the topology plugins' scores
+    between nodes equal in what they read (off: score every node on its own)."""
     prepared: dict[int, tuple[Pod, _Prepared]] = field(default_factory=dict)
     guarded_at: list[int] = field(default_factory=list)
     """The positions of the ``guarded`` nodes in cluster order."""
@@ -540,7 +546,11 @@ class KubeCluster:
     """The current cycle's topology filters (plugin, node) while a pod is scored."""
 
     def score(self, pod: Pod, only: Sequence[str] | None = None) -> Scores:
-        cycle = PodCycle(self.scheduler.profile, pod, self.view) if self.view else None
+        cycle = (
+            PodCycle(self.scheduler.profile, pod, self.view, grouped=self.memo)
+            if self.view
+            else None
+        )
         plain, own, trivial, verdicts_by_key = self._prepared(pod)
         self.extra = extra_filter(cycle)
         trivial = trivial and self.extra is None

@@ -24,6 +24,7 @@ Both Volcano plugins build the same kube-scheduler plugins as
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import partial
 from typing import Final
 
 from policytest.scoring.filters import NODE_AFFINITY, TAINT_TOLERATION
@@ -35,6 +36,8 @@ from policytest.scoring.plugins.profile import (
     POD_TOPOLOGY_SPREAD,
     PodCycle,
     ProfilePlugins,
+    feasible_names,
+    with_rows,
 )
 from policytest.scoring.verdicts import Scores, Verdict
 from policytest.scoring.weights import NodeOrderWeights
@@ -92,17 +95,14 @@ def with_nodeorder_terms(
     few nodes of a cluster, scored as if among several candidates). When a PreScore
     fails (an unparsable preferred term) nodeorder's batch function returns an error;
     what allocate then does is not modelled: the terms are left out."""
-    candidates = [name for name, v in zip(scores.names, scores.verdicts, strict=True) if v[0]]
+    candidates = feasible_names(scores)
     if not candidates or (len(candidates) < 2 and not subset):
         return scores
     result = cycle.scores(candidates)
     if isinstance(result, str):
         return scores
-    verdicts = [
-        _with_terms(verdict, result[name], resources_in_batch) if verdict[0] else verdict
-        for name, verdict in zip(scores.names, scores.verdicts, strict=True)
-    ]
-    return Scores(scores.names, verdicts)
+    add = partial(_with_terms, resources_in_batch=resources_in_batch)
+    return Scores(scores.names, with_rows(scores, result, add))
 
 
 def _with_terms(verdict: Verdict, terms: Mapping[str, int], resources_in_batch: bool) -> Verdict:

@@ -6,13 +6,24 @@ order (NodeName, NodePorts, PodTopologySpread, InterPodAffinity beside the node 
 resource filters the cluster runs itself), then PreScore / Score / NormalizeScore of
 TaintToleration, NodeAffinity, PodTopologySpread, InterPodAffinity and ImageLocality
 over the nodes that passed, each times its profile weight (``RunScorePlugins``).
+
+A plugin's raw score of a node depends on a few things of the node: its taints
+(TaintToleration), its labels (NodeAffinity's preferred terms), its topology domains
+and its own matching pods (PodTopologySpread), its domains of the matched terms
+(InterPodAffinity), its images (ImageLocality). A cycle therefore keys every feasible
+node by what each plugin reads, computes each plugin's raw score once per group of
+nodes with equal keys, normalises over the groups (the minimum and maximum are the
+nodes'), and gives the nodes of a group one shared row of scores. With ``grouped`` off
+every node is its own group (the reference the tests compare with).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Final
+from itertools import compress, repeat
+from operator import itemgetter
+from typing import Final, TypeVar
 
 from policytest.scoring.cluster import Pod
 from policytest.scoring.filters import NODE_AFFINITY, TAINT_TOLERATION, PodFilter, pod_filter
@@ -37,6 +48,7 @@ from policytest.scoring.plugins.preferences import (
 )
 from policytest.scoring.plugins.view import ClusterView, ViewNode
 from policytest.scoring.selectors import SelectorError
+from policytest.scoring.snapshot import normalized_image
 from policytest.scoring.verdicts import Scores, Verdict, filtered
 from policytest.scoring.workload import PreferredNodeTerm
 
@@ -48,7 +60,9 @@ __all__ = [
     "PodCycle",
     "ProfilePlugins",
     "extra_filter",
+    "feasible_names",
     "with_cycle_scores",
+    "with_rows",
 ]
 
 POD_TOPOLOGY_SPREAD: Final = "PodTopologySpread"
@@ -90,15 +104,36 @@ class ProfilePlugins:
 
 NO_PROFILE_PLUGINS: Final = ProfilePlugins()
 
-CycleScores = Mapping[str, Mapping[str, int]]
-"""Per feasible node, per plugin: the weighted normalised score."""
+CycleScores = Sequence[Mapping[str, int]]
+"""Per feasible node (in the order given), per plugin: the weighted normalised score
+(nodes with equal rows share one mapping)."""
+K = TypeVar("K")
+V = TypeVar("V")
+
+
+@dataclass(frozen=True)
+class _Part:
+    """One score plugin in a cycle: what its raw score reads of the feasible nodes (key
+    columns, one value per node; none: the same on every node), its raw score of a node,
+    its normalisation of the raw scores of some nodes, and the PreScore state notes
+    show (``explain``: record the raw scores for notes)."""
+
+    columns: Sequence[Sequence[Hashable]]
+    raw: Callable[[ViewNode], int]
+    normalize: Callable[[Sequence[ViewNode], list[int]], list[int]]
+    state: object = None
+    explain: bool = True
 
 
 class PodCycle:
     """One pod's cycle through the topology plugins on the cluster as it is now."""
 
-    def __init__(self, plugins: ProfilePlugins, pod: Pod, view: ClusterView) -> None:
+    def __init__(
+        self, plugins: ProfilePlugins, pod: Pod, view: ClusterView, *, grouped: bool = True
+    ) -> None:
         self.plugins = plugins
+        self.grouped = grouped
+        """Score groups of nodes equal in what the plugins read (off: node by node)."""
         self.pod = pod
         self.workload = pod.workload
         self.view = view
@@ -108,9 +143,7 @@ class PodCycle:
         """A PreFilter failure: every node is rejected with it."""
         self.spread_state: spread.FilterState | None = None
         self.affinity_state: interpod.FilterState | None = None
-        self.uniform = False
-        """Whether the last ``scores`` gave every feasible node the same scores."""
-        self.explained: dict[str, tuple[object, dict[str, int]]] = {}
+        self.explained: dict[str, tuple[object, Mapping[str, int]]] = {}
         """Per score plugin: its PreScore state and raw scores by node (for notes)."""
         self._prefilter()
 
@@ -164,24 +197,37 @@ class PodCycle:
         failed (the scheduler then fails the whole cycle)."""
         row = self._constant_row(feasible[0]) if feasible else None
         if row is not None:  # no plugin tells the nodes apart: one row for all
-            self.uniform = True
-            return dict.fromkeys(feasible, row)
-        nodes = [self.view.by_name[name] for name in feasible]
-        columns = []
+            return [row] * len(feasible)
+        nodes = list(map(self.view.by_name.__getitem__, feasible))
+        parts = []
         for plugin, weight in self.plugins.scores:
             try:
-                columns.append((plugin, weight, self._plugin_scores(plugin, nodes)))
+                parts.append((plugin, weight, self._part(plugin, feasible, nodes)))
             except (SelectorError, PreferredTermError) as error:
                 return f"{plugin} PreScore failed: {error}"
-        self.uniform = all(len(set(column)) <= 1 for _, _, column in columns)
-        if self.uniform:  # one row shared by every node
-            row = {plugin: column[0] * weight for plugin, weight, column in columns if column}
-            return dict.fromkeys(feasible, row)
-        result: dict[str, dict[str, int]] = {name: {} for name in feasible}
-        for plugin, weight, column in columns:
-            for name, score in zip(feasible, column, strict=True):
-                result[name][plugin] = score * weight
-        return result
+        keys: Sequence[Hashable] = feasible
+        if self.grouped:
+            columns = [c for _, _, part in parts if part is not None for c in part.columns]
+            keys = list(zip(*columns, strict=True)) if columns else [()] * len(feasible)
+        groups = dict(zip(keys, nodes, strict=True))  # one node of each group
+        members = list(groups.values())
+        rows: list[dict[str, int]] = [{} for _ in members]
+        for plugin, weight, part in parts:
+            if part is None:  # skipped: 0 on every node
+                for row in rows:
+                    row[plugin] = 0
+                continue
+            raw = [part.raw(node) for node in members]
+            if part.explain:
+                self.explained[plugin] = (part.state, _raw_by_node(feasible, keys, groups, raw))
+            for row, score in zip(rows, part.normalize(members, raw), strict=True):
+                row[plugin] = score * weight
+        shared: dict[tuple[int, ...], dict[str, int]] = {}
+        by_key = {
+            key: shared.setdefault(tuple(row.values()), row)
+            for key, row in zip(groups, rows, strict=True)
+        }
+        return list(map(by_key.__getitem__, keys))
 
     def _constant_row(self, first: str) -> dict[str, int] | None:
         """Every plugin's weighted score when, without looking at each node, none can
@@ -195,7 +241,7 @@ class PodCycle:
                 if plugin == TAINT_TOLERATION:
                     if not self._constant(plugin):
                         return None
-                    count = self._raw(plugin, [view.by_name[first]])[0]
+                    count = self._taints(view.by_name[first])
                     self.explained[plugin] = (None, {first: count})
                     score = default_normalize([count], reverse=True)[0]
                 elif plugin == NODE_AFFINITY:
@@ -218,46 +264,84 @@ class PodCycle:
             return None  # the full path reports it
         return row
 
-    def _plugin_scores(self, plugin: str, nodes: Sequence[ViewNode]) -> list[int]:
+    def _part(self, plugin: str, names: Sequence[str], nodes: Sequence[ViewNode]) -> _Part | None:
+        """The plugin's part in scoring the feasible nodes ``names`` (``None``: it
+        skips, every node scores 0)."""
         workload, view = self.workload, self.view
-        names = [node.name for node in nodes]
         if plugin == TAINT_TOLERATION:
-            if nodes and self._constant(plugin):  # every node counts the same
-                raw = self._raw(plugin, nodes[:1])
-                self.explained[plugin] = (None, {names[0]: raw[0]})
-                return default_normalize(raw, reverse=True) * len(nodes)
-            raw = self._raw(plugin, nodes)
-            self.explained[plugin] = (None, dict(zip(names, raw, strict=True)))
-            return default_normalize(raw, reverse=True)
+            columns = [] if self._constant(plugin) else [_sparse(self._static_raw(plugin), names)]
+            return _Part(columns, self._taints, _default_normalize(reverse=True))
         if plugin == NODE_AFFINITY:
             groups = self._preferred()
             if groups is None:
-                return [0] * len(nodes)
-            raw = [preferred_score(groups, n) for n in nodes]
-            self.explained[plugin] = (groups, dict(zip(names, raw, strict=True)))
-            return default_normalize(raw, reverse=False)
+                return None
+            by_node = self._static_raw(plugin)
+            return _Part(
+                [list(map(by_node.__getitem__, names))],
+                lambda node: preferred_score(groups, node),
+                _default_normalize(reverse=False),
+                groups,
+            )
         if plugin == POD_TOPOLOGY_SPREAD:
             state = spread.prescore(workload, self.plugins.spread, nodes, view, self.filter_of)
             if state is None:
-                return [0] * len(nodes)
-            raw = [spread.raw_score(state, n) for n in nodes]
-            self.explained[plugin] = (state, dict(zip(names, raw, strict=True)))
-            return spread.normalize(state, names, raw)
+                return None
+            return _Part(
+                spread.score_columns(state, names, view),
+                lambda node: spread.raw_score(state, node),
+                lambda members, raw: spread.normalize(state, [n.name for n in members], raw),
+                state,
+            )
         if plugin == INTER_POD_AFFINITY:
             affinity = interpod.prescore(workload, self.plugins.inter_pod, view)
             if affinity is None:
-                return [0] * len(nodes)
-            raw = [interpod.raw_score(affinity, n) for n in nodes]
-            self.explained[plugin] = (affinity, dict(zip(names, raw, strict=True)))
-            return interpod.normalize(affinity, raw)
+                return None
+            return _Part(
+                [list(map(view.column(key).get, names)) for key in affinity.scores],
+                lambda node: interpod.raw_score(affinity, node),
+                lambda _, raw: interpod.normalize(affinity, raw),
+                affinity,
+            )
         if plugin == IMAGE_LOCALITY:
-            volumes = self.plugins.image_volumes
-            total = len(view.nodes)
-            if self.plugins.image_cache_order:
-                return [self._image_when_added(n, total, volumes) for n in nodes]
-            scorer = image_scorer(workload, view.images, total, image_volumes=volumes)
-            return [0] * len(nodes) if scorer is None else [scorer(n) for n in nodes]
-        return [0] * len(nodes)
+            image = self._image_raw()
+            if image is None:
+                return None
+            return _Part(
+                [_sparse(self._static_raw(plugin), names)],
+                image,
+                lambda _, raw: raw,
+                explain=False,
+            )
+        return None
+
+    def _image_raw(self) -> Callable[[ViewNode], int] | None:
+        """ImageLocality's score of a node (``None``: no node holds an image of the pod,
+        every node scores 0)."""
+        volumes = self.plugins.image_volumes
+        total = len(self.view.nodes)
+        scorer = image_scorer(self.workload, self.view.images, total, image_volumes=volumes)
+        if scorer is None or not self.plugins.image_cache_order:
+            return scorer
+        return lambda node: self._image_when_added(node, total, volumes)
+
+    def _image_raws(self, image: Callable[[ViewNode], int], names: set[str]) -> dict[str, int]:
+        """ImageLocality's raw score of the nodes ``names``, once per set of images held
+        (unless each node counts the image states of its own time in the cache)."""
+        nodes = map(self.view.by_name.__getitem__, names)
+        if self.plugins.image_cache_order:
+            return {node.name: image(node) for node in nodes}
+        by_images: dict[frozenset[str], int] = {}
+        found = {}
+        for node in nodes:
+            score = by_images.get(node.images)
+            if score is None:
+                score = by_images[node.images] = image(node)
+            found[node.name] = score
+        return found
+
+    def _taints(self, node: ViewNode) -> int:
+        """TaintToleration's raw score of ``node``."""
+        return intolerable_taints(self.pod.placement.tolerations, node.traits.taints)
 
     def _image_when_added(self, node: ViewNode, total: int, volumes: bool) -> int:
         """ImageLocality with the image states ``node`` kept when it entered the cache."""
@@ -267,7 +351,7 @@ class PodCycle:
 
     def notes(self, name: str) -> Mapping[str, str]:
         """Why each score plugin scored node ``name`` so (made when read)."""
-        return LazyNotes(lambda: self._notes(name))
+        return Lazy(lambda: self._notes(name))
 
     def _notes(self, name: str) -> dict[str, str]:
         node = self.view.by_name[name]
@@ -343,31 +427,68 @@ class PodCycle:
         return True
 
     def _constant(self, plugin: str) -> bool:
-        """Whether the plugin's raw score is the same on every node (labels and taints
-        do not change: remembered per pod shape)."""
+        """Whether TaintToleration's or NodeAffinity's raw score is the same on every
+        node (labels and taints do not change: remembered per pod shape)."""
         if plugin == TAINT_TOLERATION:
-            if not self.view.prefer_taints:
+            if not self.view.prefer_tainted:
                 return True
             key: object = (plugin, self.pod.placement.tolerations)
         else:
             key = (plugin, self.workload.preferred_node_terms)
         known = self.view.memo.get(key)
         if known is None:
-            known = self.view.memo[key] = len(set(self._raw(plugin, self.view.nodes))) <= 1
+            try:
+                raw = self._static_raw(plugin)
+            except PreferredTermError:  # PreScore fails: treat as changing
+                known = False
+            else:
+                values = set(raw.values())
+                if len(raw) < len(self.view.nodes):  # the nodes left out score 0
+                    values.add(0)
+                known = len(values) <= 1
+            self.view.memo[key] = known
         return known
 
-    def _raw(self, plugin: str, nodes: Sequence[ViewNode]) -> list[int]:
-        """TaintToleration's or NodeAffinity's raw scores (NodeAffinity skipped: 0s)."""
+    def _static_raw(self, plugin: str) -> dict[str, int]:
+        """The raw scores of what binds do not change, by node name, remembered per
+        pod shape: TaintToleration's (nodes without PreferNoSchedule taints, which
+        score 0, left out), NodeAffinity's (every node; ``{}`` when it skips), and
+        ImageLocality's (only the nodes holding an image of the pod)."""
+        view, workload = self.view, self.workload
+        volumes = self.plugins.image_volumes
+        if plugin == TAINT_TOLERATION:
+            key: object = (plugin, self.pod.placement.tolerations)
+        elif plugin == NODE_AFFINITY:
+            key = (plugin, workload.preferred_node_terms)
+        else:
+            own = workload.image_volumes if volumes else ()
+            key = (plugin, workload.images, workload.init_images, own)
+        found = view.static_raw.get(key)
+        if found is not None:
+            return found
         if plugin == TAINT_TOLERATION:
             tolerations = self.pod.placement.tolerations
-            return [intolerable_taints(tolerations, node.traits.taints) for node in nodes]
-        try:
+            found = {}
+            for taints, names in view.prefer_tainted.items():
+                count = intolerable_taints(tolerations, taints)
+                if count:
+                    found.update(dict.fromkeys(names, count))
+        elif plugin == NODE_AFFINITY:
             groups = self._preferred()
-        except PreferredTermError:
-            return [0, 1]  # PreScore fails: treat as changing
-        if groups is None:
-            return [0] * len(nodes)
-        return [preferred_score(groups, node) for node in nodes]
+            found = (
+                {}
+                if groups is None
+                else {node.name: preferred_score(groups, node) for node in view.nodes}
+            )
+        else:
+            image = self._image_raw()
+            images = {*workload.images, *workload.init_images}
+            if volumes:
+                images.update(workload.image_volumes)
+            holding = {n for i in images for n in view.holders.get(normalized_image(i), ())}
+            found = {} if image is None else self._image_raws(image, holding)
+        view.static_raw[key] = found
+        return found
 
     def _preferred(self) -> list[PreferredTerms] | None:
         """NodeAffinity's PreScore: the profile's added terms and the pod's (``None``:
@@ -386,28 +507,53 @@ def _ignored(state: object) -> frozenset[str]:
     return state.ignored if isinstance(state, spread.ScoreState) else frozenset()
 
 
-class LazyNotes(Mapping[str, str]):
-    """A node's notes, computed on first read (a ranking reads none)."""
+class Lazy(Mapping[K, V]):
+    """A mapping computed on first read (a node's notes, a plugin's raw scores by node:
+    a ranking reads neither)."""
 
     __slots__ = ("_compute", "_value")
 
-    def __init__(self, compute: Callable[[], dict[str, str]]) -> None:
+    def __init__(self, compute: Callable[[], dict[K, V]]) -> None:
         self._compute = compute
-        self._value: dict[str, str] | None = None
+        self._value: dict[K, V] | None = None
 
-    def _notes(self) -> dict[str, str]:
+    def _mapping(self) -> dict[K, V]:
         if self._value is None:
             self._value = self._compute()
         return self._value
 
-    def __getitem__(self, plugin: str) -> str:
-        return self._notes()[plugin]
+    def __getitem__(self, key: K) -> V:
+        return self._mapping()[key]
 
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._notes())
+    def __iter__(self) -> Iterator[K]:
+        return iter(self._mapping())
 
     def __len__(self) -> int:
-        return len(self._notes())
+        return len(self._mapping())
+
+
+def _raw_by_node(
+    names: Sequence[str],
+    keys: Sequence[Hashable],
+    groups: Mapping[Hashable, ViewNode],
+    raw: Sequence[int],
+) -> Mapping[str, int]:
+    """Each node's raw score (its group's), made when a note reads it."""
+
+    def compute() -> dict[str, int]:
+        by_key = dict(zip(groups, raw, strict=True))
+        return dict(zip(names, map(by_key.__getitem__, keys), strict=True))
+
+    return Lazy(compute)
+
+
+def _sparse(raw: Mapping[str, int], names: Sequence[str]) -> list[int]:
+    """``raw``'s score of each of ``names`` (0 for the nodes it leaves out)."""
+    return list(map(raw.get, names, repeat(0)))
+
+
+def _default_normalize(*, reverse: bool) -> Callable[[Sequence[ViewNode], list[int]], list[int]]:
+    return lambda _, raw: default_normalize(raw, reverse=reverse)
 
 
 def binds_locally(plugins: ProfilePlugins, pod: Pod, view: ClusterView) -> bool:
@@ -431,24 +577,44 @@ def extra_filter(cycle: PodCycle | None) -> Callable[[str, str], str | None] | N
 
 def with_cycle_scores(scores: Scores, cycle: PodCycle) -> Scores:
     """``scores`` (filters and resource plugins) with the cycle's score plugins added to
-    every feasible node; when their PreScore fails, no node is feasible."""
-    feasible = [name for name, v in zip(scores.names, scores.verdicts, strict=True) if v[0]]
+    every feasible node; when their PreScore fails, no node is feasible. Nodes sharing
+    a verdict and a row of the cycle's scores share the sum."""
+    feasible = feasible_names(scores)
     if not feasible:
         return scores
     result = cycle.scores(feasible)
-    verdicts: list[Verdict] = []
-    shared: dict[int, Verdict] = {}  # uniform scores: nodes sharing a verdict share the sum
-    for name, verdict in zip(scores.names, scores.verdicts, strict=True):
-        if not verdict[0]:
-            verdicts.append(verdict)
-        elif isinstance(result, str):
-            verdicts.append(filtered(result))
-        else:
-            summed = shared.get(id(verdict)) if cycle.uniform else None
-            if summed is None:
-                added = result[name]
-                plugins = {**verdict[3], **added}
-                summed = (True, None, verdict[2] + sum(added.values()), plugins, *verdict[4:])
-                shared[id(verdict)] = summed
-            verdicts.append(summed)
-    return Scores(scores.names, verdicts, None if isinstance(result, str) else cycle.notes)
+    if isinstance(result, str):
+        failed = filtered(result)
+        return Scores(scores.names, [failed if v[0] else v for v in scores.verdicts])
+    return Scores(scores.names, with_rows(scores, result, _summed), cycle.notes)
+
+
+def feasible_names(scores: Scores) -> list[str]:
+    """The names of the nodes the filters let the pod onto, in cluster order."""
+    return list(compress(scores.names, map(itemgetter(0), scores.verdicts)))
+
+
+def with_rows(
+    scores: Scores,
+    rows: CycleScores,
+    add: Callable[[Verdict, Mapping[str, int]], Verdict],
+) -> list[Verdict]:
+    """Each node's verdict with its row of ``rows`` (one per feasible node, in order)
+    added by ``add`` (an infeasible node keeps its verdict), ``add`` called once per
+    distinct verdict and row: nodes share both by node keys and groups, so a few
+    thousand sums serve 10,000 nodes."""
+    verdicts = scores.verdicts
+    found: Sequence[Mapping[str, int] | None] = rows
+    if len(rows) < len(verdicts):
+        feasible = iter(rows)
+        found = [next(feasible) if verdict[0] else None for verdict in verdicts]
+    pairs = list(zip(map(id, verdicts), map(id, found), strict=True))
+    first = dict(zip(pairs, zip(verdicts, found, strict=True), strict=True))
+    summed = {pair: v if row is None else add(v, row) for pair, (v, row) in first.items()}
+    return list(map(summed.__getitem__, pairs))
+
+
+def _summed(verdict: Verdict, added: Mapping[str, int]) -> Verdict:
+    """A feasible node's verdict with the cycle's scores added."""
+    plugins = {**verdict[3], **added}
+    return (True, None, verdict[2] + sum(added.values()), plugins, *verdict[4:])

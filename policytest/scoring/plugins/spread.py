@@ -16,8 +16,10 @@ the nodes they choose.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import repeat
+from operator import attrgetter
 from typing import Final, Literal
 
 from policytest.scoring.filters import PodFilter
@@ -40,11 +42,14 @@ __all__ = [
     "ScoreState",
     "SpreadArgs",
     "constraints_for",
+    "count_matching",
     "filter_state",
+    "matching_counts",
     "node_filter",
     "normalize",
     "prescore",
     "raw_score",
+    "score_columns",
 ]
 
 HOSTNAME: Final = "kubernetes.io/hostname"
@@ -182,19 +187,18 @@ def _compiled(
 
 
 def count_matching(node: ViewNode, selector: Selector, namespace: str) -> int:
-    """``countPodsMatchSelector`` on a node's pods: an empty selector counts nothing
-    (remembered per node until a pod is bound to it)."""
+    """``countPodsMatchSelector`` on a node's pods: an empty selector counts nothing."""
     if selector.empty:
         return 0
-    key = (selector, namespace)
-    count = node.counts.get(key)
-    if count is None:
-        count = node.counts[key] = sum(
-            1
-            for p in node.pods
-            if p.namespace == namespace and selector.matches(label_map(p.labels))
-        )
-    return count
+    return sum(
+        1 for p in node.pods if p.namespace == namespace and selector.matches(label_map(p.labels))
+    )
+
+
+def matching_counts(view: ClusterView, selector: Selector, namespace: str) -> Mapping[str, int]:
+    """:func:`count_matching` of every node at once, by node name (nodes with none left
+    out), from the view's index of bound pods by label set."""
+    return {} if selector.empty else view.matching(selector, namespace)
 
 
 def _included(c: Constraint, node: ViewNode, pod_filter: PodFilter) -> bool:
@@ -235,6 +239,7 @@ def filter_state(
 ) -> FilterState:
     """``calPreFilterState`` over every node of the cluster."""
     counts: tuple[dict[str, int], ...] = tuple({} for _ in constraints)
+    on_node = [matching_counts(view, c.selector, pod.namespace) for c in constraints]
     for node in view.nodes:
         if not _has_keys(node.labels, constraints):
             continue
@@ -242,7 +247,7 @@ def filter_state(
             if not _included(c, node, pod_filter):
                 continue
             value = node.labels[c.topology_key]
-            found = count_matching(node, c.selector, pod.namespace)
+            found = on_node[index].get(node.name, 0)
             counts[index][value] = counts[index].get(value, 0) + found
     minimums = tuple(
         0 if len(domains) < c.min_domains else min(domains.values())
@@ -271,13 +276,15 @@ def node_filter(state: FilterState, pod: PodWorkload, node: ViewNode) -> str | N
 @dataclass(frozen=True)
 class ScoreState:
     """PreScore's state: the constraints, the nodes left out (missing a key when every
-    key is required), matching pods per topology value, each constraint's weight."""
+    key is required), matching pods per topology value, each constraint's weight, and
+    each constraint's matching pods per node (:func:`matching_counts`)."""
 
     constraints: tuple[Constraint, ...]
     ignored: frozenset[str]
     counts: tuple[dict[str, int], ...]
     weights: tuple[float, ...]
     namespace: str
+    on_node: tuple[Mapping[str, int], ...]
 
 
 def prescore(
@@ -288,37 +295,47 @@ def prescore(
     pod_filter: PodFilter,
 ) -> ScoreState | None:
     """``PreScore`` (``None``: Skip). Domains are the values of the key on the
-    ``feasible`` nodes; pods are counted on every node of the cluster. Nodes without a
-    key are left out unless the constraints are the system defaults."""
+    ``feasible`` nodes; pods are counted on every node of the cluster (only nodes with
+    matching pods add to a domain). Nodes without a key are left out unless the
+    constraints are the system defaults."""
     if not view.nodes:
         return None
     constraints = constraints_for(pod, args, view, SCHEDULE_ANYWAY)
     if not constraints:
         return None
     require_all = bool(pod.spread) or not args.system_defaulted
+    names = list(map(attrgetter("name"), feasible))
     ignored: set[str] = set()
-    counts: tuple[dict[str, int], ...] = tuple({} for _ in constraints)
-    for node in feasible:
-        if require_all and not _has_keys(node.labels, constraints):
-            ignored.add(node.name)
-            continue
-        for index, c in enumerate(constraints):
-            if c.topology_key != HOSTNAME:
-                counts[index].setdefault(node.labels.get(c.topology_key, ""), 0)
+    if require_all:
+        for c in constraints:
+            ignored.update(view.without(c.topology_key).intersection(names))
+    kept = [name for name in names if name not in ignored] if ignored else names
+    counts = tuple(
+        {} if c.topology_key == HOSTNAME else _domains(view.column(c.topology_key), kept)
+        for c in constraints
+    )
     weights = tuple(
         math.log((len(feasible) - len(ignored) if c.topology_key == HOSTNAME else len(domains)) + 2)
         for c, domains in zip(constraints, counts, strict=True)
     )
-    for node in view.nodes:
-        if require_all and not _has_keys(node.labels, constraints):
+    on_node = tuple(matching_counts(view, c.selector, pod.namespace) for c in constraints)
+    for c, domains, found in zip(constraints, counts, on_node, strict=True):
+        if not domains:
             continue
-        for index, c in enumerate(constraints):
-            if not _included(c, node, pod_filter):
+        for name, count in found.items():
+            node = view.by_name[name]
+            if require_all and not _has_keys(node.labels, constraints):
                 continue
             value = node.labels.get(c.topology_key, "")
-            if value in counts[index]:
-                counts[index][value] += count_matching(node, c.selector, pod.namespace)
-    return ScoreState(constraints, frozenset(ignored), counts, weights, pod.namespace)
+            if value in domains and _included(c, node, pod_filter):
+                domains[value] += count
+    return ScoreState(constraints, frozenset(ignored), counts, weights, pod.namespace, on_node)
+
+
+def _domains(values: Mapping[str, str], names: Sequence[str]) -> dict[str, int]:
+    """The domains of ``names`` (``""`` for a node without the key), each at 0."""
+    found = set(map(values.get, names))
+    return dict.fromkeys({"" if value is None else value for value in found}, 0)
 
 
 def raw_score(state: ScoreState, node: ViewNode) -> int:
@@ -327,16 +344,35 @@ def raw_score(state: ScoreState, node: ViewNode) -> int:
     if node.name in state.ignored:
         return 0
     score = 0.0
-    for c, domains, weight in zip(state.constraints, state.counts, state.weights, strict=True):
+    for c, domains, weight, on_node in zip(
+        state.constraints, state.counts, state.weights, state.on_node, strict=True
+    ):
         value = node.labels.get(c.topology_key)
         if value is None:
             continue
-        if c.topology_key == HOSTNAME:
-            count = count_matching(node, c.selector, state.namespace)
-        else:
-            count = domains[value]
+        count = on_node.get(node.name, 0) if c.topology_key == HOSTNAME else domains[value]
         score += float(count) * weight + float(c.max_skew - 1)
     return go_round(score)
+
+
+def score_columns(
+    state: ScoreState, names: Sequence[str], view: ClusterView
+) -> list[list[Hashable]]:
+    """What :func:`raw_score` reads of each node of ``names`` (feasible nodes, as
+    PreScore had them), one column per constraint: the node's domain, or for hostname
+    its matching pods; ``None`` without the key (a node left out lacks one). Nodes
+    equal in every column score the same."""
+    columns: list[list[Hashable]] = []
+    for c, on_node in zip(state.constraints, state.on_node, strict=True):
+        if c.topology_key != HOSTNAME:
+            columns.append(list(map(view.column(c.topology_key).get, names)))
+            continue
+        lookup: Mapping[str, int | None] = on_node
+        unlabelled = view.without(HOSTNAME)
+        if unlabelled:
+            lookup = {**on_node, **dict.fromkeys(unlabelled)}
+        columns.append(list(map(lookup.get, names, repeat(0))))
+    return columns
 
 
 def normalize(state: ScoreState, names: Sequence[str], scores: Sequence[int]) -> list[int]:
