@@ -184,8 +184,15 @@ class SpreadingKind:
         self.group: list[Group] = []
         self.groups: dict[Group, Ranked] = {}
         self.raws: dict[Group, int] = {}
-        self.stale = True
-        """Whether the counts or weights changed since ``raws`` was made."""
+        """Each group's raw spreading score, while the counts and weights it was made
+        of stay (a group's entry is dropped when one of its domains' counts moves)."""
+        self.by_domain: dict[tuple[int, str], set[Group]] = {}
+        """Per (constraint, domain): the groups in it."""
+        selectors = {id(c.selector): c.selector for c in self.constraints}
+        self.selectors = list(selectors.values())
+        self.slots = tuple(list(selectors).index(id(c.selector)) for c in self.constraints)
+        """Per constraint: its selector's position in ``selectors`` (the system default
+        constraints share one: counted once)."""
         self.zeros = (0,) * len(self.constraints)
         self.nodes = [spreading.view.by_name[name] for name in scores.names]
         self.own = [self._own(node) for node in self.nodes]
@@ -215,7 +222,8 @@ class SpreadingKind:
         if not node.pods:
             return self.zeros
         namespace = self.spreading.state.namespace
-        return tuple(spread.count_matching(node, c.selector, namespace) for c in self.constraints)
+        counts = [spread.count_matching(node, selector, namespace) for selector in self.selectors]
+        return tuple(counts[slot] for slot in self.slots)
 
     def _group(self, labels: dict[str, str], own: tuple[int, ...]) -> Group:
         group: list[int | str | None] = []
@@ -239,7 +247,8 @@ class SpreadingKind:
         ranked = self.groups.get(group)
         if ranked is None:
             ranked = self.groups[group] = Ranked()
-            self.stale = True
+            for key in self._domains(group):
+                self.by_domain.setdefault(key, set()).add(group)
         ranked.add(index, static)
 
     def _remove(self, index: int, group: Group, static: float) -> None:
@@ -247,6 +256,16 @@ class SpreadingKind:
         ranked.remove(index, static)
         if not ranked:
             del self.groups[group]
+            self.raws.pop(group, None)
+            for key in self._domains(group):
+                self.by_domain[key].discard(group)
+
+    @staticmethod
+    def _domains(group: Group) -> list[tuple[int, str]]:
+        """The (constraint, domain) pairs whose counts a group's raw score reads."""
+        if group is None:
+            return []
+        return [(position, value) for position, value in enumerate(group) if isinstance(value, str)]
 
     def catch_up(self, pod: Pod, binds: Sequence[int]) -> bool:
         """Take the binds made since ``cursor`` (node positions in cluster order) into
@@ -301,14 +320,15 @@ class SpreadingKind:
     def _recount(self, node: ViewNode, own: tuple[int, ...], old_own: tuple[int, ...]) -> None:
         """The matching pods on ``node`` changed: so do its domains' counts."""
         pod_filter = self.spreading.pod_filter
-        for c, counts, count, before in zip(
-            self.constraints, self.counts, own, old_own, strict=True
+        for position, (c, counts, count, before) in enumerate(
+            zip(self.constraints, self.counts, own, old_own, strict=True)
         ):
             if count != before:
                 domain = spread.counted_domain(c, node, pod_filter)
                 if domain is not None and domain in counts:
                     counts[domain] += count - before
-                    self.stale = True
+                    for group in self.by_domain.get((position, domain), ()):
+                        self.raws.pop(group, None)
 
     def _drop(self, index: int, node: ViewNode, group: Group, static: float) -> bool:
         """Node ``index`` no longer fits the kind: it leaves its group, its domains'
@@ -334,15 +354,15 @@ class SpreadingKind:
                 spread.constraint_weight(c, self.kept, len(counts))
                 for c, counts in zip(self.constraints, self.counts, strict=True)
             ]
-            self.stale = True
+            self.raws.clear()
         return True
 
     def best(self) -> list[int]:
         """The feasible nodes with the highest total, in cluster order (empty: none)."""
-        if self.stale:
-            self.raws = {group: self._raw(group) for group in self.groups if group is not None}
-            self.stale = False
         raws = self.raws
+        for group in self.groups:
+            if group is not None and group not in raws:
+                raws[group] = self._raw(group)
         kept = [raws[group] for group in self.groups if group is not None]
         low, high = min(kept, default=0), max([0, *kept])
         weight = self.spreading.weight
