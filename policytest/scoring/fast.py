@@ -15,7 +15,6 @@ behind :class:`~policytest.scoring.protocol.ClusterState`. What is saved is repe
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Final
@@ -113,17 +112,25 @@ class _Totals:
         self.max_kinds = max_kinds
         self.names: list[str] = []
         self.index: dict[str, int] = {}
-        self.kinds: OrderedDict[Pod, _Kind | SpreadingKind] = OrderedDict()
+        self.kinds: dict[Pod, _Kind | SpreadingKind] = {}
+        """In order of use, the last used last. A plain dict: walking an ``OrderedDict``
+        hashes each key again, and a pod's hash walks its whole description."""
+        self.last: tuple[Pod, _Kind | SpreadingKind] | None = None
+        """The kind used last, with the pod object it was used for (a sequence repeats
+        one object ``count`` times: the same object needs no lookup)."""
         self.binds: list[int] = []
 
     def of(self, pod: Pod) -> tuple[_Kind | SpreadingKind, Sequence[NodeScore] | None]:
         """The kind of ``pod``, and the full scores when they had to be computed."""
-        kept = self.kinds.get(pod)
+        last = self.last
+        kept = last[1] if last is not None and last[0] is pod else self.kinds.get(pod)
         if kept is not None:
             if isinstance(kept, _Kind) or kept.catch_up(pod, self.binds):
-                self.kinds.move_to_end(pod)
+                if last is None or last[1] is not kept:  # to the end: the last used
+                    self.kinds[pod] = self.kinds.pop(pod)
+                self.last = (pod, kept)
                 return kept, None
-            del self.kinds[pod]
+            self._forget(pod)
         scores, spreading = self._score(pod)
         if not self.names:
             self.names = (
@@ -138,9 +145,15 @@ class _Totals:
         else:
             kind = _Kind(_totals(scores))
         self.kinds[pod] = kind
+        self.last = (pod, kind)
         if len(self.kinds) > self.max_kinds:
-            self.kinds.popitem(last=False)
+            self._forget(next(iter(self.kinds)))
         return kind, scores
+
+    def _forget(self, pod: Pod) -> None:
+        kind = self.kinds.pop(pod)
+        if self.last is not None and self.last[1] is kind:
+            self.last = None
 
     def _score(self, pod: Pod) -> tuple[Sequence[NodeScore], Spreading | None]:
         """``pod`` scored on every node, and its spreading state if binds move its
@@ -162,7 +175,7 @@ class _Totals:
             if isinstance(kind, SpreadingKind):
                 continue
             if not self.state.local_binds(pod):
-                del self.kinds[pod]
+                self._forget(pod)
                 continue
             (score,) = self.state.score(pod, only=[name])
             kind.set(position, score.total if score.feasible else _INFEASIBLE)
