@@ -115,22 +115,27 @@ class _Totals:
         self.kinds: dict[Pod, _Kind | SpreadingKind] = {}
         """In order of use, the last used last. A plain dict: walking an ``OrderedDict``
         hashes each key again, and a pod's hash walks its whole description."""
-        self.last: tuple[Pod, _Kind | SpreadingKind] | None = None
-        """The kind used last, with the pod object it was used for (a sequence repeats
-        one object ``count`` times: the same object needs no lookup)."""
+        self.last: tuple[Pod, Pod, _Kind | SpreadingKind] | None = None
+        """The kind used last: the pod object it was used for (a sequence repeats one
+        object ``count`` times: the same object needs no lookup), its key, the kind."""
         self.binds: list[int] = []
 
     def of(self, pod: Pod) -> tuple[_Kind | SpreadingKind, Sequence[NodeScore] | None]:
         """The kind of ``pod``, and the full scores when they had to be computed."""
         last = self.last
-        kept = last[1] if last is not None and last[0] is pod else self.kinds.get(pod)
+        kept: _Kind | SpreadingKind | None
+        if last is not None and last[0] is pod:
+            _, key, kept = last
+        else:  # no scorer reads a pod's name: a snapshot's pending pods all have one
+            key = replace(pod, name="") if pod.name else pod
+            kept = self.kinds.get(key)
         if kept is not None:
             if isinstance(kept, _Kind) or kept.catch_up(pod, self.binds):
-                if last is None or last[1] is not kept:  # to the end: the last used
-                    self.kinds[pod] = self.kinds.pop(pod)
-                self.last = (pod, kept)
+                if last is None or last[2] is not kept:  # to the end: the last used
+                    self.kinds[key] = self.kinds.pop(key)
+                self.last = (pod, key, kept)
                 return kept, None
-            self._forget(pod)
+            self._forget(key)
         scores, spreading = self._score(pod)
         if not self.names:
             self.names = (
@@ -144,15 +149,15 @@ class _Totals:
             kind = SpreadingKind(self.cycles, scores, spreading, len(self.binds))
         else:
             kind = _Kind(_totals(scores))
-        self.kinds[pod] = kind
-        self.last = (pod, kind)
+        self.kinds[key] = kind
+        self.last = (pod, key, kind)
         if len(self.kinds) > self.max_kinds:
             self._forget(next(iter(self.kinds)))
         return kind, scores
 
     def _forget(self, pod: Pod) -> None:
         kind = self.kinds.pop(pod)
-        if self.last is not None and self.last[1] is kind:
+        if self.last is not None and self.last[2] is kind:
             self.last = None
 
     def _score(self, pod: Pod) -> tuple[Sequence[NodeScore], Spreading | None]:

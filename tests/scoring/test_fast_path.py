@@ -12,6 +12,7 @@ import gzip
 import json
 import tempfile
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -39,7 +40,13 @@ from policytest.scoring.schedulers import (
     NodeOrderEntry,
     VolcanoScheduler,
 )
-from policytest.scoring.specs import ClusterSpecError, node_from_dict, pod_from_dict
+from policytest.scoring.snapshot import read_snapshot
+from policytest.scoring.specs import (
+    ClusterSpecError,
+    node_from_dict,
+    pod_from_dict,
+    pods_from_dict,
+)
 from policytest.scoring.verdicts import Scores, Verdict
 from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
 from policytest.scoring.workload import ClusterObjects
@@ -570,8 +577,8 @@ def _varied_nodes(count: int) -> list[Node]:
 
 def test_spreading_kinds_rescore_only_the_nodes_bound_since_they_were_placed() -> None:
     """A Deployment's pods are scored on every node once per kind (and once more when a
-    new Deployment's owner appeared meanwhile); after that each placement rescores only
-    the nodes bound since the kind was last placed, not every node."""
+    new Deployment's owner appeared meanwhile), whatever their names; after that each
+    placement rescores only the nodes bound since the kind was last placed."""
     scheduler = _kube_profile("default", "1.36")
     nodes = _varied_nodes(40)
     kinds = [
@@ -583,7 +590,8 @@ def test_spreading_kinds_rescore_only_the_nodes_bound_since_they_were_placed() -
     ]
     blocks = [kind for kind in kinds for _ in range(10)]
     interleaved = [kinds[i % 2] for i in range(20)]
-    pods = blocks + interleaved
+    # each pod named, as a snapshot's pending pods are: no scorer reads the name
+    pods = [replace(pod, name=f"pod-{i}") for i, pod in enumerate(blocks + interleaved)]
     counting = _CountingState(scheduler.cluster(nodes))
     assert place_all(counting, pods) == reference(scheduler, nodes, pods)
     # 8 kinds in blocks, then the first two again: each scored in full once more (the
@@ -619,3 +627,38 @@ def test_a_pod_with_affinity_bound_meanwhile_makes_a_spreading_kind_scored_again
     assert choices == reference(scheduler, nodes, pods)[0]
     assert [node for node, _ in choices] == ["n0", "n1", "n2"]
     assert counting.full_scorings == 3
+
+
+def _oracle_sequences() -> list[dict[str, Any]]:
+    with gzip.open(ORACLE / "kube_full_profile_sequences.jsonl.gz", "rt") as handle:
+        _, *records = (json.loads(line) for line in handle)
+    return records
+
+
+@pytest.mark.parametrize("release", ["1.33", "1.34", "1.35", "1.36"])
+def test_the_full_profile_oracle_sequences_place_as_the_reference(
+    release: str, tmp_path: Path
+) -> None:
+    """The real scheduler's sequences (Deployments, Services, StatefulSets, spread
+    constraints, affinity, images, taints, ports): every placement and tie as scoring
+    every node for every pod."""
+    records = _oracle_sequences()
+    for record in records:
+        config = tmp_path / f"{record['id']}.json"
+        config.write_text(json.dumps(record["config"]))
+        scheduler = scheduler_from_file(
+            str(config), options=CheckOptions(kubernetes_version=release)
+        )
+        dump = tmp_path / f"{record['id']}.cluster.json"
+        dump.write_text(json.dumps({"kind": "List", "items": record["items"] + record["pending"]}))
+        snapshot = read_snapshot(str(dump))
+        nodes = build_nodes((spec["name"], spec) for spec in snapshot.nodes)
+        pods = [
+            pod
+            for entry in snapshot.pending
+            for pod in pods_from_dict(entry, default_requests_from_limits=True)
+        ]
+        objects = cluster_objects_from_dict(snapshot.objects)
+        expected = _reference_in(scheduler.cluster(nodes, objects), pods)
+        assert place_all(scheduler.cluster(nodes, objects), pods) == expected, record["id"]
+    assert len(records) == 7
