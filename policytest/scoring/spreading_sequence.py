@@ -20,12 +20,13 @@ and :func:`~policytest.scoring.plugins.spread.normalized`, the formulas the full
 uses). kube-scheduler's totals are int64 sums, so this split is exact.
 
 A kind is brought up to date when it is next placed, from the nodes bound since (each
-rescored on its own: its resource verdict, its matching pods). Anything else a bind can
-change (a node of the kind's becoming infeasible, which moves the feasible set, the
-spreading weights and the other plugins' normalisation; a pod with affinity terms or a
-newly implied owner, which the view's ``version`` counts) makes the kind be scored again
-on every node: exact, and rare. Volcano keeps the full scoring: nodeorder sums its
-scores as floats in its own order, so a total is not a static part plus a spreading part.
+rescored on its own: its resource verdict, its matching pods). A node that no longer
+fits leaves its group and its domains, and the spreading weights are worked out again.
+Anything else a bind can change (TaintToleration's or NodeAffinity's normalising maximum,
+moved by a node leaving; a pod with affinity terms or a newly implied owner, which the
+view's ``version`` counts) makes the kind be scored again on every node: exact, and
+rare. Volcano keeps the full scoring: nodeorder sums its scores as floats in its own
+order, so a total is not a static part plus a spreading part.
 """
 
 from __future__ import annotations
