@@ -13,7 +13,7 @@ without one, PreferNoSchedule taints on a tenth, images on some):
   process.
 
     python benchmarks/profile_scale.py [--nodes 10000] [--bound 50000]
-        [--seq-nodes 5000] [--seq-pods 10000] [--runs 3]
+        [--seq-nodes 5000] [--seq-pods 10000] [--runs 3] [--skip-ranking | --skip-sequence]
 """
 
 from __future__ import annotations
@@ -155,11 +155,13 @@ def main() -> None:
     parser.add_argument("--seq-nodes", type=int, default=5_000)
     parser.add_argument("--seq-pods", type=int, default=10_000)
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--skip-ranking", action="store_true")
     parser.add_argument("--skip-sequence", action="store_true")
     args = parser.parse_args()
     print(calibration())
     with tempfile.TemporaryDirectory() as scratch:
-        ranking(args, scratch)
+        if not args.skip_ranking:
+            ranking(args, scratch)
         if not args.skip_sequence:
             sequence(args, scratch)
 

@@ -15,8 +15,6 @@ behind :class:`~policytest.scoring.protocol.ClusterState`. What is saved is repe
 
 from __future__ import annotations
 
-import heapq
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any, Final
@@ -24,6 +22,13 @@ from typing import Any, Final
 from policytest.scoring.cluster import Node, Pod
 from policytest.scoring.protocol import ClusterState, NodeScore
 from policytest.scoring.specs import node_from_dict, pods_from_dict
+from policytest.scoring.spreading_sequence import (
+    CycleScoring,
+    Ranked,
+    Spreading,
+    SpreadingKind,
+    spreading_only,
+)
 from policytest.scoring.verdicts import Scores
 
 __all__ = ["Choice", "build_nodes", "place_all", "shape_key"]
@@ -73,17 +78,14 @@ def shape_key(value: object) -> object:
 
 
 class _Kind:
-    """One pod kind's totals: per node (cluster order), grouped by value, and a heap of
-    the values (stale entries skipped) so the best group is found without a scan."""
+    """One pod kind's totals: per node (cluster order), and ranked by value."""
 
     def __init__(self, totals: list[float]) -> None:
         self.totals = totals
-        self.groups: dict[float, set[int]] = {}
+        self.ranked = Ranked()
         for index, total in enumerate(totals):
             if total != _INFEASIBLE:
-                self.groups.setdefault(total, set()).add(index)
-        self.heap = [-total for total in self.groups]
-        heapq.heapify(self.heap)
+                self.ranked.add(index, total)
 
     def set(self, index: int, total: float) -> None:
         old = self.totals[index]
@@ -91,43 +93,50 @@ class _Kind:
             return
         self.totals[index] = total
         if old != _INFEASIBLE:
-            group = self.groups[old]
-            group.discard(index)
-            if not group:
-                del self.groups[old]
+            self.ranked.remove(index, old)
         if total != _INFEASIBLE:
-            if total not in self.groups:
-                self.groups[total] = set()
-                heapq.heappush(self.heap, -total)
-            self.groups[total].add(index)
+            self.ranked.add(index, total)
 
     def best(self) -> list[int]:
         """The feasible nodes with the highest total, in cluster order (empty: none)."""
-        while self.heap:
-            group = self.groups.get(-self.heap[0])
-            if group:
-                return sorted(group)
-            heapq.heappop(self.heap)
-        return []
+        return sorted(self.ranked.members[self.ranked.top()]) if self.ranked else []
 
 
 class _Totals:
-    """Kept pod kinds (the most recently used ones) and the cluster's node order."""
+    """Kept pod kinds (the most recently used ones), the cluster's node order and the
+    nodes bound so far (by position), from which a spreading kind catches up."""
 
     def __init__(self, state: ClusterState, max_kinds: int) -> None:
         self.state = state
+        self.cycles = state if isinstance(state, CycleScoring) else None
         self.max_kinds = max_kinds
         self.names: list[str] = []
         self.index: dict[str, int] = {}
-        self.kinds: OrderedDict[Pod, _Kind] = OrderedDict()
+        self.kinds: dict[Pod, _Kind | SpreadingKind] = {}
+        """In order of use, the last used last. A plain dict: walking an ``OrderedDict``
+        hashes each key again, and a pod's hash walks its whole description."""
+        self.last: tuple[Pod, Pod, _Kind | SpreadingKind] | None = None
+        """The kind used last: the pod object it was used for (a sequence repeats one
+        object ``count`` times: the same object needs no lookup), its key, the kind."""
+        self.binds: list[int] = []
 
-    def of(self, pod: Pod) -> tuple[_Kind, Sequence[NodeScore] | None]:
+    def of(self, pod: Pod) -> tuple[_Kind | SpreadingKind, Sequence[NodeScore] | None]:
         """The kind of ``pod``, and the full scores when they had to be computed."""
-        kind = self.kinds.get(pod)
-        if kind is not None:
-            self.kinds.move_to_end(pod)
-            return kind, None
-        scores = self.state.score(pod)
+        last = self.last
+        kept: _Kind | SpreadingKind | None
+        if last is not None and last[0] is pod:
+            _, key, kept = last
+        else:  # no scorer reads a pod's name: a snapshot's pending pods all have one
+            key = replace(pod, name="") if pod.name else pod
+            kept = self.kinds.get(key)
+        if kept is not None:
+            if isinstance(kept, _Kind) or kept.catch_up(pod, self.binds):
+                if last is None or last[2] is not kept:  # to the end: the last used
+                    self.kinds[key] = self.kinds.pop(key)
+                self.last = (pod, key, kept)
+                return kept, None
+            self._forget(key)
+        scores, spreading = self._score(pod)
         if not self.names:
             self.names = (
                 list(scores.names)
@@ -135,21 +144,43 @@ class _Totals:
                 else [score.name for score in scores]
             )
             self.index = {name: i for i, name in enumerate(self.names)}
-        kind = _Kind(_totals(scores))
-        self.kinds[pod] = kind
+        kind: _Kind | SpreadingKind
+        if self.cycles is not None and spreading is not None and isinstance(scores, Scores):
+            kind = SpreadingKind(self.cycles, scores, spreading, len(self.binds))
+        else:
+            kind = _Kind(_totals(scores))
+        self.kinds[key] = kind
+        self.last = (pod, key, kind)
         if len(self.kinds) > self.max_kinds:
-            self.kinds.popitem(last=False)
+            self._forget(next(iter(self.kinds)))
         return kind, scores
 
+    def _forget(self, pod: Pod) -> None:
+        kind = self.kinds.pop(pod)
+        if self.last is not None and self.last[2] is kind:
+            self.last = None
+
+    def _score(self, pod: Pod) -> tuple[Sequence[NodeScore], Spreading | None]:
+        """``pod`` scored on every node, and its spreading state if binds move its
+        scores elsewhere through PodTopologySpread's score only."""
+        if self.cycles is None:
+            return self.state.score(pod), None
+        scores, cycle = self.cycles.score_cycle(pod)
+        return scores, None if cycle is None else spreading_only(cycle, scores)
+
     def bound(self, name: str) -> None:
-        """``name`` changed: rescore it for every kept pod kind. A kind whose scores on
-        other nodes a bind can move (spreading, affinity) is forgotten instead, and
-        scored on every node when it is next placed: rescoring each such kind in full
-        after every bind made a sequence of Deployments quadratic in its kinds."""
+        """``name`` changed: rescore it for every kept pod kind. A spreading kind catches
+        up when it is next placed; another kind whose scores on other nodes a bind can
+        move (affinity) is forgotten, and scored on every node when it is next placed:
+        rescoring each such kind in full after every bind made a sequence of Deployments
+        quadratic in its kinds."""
         position = self.index[name]
+        self.binds.append(position)
         for pod, kind in list(self.kinds.items()):
+            if isinstance(kind, SpreadingKind):
+                continue
             if not self.state.local_binds(pod):
-                del self.kinds[pod]
+                self._forget(pod)
                 continue
             (score,) = self.state.score(pod, only=[name])
             kind.set(position, score.total if score.feasible else _INFEASIBLE)

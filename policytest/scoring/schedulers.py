@@ -546,14 +546,42 @@ class KubeCluster:
     """The current cycle's topology filters (plugin, node) while a pod is scored."""
 
     def score(self, pod: Pod, only: Sequence[str] | None = None) -> Scores:
+        return self.score_cycle(pod, only)[0]
+
+    def score_cycle(
+        self, pod: Pod, only: Sequence[str] | None = None
+    ) -> tuple[Scores, PodCycle | None]:
+        """``score``, and the cycle of the topology plugins that scored (``None``: the
+        profile runs none), whose PreScore states a sequence keeps across binds."""
         cycle = (
             PodCycle(self.scheduler.profile, pod, self.view, grouped=self.memo)
             if self.view
             else None
         )
+        collect = self._collector(pod, extra_filter(cycle))
+        scores = with_topology(
+            cycle,
+            only,
+            collect,
+            lambda scores, cycle, _: with_cycle_scores(scores, cycle),
+        )
+        return scores, cycle
+
+    def resource_verdict(self, pod: Pod, name: str) -> Verdict:
+        """The pod's verdict on node ``name`` from the node and resource filters and
+        scores alone, for a pod none of the topology plugins' filters can keep off a
+        node (its cycle does not ``filters_nodes``): what a bind changes on the bound
+        node for a pod whose topology scores a sequence keeps."""
+        return self._collector(pod, None)([name]).verdicts[0]
+
+    def _collector(
+        self, pod: Pod, extra: Callable[[str, str], str | None] | None
+    ) -> Callable[[Sequence[str] | None], Scores]:
+        """The filters and resource scores of ``pod`` on given nodes (every node:
+        ``None``), with the topology filters ``extra``."""
         plain, own, trivial, verdicts_by_key = self._prepared(pod)
-        self.extra = extra_filter(cycle)
-        trivial = trivial and self.extra is None
+        self.extra = extra
+        trivial = trivial and extra is None
         guarded = self._guarded() if trivial else None
         memo = verdicts_by_key if self.memo and trivial else None
 
@@ -562,12 +590,7 @@ class KubeCluster:
                 self.infos, names, self.keys, guarded, self.guarded_at, memo, plain, own
             )
 
-        return with_topology(
-            cycle,
-            only,
-            collect,
-            lambda scores, cycle, _: with_cycle_scores(scores, cycle),
-        )
+        return collect
 
     def local_binds(self, pod: Pod) -> bool:
         """Whether binding a pod changes this pod's score on the bound node only."""

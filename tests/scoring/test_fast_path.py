@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import gzip
 import json
+import tempfile
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +21,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from policytest.core.options import CheckOptions
 from policytest.harness.load import scheduler_from_file
 from policytest.harness.runner import rank
 from policytest.scoring.cluster import Node, Pod
@@ -27,11 +31,26 @@ from policytest.scoring.kube import (
     FitScoring,
 )
 from policytest.scoring.plugins import profile
+from policytest.scoring.plugins.profile import PodCycle
 from policytest.scoring.protocol import ClusterState, NodeScore, Scheduler
 from policytest.scoring.quantity import QuantityError
-from policytest.scoring.schedulers import KubeScheduler, NodeOrderEntry, VolcanoScheduler
-from policytest.scoring.specs import ClusterSpecError, node_from_dict, pod_from_dict
+from policytest.scoring.schedulers import (
+    KubeCluster,
+    KubeScheduler,
+    NodeOrderEntry,
+    VolcanoScheduler,
+)
+from policytest.scoring.snapshot import read_snapshot
+from policytest.scoring.specs import (
+    ClusterSpecError,
+    node_from_dict,
+    pod_from_dict,
+    pods_from_dict,
+)
+from policytest.scoring.verdicts import Scores, Verdict
 from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
+from policytest.scoring.workload import ClusterObjects
+from policytest.scoring.workload_specs import cluster_objects_from_dict
 from tests.kube_args import balanced_args_from_dict, fit_args_from_dict
 
 ORACLE = Path(__file__).parent.parent / "data" / "oracle"
@@ -242,16 +261,32 @@ def test_build_nodes_tells_equal_looking_values_apart(pods: list[dict[str, Any]]
 
 
 class _CountingState:
-    """A cluster that counts the nodes it scores (every node for a full scoring)."""
+    """A cluster that counts the nodes it scores (every node for a full scoring), also
+    through the kube cluster's cycle and one-node resource verdicts."""
 
     def __init__(self, state: ClusterState) -> None:
         self.state = state
         self.nodes_scored = 0
+        self.full_scorings = 0
 
     def score(self, pod: Pod, only: Sequence[str] | None = None) -> Sequence[NodeScore]:
         scores = self.state.score(pod, only)
         self.nodes_scored += len(scores)
         return scores
+
+    def score_cycle(
+        self, pod: Pod, only: Sequence[str] | None = None
+    ) -> tuple[Scores, PodCycle | None]:
+        assert isinstance(self.state, KubeCluster)
+        scores, cycle = self.state.score_cycle(pod, only)
+        self.nodes_scored += len(scores)
+        self.full_scorings += only is None
+        return scores, cycle
+
+    def resource_verdict(self, pod: Pod, name: str) -> Verdict:
+        assert isinstance(self.state, KubeCluster)
+        self.nodes_scored += 1
+        return self.state.resource_verdict(pod, name)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.state, name)
@@ -322,3 +357,308 @@ def test_sequence_asks_once_per_kind_whether_its_binds_are_local(
     pods = [shapes[i % len(shapes)] for i in range(40)]
     assert place_all(scheduler.cluster(nodes), pods) == reference(scheduler, nodes, pods)
     assert len(asked) == len(shapes)  # once per kind, not once per kind per bind
+
+
+# --- spreading kinds kept across binds (kube-scheduler's default profile) -----------------
+
+_DEFAULT = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+_MOST_ALLOCATED = _DEFAULT + (
+    "profiles:\n- pluginConfig:\n  - name: NodeResourcesFit\n    args:\n"
+    "      scoringStrategy:\n        type: MostAllocated\n        resources:\n"
+    "        - {name: cpu, weight: 1}\n        - {name: memory, weight: 1}\n"
+)
+_KUBE_CONFIGS = {
+    ("default", "1.36"): _DEFAULT,
+    ("default", "1.33"): _DEFAULT,
+    ("most-allocated", "1.36"): _MOST_ALLOCATED,
+}
+ZONE = "topology.kubernetes.io/zone"
+HOSTNAME = "kubernetes.io/hostname"
+
+
+@cache
+def _kube_profile(name: str, release: str) -> Scheduler:
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / "config.yaml"
+        path.write_text(_KUBE_CONFIGS[name, release])
+        return scheduler_from_file(str(path), options=CheckOptions(kubernetes_version=release))
+
+
+def _spread(key: str, when: str, app: str, skew: int = 1) -> dict[str, Any]:
+    return {
+        "maxSkew": skew,
+        "topologyKey": key,
+        "whenUnsatisfiable": when,
+        "labelSelector": {"matchLabels": {"app": app}},
+    }
+
+
+_POD_KINDS: tuple[dict[str, Any], ...] = (
+    {"requests": {"cpu": "500m", "memory": "256Mi"}, "deployment": "web-0"},
+    {"requests": {"cpu": "250m", "memory": "512Mi"}, "deployment": "web-1"},
+    {"requests": {"cpu": "1"}, "deployment": "web-2", "labels": {"tier": "front"}},
+    {"requests": {"cpu": "100m"}},  # no owner: nothing spreads it
+    # web-0's selector, another kind: its binds move web-0's counts
+    {
+        "requests": {"cpu": "250m"},
+        "deployment": "web-0",
+        "tolerations": [{"key": "dedicated", "operator": "Exists"}],
+    },
+    {"requests": {"cpu": "250m"}, "statefulSet": "db"},
+    # its own ScheduleAnyway constraints: nodes without a zone are left out
+    {
+        "requests": {"cpu": "250m"},
+        "labels": {"app": "spread"},
+        "topologySpreadConstraints": [
+            _spread(ZONE, "ScheduleAnyway", "spread"),
+            _spread(HOSTNAME, "ScheduleAnyway", "spread", 2),
+        ],
+    },
+    {"requests": {"cpu": "250m"}, "deployment": "web-1", "image": "app:1"},
+    {  # preferred node affinity: NodeAffinity normalised over the feasible nodes
+        "requests": {"cpu": "500m"},
+        "deployment": "web-3",
+        "affinity": {
+            "nodeAffinity": {
+                "preferredDuringSchedulingIgnoredDuringExecution": [
+                    {
+                        "weight": 10,
+                        "preference": {
+                            "matchExpressions": [{"key": ZONE, "operator": "In", "values": ["z0"]}]
+                        },
+                    },
+                    {
+                        "weight": 30,
+                        "preference": {
+                            "matchExpressions": [
+                                {"key": "disk", "operator": "In", "values": ["ssd"]}
+                            ]
+                        },
+                    },
+                ]
+            }
+        },
+    },
+    {  # affinity terms: kept out of the spreading path; once bound, others' too
+        "requests": {"cpu": "100m"},
+        "deployment": "web-4",
+        "affinity": {
+            "podAntiAffinity": {
+                "preferredDuringSchedulingIgnoredDuringExecution": [
+                    {
+                        "weight": 50,
+                        "podAffinityTerm": {
+                            "topologyKey": HOSTNAME,
+                            "labelSelector": {"matchLabels": {"app": "web-0"}},
+                        },
+                    }
+                ]
+            }
+        },
+    },
+    {"requests": {"cpu": "100m"}, "deployment": "web-0", "namespace": "other"},
+    {  # a spreading filter: kept out of the spreading path
+        "requests": {"cpu": "250m"},
+        "labels": {"app": "dns"},
+        "topologySpreadConstraints": [_spread(HOSTNAME, "DoNotSchedule", "dns")],
+    },
+)
+_TAINTS = (
+    [],
+    [],
+    [{"key": "spot", "value": "true", "effect": "PreferNoSchedule"}],
+    [  # the most PreferNoSchedule taints: when it fills up, the others' scores move
+        {"key": "spot", "value": "true", "effect": "PreferNoSchedule"},
+        {"key": "old", "value": "true", "effect": "PreferNoSchedule"},
+    ],
+    [{"key": "dedicated", "value": "x", "effect": "NoSchedule"}],
+)
+
+
+@st.composite
+def _topology_node(draw: st.DrawFn, index: int, kinds: int) -> dict[str, Any]:
+    name = f"n{index}"
+    labels = {HOSTNAME: name} if draw(st.integers(0, 9)) else {}
+    zone = draw(st.sampled_from(["z0", "z1", "z2", None, ""]))
+    if zone is not None:
+        labels[ZONE] = zone
+    if draw(st.integers(0, 3)) == 0:
+        labels["disk"] = "ssd"
+    node: dict[str, Any] = {
+        "name": name,
+        "allocatable": {
+            "cpu": draw(st.sampled_from(["1", "2", "4"])),
+            "memory": draw(st.sampled_from(["1Gi", "4Gi"])),
+            "pods": draw(st.sampled_from(["2", "4", "110"])),
+        },
+        "labels": labels,
+        "taints": draw(st.sampled_from(_TAINTS)),
+        "pods": [
+            _POD_KINDS[draw(st.integers(0, kinds - 1))] for _ in range(draw(st.integers(0, 2)))
+        ],
+    }
+    if draw(st.booleans()):
+        node["images"] = {"app:1": "300Mi"}
+    return node
+
+
+@st.composite
+def _topology_workload(
+    draw: st.DrawFn, kinds: int = len(_POD_KINDS)
+) -> tuple[list[Node], list[Pod], ClusterObjects]:
+    """Nodes of three zones (some without one, one with an empty zone), PreferNoSchedule
+    and NoSchedule taints, images, small pod limits (nodes fill up), and a sequence of
+    pod kinds in blocks: Deployments, a StatefulSet, a Service across Deployments, own
+    spread constraints, node and pod affinity, another namespace."""
+    specs = [draw(_topology_node(i, kinds)) for i in range(draw(st.integers(2, 9)))]
+    nodes = build_nodes((spec["name"], spec) for spec in specs)
+    parsed = [pod_from_dict(spec, default_requests_from_limits=True) for spec in _POD_KINDS]
+    pods: list[Pod] = []
+    for _ in range(draw(st.integers(1, 8))):
+        pods += [parsed[draw(st.integers(0, kinds - 1))]] * draw(st.integers(1, 6))
+    services = {
+        "services": [{"name": "front", "namespace": "default", "selector": {"tier": "front"}}]
+    }
+    objects = cluster_objects_from_dict(services if draw(st.booleans()) else {})
+    return nodes, pods, objects
+
+
+def _reference_in(
+    state: ClusterState, pods: Sequence[Pod]
+) -> tuple[list[Choice], Sequence[NodeScore]]:
+    """``reference`` on a cluster already built."""
+    choices: list[Choice] = []
+    first: Sequence[NodeScore] = []
+    for pod in pods:
+        scores = state.score(pod)
+        first = first or scores
+        ranking = rank(scores)
+        if not ranking:
+            choices.append((None, ()))
+            continue
+        chosen, *tied = ranking[0]
+        state.bind(chosen, pod)
+        choices.append((chosen, tuple(tied)))
+    return choices, first
+
+
+@pytest.mark.parametrize("config", sorted(_KUBE_CONFIGS))
+@settings(max_examples=120, deadline=None)
+@given(workload=_topology_workload(), max_kinds=st.sampled_from([1, 3, 16]))
+def test_spreading_sequences_place_as_the_reference(
+    config: tuple[str, str], workload: tuple[list[Node], list[Pod], ClusterObjects], max_kinds: int
+) -> None:
+    """Every placement and every tie, with spreading kinds kept across binds, equals
+    scoring every node for every pod; so do the nodes' states after the sequence."""
+    nodes, pods, objects = workload
+    scheduler = _kube_profile(*config)
+    expected = scheduler.cluster(nodes, objects)
+    state = scheduler.cluster(nodes, objects)
+    assert place_all(state, pods, max_kinds=max_kinds) == _reference_in(expected, pods)
+    assert state.utilisation() == expected.utilisation()
+
+
+def _varied_nodes(count: int) -> list[Node]:
+    """Nodes of three sizes in three zones (one in seven without a zone), some with a
+    PreferNoSchedule taint: room for every pod of the tests below."""
+    specs = []
+    for i in range(count):
+        labels = {HOSTNAME: f"n{i}"} | ({ZONE: f"z{i % 3}"} if i % 7 else {})
+        spec: dict[str, Any] = {
+            "name": f"n{i}",
+            "allocatable": {"cpu": f"{8 * (1 + i % 3)}", "memory": "64Gi", "pods": "110"},
+            "labels": labels,
+        }
+        if i % 5 == 2:
+            spec["taints"] = [_TAINTS[2][0]]
+        specs.append((f"n{i}", spec))
+    return build_nodes(specs)
+
+
+def test_spreading_kinds_rescore_only_the_nodes_bound_since_they_were_placed() -> None:
+    """A Deployment's pods are scored on every node once per kind (and once more when a
+    new Deployment's owner appeared meanwhile), whatever their names; after that each
+    placement rescores only the nodes bound since the kind was last placed."""
+    scheduler = _kube_profile("default", "1.36")
+    nodes = _varied_nodes(40)
+    kinds = [
+        pod_from_dict(
+            {"requests": {"cpu": f"{100 * (1 + d % 4)}m"}, "deployment": f"web-{d}"},
+            default_requests_from_limits=True,
+        )
+        for d in range(8)
+    ]
+    blocks = [kind for kind in kinds for _ in range(10)]
+    interleaved = [kinds[i % 2] for i in range(20)]
+    # each pod named, as a snapshot's pending pods are: no scorer reads the name
+    pods = [replace(pod, name=f"pod-{i}") for i, pod in enumerate(blocks + interleaved)]
+    counting = _CountingState(scheduler.cluster(nodes))
+    assert place_all(counting, pods) == reference(scheduler, nodes, pods)
+    # 8 kinds in blocks, then the first two again: each scored in full once more (the
+    # other Deployments' owners appeared since), then kept
+    assert counting.full_scorings == len(kinds) + 2
+    rescored = counting.nodes_scored - counting.full_scorings * len(nodes)
+    assert rescored <= len(blocks) + 2 * len(interleaved)  # the nodes bound since
+    assert counting.nodes_scored < len(pods) * len(nodes) // 4
+
+
+def test_a_pod_with_affinity_bound_meanwhile_makes_a_spreading_kind_scored_again() -> None:
+    """A bound pod's preferred anti-affinity scores the Deployment it names: its kind,
+    kept across binds, must not miss it (MostAllocated would put the next web-0 pod
+    beside the web-4 pod, InterPodAffinity keeps it away)."""
+    scheduler = _kube_profile("most-allocated", "1.36")
+    nodes = build_nodes(
+        (
+            f"n{i}",
+            {
+                "name": f"n{i}",
+                "allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"},
+                "labels": {HOSTNAME: f"n{i}"},
+            },
+        )
+        for i in range(6)
+    )
+    web0, web4 = (
+        pod_from_dict(_POD_KINDS[index], default_requests_from_limits=True) for index in (0, 9)
+    )
+    pods = [web0, web4, web0]
+    counting = _CountingState(scheduler.cluster(nodes))
+    choices, _ = place_all(counting, pods)
+    assert choices == reference(scheduler, nodes, pods)[0]
+    assert [node for node, _ in choices] == ["n0", "n1", "n2"]
+    assert counting.full_scorings == 3
+
+
+def _oracle_sequences() -> list[dict[str, Any]]:
+    with gzip.open(ORACLE / "kube_full_profile_sequences.jsonl.gz", "rt") as handle:
+        _, *records = (json.loads(line) for line in handle)
+    return records
+
+
+@pytest.mark.parametrize("release", ["1.33", "1.34", "1.35", "1.36"])
+def test_the_full_profile_oracle_sequences_place_as_the_reference(
+    release: str, tmp_path: Path
+) -> None:
+    """The real scheduler's sequences (Deployments, Services, StatefulSets, spread
+    constraints, affinity, images, taints, ports): every placement and tie as scoring
+    every node for every pod."""
+    records = _oracle_sequences()
+    for record in records:
+        config = tmp_path / f"{record['id']}.json"
+        config.write_text(json.dumps(record["config"]))
+        scheduler = scheduler_from_file(
+            str(config), options=CheckOptions(kubernetes_version=release)
+        )
+        dump = tmp_path / f"{record['id']}.cluster.json"
+        dump.write_text(json.dumps({"kind": "List", "items": record["items"] + record["pending"]}))
+        snapshot = read_snapshot(str(dump))
+        nodes = build_nodes((spec["name"], spec) for spec in snapshot.nodes)
+        pods = [
+            pod
+            for entry in snapshot.pending
+            for pod in pods_from_dict(entry, default_requests_from_limits=True)
+        ]
+        objects = cluster_objects_from_dict(snapshot.objects)
+        expected = _reference_in(scheduler.cluster(nodes, objects), pods)
+        assert place_all(scheduler.cluster(nodes, objects), pods) == expected, record["id"]
+    assert len(records) == 7

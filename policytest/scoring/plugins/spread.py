@@ -41,13 +41,17 @@ __all__ = [
     "FilterState",
     "ScoreState",
     "SpreadArgs",
+    "constraint_weight",
     "constraints_for",
     "count_matching",
+    "counted_domain",
     "filter_state",
     "matching_counts",
     "node_filter",
     "normalize",
+    "normalized",
     "prescore",
+    "raw_from_counts",
     "raw_score",
     "score_columns",
 ]
@@ -315,7 +319,7 @@ def prescore(
         for c in constraints
     )
     weights = tuple(
-        math.log((len(feasible) - len(ignored) if c.topology_key == HOSTNAME else len(domains)) + 2)
+        constraint_weight(c, len(feasible) - len(ignored), len(domains))
         for c, domains in zip(constraints, counts, strict=True)
     )
     on_node = tuple(matching_counts(view, c.selector, pod.namespace) for c in constraints)
@@ -343,16 +347,16 @@ def raw_score(state: ScoreState, node: ViewNode) -> int:
     (on the node itself for hostname) times the weight, plus ``maxSkew - 1``; rounded."""
     if node.name in state.ignored:
         return 0
-    score = 0.0
-    for c, domains, weight, on_node in zip(
-        state.constraints, state.counts, state.weights, state.on_node, strict=True
-    ):
+    counts: list[int | None] = []
+    for c, domains, on_node in zip(state.constraints, state.counts, state.on_node, strict=True):
         value = node.labels.get(c.topology_key)
         if value is None:
-            continue
-        count = on_node.get(node.name, 0) if c.topology_key == HOSTNAME else domains[value]
-        score += float(count) * weight + float(c.max_skew - 1)
-    return go_round(score)
+            counts.append(None)
+        elif c.topology_key == HOSTNAME:
+            counts.append(on_node.get(node.name, 0))
+        else:
+            counts.append(domains[value])
+    return raw_from_counts(state.constraints, state.weights, counts)
 
 
 def score_columns(
@@ -381,12 +385,49 @@ def normalize(state: ScoreState, names: Sequence[str], scores: Sequence[int]) ->
     kept = [s for name, s in zip(names, scores, strict=True) if name not in state.ignored]
     low = min(kept, default=0)
     high = max([0, *kept])
-    result = []
-    for name, score in zip(names, scores, strict=True):
-        if name in state.ignored:
-            result.append(0)
-        elif high == 0:
-            result.append(MAX_NODE_SCORE)
-        else:
-            result.append(quo64(MAX_NODE_SCORE * (high + low - score), high))
-    return result
+    return [
+        0 if name in state.ignored else normalized(score, low, high)
+        for name, score in zip(names, scores, strict=True)
+    ]
+
+
+# --- pure parts, shared with a sequence that keeps spreading scores across binds ----------
+
+
+def constraint_weight(c: Constraint, kept: int, domains: int) -> float:
+    """A constraint's weight in ``Score``: ``log(n + 2)``, ``n`` being the feasible
+    nodes not left out (hostname) or the domains they are in (any other key)."""
+    return math.log((kept if c.topology_key == HOSTNAME else domains) + 2)
+
+
+def raw_from_counts(
+    constraints: Sequence[Constraint], weights: Sequence[float], counts: Sequence[int | None]
+) -> int:
+    """``Score`` of a node not left out, from its count per constraint (``None``: the
+    node lacks the key): ``count * weight + maxSkew - 1`` summed in constraint order
+    (float64), rounded. The counts are the node's own matching pods for hostname, its
+    domain's for any other key."""
+    score = 0.0
+    for c, count, weight in zip(constraints, counts, weights, strict=True):
+        if count is not None:
+            score += float(count) * weight + float(c.max_skew - 1)
+    return go_round(score)
+
+
+def normalized(score: int, low: int, high: int) -> int:
+    """``NormalizeScore`` of one raw score, ``low`` and ``high`` being the minimum and
+    the maximum (at least 0) of the raw scores of the feasible nodes not left out."""
+    if high == 0:
+        return MAX_NODE_SCORE
+    return quo64(MAX_NODE_SCORE * (high + low - score), high)
+
+
+def counted_domain(c: Constraint, node: ViewNode, pod_filter: PodFilter) -> str | None:
+    """The domain of constraint ``c`` whose count the matching pods on ``node`` add to
+    when the domain is among the feasible nodes' (``prescore``'s count), for a node
+    that has every key or whose constraints do not require them all (a node not left
+    out when feasible); ``None``: they add to none (hostname counts each node's own
+    pods; the inclusion policies)."""
+    if c.topology_key == HOSTNAME or not _included(c, node, pod_filter):
+        return None
+    return node.labels.get(c.topology_key, "")
