@@ -196,7 +196,8 @@ class SpreadingKind:
         constraints share one: counted once)."""
         self.zeros = (0,) * len(self.constraints)
         self.nodes = [spreading.view.by_name[name] for name in scores.names]
-        self.own = [self._own(node) for node in self.nodes]
+        matching = self._matching()
+        self.own = [self._own(node, matching) for node in self.nodes]
         """Per node, per constraint: its matching pods."""
         ignored = state.ignored
         for index, (node, verdict, own) in enumerate(
@@ -219,11 +220,19 @@ class SpreadingKind:
             self.group.append(group)
             self._add(index, group, static)
 
-    def _own(self, node: ViewNode) -> tuple[int, ...]:
+    def _matching(self) -> list[Mapping[str, int]]:
+        """Per selector: the matching bound pods per node name, from the view's index
+        (as it is now: a bind replaces the mapping it changes)."""
+        namespace, view = self.spreading.state.namespace, self.spreading.view
+        return [spread.matching_counts(view, selector, namespace) for selector in self.selectors]
+
+    def _own(
+        self, node: ViewNode, matching: Sequence[Mapping[str, int]] | None = None
+    ) -> tuple[int, ...]:
+        """Per constraint: the node's matching pods (``count_matching``)."""
         if not node.pods:
             return self.zeros
-        namespace = self.spreading.state.namespace
-        counts = [spread.count_matching(node, selector, namespace) for selector in self.selectors]
+        counts = [found.get(node.name, 0) for found in matching or self._matching()]
         return tuple(counts[slot] for slot in self.slots)
 
     def _group(self, labels: dict[str, str], own: tuple[int, ...]) -> Group:
