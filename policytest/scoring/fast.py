@@ -216,7 +216,7 @@ def place_all(
             chosen = cache.names[best[0]]
             state.bind(chosen, pod)
             cache.bound(chosen)
-            choices.append((chosen, tuple(cache.names[i] for i in best[1:])))
+            choices.append((chosen, tuple(map(cache.names.__getitem__, best[1:]))))
         if progress is not None:
             progress(count)
     return choices, first
