@@ -37,17 +37,13 @@ def volcano_scheduler(conf: VolcanoConf) -> VolcanoScheduler:
             entries.append(NodeOrderEntry("nodeorder", nodeorder=call.weights))
         elif isinstance(call.weights, ResourceStrategyFitArgs):
             entries.append(NodeOrderEntry("resource-strategy-fit", rsf=call.weights))
-    runs_nodeorder = any(entry.plugin == "nodeorder" for entry in entries)
     release = volcano_release(conf.release)
     predicates = volcano_predicates(conf)
     weights = [entry.nodeorder for entry in entries if entry.nodeorder is not None]
     normalised_affinity = release.version >= NODE_AFFINITY_NORMALISED
-    if not normalised_affinity:
-        weights = [w._replace(nodeaffinity=0) for w in weights]
     return VolcanoScheduler(
         tuple(entries),
-        not_modelled=(() if normalised_affinity or not runs_nodeorder else RAW_NODE_AFFINITY)
-        + _device_scores(conf),
+        not_modelled=_device_scores(conf),
         corrections=volcano_corrections(conf),
         balanced_formula=release.balanced_allocation,
         overhead_first=release.overhead_first,
@@ -60,6 +56,7 @@ def volcano_scheduler(conf: VolcanoConf) -> VolcanoScheduler:
             pod_affinity=predicates is not None and predicates.pod_affinity,
             pod_topology_spread=predicates is not None and predicates.pod_topology_spread,
             image_volumes=release.image_volume_locality,
+            raw_node_affinity=not normalised_affinity,
         ),
     )
 
@@ -67,8 +64,9 @@ def volcano_scheduler(conf: VolcanoConf) -> VolcanoScheduler:
 NODE_AFFINITY_NORMALISED = (1, 15)
 """From 1.15 nodeorder scores its resource plugins and NodeAffinity in its batch
 function (after PreScore; NodeAffinity normalised over the candidates); before, per
-node, NodeAffinity as its raw sum of matched preferred weights (not modelled)."""
-RAW_NODE_AFFINITY = ("nodeorder.nodeaffinity",)
+node, NodeAffinity as its raw sum of matched preferred weights (``NodeOrderFn``
+calls its Score without PreScore, and the plugin falls back to the pod's terms).
+"""
 
 
 def _device_scores(conf: VolcanoConf) -> tuple[str, ...]:

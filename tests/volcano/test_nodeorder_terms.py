@@ -108,9 +108,45 @@ def test_best_effort_pods_go_to_overcommitted_nodes(tmp_path: Path) -> None:
     assert not scores(sched, [over, node("b")], pod())["over"].feasible
 
 
-@pytest.mark.parametrize(("release", "not_scored"), [("1.14", True), ("1.15", False)])
-def test_node_affinity_is_scored_from_1_15(tmp_path: Path, release: str, not_scored: bool) -> None:
-    """Before 1.15 nodeorder adds NodeAffinity's raw weight sum per node (not modelled:
-    listed as not scored); from 1.15 it is normalised over the candidates."""
+@pytest.mark.parametrize(
+    ("release", "expected"),
+    [
+        ("1.9", {"a": 160.0, "b": 40.0, "c": 0.0}),  # raw sums 80, 20, 0 x weight 2
+        ("1.14", {"a": 160.0, "b": 40.0, "c": 0.0}),
+        ("1.15", {"a": 200.0, "b": 50.0, "c": 0.0}),  # 100 x sum / best 80, x 2
+    ],
+)
+def test_node_affinity_is_normalised_from_1_15(
+    tmp_path: Path, release: str, expected: dict[str, float]
+) -> None:
+    """Before 1.15 nodeorder calls NodeAffinity's Score node by node without PreScore
+    (the plugin then reads the pod's preferred terms itself) and adds the raw sum of the
+    matched weights times ``nodeaffinity.weight``; from 1.15 it runs in the batch
+    function, normalised over the candidates (the best one 100)."""
     sched = scheduler(tmp_path, CONF + NODEORDER, release)
-    assert ("nodeorder.nodeaffinity" in sched.not_modelled) is not_scored
+    preferred = [
+        {"weight": 60, "preference": {"matchExpressions": [_in("tier", "gold")]}},
+        {"weight": 20, "preference": {"matchExpressions": [_in("disk", "ssd")]}},
+    ]
+    incoming = pod(affinity={"nodeAffinity": {_PREFERRED: preferred}})
+    found = scores(
+        sched,
+        [
+            node("a", labels={"tier": "gold", "disk": "ssd"}),
+            node("b", labels={"disk": "ssd"}),
+            node("c"),
+        ],
+        incoming,
+    )
+    parts = {name: score.parts["nodeorder"]["nodeaffinity"] for name, score in found.items()}
+    assert parts == expected
+    assert "nodeorder.nodeaffinity" not in sched.not_modelled
+    totals = {name: score.total for name, score in found.items()}
+    assert totals["a"] - totals["c"] == expected["a"]  # the rest scores a and c alike
+
+
+_PREFERRED = "preferredDuringSchedulingIgnoredDuringExecution"
+
+
+def _in(key: str, value: str) -> dict[str, Any]:
+    return {"key": key, "operator": "In", "values": [value]}

@@ -54,6 +54,9 @@ NODEORDER_TERMS: Final = (
 )
 """Each kube-scheduler score plugin nodeorder runs, and its weight key (without ``.weight``)."""
 _PART: Final = dict(NODEORDER_TERMS)
+_PER_NODE: Final = frozenset({IMAGE_LOCALITY})
+"""The terms nodeorder scores node by node (``NodeOrderFn``); the rest in its batch."""
+_PER_NODE_BEFORE_1_15: Final = frozenset({IMAGE_LOCALITY, NODE_AFFINITY})
 VOLCANO_INTER_POD: Final = InterPodArgs(hard_pod_affinity_weight=0)
 
 
@@ -64,9 +67,11 @@ def nodeorder_profile(
     pod_affinity: bool,
     pod_topology_spread: bool,
     image_volumes: bool,
+    raw_node_affinity: bool = False,
 ) -> ProfilePlugins:
     """The topology plugins of a conf: the filters predicates runs (in its order) and
-    the terms of every nodeorder entry (an entry listed twice scores twice)."""
+    the terms of every nodeorder entry (an entry listed twice scores twice);
+    ``raw_node_affinity``: the release scores NodeAffinity node by node (before 1.15)."""
     filters = (
         (NODE_PORTS, node_ports),
         (INTER_POD_AFFINITY, pod_affinity),
@@ -83,6 +88,7 @@ def nodeorder_profile(
         inter_pod=VOLCANO_INTER_POD,
         image_volumes=image_volumes,
         image_cache_order=True,
+        raw_node_affinity=raw_node_affinity,
     )
 
 
@@ -108,10 +114,12 @@ def with_nodeorder_terms(
 def _with_terms(verdict: Verdict, terms: Mapping[str, int], resources_in_batch: bool) -> Verdict:
     """The verdict with the terms, its total summed as ``PrioritizeNodes`` does: the
     per-node functions in tier order (nodeorder's ImageLocality, and its resource
-    scores up to 1.14; binpack), then the batch functions (all integers)."""
+    scores and raw NodeAffinity up to 1.14; binpack), then the batch functions (all
+    integers)."""
     feasible, reason, _, plugins, resources, parts, balance = verdict
-    image = float(terms.get(IMAGE_LOCALITY, 0))
-    batch_terms = float(sum(s for p, s in terms.items() if p != IMAGE_LOCALITY))
+    per_node_terms = _PER_NODE if resources_in_batch else _PER_NODE_BEFORE_1_15
+    image = float(sum(s for p, s in terms.items() if p in per_node_terms))
+    batch_terms = float(sum(s for p, s in terms.items() if p not in per_node_terms))
     own_resources = plugins.get(NODEORDER, 0.0)
     per_node = 0.0
     for plugin, value in plugins.items():

@@ -96,6 +96,9 @@ class ProfilePlugins:
     image_cache_order: bool = False
     """ImageLocality counts, for each node, only the nodes that entered the cache up to
     it (Volcano's cache keeps each node's image summary as it was when it was added)."""
+    raw_node_affinity: bool = False
+    """NodeAffinity's score is its raw sum of matched preferred weights, not normalised
+    (Volcano before 1.15 calls its Score node by node, without NormalizeScore)."""
 
     @property
     def active(self) -> bool:
@@ -279,7 +282,7 @@ class PodCycle:
             return _Part(
                 [list(map(by_node.__getitem__, names))],
                 lambda node: preferred_score(groups, node),
-                _default_normalize(reverse=False),
+                _as_raw if self.plugins.raw_node_affinity else _default_normalize(reverse=False),
                 groups,
             )
         if plugin == POD_TOPOLOGY_SPREAD:
@@ -309,7 +312,7 @@ class PodCycle:
             return _Part(
                 [_sparse(self._static_raw(plugin), names)],
                 image,
-                lambda _, raw: raw,
+                _as_raw,
                 explain=False,
             )
         return None
@@ -530,6 +533,11 @@ class Lazy(Mapping[K, V]):
 
     def __len__(self) -> int:
         return len(self._mapping())
+
+
+def _as_raw(_: Sequence[ViewNode], raw: list[int]) -> list[int]:
+    """A score that is not normalised (ImageLocality; NodeAffinity in old Volcano)."""
+    return raw
 
 
 def _raw_by_node(
