@@ -20,6 +20,7 @@ from dataclasses import replace
 from typing import Any, Final
 
 from policytest.scoring.cluster import Node, Pod
+from policytest.scoring.plugins.profile import PROFILE_SCORES
 from policytest.scoring.protocol import ClusterState, NodeScore
 from policytest.scoring.specs import node_from_dict, pods_from_dict
 from policytest.scoring.spreading_sequence import (
@@ -29,7 +30,7 @@ from policytest.scoring.spreading_sequence import (
     SpreadingKind,
     spreading_only,
 )
-from policytest.scoring.verdicts import Scores
+from policytest.scoring.verdicts import Scores, Verdict
 
 __all__ = ["Choice", "build_nodes", "place_all", "shape_key"]
 
@@ -78,10 +79,13 @@ def shape_key(value: object) -> object:
 
 
 class _Kind:
-    """One pod kind's totals: per node (cluster order), and ranked by value."""
+    """One pod kind's totals: per node (cluster order), and ranked by value.
+    ``topology``: per node, the topology plugins' part of its total, when a bind
+    leaves it as it is on the bound node too (``None`` per node: filtered out)."""
 
-    def __init__(self, totals: list[float]) -> None:
+    def __init__(self, totals: list[float], topology: Sequence[float | None] | None = None) -> None:
         self.totals = totals
+        self.topology = topology
         self.ranked = Ranked()
         for index, total in enumerate(totals):
             if total != _INFEASIBLE:
@@ -136,7 +140,7 @@ class _Totals:
                 self.last = (pod, key, kept)
                 return kept, None
             self._forget(key)
-        scores, spreading = self._score(pod)
+        scores, spreading, topology = self._score(pod)
         if not self.names:
             self.names = (
                 list(scores.names)
@@ -148,7 +152,7 @@ class _Totals:
         if self.cycles is not None and spreading is not None and isinstance(scores, Scores):
             kind = SpreadingKind(self.cycles, scores, spreading, len(self.binds))
         else:
-            kind = _Kind(_totals(scores))
+            kind = _Kind(_totals(scores), topology)
         self.kinds[key] = kind
         self.last = (pod, key, kind)
         if len(self.kinds) > self.max_kinds:
@@ -160,13 +164,20 @@ class _Totals:
         if self.last is not None and self.last[2] is kind:
             self.last = None
 
-    def _score(self, pod: Pod) -> tuple[Sequence[NodeScore], Spreading | None]:
-        """``pod`` scored on every node, and its spreading state if binds move its
-        scores elsewhere through PodTopologySpread's score only."""
+    def _score(
+        self, pod: Pod
+    ) -> tuple[Sequence[NodeScore], Spreading | None, list[float | None] | None]:
+        """``pod`` scored on every node; its spreading state if binds move its scores
+        elsewhere through PodTopologySpread's score only; else, when no topology filter
+        can reject a node, each node's topology part (a kind kept while binds leave its
+        scores elsewhere as they are rescores the bound node's resources only)."""
         if self.cycles is None:
-            return self.state.score(pod), None
+            return self.state.score(pod), None, None
         scores, cycle = self.cycles.score_cycle(pod)
-        return scores, None if cycle is None else spreading_only(cycle, scores)
+        spreading = None if cycle is None else spreading_only(cycle, scores)
+        if spreading is not None or (cycle is not None and cycle.filters_nodes):
+            return scores, spreading, None
+        return scores, None, [_topology_part(v) if v[0] else None for v in scores.verdicts]
 
     def bound(self, name: str) -> None:
         """``name`` changed: rescore it for every kept pod kind. A spreading kind catches
@@ -182,8 +193,23 @@ class _Totals:
             if not self.state.local_binds(pod):
                 self._forget(pod)
                 continue
+            kind.set(position, self._rescored(pod, kind, name, position))
+
+    def _rescored(self, pod: Pod, kind: _Kind, name: str, position: int) -> float:
+        """``pod``'s total on node ``name`` after a bind there: its resource verdict
+        plus the topology part the bind left as it was, or a one-node scoring."""
+        topology = kind.topology[position] if kind.topology is not None else None
+        if topology is None or self.cycles is None:
             (score,) = self.state.score(pod, only=[name])
-            kind.set(position, score.total if score.feasible else _INFEASIBLE)
+            return score.total if score.feasible else _INFEASIBLE
+        verdict = self.cycles.resource_verdict(pod, name)
+        return verdict[2] + topology if verdict[0] else _INFEASIBLE
+
+
+def _topology_part(verdict: Verdict) -> float:
+    """The topology plugins' weighted scores in a feasible node's total."""
+    plugins = verdict[3]
+    return sum(plugins.get(plugin, 0) for plugin in PROFILE_SCORES)
 
 
 def _totals(scores: Sequence[NodeScore]) -> list[float]:

@@ -268,6 +268,7 @@ class _CountingState:
         self.state = state
         self.nodes_scored = 0
         self.full_scorings = 0
+        self.resource_verdicts = 0
 
     def score(self, pod: Pod, only: Sequence[str] | None = None) -> Sequence[NodeScore]:
         scores = self.state.score(pod, only)
@@ -286,6 +287,7 @@ class _CountingState:
     def resource_verdict(self, pod: Pod, name: str) -> Verdict:
         assert isinstance(self.state, KubeCluster)
         self.nodes_scored += 1
+        self.resource_verdicts += 1
         return self.state.resource_verdict(pod, name)
 
     def __getattr__(self, name: str) -> Any:
@@ -662,3 +664,39 @@ def test_the_full_profile_oracle_sequences_place_as_the_reference(
         expected = _reference_in(scheduler.cluster(nodes, objects), pods)
         assert place_all(scheduler.cluster(nodes, objects), pods) == expected, record["id"]
     assert len(records) == 7
+
+
+def test_kinds_no_bind_moves_elsewhere_rescore_the_bound_node_from_its_resources() -> None:
+    """Pods without owners under the default profile on nodes whose topology scores
+    differ (ImageLocality: some hold the pods' image): after a bind, each kept kind adds
+    the bound node's resource verdict to the topology part it had, which no bind moves;
+    the placements and ties are the reference's."""
+    scheduler = _kube_profile("default", "1.36")
+    image = {"registry.example.com/app-0:1": "500Mi"}
+    nodes = build_nodes(
+        (
+            f"n{i}",
+            {
+                "name": f"n{i}",
+                "allocatable": {"cpu": f"{4 * (1 + i % 3)}", "memory": "64Gi", "pods": "110"},
+                "labels": {HOSTNAME: f"n{i}", ZONE: f"z{i % 3}"},
+                **({"images": image} if i % 4 == 0 else {}),
+            },
+        )
+        for i in range(30)
+    )
+    kinds = [
+        pod_from_dict(
+            {"requests": {"cpu": f"{250 * (1 + k)}m"}, "image": "registry.example.com/app-0:1"},
+            default_requests_from_limits=True,
+        )
+        for k in range(3)
+    ]
+    pods = [kinds[i % 3] for i in range(60)]
+    counting = _CountingState(scheduler.cluster(nodes))
+    assert place_all(counting, pods) == reference(scheduler, nodes, pods)
+    assert counting.full_scorings == len(kinds)
+    # every other scoring is one resource verdict: each bind, once per kind kept by then
+    kept = sum(min(count, len(kinds)) for count in range(1, len(pods) + 1))
+    assert counting.resource_verdicts == kept
+    assert counting.nodes_scored == len(kinds) * len(nodes) + kept
