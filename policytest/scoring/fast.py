@@ -17,10 +17,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any, Final
+from typing import Any, Final, Protocol, runtime_checkable
 
 from policytest.scoring.cluster import Node, Pod
-from policytest.scoring.plugins.profile import PROFILE_SCORES
 from policytest.scoring.protocol import ClusterState, NodeScore
 from policytest.scoring.specs import node_from_dict, pods_from_dict
 from policytest.scoring.spreading_sequence import (
@@ -78,14 +77,20 @@ def shape_key(value: object) -> object:
     return (type(value), value)
 
 
-class _Kind:
-    """One pod kind's totals: per node (cluster order), and ranked by value.
-    ``topology``: per node, the topology plugins' part of its total, when a bind
-    leaves it as it is on the bound node too (``None`` per node: filtered out)."""
+@runtime_checkable
+class KeptScoring(Protocol):
+    """A cluster that rescores a bound node from a kind's earlier verdict there."""
 
-    def __init__(self, totals: list[float], topology: Sequence[float | None] | None = None) -> None:
+    def kept_total(self, pod: Pod, name: str, kept: Verdict) -> float | None: ...
+
+
+class _Kind:
+    """One pod kind's totals: per node (cluster order), and ranked by value; ``kept``:
+    its verdicts from the full scoring, whose topology part a bind leaves as it is."""
+
+    def __init__(self, totals: list[float], kept: Sequence[Verdict] | None = None) -> None:
         self.totals = totals
-        self.topology = topology
+        self.kept = kept
         self.ranked = Ranked()
         for index, total in enumerate(totals):
             if total != _INFEASIBLE:
@@ -113,6 +118,7 @@ class _Totals:
     def __init__(self, state: ClusterState, max_kinds: int) -> None:
         self.state = state
         self.cycles = state if isinstance(state, CycleScoring) else None
+        self.kept = state if isinstance(state, KeptScoring) else None
         self.max_kinds = max_kinds
         self.names: list[str] = []
         self.index: dict[str, int] = {}
@@ -140,7 +146,7 @@ class _Totals:
                 self.last = (pod, key, kept)
                 return kept, None
             self._forget(key)
-        scores, spreading, topology = self._score(pod)
+        scores, spreading = self._score(pod)
         if not self.names:
             self.names = (
                 list(scores.names)
@@ -152,7 +158,8 @@ class _Totals:
         if self.cycles is not None and spreading is not None and isinstance(scores, Scores):
             kind = SpreadingKind(self.cycles, scores, spreading, len(self.binds))
         else:
-            kind = _Kind(_totals(scores), topology)
+            verdicts = scores.verdicts if isinstance(scores, Scores) and self.kept else None
+            kind = _Kind(_totals(scores), verdicts)
         self.kinds[key] = kind
         self.last = (pod, key, kind)
         if len(self.kinds) > self.max_kinds:
@@ -164,20 +171,13 @@ class _Totals:
         if self.last is not None and self.last[2] is kind:
             self.last = None
 
-    def _score(
-        self, pod: Pod
-    ) -> tuple[Sequence[NodeScore], Spreading | None, list[float | None] | None]:
-        """``pod`` scored on every node; its spreading state if binds move its scores
-        elsewhere through PodTopologySpread's score only; else, when no topology filter
-        can reject a node, each node's topology part (a kind kept while binds leave its
-        scores elsewhere as they are rescores the bound node's resources only)."""
+    def _score(self, pod: Pod) -> tuple[Sequence[NodeScore], Spreading | None]:
+        """``pod`` scored on every node, and its spreading state if binds move its
+        scores elsewhere through PodTopologySpread's score only."""
         if self.cycles is None:
-            return self.state.score(pod), None, None
+            return self.state.score(pod), None
         scores, cycle = self.cycles.score_cycle(pod)
-        spreading = None if cycle is None else spreading_only(cycle, scores)
-        if spreading is not None or (cycle is not None and cycle.filters_nodes):
-            return scores, spreading, None
-        return scores, None, [_topology_part(v) if v[0] else None for v in scores.verdicts]
+        return scores, None if cycle is None else spreading_only(cycle, scores)
 
     def bound(self, name: str) -> None:
         """``name`` changed: rescore it for every kept pod kind. A spreading kind catches
@@ -197,19 +197,14 @@ class _Totals:
 
     def _rescored(self, pod: Pod, kind: _Kind, name: str, position: int) -> float:
         """``pod``'s total on node ``name`` after a bind there: its resource verdict
-        plus the topology part the bind left as it was, or a one-node scoring."""
-        topology = kind.topology[position] if kind.topology is not None else None
-        if topology is None or self.cycles is None:
-            (score,) = self.state.score(pod, only=[name])
-            return score.total if score.feasible else _INFEASIBLE
-        verdict = self.cycles.resource_verdict(pod, name)
-        return verdict[2] + topology if verdict[0] else _INFEASIBLE
-
-
-def _topology_part(verdict: Verdict) -> float:
-    """The topology plugins' weighted scores in a feasible node's total."""
-    plugins = verdict[3]
-    return sum(plugins.get(plugin, 0) for plugin in PROFILE_SCORES)
+        with the topology part the bind left as it was (a pod whose topology filters
+        cannot reject the node), or a one-node scoring."""
+        if kind.kept is not None and self.kept is not None:
+            total = self.kept.kept_total(pod, name, kind.kept[position])
+            if total is not None:
+                return total
+        (score,) = self.state.score(pod, only=[name])
+        return score.total if score.feasible else _INFEASIBLE
 
 
 def _totals(scores: Sequence[NodeScore]) -> list[float]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Literal
+from typing import Final, Literal
 
 from policytest.core.releases import BalancedFormula
 from policytest.scoring.accounting import (
@@ -50,9 +50,10 @@ from policytest.scoring.kube import (
     fit_resources,
     fit_scorer,
 )
-from policytest.scoring.plugins.nodeorder import with_nodeorder_terms
+from policytest.scoring.plugins.nodeorder import add_terms, kept_terms, with_nodeorder_terms
 from policytest.scoring.plugins.profile import (
     NO_PROFILE_PLUGINS,
+    PROFILE_SCORES,
     PodCycle,
     ProfilePlugins,
     binds_locally,
@@ -93,6 +94,8 @@ VOLCANO_NOT_MODELLED = (
     "nodeorder.imagelocality",
     "nodeorder.podtopologyspread",
 )
+_INFEASIBLE: Final = float("-inf")
+"""A total of a node the pod does not fit (sequences rank it below every node)."""
 FIT = "NodeResourcesFit"
 BALANCED = "NodeResourcesBalancedAllocation"
 NODE_FILTERS = (NODE_UNSCHEDULABLE, TAINT_TOLERATION, NODE_AFFINITY, FIT)
@@ -282,24 +285,46 @@ class VolcanoCluster:
             if self.view
             else None
         )
+        batch = self.scheduler.nodeorder_batch
+        return with_topology(
+            cycle,
+            only,
+            self._collector(pod, extra_filter(cycle)),
+            lambda scores, cycle, subset: with_nodeorder_terms(scores, cycle, batch, subset),
+        )
+
+    def kept_total(self, pod: Pod, name: str, kept: Verdict) -> float | None:
+        """``pod``'s total on node ``name`` after a bind there, from the node's resource
+        verdict and the nodeorder terms of ``kept`` (its verdict when last scored on every
+        node), for a pod whose terms no bind moves; ``None``: score the node instead."""
+        terms = kept_terms(kept, self.scheduler.profile)
+        if terms is None or pod.workload.host_ports or pod.workload.node_name:
+            return None
+        verdict = self._collector(pod, None)([name]).verdicts[0]
+        if not verdict[0]:
+            return _INFEASIBLE
+        if terms:
+            verdict = add_terms(verdict, terms, self.scheduler.nodeorder_batch)
+        total: float = verdict[2]
+        return total
+
+    def _collector(
+        self, pod: Pod, extra: Callable[[str, str], str | None] | None
+    ) -> Callable[[Sequence[str] | None], Scores]:
+        """The predicates, fit check and per-node scores of ``pod`` on given nodes
+        (every node: ``None``), with the topology filters ``extra``."""
         plain, own, trivial, verdicts_by_key = self._prepared(pod)
-        self.extra = extra_filter(cycle)
-        trivial = trivial and self.extra is None
+        self.extra = extra
+        trivial = trivial and extra is None
         guarded = self._guarded() if trivial else None
         memo = verdicts_by_key if self.memo and trivial else None
-        batch = self.scheduler.nodeorder_batch
 
         def collect(names: Sequence[str] | None) -> Scores:
             return node_scores(
                 self.infos, names, self._keys(), guarded, self.guarded_at, memo, plain, own
             )
 
-        return with_topology(
-            cycle,
-            only,
-            collect,
-            lambda scores, cycle, subset: with_nodeorder_terms(scores, cycle, batch, subset),
-        )
+        return collect
 
     def local_binds(self, pod: Pod) -> bool:
         """Whether binding a pod changes this pod's score on the bound node only."""
@@ -566,6 +591,20 @@ class KubeCluster:
             lambda scores, cycle, _: with_cycle_scores(scores, cycle),
         )
         return scores, cycle
+
+    def kept_total(self, pod: Pod, name: str, kept: Verdict) -> float | None:
+        """``pod``'s total on node ``name`` after a bind there, from the node's resource
+        verdict and the topology plugins' part of ``kept`` (its verdict when last scored
+        on every node), for a pod whose topology scores no bind moves; ``None``: score
+        the node instead."""
+        if not kept[0] or pod.workload.host_ports or pod.workload.node_name:
+            return None
+        verdict = self.resource_verdict(pod, name)
+        if not verdict[0]:
+            return _INFEASIBLE
+        plugins = kept[3]
+        total: float = verdict[2] + sum(plugins.get(plugin, 0) for plugin in PROFILE_SCORES)
+        return total
 
     def resource_verdict(self, pod: Pod, name: str) -> Verdict:
         """The pod's verdict on node ``name`` from the node and resource filters and

@@ -290,6 +290,14 @@ class _CountingState:
         self.resource_verdicts += 1
         return self.state.resource_verdict(pod, name)
 
+    def kept_total(self, pod: Pod, name: str, kept: Verdict) -> float | None:
+        assert isinstance(self.state, KubeCluster)
+        total = self.state.kept_total(pod, name, kept)
+        if total is not None:  # one resource verdict
+            self.nodes_scored += 1
+            self.resource_verdicts += 1
+        return total
+
     def __getattr__(self, name: str) -> Any:
         return getattr(self.state, name)
 
@@ -700,3 +708,50 @@ def test_kinds_no_bind_moves_elsewhere_rescore_the_bound_node_from_its_resources
     kept = sum(min(count, len(kinds)) for count in range(1, len(pods) + 1))
     assert counting.resource_verdicts == kept
     assert counting.nodes_scored == len(kinds) * len(nodes) + kept
+
+
+@pytest.mark.parametrize("release", ["1.14", "1.15", "1.16"])
+def test_volcano_kinds_rescore_the_bound_node_with_the_terms_they_had(
+    release: str, tmp_path: Path
+) -> None:
+    """Volcano's nodeorder under its defaults, pods without owners on nodes some of
+    which hold their image (ImageLocality differs per node): a bound node is rescored
+    from its predicates, fit check and per-node scores plus the nodeorder terms it had,
+    summed as PrioritizeNodes sums them; the placements and ties are the reference's."""
+    conf = tmp_path / "volcano-scheduler.conf"
+    conf.write_text(
+        'actions: "enqueue, allocate, backfill"\ntiers:\n- plugins:\n  - name: predicates\n'
+        "  - name: nodeorder\n  - name: binpack\n    arguments: {binpack.weight: 10}\n"
+    )
+    scheduler = scheduler_from_file(str(conf), options=CheckOptions(volcano_version=release))
+    image = {"registry.example.com/app-0:1": "500Mi"}
+    nodes = build_nodes(
+        (
+            f"n{i}",
+            {
+                "name": f"n{i}",
+                "allocatable": {"cpu": f"{4 * (1 + i % 3)}", "memory": "64Gi", "pods": "110"},
+                **({"images": image} if i % 4 == 0 else {}),
+            },
+        )
+        for i in range(20)
+    )
+    kinds = [
+        pod_from_dict(
+            {"requests": {"cpu": f"{250 * (1 + k)}m"}, "image": "registry.example.com/app-0:1"},
+            default_requests_from_limits=True,
+        )
+        for k in range(3)
+    ]
+    pods = [kinds[i % 3] for i in range(40)]
+    state = scheduler.cluster(nodes)
+    one_node = []
+    original = state.score
+
+    def counted(pod: Pod, only: Sequence[str] | None = None) -> Sequence[NodeScore]:
+        one_node.append(only is not None)
+        return original(pod, only)
+
+    state.score = counted  # type: ignore[method-assign]
+    assert place_all(state, pods) == reference(scheduler, nodes, pods)
+    assert one_node == [False] * len(kinds)  # three full scorings, no one-node scoring

@@ -42,7 +42,13 @@ from policytest.scoring.plugins.profile import (
 from policytest.scoring.verdicts import Scores, Verdict
 from policytest.scoring.weights import NodeOrderWeights
 
-__all__ = ["NODEORDER_TERMS", "nodeorder_profile", "with_nodeorder_terms"]
+__all__ = [
+    "NODEORDER_TERMS",
+    "add_terms",
+    "kept_terms",
+    "nodeorder_profile",
+    "with_nodeorder_terms",
+]
 
 NODEORDER: Final = "nodeorder"
 NODEORDER_TERMS: Final = (
@@ -107,11 +113,11 @@ def with_nodeorder_terms(
     result = cycle.scores(candidates)
     if isinstance(result, str):
         return scores
-    add = partial(_with_terms, resources_in_batch=resources_in_batch)
+    add = partial(add_terms, resources_in_batch=resources_in_batch)
     return Scores(scores.names, with_rows(scores, result, add))
 
 
-def _with_terms(verdict: Verdict, terms: Mapping[str, int], resources_in_batch: bool) -> Verdict:
+def add_terms(verdict: Verdict, terms: Mapping[str, int], resources_in_batch: bool) -> Verdict:
     """The verdict with the terms, its total summed as ``PrioritizeNodes`` does: the
     per-node functions in tier order (nodeorder's ImageLocality, and its resource
     scores and raw NodeAffinity up to 1.14; binpack), then the batch functions (all
@@ -138,3 +144,15 @@ def _with_terms(verdict: Verdict, terms: Mapping[str, int], resources_in_batch: 
         {**parts, NODEORDER: own},
         balance,
     )
+
+
+def kept_terms(verdict: Verdict, plugins: ProfilePlugins) -> dict[str, int] | None:
+    """The terms :func:`add_terms` added to a feasible ``verdict``, read back from its
+    parts (``None``: it is filtered out, or no terms were added: one candidate)."""
+    if not verdict[0]:
+        return None
+    own = verdict[5].get(NODEORDER, {})
+    terms = {
+        plugin: int(own[_PART[plugin]]) for plugin, _ in plugins.scores if _PART[plugin] in own
+    }
+    return terms if len(terms) == len(plugins.scores) else None
