@@ -87,11 +87,17 @@ SCHEDULERS: dict[str, Scheduler] = {
 
 def reference(
     scheduler: Scheduler, nodes: Sequence[Node], pods: Sequence[Pod]
-) -> tuple[list[Choice], list[NodeScore]]:
+) -> tuple[list[Choice], Sequence[NodeScore]]:
     """The scalar reference: score every node, rank, bind the first of the best group."""
-    state = scheduler.cluster(nodes)
+    return _reference_in(scheduler.cluster(nodes), pods)
+
+
+def _reference_in(
+    state: ClusterState, pods: Sequence[Pod]
+) -> tuple[list[Choice], Sequence[NodeScore]]:
+    """``reference`` on a cluster already built."""
     choices: list[Choice] = []
-    first: list[NodeScore] = []
+    first: Sequence[NodeScore] = []
     for pod in pods:
         scores = state.score(pod)
         first = first or scores
@@ -533,25 +539,6 @@ def _topology_workload(
     return nodes, pods, objects
 
 
-def _reference_in(
-    state: ClusterState, pods: Sequence[Pod]
-) -> tuple[list[Choice], Sequence[NodeScore]]:
-    """``reference`` on a cluster already built."""
-    choices: list[Choice] = []
-    first: Sequence[NodeScore] = []
-    for pod in pods:
-        scores = state.score(pod)
-        first = first or scores
-        ranking = rank(scores)
-        if not ranking:
-            choices.append((None, ()))
-            continue
-        chosen, *tied = ranking[0]
-        state.bind(chosen, pod)
-        choices.append((chosen, tuple(tied)))
-    return choices, first
-
-
 @pytest.mark.parametrize("config", sorted(_KUBE_CONFIGS))
 @settings(max_examples=120, deadline=None)
 @given(workload=_topology_workload(), max_kinds=st.sampled_from([1, 3, 16]))
@@ -674,32 +661,45 @@ def test_the_full_profile_oracle_sequences_place_as_the_reference(
     assert len(records) == 7
 
 
+_IMAGE = "registry.example.com/app-0:1"
+
+
+def _image_nodes(count: int, *, zones: bool) -> list[Node]:
+    """Nodes of three sizes, one in four holding ``_IMAGE`` (ImageLocality tells them
+    apart), with hostname and zone labels when ``zones``."""
+    return build_nodes(
+        (
+            f"n{i}",
+            {
+                "name": f"n{i}",
+                "allocatable": {"cpu": f"{4 * (1 + i % 3)}", "memory": "64Gi", "pods": "110"},
+                **({"labels": {HOSTNAME: f"n{i}", ZONE: f"z{i % 3}"}} if zones else {}),
+                **({"images": {_IMAGE: "500Mi"}} if i % 4 == 0 else {}),
+            },
+        )
+        for i in range(count)
+    )
+
+
+def _image_kinds() -> list[Pod]:
+    """Three pods without owners, of three sizes, running ``_IMAGE``."""
+    return [
+        pod_from_dict(
+            {"requests": {"cpu": f"{250 * (1 + k)}m"}, "image": _IMAGE},
+            default_requests_from_limits=True,
+        )
+        for k in range(3)
+    ]
+
+
 def test_kinds_no_bind_moves_elsewhere_rescore_the_bound_node_from_its_resources() -> None:
     """Pods without owners under the default profile on nodes whose topology scores
     differ (ImageLocality: some hold the pods' image): after a bind, each kept kind adds
     the bound node's resource verdict to the topology part it had, which no bind moves;
     the placements and ties are the reference's."""
     scheduler = _kube_profile("default", "1.36")
-    image = {"registry.example.com/app-0:1": "500Mi"}
-    nodes = build_nodes(
-        (
-            f"n{i}",
-            {
-                "name": f"n{i}",
-                "allocatable": {"cpu": f"{4 * (1 + i % 3)}", "memory": "64Gi", "pods": "110"},
-                "labels": {HOSTNAME: f"n{i}", ZONE: f"z{i % 3}"},
-                **({"images": image} if i % 4 == 0 else {}),
-            },
-        )
-        for i in range(30)
-    )
-    kinds = [
-        pod_from_dict(
-            {"requests": {"cpu": f"{250 * (1 + k)}m"}, "image": "registry.example.com/app-0:1"},
-            default_requests_from_limits=True,
-        )
-        for k in range(3)
-    ]
+    nodes = _image_nodes(30, zones=True)
+    kinds = _image_kinds()
     pods = [kinds[i % 3] for i in range(60)]
     counting = _CountingState(scheduler.cluster(nodes))
     assert place_all(counting, pods) == reference(scheduler, nodes, pods)
@@ -724,25 +724,8 @@ def test_volcano_kinds_rescore_the_bound_node_with_the_terms_they_had(
         "  - name: nodeorder\n  - name: binpack\n    arguments: {binpack.weight: 10}\n"
     )
     scheduler = scheduler_from_file(str(conf), options=CheckOptions(volcano_version=release))
-    image = {"registry.example.com/app-0:1": "500Mi"}
-    nodes = build_nodes(
-        (
-            f"n{i}",
-            {
-                "name": f"n{i}",
-                "allocatable": {"cpu": f"{4 * (1 + i % 3)}", "memory": "64Gi", "pods": "110"},
-                **({"images": image} if i % 4 == 0 else {}),
-            },
-        )
-        for i in range(20)
-    )
-    kinds = [
-        pod_from_dict(
-            {"requests": {"cpu": f"{250 * (1 + k)}m"}, "image": "registry.example.com/app-0:1"},
-            default_requests_from_limits=True,
-        )
-        for k in range(3)
-    ]
+    nodes = _image_nodes(20, zones=False)
+    kinds = _image_kinds()
     pods = [kinds[i % 3] for i in range(40)]
     state = scheduler.cluster(nodes)
     one_node = []
