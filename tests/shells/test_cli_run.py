@@ -161,6 +161,25 @@ def test_explain_one_case_and_unknown_case(run_line: RunLine, bundled_repo: Path
     assert run_line(["explain", path, "--case", "nope"]).exit_code == 2
 
 
+@pytest.mark.parametrize(
+    ("name", "plugin"),
+    [
+        ("kube-most-allocated-deployment", "PodTopologySpread"),
+        ("volcano-binpack-deployment", "nodeorder.podtopologyspread"),
+    ],
+)
+def test_explain_says_why_as_the_first_pod_was_scored(
+    run_line: RunLine, bundled_repo: Path, name: str, plugin: str
+) -> None:
+    """The spreading notes of a sequence's first pod count the pods bound before it
+    (none), not those the sequence bound afterwards (explain reads the notes at the end)."""
+    case = "twelve replicas of a Deployment spread over every node"
+    result = run_line(["explain", f"fixtures/{name}.policytest.yaml", "--case", case])
+    notes = [line for line in result.stdout.splitlines() if f" / {plugin} " in line]
+    assert len(notes) == 5, result.stdout
+    assert all("maxSkew 3: 0 matching pods on this node" in line for line in notes)
+
+
 def test_progress_line_on_a_terminal_for_long_runs() -> None:
     import io
 

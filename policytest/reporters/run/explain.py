@@ -191,13 +191,22 @@ def _part_lines(best: Sequence[NodeScore]) -> list[str]:
 
 
 def _note_lines(nodes: Sequence[NodeScore]) -> list[str]:
-    """``node / PodTopologySpread 144: default kubernetes.io/hostname maxSkew 3: ...``."""
+    """``node / PodTopologySpread 144: default kubernetes.io/hostname maxSkew 3: ...``
+    (a Volcano term: ``node / nodeorder.podtopologyspread 200: ...``)."""
     return [
-        f"    {text(node.name)} / {text(plugin)} {format_score(node.plugins.get(plugin, 0))}: "
+        f"    {text(node.name)} / {text(plugin)} {format_score(_weighted(node, plugin))}: "
         f"{text(note)}"
         for node in sorted((n for n in nodes if n.feasible), key=lambda n: -n.total)
         for plugin, note in node.notes.items()
     ]
+
+
+def _weighted(node: NodeScore, plugin: str) -> float:
+    """A plugin's weighted score on the node, or a plugin's part's (``nodeorder.x``)."""
+    owner, dot, part = plugin.partition(".")
+    if dot and owner in node.parts:
+        return node.parts[owner].get(part, 0)
+    return node.plugins.get(plugin, 0)
 
 
 _FORMULAS = {

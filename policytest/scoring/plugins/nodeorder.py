@@ -34,6 +34,7 @@ from policytest.scoring.plugins.profile import (
     INTER_POD_AFFINITY,
     NODE_PORTS,
     POD_TOPOLOGY_SPREAD,
+    Lazy,
     PodCycle,
     ProfilePlugins,
     feasible_names,
@@ -114,7 +115,13 @@ def with_nodeorder_terms(
     if isinstance(result, str):
         return scores
     add = partial(add_terms, resources_in_batch=resources_in_batch)
-    return Scores(scores.names, with_rows(scores, result, add))
+    return Scores(scores.names, with_rows(scores, result, add), partial(_term_notes, cycle))
+
+
+def _term_notes(cycle: PodCycle, name: str) -> Mapping[str, str]:
+    """The cycle's notes for node ``name``, named as nodeorder's terms
+    (``nodeorder.tainttoleration``), made when read."""
+    return Lazy(lambda: {f"{NODEORDER}.{_PART[p]}": note for p, note in cycle.notes(name).items()})
 
 
 def add_terms(verdict: Verdict, terms: Mapping[str, int], resources_in_batch: bool) -> Verdict:

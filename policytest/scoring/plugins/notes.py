@@ -37,7 +37,7 @@ def spread_note(state: spread.ScoreState, node: ViewNode, raw: int, scores: Sequ
     if node.name in state.ignored:
         return "left out (scores 0): the node lacks a topology key of the pod's constraints"
     parts = []
-    for c, domains in zip(state.constraints, state.counts, strict=True):
+    for c, domains, on_node in zip(state.constraints, state.counts, state.on_node, strict=True):
         origin = {"pod": "the pod's constraint", "system": "system default"}.get(
             c.origin, "default constraint (List)"
         )
@@ -46,7 +46,7 @@ def spread_note(state: spread.ScoreState, node: ViewNode, raw: int, scores: Sequ
         if value is None:
             parts.append(f"{head}: no {c.topology_key} label, no term")
         elif c.topology_key == spread.HOSTNAME:
-            count = spread.count_matching(node, c.selector, state.namespace)
+            count = on_node.get(node.name, 0)  # as PreScore counted (a sequence binds on)
             parts.append(f"{head}: {count} matching pods on this node")
         else:
             shown = ", ".join(f"{v or '(none)'} {n}" for v, n in sorted(domains.items()))
@@ -79,8 +79,10 @@ def taint_note(tolerations: Sequence[Toleration], node: ViewNode, highest: int) 
 
 
 def node_affinity_note(
-    groups: Sequence[PreferredTerms] | None, node: ViewNode, highest: int
+    groups: Sequence[PreferredTerms] | None, node: ViewNode, highest: int | None
 ) -> str:
+    """Which preferred terms the node matches; ``highest``: the best feasible node's
+    sum, which the score is normalised by (``None``: the sum is the score)."""
     if groups is None:
         return NODE_AFFINITY_SKIPPED
     weights = [
@@ -91,10 +93,11 @@ def node_affinity_note(
     ]
     if not weights:
         return "no preferred term matches"
-    return (
-        f"preferred terms matched, weights {', '.join(map(str, weights))} (sum {sum(weights)}); "
-        f"the best feasible node: {highest} -> 100 x sum / best"
-    )
+    listed = ", ".join(map(str, weights))
+    matched = f"preferred terms matched, weights {listed} (sum {sum(weights)})"
+    if highest is None:
+        return f"{matched}, not normalised"
+    return f"{matched}; the best feasible node: {highest} -> 100 x sum / best"
 
 
 def image_note(

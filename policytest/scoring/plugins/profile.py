@@ -367,7 +367,8 @@ class PodCycle:
                 notes[plugin] = taint_note(tolerations, node, max(raw.values(), default=0))
             elif plugin == NODE_AFFINITY:
                 groups = state if isinstance(state, list) else None
-                notes[plugin] = node_affinity_note(groups, node, max(raw.values(), default=0))
+                highest = None if self.plugins.raw_node_affinity else max(raw.values(), default=0)
+                notes[plugin] = node_affinity_note(groups, node, highest)
             elif plugin == POD_TOPOLOGY_SPREAD:
                 notes[plugin] = (
                     spread_note(state, node, raw[name], kept or [0])
@@ -381,10 +382,15 @@ class PodCycle:
                     else AFFINITY_SKIPPED
                 )
             elif plugin == IMAGE_LOCALITY:
+                images = (
+                    self.view.images_when_added(node)
+                    if self.plugins.image_cache_order
+                    else self.view.images
+                )
                 notes[plugin] = image_note(
                     self.workload,
                     node,
-                    self.view.images,
+                    images,
                     len(self.view.nodes),
                     image_volumes=self.plugins.image_volumes,
                 )
