@@ -131,7 +131,7 @@ def sequence(args: argparse.Namespace, scratch: str) -> None:
                     {"requests": SHAPES[d % len(SHAPES)], "deployment": f"web-{d}", "count": per}
                     for d in range(20)
                 ],
-                "expect": {},
+                "expect": {"pending": 0},
             }
         ],
     }
