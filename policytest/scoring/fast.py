@@ -29,7 +29,7 @@ from policytest.scoring.spreading_sequence import (
     SpreadingKind,
     spreading_only,
 )
-from policytest.scoring.verdicts import Scores, Verdict
+from policytest.scoring.verdicts import INFEASIBLE, Scores, Verdict
 
 __all__ = ["Choice", "build_nodes", "place_all", "shape_key"]
 
@@ -38,7 +38,6 @@ Choice = tuple[str | None, tuple[str, ...]]
 
 MAX_KINDS: Final = 16
 """Pod kinds whose per-node totals are kept at once (each costs a float per node)."""
-_INFEASIBLE: Final = float("-inf")
 
 
 def build_nodes(specs: Iterable[tuple[str, Mapping[str, Any]]]) -> list[Node]:
@@ -93,7 +92,7 @@ class _Kind:
         self.kept = kept
         self.ranked = Ranked()
         for index, total in enumerate(totals):
-            if total != _INFEASIBLE:
+            if total != INFEASIBLE:
                 self.ranked.add(index, total)
 
     def set(self, index: int, total: float) -> None:
@@ -101,9 +100,9 @@ class _Kind:
         if old == total:
             return
         self.totals[index] = total
-        if old != _INFEASIBLE:
+        if old != INFEASIBLE:
             self.ranked.remove(index, old)
-        if total != _INFEASIBLE:
+        if total != INFEASIBLE:
             self.ranked.add(index, total)
 
     def best(self) -> list[int]:
@@ -204,14 +203,14 @@ class _Totals:
             if total is not None:
                 return total
         (score,) = self.state.score(pod, only=[name])
-        return score.total if score.feasible else _INFEASIBLE
+        return score.total if score.feasible else INFEASIBLE
 
 
 def _totals(scores: Sequence[NodeScore]) -> list[float]:
     """Each node's total, in cluster order (``-inf``: filtered out)."""
     if isinstance(scores, Scores):  # the same totals, without a NodeScore per node
-        return [v[2] if v[0] else _INFEASIBLE for v in scores.verdicts]
-    return [score.total if score.feasible else _INFEASIBLE for score in scores]
+        return [v[2] if v[0] else INFEASIBLE for v in scores.verdicts]
+    return [score.total if score.feasible else INFEASIBLE for score in scores]
 
 
 def place_all(

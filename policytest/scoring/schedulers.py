@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Final, Literal
+from typing import Literal
 
 from policytest.core.releases import BalancedFormula
 from policytest.scoring.accounting import (
@@ -64,6 +64,7 @@ from policytest.scoring.plugins.view import ClusterView
 from policytest.scoring.protocol import BalanceDetail, LazyDetails, ResourceDetail
 from policytest.scoring.rsf import RsfScore, proportional_filter, rsf_scorer
 from policytest.scoring.verdicts import (
+    INFEASIBLE,
     KeyTable,
     Scores,
     Verdict,
@@ -94,8 +95,6 @@ VOLCANO_NOT_MODELLED = (
     "nodeorder.imagelocality",
     "nodeorder.podtopologyspread",
 )
-_INFEASIBLE: Final = float("-inf")
-"""A total of a node the pod does not fit (sequences rank it below every node)."""
 FIT = "NodeResourcesFit"
 BALANCED = "NodeResourcesBalancedAllocation"
 NODE_FILTERS = (NODE_UNSCHEDULABLE, TAINT_TOLERATION, NODE_AFFINITY, FIT)
@@ -302,7 +301,7 @@ class VolcanoCluster:
             return None
         verdict = self._collector(pod, None)([name]).verdicts[0]
         if not verdict[0]:
-            return _INFEASIBLE
+            return INFEASIBLE
         if terms:
             verdict = add_terms(verdict, terms, self.scheduler.nodeorder_batch)
         total: float = verdict[2]
@@ -601,7 +600,7 @@ class KubeCluster:
             return None
         verdict = self.resource_verdict(pod, name)
         if not verdict[0]:
-            return _INFEASIBLE
+            return INFEASIBLE
         plugins = kept[3]
         total: float = verdict[2] + sum(plugins.get(plugin, 0) for plugin in PROFILE_SCORES)
         return total

@@ -29,6 +29,7 @@ from policytest.scoring.accounting import KubeNodeInfo, VolcanoNodeInfo
 from policytest.scoring.protocol import BalanceDetail, NodeScore, ResourceDetail
 
 __all__ = [
+    "INFEASIBLE",
     "MEMO_LIMIT",
     "KeyTable",
     "Scores",
@@ -38,6 +39,9 @@ __all__ = [
     "kube_key",
     "volcano_key",
 ]
+
+INFEASIBLE: Final = float("-inf")
+"""The total a sequence ranks a node the pod does not fit at (below every node)."""
 
 Verdict = tuple[
     bool,

@@ -131,7 +131,7 @@ def add_terms(verdict: Verdict, terms: Mapping[str, int], resources_in_batch: bo
     integers)."""
     feasible, reason, _, plugins, resources, parts, balance = verdict
     per_node_terms = _PER_NODE if resources_in_batch else _PER_NODE_BEFORE_1_15
-    image = float(sum(s for p, s in terms.items() if p in per_node_terms))
+    node_terms = float(sum(s for p, s in terms.items() if p in per_node_terms))
     batch_terms = float(sum(s for p, s in terms.items() if p not in per_node_terms))
     own_resources = plugins.get(NODEORDER, 0.0)
     per_node = 0.0
@@ -139,14 +139,14 @@ def add_terms(verdict: Verdict, terms: Mapping[str, int], resources_in_batch: bo
         if plugin != NODEORDER:
             per_node += value
         else:
-            per_node += image if resources_in_batch else own_resources + image
+            per_node += node_terms if resources_in_batch else own_resources + node_terms
     batch = own_resources + batch_terms if resources_in_batch else batch_terms
     own = {**parts.get(NODEORDER, {}), **{_PART[p]: float(s) for p, s in terms.items()}}
     return (
         feasible,
         reason,
         per_node + batch,
-        {**plugins, NODEORDER: own_resources + image + batch_terms},
+        {**plugins, NODEORDER: own_resources + node_terms + batch_terms},
         resources,
         {**parts, NODEORDER: own},
         balance,
