@@ -68,7 +68,8 @@ def test_each_command_imports_what_it_needs_only(argv: list[str], loaded: set[st
     for ``validate``, the pre-commit hook's command."""
     code = (
         "import sys, io, contextlib\nfrom policytest.cli import main\n"
-        f"with contextlib.redirect_stdout(io.StringIO()):\n    main({argv!r})\n"
+        f"with contextlib.redirect_stdout(io.StringIO()):\n    status = main({argv!r})\n"
+        "assert status == 0, status\n"
         "print(' '.join(sorted(name for name, module in "
         "[('jinja2', 'jinja2'), ('runner', 'policytest.harness.runner')] "
         "if module in sys.modules)))"
