@@ -21,7 +21,7 @@ from typing import Any, Final, Protocol, runtime_checkable
 
 from policytest.scoring.cluster import Node, Pod
 from policytest.scoring.protocol import ClusterState, NodeScore
-from policytest.scoring.specs import node_from_dict, pods_from_dict
+from policytest.scoring.specs import node_from_dict, pods_from_dict, shape_key
 from policytest.scoring.spreading_sequence import (
     CycleScoring,
     Ranked,
@@ -31,7 +31,7 @@ from policytest.scoring.spreading_sequence import (
 )
 from policytest.scoring.verdicts import INFEASIBLE, Scores, Verdict
 
-__all__ = ["Choice", "build_nodes", "place_all", "shape_key"]
+__all__ = ["Choice", "build_nodes", "place_all"]
 
 Choice = tuple[str | None, tuple[str, ...]]
 """Where one pod went (``None``: pending) and the nodes it tied with."""
@@ -64,16 +64,6 @@ def build_nodes(specs: Iterable[tuple[str, Mapping[str, Any]]]) -> list[Node]:
             pods.extend(parsed)
         nodes.append(replace(node, pods=tuple(pods)))
     return nodes
-
-
-def shape_key(value: object) -> object:
-    """A hashable stand-in for a decoded value that tells ``1``, ``1.0``, ``True`` and
-    ``"1"`` apart: equal keys, equal descriptions (a cluster repeats a few pod shapes)."""
-    if isinstance(value, dict):
-        return (dict, tuple((key, shape_key(item)) for key, item in value.items()))
-    if isinstance(value, list):
-        return (list, tuple(shape_key(item) for item in value))
-    return (type(value), value)
 
 
 @runtime_checkable

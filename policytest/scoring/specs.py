@@ -31,6 +31,7 @@ __all__ = [
     "pod_from_dict",
     "pods_from_dict",
     "resource_list_from_dict",
+    "shape_key",
 ]
 
 # Pod-level resources (PodLevelResources feature) only cover these (IsSupportedPodLevelResource).
@@ -277,3 +278,13 @@ def _mapping(data: object, where: str) -> Mapping[str, Any]:
 
 def _join(where: str, key: str) -> str:
     return f"{where}.{key}" if where else key
+
+
+def shape_key(value: object) -> object:
+    """A hashable stand-in for a decoded value that tells ``1``, ``1.0``, ``True`` and
+    ``"1"`` apart: equal keys, equal descriptions (a cluster repeats a few pod shapes)."""
+    if isinstance(value, dict):
+        return (dict, tuple((key, shape_key(item)) for key, item in value.items()))
+    if isinstance(value, list):
+        return (list, tuple(shape_key(item) for item in value))
+    return (type(value), value)
