@@ -34,12 +34,12 @@ from policytest.scoring.plugins.profile import (
     INTER_POD_AFFINITY,
     NODE_PORTS,
     POD_TOPOLOGY_SPREAD,
-    Lazy,
     PodCycle,
     ProfilePlugins,
     feasible_names,
     with_rows,
 )
+from policytest.scoring.protocol import LazyMapping
 from policytest.scoring.verdicts import Scores, Verdict
 from policytest.scoring.weights import NodeOrderWeights
 
@@ -121,7 +121,9 @@ def with_nodeorder_terms(
 def _term_notes(cycle: PodCycle, name: str) -> Mapping[str, str]:
     """The cycle's notes for node ``name``, named as nodeorder's terms
     (``nodeorder.tainttoleration``), made when read."""
-    return Lazy(lambda: {f"{NODEORDER}.{_PART[p]}": note for p, note in cycle.notes(name).items()})
+    return LazyMapping(
+        lambda: {f"{NODEORDER}.{_PART[p]}": note for p, note in cycle.notes(name).items()}
+    )
 
 
 def add_terms(verdict: Verdict, terms: Mapping[str, int], resources_in_batch: bool) -> Verdict:

@@ -19,11 +19,11 @@ every node is its own group (the reference the tests compare with).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import compress, repeat
 from operator import itemgetter
-from typing import Final, TypeVar
+from typing import Final
 
 from policytest.scoring.cluster import Pod
 from policytest.scoring.filters import NODE_AFFINITY, TAINT_TOLERATION, PodFilter, pod_filter
@@ -47,6 +47,7 @@ from policytest.scoring.plugins.preferences import (
     preferred_terms,
 )
 from policytest.scoring.plugins.view import ClusterView, ViewNode
+from policytest.scoring.protocol import LazyMapping
 from policytest.scoring.selectors import SelectorError
 from policytest.scoring.snapshot import normalized_image
 from policytest.scoring.verdicts import Scores, Verdict, filtered
@@ -110,8 +111,6 @@ NO_PROFILE_PLUGINS: Final = ProfilePlugins()
 CycleScores = Sequence[Mapping[str, int]]
 """Per feasible node (in the order given), per plugin: the weighted normalised score
 (nodes with equal rows share one mapping)."""
-K = TypeVar("K")
-V = TypeVar("V")
 
 
 @dataclass(frozen=True)
@@ -354,7 +353,7 @@ class PodCycle:
 
     def notes(self, name: str) -> Mapping[str, str]:
         """Why each score plugin scored node ``name`` so (made when read)."""
-        return Lazy(lambda: self._notes(name))
+        return LazyMapping(lambda: self._notes(name))
 
     def _notes(self, name: str) -> dict[str, str]:
         node = self.view.by_name[name]
@@ -516,31 +515,6 @@ def _ignored(state: object) -> frozenset[str]:
     return state.ignored if isinstance(state, spread.ScoreState) else frozenset()
 
 
-class Lazy(Mapping[K, V]):
-    """A mapping computed on first read (a node's notes, a plugin's raw scores by node:
-    a ranking reads neither)."""
-
-    __slots__ = ("_compute", "_value")
-
-    def __init__(self, compute: Callable[[], dict[K, V]]) -> None:
-        self._compute = compute
-        self._value: dict[K, V] | None = None
-
-    def _mapping(self) -> dict[K, V]:
-        if self._value is None:
-            self._value = self._compute()
-        return self._value
-
-    def __getitem__(self, key: K) -> V:
-        return self._mapping()[key]
-
-    def __iter__(self) -> Iterator[K]:
-        return iter(self._mapping())
-
-    def __len__(self) -> int:
-        return len(self._mapping())
-
-
 def _as_raw(_: Sequence[ViewNode], raw: list[int]) -> list[int]:
     """A score that is not normalised (ImageLocality; NodeAffinity in old Volcano)."""
     return raw
@@ -558,7 +532,7 @@ def _raw_by_node(
         by_key = dict(zip(groups, raw, strict=True))
         return dict(zip(names, map(by_key.__getitem__, keys), strict=True))
 
-    return Lazy(compute)
+    return LazyMapping(compute)
 
 
 def _sparse(raw: Mapping[str, int], names: Sequence[str]) -> list[int]:
