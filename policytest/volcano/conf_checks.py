@@ -22,6 +22,7 @@ from policytest.volcano import rules, versions
 from policytest.volcano.binpack_args import BINPACK
 from policytest.volcano.conf import VolcanoConf, drf_conflicts, split_actions
 from policytest.volcano.decode import FLAGS, PLUGIN_KEYS, RawConf, TypeProblem, UnknownKey
+from policytest.volcano.entry import PluginEntry
 from policytest.volcano.nodeorder_args import NODEORDER
 from policytest.volcano.versions import Release
 
@@ -373,21 +374,16 @@ def cancellation_findings(document: Document, conf: VolcanoConf) -> Iterator[Fin
     pod does not request, while leastrequested always averages cpu and memory, so binpack
     still draws them to nodes fuller in what they request.
     """
-    binpack = [c.weights for c in conf.calls(BINPACK) if isinstance(c.weights, BinpackWeights)]
-    nodeorder = [
-        c.weights for c in conf.calls(NODEORDER) if isinstance(c.weights, NodeOrderWeights)
-    ]
-    calls = conf.calls(BINPACK)
+    weighed = _weighed(conf)
+    if weighed is None:
+        return
+    binpack, nodeorder = weighed
     spreading = sum(weights.leastrequested for weights in nodeorder)
     packing_too = sum(weights.mostrequested for weights in nodeorder)
     packing = sum(weights.weight for weights in binpack)
-    if not binpack or spreading <= 0 or packing <= 0 or packing + packing_too > spreading:
+    if spreading <= 0 or packing <= 0 or packing + packing_too > spreading:
         return
-    if any(weights.cpu + weights.memory <= 0 for weights in binpack):
-        return  # binpack scores nothing for these pods (VB010)
-    source = calls[-1].source
-    node = source.argument_nodes.get("binpack.weight", (None, source.anchor))[1]
-    assert node is not None
+    source, node = _binpack_weight(conf)
     even = all(weights.cpu == weights.memory for weights in binpack)
     if packing + packing_too < spreading:
         effect = "outweighs binpack (emptier nodes score higher)"
@@ -434,10 +430,10 @@ def spreading_findings(document: Document, conf: VolcanoConf) -> Iterator[Findin
     ``binpack.weight + mostrequested.weight - leastrequested.weight`` points per percent
     of a node a replica takes. Where that pull is not positive, VB012 says so instead.
     """
-    binpack = [c.weights for c in conf.calls(BINPACK) if isinstance(c.weights, BinpackWeights)]
-    nodeorder = [
-        c.weights for c in conf.calls(NODEORDER) if isinstance(c.weights, NodeOrderWeights)
-    ]
+    weighed = _weighed(conf)
+    if weighed is None:
+        return
+    binpack, nodeorder = weighed
     spreading = sum(weights.podtopologyspread for weights in nodeorder)
     packing = sum(weights.weight for weights in binpack)
     net = (
@@ -445,13 +441,9 @@ def spreading_findings(document: Document, conf: VolcanoConf) -> Iterator[Findin
         + sum(weights.mostrequested for weights in nodeorder)
         - sum(weights.leastrequested for weights in nodeorder)
     )
-    if not binpack or spreading <= 0 or net <= 0 or net >= SPREADING_RATIO * spreading:
+    if spreading <= 0 or net <= 0 or net >= SPREADING_RATIO * spreading:
         return
-    if any(weights.cpu + weights.memory <= 0 for weights in binpack):
-        return  # binpack scores nothing for these pods (VB010)
-    source = conf.calls(BINPACK)[-1].source
-    node = source.argument_nodes.get("binpack.weight", (None, source.anchor))[1]
-    assert node is not None
+    _, node = _binpack_weight(conf)
     needed = packing + SPREADING_RATIO * spreading - net
     yield rules.VB015_SPREADING_BEATS_BINPACK.at(
         document,
@@ -463,3 +455,26 @@ def spreading_findings(document: Document, conf: VolcanoConf) -> Iterator[Findin
         f"{5 * net} for packing, so Volcano spreads such pods. Set nodeorder's "
         f"`podtopologyspread.weight: 0` or `binpack.weight: {needed}`",
     )
+
+
+def _weighed(
+    conf: VolcanoConf,
+) -> tuple[list[BinpackWeights], list[NodeOrderWeights]] | None:
+    """The weights of the binpack and nodeorder calls VB012 and VB015 weigh against each
+    other (``None``: no binpack call, or one that scores nothing for a pod of cpu and
+    memory: VB010)."""
+    binpack = [c.weights for c in conf.calls(BINPACK) if isinstance(c.weights, BinpackWeights)]
+    if not binpack or any(weights.cpu + weights.memory <= 0 for weights in binpack):
+        return None
+    nodeorder = [
+        c.weights for c in conf.calls(NODEORDER) if isinstance(c.weights, NodeOrderWeights)
+    ]
+    return binpack, nodeorder
+
+
+def _binpack_weight(conf: VolcanoConf) -> tuple[PluginEntry, Node]:
+    """The entry of the last binpack call, and its ``binpack.weight`` (else the entry)."""
+    source = conf.calls(BINPACK)[-1].source
+    node = source.argument_nodes.get("binpack.weight", (None, source.anchor))[1]
+    assert node is not None
+    return source, node
