@@ -26,9 +26,7 @@ def user_repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict
     """A repository (a ``.git`` directory marks its root) holding ``files``, as the
     working directory."""
     (tmp_path / ".git").mkdir()
-    for name, text in files.items():
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text(text)
+    write_files(tmp_path, files)
     monkeypatch.chdir(tmp_path)
     return tmp_path
 

@@ -21,6 +21,9 @@ from tests.check.test_releases import RATIO_BESIDE as RATIO_BESIDE_MOST
 from tests.conftest import RunLine, committed_repo, git, write_files
 from tests.harness.test_fixture_releases import CONFIG as KUBE
 
+HEAD_KUBE = KUBE.replace("/v1\n", "/v1beta3\n")
+"""The config in an API version kube-scheduler 1.35 no longer reads (a KS001 in the head)."""
+
 FIXTURE = """\
 apiVersion: policytest/v1
 kind: PolicyTest
@@ -87,8 +90,10 @@ def in_history(history: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return history
 
 
-def _diff(run_line: RunLine, *extra: str) -> dict[str, Any]:
-    result = run_line(["diff", "--base", "HEAD~1", "--head", "HEAD", "--format", "json", *extra])
+def _diff(run_line: RunLine, *extra: str, head: str | None = "HEAD") -> dict[str, Any]:
+    """``diff --format json`` of HEAD~1 against ``head`` (``None``: the working tree)."""
+    to = ["--head", head] if head is not None else []
+    result = run_line(["diff", "--base", "HEAD~1", *to, "--format", "json", *extra])
     assert result.exit_code in (0, 1), result
     data: dict[str, Any] = json.loads(result.stdout)
     return data
@@ -168,19 +173,17 @@ def test_the_head_cannot_silence_its_own_findings(run_line: RunLine, clone: Path
         clone,
         {
             ".policytest.yaml": 'kubernetesVersion: "1.35"\nignore: [KS]\n',
-            "configs/kube.yaml": KUBE.replace("/v1\n", "/v1beta3\n"),
+            "configs/kube.yaml": HEAD_KUBE,
         },
     )
-    data = json.loads(run_line(["diff", "--base", "HEAD~1", "--format", "json"]).stdout)
+    data = _diff(run_line, head=None)
     assert data["settings"] == [
         {"key": "ignore", "before": None, "after": "[KS]", "applied": False}
     ]
     assert "KS001" in {f["rule"] for f in data["findings"]["introduced"]}
     text = run_line(["diff", "--base", "HEAD~1"]).stdout
     assert "ignore (unset) -> [KS] (not applied: the base's applies;" in text
-    applied = json.loads(
-        run_line(["diff", "--base", "HEAD~1", "--format", "json", "--head-settings"]).stdout
-    )
+    applied = _diff(run_line, "--head-settings", head=None)
     assert applied["settings"][0]["applied"] is True
     assert "KS001" not in {f["rule"] for f in applied["findings"]["introduced"]}
 
@@ -193,18 +196,16 @@ def test_the_head_cannot_lower_the_severity_of_its_own_findings(
         clone,
         {
             ".policytest.yaml": 'kubernetesVersion: "1.35"\nseverity: {KS: info}\n',
-            "configs/kube.yaml": KUBE.replace("/v1\n", "/v1beta3\n"),
+            "configs/kube.yaml": HEAD_KUBE,
         },
     )
-    data = json.loads(run_line(["diff", "--base", "HEAD~1", "--format", "json"]).stdout)
+    data = _diff(run_line, head=None)
     assert data["settings"] == [
         {"key": "severity", "before": None, "after": "{KS: info}", "applied": False}
     ]
     introduced = {f["rule"]: f["severity"] for f in data["findings"]["introduced"]}
     assert introduced["KS001"] == "error"
-    applied = json.loads(
-        run_line(["diff", "--base", "HEAD~1", "--format", "json", "--head-settings"]).stdout
-    )
+    applied = _diff(run_line, "--head-settings", head=None)
     assert {f["rule"]: f["severity"] for f in applied["findings"]["introduced"]}["KS001"] == "info"
 
 
