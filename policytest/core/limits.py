@@ -77,12 +77,11 @@ class Limits:
 
     def overridden(self, settings: Iterable[tuple[str, int]]) -> Limits:
         """A copy with the limits named by their short names (``pods``) changed."""
-        by_name = {name: attribute for attribute, name, _ in describe()}
-        return dataclasses.replace(self, **{by_name[name]: value for name, value in settings})
+        return dataclasses.replace(self, **{_ATTRIBUTES[name]: value for name, value in settings})
 
     def for_invocation(self, invocation: Invocation) -> InvocationLimits:
         """These limits, with ``invocation`` charged by every input read under them."""
-        values = {attribute: getattr(self, attribute) for attribute, _, _ in describe()}
+        values = {attribute: getattr(self, attribute) for attribute in _ATTRIBUTES.values()}
         return InvocationLimits(**values, invocation=invocation)
 
     def left(self, meter: str) -> int | None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
+from typing import Final
 
 from policytest.core.options import CheckOptions, RuleFilter
 from policytest.diff.git import DiffError, Side
@@ -185,7 +186,12 @@ def affects(change: SettingsChange, scheduler: str | None, pinned: Collection[st
     rules (``select``/``ignore``) judge every fixture's findings."""
     if not change.applied or change.key in pinned:
         return False
-    schedulers = {key: owner for key, _, owner in DESCRIBES_THE_CLUSTER}
-    schedulers |= {"kubeScheduler.plugins": KUBE, "volcano.plugins": VOLCANO}
-    owner = schedulers.get(change.key)
+    owner = _OWNERS.get(change.key)
     return owner is None or owner == scheduler
+
+
+_OWNERS: Final = {key: owner for key, _, owner in DESCRIBES_THE_CLUSTER} | {
+    "kubeScheduler.plugins": KUBE,
+    "volcano.plugins": VOLCANO,
+}
+"""The scheduler each setting that describes the cluster is about."""

@@ -27,6 +27,8 @@ from policytest.reporters.diff import words as words
 from policytest.reporters.diff.chart import charts
 
 MARKER = "<!-- policytest-diff -->"
+"""The first line of ``diff``'s comment, which CI jobs find their earlier comment by
+(each command's comment starts ``<!-- policytest-<command> -->``)."""
 COMMENT_LIMIT = 65_536
 MAX_SUMMARY_ROWS = 50
 MAX_NODE_ROWS = 25
@@ -76,7 +78,7 @@ def bounded(rows: Sequence[str], budget: int, more: Callable[[int], str]) -> lis
 
 def render(report: DiffReport, *, color: bool = False, limit: int = COMMENT_LIMIT) -> str:
     head = [
-        MARKER if report.command == "diff" else f"<!-- policytest-{report.command} -->",
+        f"<!-- policytest-{report.command} -->",
         f"### policytest {report.command}",
         "",
         f"{code(report.base)} → {code(report.head)}: {text(words.headline(report))}.",
