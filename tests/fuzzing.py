@@ -35,7 +35,6 @@ from pathlib import Path
 from typing import Union
 
 from hypothesis import strategies as st
-from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from policytest import validate_paths
 from policytest.cli import main
@@ -43,6 +42,7 @@ from policytest.core.findings import Finding
 from policytest.core.limits import Limits
 from policytest.core.options import CheckOptions
 from policytest.harness.suite import run_file
+from policytest.read.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from policytest.read.recognise import expand
 from policytest.read.source import ParseFailure, compose_all, read_bytes
 

@@ -14,11 +14,10 @@ removed.
 
 from __future__ import annotations
 
-from ruamel.yaml.nodes import MappingNode
-
 from policytest.core.findings import Finding, Severity
 from policytest.core.options import CheckOptions
 from policytest.core.rules import rule
+from policytest.read.nodes import MappingNode
 from policytest.read.source import Document
 
 PT004_CONFIGMAP_VALUE = rule(

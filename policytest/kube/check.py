@@ -10,8 +10,6 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from ruamel.yaml.nodes import MappingNode, ScalarNode
-
 from policytest.core.findings import Finding, Severity
 from policytest.core.limits import Limits
 from policytest.core.options import CheckOptions, kube_release
@@ -33,6 +31,7 @@ from policytest.kube.registry import (
 from policytest.kube.release_facts import field_findings
 from policytest.kube.semantics import analyse, profile_costs
 from policytest.read.goyaml import DecodeError, decode, scalar_value
+from policytest.read.nodes import MappingNode, ScalarNode
 from policytest.read.source import PT001_UNREADABLE, Document, ParseFailure, child
 
 __all__ = ["check", "check_policy", "load", "load_failure", "load_policy"]

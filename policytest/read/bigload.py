@@ -3,12 +3,14 @@
 ruamel.yaml's pure-Python composer reads about 30 KB/s of cluster dump; a fixture with
 tens of thousands of pods would take minutes, and a tree of a thousand small configs
 most of the hook's time. ruamel.yaml.clib's ``CParser`` (libyaml)
-builds the very same ``ruamel.yaml.nodes`` tree with the same marks, so positions and
-every consumer of :class:`~policytest.read.source.Document` stay as they are. Two things
-differ and are made equal here: libyaml gives plain scalars the style ``""`` (the pure
-composer ``None``), it marks an empty value (``key:`` and nothing) right after the
-colon where the pure composer marks the next token, and it cannot tell the
-non-specific tag ``!`` from no tag.
+builds the same tree with the same marks as the pure composer, in ruamel.yaml's node
+classes; :func:`adopted` copies either composer's tree into ours
+(:mod:`policytest.read.nodes`), so positions and every consumer of
+:class:`~policytest.read.source.Document` stay as they are. The copy evens out two
+differences: libyaml gives plain scalars the style ``""`` (the pure composer ``None``),
+and it marks an empty value (``key:`` and nothing) right after the colon where the pure
+composer marks the next token. A third, that libyaml cannot tell the non-specific tag
+``!`` from no tag, is why :func:`decode` leaves texts with a ``!`` to the reference.
 
 :func:`decode` is :func:`policytest.read.goyaml.decode` for such trees, without re-reading
 the source for every scalar: when the text holds no ``!`` at all (no tags anywhere),
@@ -23,13 +25,14 @@ import re
 from functools import lru_cache
 from typing import Any, Final
 
-from ruamel.yaml.error import StreamMark, YAMLError
-from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from ruamel.yaml import events
+from ruamel.yaml.error import YAMLError
 
 from policytest.core.errors import PolicytestError
 from policytest.core.limits import Limits, NodeCounter
 from policytest.read.goyaml import Budget, resolve_plain, scalar_text
 from policytest.read.goyaml import decode as reference_decode
+from policytest.read.nodes import MappingNode, Mark, Node, ScalarNode, SequenceNode
 
 __all__ = ["TooDeep", "available", "compose_all", "decode"]
 
@@ -50,83 +53,163 @@ def available() -> bool:
 
 
 def compose_all(text: str, max_depth: int, count: NodeCounter) -> list[Node] | None:
-    """Every document of ``text`` composed by libyaml, normalised to the pure composer's
-    styles; ``None`` when libyaml refuses the text (the pure composer then says why, in
-    its own words, or accepts what libyaml does not: the two differ at the edges), and
-    when a document nests deeper than ``max_depth``, which no scheduler config does.
-    ``count`` is called for every node before it is built (libyaml calls
-    ``descend_resolver`` for each one, tagged or not) and raises to stop composing.
-    libyaml composes recursively in C: a block nesting 100,000 deep (``- - - ...``)
-    would overflow the C stack and kill the process, so the nesting is counted as it
-    descends and the text is refused (:class:`TooDeep`) past ``max_depth``."""
+    """Every document of ``text`` parsed by libyaml and composed here, as the pure composer
+    composes it; ``None`` when libyaml refuses the text (the pure composer then says why,
+    in its own words, or accepts what libyaml does not: the two differ at the edges).
+    ``count`` is called for every node before it is built (aliases are not new nodes)
+    and raises to stop composing; a document nesting deeper than ``max_depth`` raises
+    :class:`TooDeep`. Composing from libyaml's events builds each node once, in our
+    classes: libyaml's own composer would build ruamel.yaml's nodes (each with a tag
+    object) only for them to be copied."""
     from _ruamel_yaml import CParser  # type: ignore[import-not-found,unused-ignore]
-
-    class _Composer(CParser):  # type: ignore[misc]
-        # Resolution is done by goyaml later; keep only what it needs to know.
-        depth = 0
-
-        def descend_resolver(self, *_: object) -> None:
-            count()
-            self.depth += 1
-            if self.depth > max_depth:
-                raise TooDeep(max_depth)
-
-        def ascend_resolver(self, *_: object) -> None:
-            self.depth -= 1
-
-        def resolve(self, kind: type, _value: str, implicit: tuple[bool, bool]) -> str:
-            if kind is ScalarNode:
-                return _PLAIN if implicit[0] else _STR
-            return _SEQ if kind is SequenceNode else _MAP
 
     if text.startswith("\ufeff"):
         return None  # libyaml drops the BOM and every index would shift by one
-    parser = _Composer(text)
+    parser = CParser(text)
+    composer = _EventComposer(parser, text, max_depth, count)
     roots: list[Node] = []
     try:
-        while parser.check_node():
-            root = parser.get_node()
-            if not _normalised(root, max_depth, text):
-                return None  # the pure composer refuses it too, and says so
-            roots.append(root)
-    except YAMLError:
+        parser.get_event()  # the stream's start
+        while not isinstance(parser.peek_event(), events.StreamEndEvent):
+            parser.get_event()  # the document's start
+            roots.append(composer.node(0))
+            parser.get_event()  # the document's end
+            composer.anchors.clear()
+    except (YAMLError, _Refused):
         return None
     finally:
         parser.dispose()
     return roots
 
 
-def _normalised(root: Node, max_depth: int, text: str) -> bool:
-    """Give plain scalars style ``None`` and empty values the pure composer's marks (an
-    iterative walk); False when the tree nests deeper than ``max_depth``."""
-    stack = [(root, 0)]
-    seen: set[int] = set()  # collections only: aliases share them (setting a style is idempotent)
-    while stack:
-        node, depth = stack.pop()
-        if depth > max_depth:
-            return False
-        if node.__class__ is ScalarNode:
-            if node.style == "":
-                node.style = None
-                if not node.value:
-                    node.start_mark = node.end_mark = _next_token(node.start_mark, text)
-            continue
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if node.__class__ is SequenceNode:
-            stack.extend((item, depth + 1) for item in node.value)
+class _Refused(Exception):
+    """libyaml's composer would refuse this (an undefined or a repeated anchor)."""
+
+
+class _EventComposer:
+    """libyaml's composer, over its events: nodes, marks and tags as it gives them,
+    styles and empty values' marks as the pure composer gives them."""
+
+    def __init__(self, parser: Any, text: str, max_depth: int, count: NodeCounter) -> None:
+        self.next_event = parser.get_event
+        self.peek = parser.peek_event
+        self.text = text
+        self.max_depth = max_depth
+        self.count = count
+        self.anchors: dict[str, Node] = {}
+
+    def node(self, depth: int) -> Node:
+        event = self.next_event()
+        kind = event.__class__
+        if kind is events.AliasEvent:
+            found = self.anchors.get(event.anchor)
+            if found is None:
+                raise _Refused
+            return found
+        self.count()
+        if depth >= self.max_depth:
+            raise TooDeep(self.max_depth)
+        anchor = event.anchor
+        if anchor is not None and anchor in self.anchors:
+            raise _Refused
+        tag = event.tag
+        if kind is events.ScalarEvent:
+            style, start, end = event.style, event.start_mark, event.end_mark
+            if not style:
+                style = None
+                if not event.value:
+                    start = end = _next_token(start, self.text)
+            if tag is None or tag == "!":
+                tag = _PLAIN if event.implicit[0] else _STR
+            node: Node = ScalarNode(tag, event.value, start, end, style)
+            if anchor is not None:
+                self.anchors[anchor] = node
+            return node
+        if kind is events.SequenceStartEvent:
+            items: list[Node] = []
+            node = SequenceNode(
+                _SEQ if tag is None or tag == "!" else tag,
+                items,
+                event.start_mark,
+                event.start_mark,
+                event.flow_style,
+            )
+            if anchor is not None:
+                self.anchors[anchor] = node
+            while not isinstance(self.peek(), events.SequenceEndEvent):
+                items.append(self.node(depth + 1))
         else:
-            for key, value in node.value:
-                stack.append((key, depth + 1))
-                stack.append((value, depth + 1))
-    return True
+            pairs: list[tuple[Node, Node]] = []
+            node = MappingNode(
+                _MAP if tag is None or tag == "!" else tag,
+                pairs,
+                event.start_mark,
+                event.start_mark,
+                event.flow_style,
+            )
+            if anchor is not None:
+                self.anchors[anchor] = node
+            while not isinstance(self.peek(), events.MappingEndEvent):
+                key = self.node(depth + 1)
+                pairs.append((key, self.node(depth + 1)))
+        node.end_mark = self.next_event().end_mark
+        return node
+
+
+def adopted(root: Any, max_depth: int, text: str) -> Node | None:
+    """ruamel.yaml's tree rooted at ``root`` in our node classes, made equal to the pure
+    composer's (plain scalars get style ``None``, empty values its marks): an iterative
+    copy that keeps aliases shared; ``None`` when the tree nests deeper than ``max_depth``."""
+    copies: dict[int, Node] = {}
+    unfilled: list[tuple[Any, Node, int]] = []
+
+    def copy(node: Any, depth: int) -> Node:
+        done = copies.get(id(node))
+        if done is not None:
+            return done
+        if node.id == "scalar":
+            style, start, end = node.style, node.start_mark, node.end_mark
+            if style == "":
+                style = None
+                if not node.value:
+                    start = end = _next_token(start, text)
+            done = ScalarNode(_tag(node), node.value, start, end, style)
+        else:
+            kind = SequenceNode if node.id == "sequence" else MappingNode
+            done = kind(_tag(node), [], node.start_mark, node.end_mark, node.flow_style)
+            unfilled.append((node, done, depth))
+        copies[id(node)] = done
+        return done
+
+    top = copy(root, 0)
+    while unfilled:
+        node, done, depth = unfilled.pop()
+        if node.value and depth >= max_depth:
+            return None
+        if node.id == "sequence":
+            done.value = [copy(item, depth + 1) for item in node.value]
+        else:
+            done.value = [
+                (copy(key, depth + 1), copy(value, depth + 1)) for key, value in node.value
+            ]
+    return top
+
+
+def _tag(node: Any) -> str:
+    """``node.tag`` without its cost: ruamel.yaml's property %-decodes the tag's text
+    character by character on every read, and a tag libyaml or our resolver gave is
+    its own text unless it holds a ``%``."""
+    tag = node.ctag
+    suffix = tag.suffix
+    if tag.handle is None and isinstance(suffix, str) and "%" not in suffix:
+        return suffix
+    return str(node.tag)
 
 
 _SKIPPED: Final = re.compile(r"(?:[ \t\r\n]|#[^\n]*)*")
 
 
-def _next_token(mark: Any, text: str) -> StreamMark:
+def _next_token(mark: Any, text: str) -> Mark:
     """Where the pure composer marks an empty value: at the next token (libyaml marks it
     where the value would have started, right after the colon)."""
     end = _SKIPPED.match(text, mark.index)
@@ -137,7 +220,7 @@ def _next_token(mark: Any, text: str) -> StreamMark:
         if line != mark.line
         else mark.column + (index - mark.index)
     )
-    return StreamMark(mark.name, index, line, column)
+    return Mark(mark.name, index, line, column)
 
 
 class TooDeep(PolicytestError):

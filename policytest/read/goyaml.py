@@ -23,10 +23,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
-
 from policytest.core.errors import PolicytestError
 from policytest.core.limits import DEFAULT_LIMITS, Limits
+from policytest.read.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 _TAG = "tag:yaml.org,2002:"
 STR, INT, FLOAT, BOOL, NULL, MERGE = (

@@ -19,12 +19,11 @@ import enum
 import os
 import re
 
-from ruamel.yaml.nodes import MappingNode, Node, ScalarNode
-
 from policytest.core.limits import Limits, NodeCounter
 from policytest.core.suggest import closest
 from policytest.read import positions
 from policytest.read.goyaml import scalar_text
+from policytest.read.nodes import MappingNode, Node, ScalarNode
 from policytest.read.source import (
     Document,
     Embedding,

@@ -15,13 +15,12 @@ from collections.abc import Iterator, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
-
 from policytest.core.findings import Finding, Severity
 from policytest.core.rules import get_rule, rule
 from policytest.core.suggest import did_you_mean
 from policytest.read.fastschema import certainly_valid
 from policytest.read.goyaml import DecodeError, scalar_value
+from policytest.read.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from policytest.read.source import Document
 
 if TYPE_CHECKING:

@@ -18,12 +18,11 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
-
 from policytest.core.errors import PolicytestError
 from policytest.core.findings import Finding, Severity
 from policytest.core.limits import Limits, NodeCounter, TooManyNodes
 from policytest.core.rules import rule
+from policytest.read.nodes import MappingNode, Mark, Node, ScalarNode, SequenceNode
 from policytest.read.paths import Refused, read_regular
 from policytest.read.positions import IDENTITY, Position, PositionMap
 
@@ -269,7 +268,7 @@ def compose_all(text: str, limits: Limits, count: NodeCounter | None = None) -> 
     return roots
 
 
-def _composed(text: str, max_depth: int, count: NodeCounter) -> Iterable[Node]:
+def _composed(text: str, max_depth: int, count: NodeCounter) -> Iterable[Node | None]:
     """libyaml when installed (see :mod:`policytest.read.bigload`), else the pure composer;
     both call ``count`` once per node as they build it (aliases are not new nodes)."""
     from policytest.read import bigload
@@ -293,8 +292,10 @@ def _composed(text: str, max_depth: int, count: NodeCounter) -> Iterable[Node]:
             super().descend_resolver(parent, index)
 
     yaml.Resolver = CountingResolver
-    composed: Iterable[Node] = yaml.compose_all(io.StringIO(text))
-    return composed
+    # no depth limit on the copy: the decoder's budget bounds what the pure composer built
+    return (
+        bigload.adopted(root, sys.maxsize, text) for root in yaml.compose_all(io.StringIO(text))
+    )
 
 
 _FLOW_TOKENS = re.compile(r"""[\[\]{}\n#]|"(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*'""")
@@ -333,9 +334,7 @@ def _refuse_deep_flow(text: str, max_depth: int) -> None:
 
 def empty_root() -> Node:
     """The root of an empty document: what yaml.v2 decodes from an empty text (nothing)."""
-    from ruamel.yaml.error import StreamMark
-
-    mark = StreamMark("<empty>", 0, 0, 0)
+    mark = Mark("<empty>", 0, 0, 0)
     return ScalarNode("tag:yaml.org,2002:null", "", mark, mark)
 
 

@@ -12,12 +12,11 @@ import dataclasses
 import re
 from typing import NamedTuple
 
-from ruamel.yaml.nodes import ScalarNode
-
 from policytest.core.findings import Finding
 from policytest.core.options import CheckOptions
 from policytest.read.goyaml import NULL, Budget, DecodeError, DecodeLimit, resolve_scalar
 from policytest.read.markers import end_marker_before
+from policytest.read.nodes import ScalarNode
 from policytest.read.positions import IDENTITY, Position, PositionMap
 from policytest.read.source import PT001_UNREADABLE, Document, ParseFailure, compose_all, empty_root
 from policytest.volcano import rules, versions

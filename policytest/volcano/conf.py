@@ -16,8 +16,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
-from ruamel.yaml.nodes import Node
-
+from policytest.read.nodes import Node
 from policytest.scoring.weights import (
     RSF,
     BinpackWeights,

@@ -9,12 +9,11 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 
-from ruamel.yaml.nodes import MappingNode, Node, ScalarNode
-
 from policytest.core.findings import Finding, Severity
 from policytest.core.listing import listed
 from policytest.core.rules import Rule
 from policytest.core.suggest import closest
+from policytest.read.nodes import MappingNode, Node, ScalarNode
 from policytest.read.positions import Position
 from policytest.read.source import Document
 from policytest.scoring.weights import BinpackWeights, NodeOrderWeights

@@ -12,8 +12,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from ruamel.yaml.nodes import ScalarNode
-
+from policytest.read.nodes import ScalarNode
 from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
 from policytest.volcano.binpack_args import BINPACK
 from policytest.volcano.nodeorder_args import NODEORDER

@@ -15,8 +15,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
-from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
-
 from policytest.read.goyaml import (
     BINARY,
     NULL,
@@ -29,6 +27,7 @@ from policytest.read.goyaml import (
     scalar_text,
     short_tag,
 )
+from policytest.read.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 FLAGS = (
     "enableJobOrder",
@@ -271,10 +270,10 @@ class _Decoder:
         """``d.merge``: a mapping, or a list of mappings merged last-to-first."""
         if isinstance(node, MappingNode):
             return [node]
-        if isinstance(node, SequenceNode) and all(
-            isinstance(item, MappingNode) for item in node.value
-        ):
-            return list(reversed(node.value))
+        if isinstance(node, SequenceNode):
+            maps = [item for item in node.value if isinstance(item, MappingNode)]
+            if len(maps) == len(node.value):
+                return maps[::-1]
         raise DecodeError("map merge requires map or sequence of maps as the value", node)
 
     def sequence(

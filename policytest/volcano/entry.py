@@ -9,8 +9,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ruamel.yaml.nodes import Node
-
+from policytest.read.nodes import Node
 from policytest.scoring.weights import BinpackWeights, NodeOrderWeights, ResourceStrategyFitArgs
 
 Weights = BinpackWeights | NodeOrderWeights | ResourceStrategyFitArgs

@@ -7,8 +7,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 if TYPE_CHECKING:
-    from ruamel.yaml.nodes import Node
-
+    from policytest.read.nodes import Node
     from policytest.read.source import Document
 
 

@@ -15,9 +15,8 @@ with a mistaken action and Volcano's plugins is still checked, and reported.
 
 from __future__ import annotations
 
-from ruamel.yaml.nodes import MappingNode, Node
-
 from policytest.core.suggest import plausible
+from policytest.read.nodes import MappingNode, Node
 from policytest.read.source import child, scalar, sequence_items
 from policytest.volcano.gotext import trim_space
 from policytest.volcano.versions import ACTIONS, PLUGINS

@@ -25,9 +25,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ruamel.yaml.nodes import MappingNode, Node, ScalarNode
-
 from policytest.read.goyaml import DecodeError, Uint64, go_type, is_merge_key, scalar_value
+from policytest.read.nodes import MappingNode, Node, ScalarNode
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1

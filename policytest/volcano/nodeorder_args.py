@@ -10,10 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ruamel.yaml.nodes import ScalarNode
-
 from policytest.core.findings import Finding, Severity
 from policytest.core.suggest import closest
+from policytest.read.nodes import ScalarNode
 from policytest.scoring.weights import NodeOrderWeights
 from policytest.volcano import rules
 from policytest.volcano.arguments import get_int, surprising_int

@@ -10,11 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ruamel.yaml.nodes import Node
-
 from policytest.core.findings import Finding, Severity
 from policytest.core.rules import Rule
 from policytest.core.suggest import did_you_mean
+from policytest.read.nodes import Node
 from policytest.scoring.weights import LEAST, TYPES, ResourceStrategyFitArgs
 from policytest.volcano import plugin_rules as rules
 from policytest.volcano.binpack_args import resource_name_problem

@@ -10,12 +10,11 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
-
 from policytest.core.findings import Finding, Severity
 from policytest.core.limits import DEFAULT_LIMITS
 from policytest.core.options import DEFAULT_OPTIONS, CheckOptions
 from policytest.kube.check import check, check_policy
+from policytest.read.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from policytest.read.recognise import Kind, kind_of
 from policytest.read.source import Document, compose_all, read_bytes
 

@@ -12,11 +12,11 @@ from unittest import mock
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from ruamel.yaml.nodes import MappingNode, Node, ScalarNode
 
 from policytest.core.limits import DEFAULT_LIMITS, NodeCounter
 from policytest.read import bigload
 from policytest.read.goyaml import DecodeError, decode
+from policytest.read.nodes import MappingNode, Node, ScalarNode
 from policytest.read.source import ParseFailure, compose_all
 
 pytestmark = pytest.mark.skipif(not bigload.available(), reason="ruamel.yaml.clib not installed")

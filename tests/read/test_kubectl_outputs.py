@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from policytest.core.limits import Limits
+from policytest.read.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from policytest.read.positions import Position
 from policytest.read.recognise import Kind, expand
 from policytest.read.source import Document, read_file

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from ruamel.yaml.nodes import Node
 
 from policytest.core.limits import Limits
+from policytest.read.nodes import Node
 from policytest.read.recognise import Kind, expand
 from policytest.read.source import Document, child, read_bytes, sequence_items
 

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 from ruamel.yaml import YAML
-from ruamel.yaml.nodes import MappingNode, Node, ScalarNode
 
 from policytest.core.limits import Limits
+from policytest.read import bigload
 from policytest.read.goyaml import (
     Budget,
     DecodeError,
@@ -21,10 +21,13 @@ from policytest.read.goyaml import (
     resolve_plain,
     scalar_value,
 )
+from policytest.read.nodes import MappingNode, Node, ScalarNode
 
 
 def compose(text: str) -> Node:
-    node: Node = YAML(typ="rt", pure=True).compose(io.StringIO(text))
+    """The pure round-trip composer's tree (it marks folds in folded scalars), as we hold it."""
+    node = bigload.adopted(YAML(typ="rt", pure=True).compose(io.StringIO(text)), 10_000, text)
+    assert node is not None
     return node
 
 

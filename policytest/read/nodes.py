@@ -1,0 +1,101 @@
+"""The YAML node tree every check reads: the composer's graph, in classes of our own.
+
+A composed document is a graph of scalar, sequence and mapping nodes with the marks of
+where each starts and ends; nothing is constructed, so no tag instantiates anything.
+libyaml (through ruamel.yaml.clib) or ruamel.yaml's pure composer builds such a graph in
+ruamel.yaml's node classes, and :mod:`policytest.read.bigload` copies it into these; the
+small-file reader (:mod:`policytest.read.blockyaml`) builds these directly, so a hook run
+on one small config never imports ruamel.yaml. Plain classes with ``__slots__``: defining
+them costs microseconds, and the attributes are the ones ruamel.yaml's nodes have.
+"""
+
+from __future__ import annotations
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+__all__ = ["MappingNode", "Mark", "Node", "ScalarNode", "SequenceNode"]
+
+
+class Mark:
+    """A 0-based place in the composed text: character ``index``, ``line``, ``column``."""
+
+    __slots__ = ("column", "index", "line", "name")
+
+    def __init__(self, name: str, index: int, line: int, column: int) -> None:
+        self.name = name
+        self.index = index
+        self.line = line
+        self.column = column
+
+    def __repr__(self) -> str:
+        return f"Mark({self.name!r}, {self.index}, {self.line}, {self.column})"
+
+
+class Node:
+    """A node of the graph: its resolved ``tag``, its ``value`` and where it lies.
+
+    ``value`` is the text of a scalar, the item nodes of a sequence, or the (key, value)
+    node pairs of a mapping in source order, duplicates included. An alias is the very
+    node its anchor names, shared.
+    """
+
+    __slots__ = ("end_mark", "start_mark", "tag", "value")
+
+    def __init__(self, tag: str, value: Any, start_mark: Mark, end_mark: Mark) -> None:
+        self.tag = tag
+        self.value: Any = value
+        self.start_mark = start_mark
+        self.end_mark = end_mark
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(tag={self.tag!r}, value={self.value!r})"
+
+
+class ScalarNode(Node):
+    """A scalar: ``style`` is ``None`` for plain text, else ``'``, ``"``, ``|`` or ``>``."""
+
+    __slots__ = ("style",)
+    value: str
+
+    def __init__(
+        self, tag: str, value: str, start_mark: Mark, end_mark: Mark, style: str | None = None
+    ) -> None:
+        # assigned here, not through Node.__init__: a big fixture builds millions of these
+        self.tag = tag
+        self.value = value
+        self.start_mark = start_mark
+        self.end_mark = end_mark
+        self.style = style
+
+
+class CollectionNode(Node):
+    """A sequence or mapping: ``flow_style`` tells ``[a, b]`` / ``{a: b}`` from block."""
+
+    __slots__ = ("flow_style",)
+
+    def __init__(
+        self,
+        tag: str,
+        value: Any,
+        start_mark: Mark,
+        end_mark: Mark,
+        flow_style: bool | None = None,
+    ) -> None:
+        super().__init__(tag, value, start_mark, end_mark)
+        self.flow_style = flow_style
+
+
+class SequenceNode(CollectionNode):
+    """A sequence: ``value`` is the list of item nodes."""
+
+    __slots__ = ()
+    value: list[Node]
+
+
+class MappingNode(CollectionNode):
+    """A mapping: ``value`` is the list of (key node, value node) pairs."""
+
+    __slots__ = ()
+    value: list[tuple[Node, Node]]
