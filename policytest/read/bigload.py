@@ -25,9 +25,6 @@ import re
 from functools import lru_cache
 from typing import Any, Final
 
-from ruamel.yaml import events
-from ruamel.yaml.error import YAMLError
-
 from policytest.core.errors import PolicytestError
 from policytest.core.limits import Limits, NodeCounter
 from policytest.read.goyaml import Budget, resolve_plain, scalar_text
@@ -62,6 +59,8 @@ def compose_all(text: str, max_depth: int, count: NodeCounter) -> list[Node] | N
     classes: libyaml's own composer would build ruamel.yaml's nodes (each with a tag
     object) only for them to be copied."""
     from _ruamel_yaml import CParser  # type: ignore[import-not-found,unused-ignore]
+    from ruamel.yaml import events
+    from ruamel.yaml.error import YAMLError
 
     if text.startswith("\ufeff"):
         return None  # libyaml drops the BOM and every index would shift by one
@@ -91,6 +90,9 @@ class _EventComposer:
     styles and empty values' marks as the pure composer gives them."""
 
     def __init__(self, parser: Any, text: str, max_depth: int, count: NodeCounter) -> None:
+        from ruamel.yaml import events
+
+        self.events = events
         self.next_event = parser.get_event
         self.peek = parser.peek_event
         self.text = text
@@ -99,6 +101,7 @@ class _EventComposer:
         self.anchors: dict[str, Node] = {}
 
     def node(self, depth: int) -> Node:
+        events = self.events
         event = self.next_event()
         kind = event.__class__
         if kind is events.AliasEvent:

@@ -221,8 +221,6 @@ def compose_all(text: str, limits: Limits, count: NodeCounter | None = None) -> 
     """Compose every non-empty document of ``text``; raise :class:`ParseFailure`.
     ``count``: the node budget of the file ``text`` is part of (the values of one
     ConfigMap share it), else ``yaml-nodes`` for ``text`` alone."""
-    from ruamel.yaml.error import MarkedYAMLError, YAMLError
-
     from policytest.read.bigload import TooDeep
 
     _refuse_deep_flow(text, limits.max_depth)
@@ -248,13 +246,6 @@ def compose_all(text: str, limits: Limits, count: NodeCounter | None = None) -> 
             "(raise the limit with --limit yaml-nodes=N if it really is a config)"
         )
         raise ParseFailure(message, 0, 0, spent=exc.spent) from exc
-    except MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line, column = (mark.line, mark.column) if mark is not None else (0, 0)
-        raise ParseFailure(f"{INVALID_YAML}: {_yaml_message(exc)}", line, column) from exc
-    except YAMLError as exc:  # ReaderError: a character YAML does not allow
-        line, column = _reader_error_position(exc, text)
-        raise ParseFailure(f"{INVALID_YAML}: {_first_line(str(exc))}", line, column) from exc
     except TooDeep as exc:
         raise ParseFailure(
             f"document nests deeper than {limits.max_depth} levels; not read", 0, 0
@@ -279,7 +270,17 @@ def _composed(text: str, max_depth: int, count: NodeCounter) -> Iterable[Node | 
         if roots is not None:
             return roots
         count.left = left  # libyaml gave up part-way: the pure composer starts over
+    return _pure_composed(text, count)
+
+
+def _pure_composed(text: str, count: NodeCounter) -> Iterator[Node | None]:
+    """ruamel.yaml's pure composer, its trees copied into ours; its syntax errors become
+    :class:`ParseFailure` with its own words and marks (as it composes lazily, a
+    document before the error has already been taken)."""
     from ruamel.yaml import YAML
+    from ruamel.yaml.error import MarkedYAMLError, YAMLError
+
+    from policytest.read import bigload
 
     yaml = YAML(typ="rt", pure=True)
     yaml.composer.warn_double_anchors = False  # yaml.v2 accepts a redefined anchor: the last wins
@@ -292,10 +293,17 @@ def _composed(text: str, max_depth: int, count: NodeCounter) -> Iterable[Node | 
             super().descend_resolver(parent, index)
 
     yaml.Resolver = CountingResolver
-    # no depth limit on the copy: the decoder's budget bounds what the pure composer built
-    return (
-        bigload.adopted(root, sys.maxsize, text) for root in yaml.compose_all(io.StringIO(text))
-    )
+    try:
+        for root in yaml.compose_all(io.StringIO(text)):
+            # no depth limit on the copy: the decoder's budget bounds what was built
+            yield bigload.adopted(root, sys.maxsize, text)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, column = (mark.line, mark.column) if mark is not None else (0, 0)
+        raise ParseFailure(f"{INVALID_YAML}: {_yaml_message(exc)}", line, column) from exc
+    except YAMLError as exc:  # ReaderError: a character YAML does not allow
+        line, column = _reader_error_position(exc, text)
+        raise ParseFailure(f"{INVALID_YAML}: {_first_line(str(exc))}", line, column) from exc
 
 
 _FLOW_TOKENS = re.compile(r"""[\[\]{}\n#]|"(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*'""")
