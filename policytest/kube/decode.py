@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from dataclasses import replace
 from typing import Any, NamedTuple
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -20,6 +19,7 @@ from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from policytest.core.findings import Finding, Severity
 from policytest.core.limits import Limits
 from policytest.core.options import CheckOptions, kube_release
+from policytest.core.records import replace
 from policytest.core.releases import KubeRelease
 from policytest.kube import rules
 from policytest.read.goyaml import DecodeError, Uint64, decode, is_merge_key, scalar_value

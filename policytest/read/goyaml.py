@@ -20,13 +20,13 @@ import binascii
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from policytest.core.errors import PolicytestError
 from policytest.core.limits import DEFAULT_LIMITS, Limits
+from policytest.core.records import field, record
 
 _TAG = "tag:yaml.org,2002:"
 STR, INT, FLOAT, BOOL, NULL, MERGE = (
@@ -304,7 +304,7 @@ def is_merge_key(node: Node, text: str) -> bool:
     return tag == MERGE or (tag is None and node.style is None)
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Budget:
     """How many more nodes a walk may visit, and how deep it may go (shared by walks).
 

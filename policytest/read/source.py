@@ -15,7 +15,6 @@ import os
 import re
 import sys
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -23,6 +22,7 @@ from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from policytest.core.errors import PolicytestError
 from policytest.core.findings import Finding, Severity
 from policytest.core.limits import Limits, NodeCounter, TooManyNodes
+from policytest.core.records import record
 from policytest.core.rules import rule
 from policytest.read.paths import Refused, read_regular
 from policytest.read.positions import IDENTITY, Position, PositionMap
@@ -74,7 +74,7 @@ class Embedding(NamedTuple):
     ignored: tuple[Node, ...] = ()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Document:
     """One YAML document (or one embedded config) with its source positions."""
 
