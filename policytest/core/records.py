@@ -158,8 +158,6 @@ def record(
     slots: bool = False,
 ) -> R | Callable[[R], R]:
     """Make ``cls`` a record, as ``@dataclass`` would with the same options."""
-    if order and not eq:
-        raise ValueError("eq must be true if order is true")
 
     def build(cls: R) -> R:
         return _build(cls, frozen=frozen, eq=eq, order=order, slots=slots)
@@ -222,26 +220,38 @@ def _collect(cls: type) -> tuple[Field, ...]:
     for name, value in namespace.items():
         if isinstance(value, Field) and name not in annotations:
             raise TypeError(f"{name!r} is a field but has no type annotation")
+    return tuple(table.values())
+
+
+def _check(
+    cls: type, record_fields: tuple[Field, ...], frozen: bool, eq: bool, order: bool
+) -> None:
+    """Refuse what ``dataclasses`` refuses, in its order, once the fields are read."""
+    bases = [
+        b.__dict__["__record_params__"]
+        for b in cls.__mro__[1:]
+        if "__record_params__" in b.__dict__
+    ]
+    if bases and any(params[0] for params in bases) != frozen:
+        raise TypeError(
+            "cannot inherit frozen record from a non-frozen one"
+            if frozen
+            else "cannot inherit non-frozen record from a frozen one"
+        )
+    if order and not eq:
+        raise ValueError("eq must be true if order is true")
     defaulted = False
-    for item in table.values():
+    for item in record_fields:
         if item.default is MISSING and item.default_factory is MISSING:
             if defaulted:
                 raise TypeError(f"non-default argument {item.name!r} follows default argument")
         else:
             defaulted = True
-    return tuple(table.values())
 
 
 def _build(cls: R, *, frozen: bool, eq: bool, order: bool, slots: bool) -> R:
-    for base in cls.__mro__[1:]:
-        params = base.__dict__.get("__record_params__")
-        if params is not None and params[0] != frozen:
-            raise TypeError(
-                "cannot inherit frozen record from a non-frozen one"
-                if frozen
-                else "cannot inherit non-frozen record from a frozen one"
-            )
     record_fields = _collect(cls)
+    _check(cls, record_fields, frozen, eq, order)
     names = tuple(item.name for item in record_fields)
     if slots:
         cls = _with_slots(cls, names)
@@ -308,13 +318,59 @@ def _plural(names: list[str]) -> str:
 
 
 def _init(cls: type, record_fields: tuple[Field, ...], slots: bool) -> Callable[..., None]:
-    """``__init__(self, <fields>)`` with defaults, then ``__post_init__`` if defined; the
-    errors are Python's own for a function of that signature."""
+    """``__init__(self, <fields>)`` with defaults, then ``__post_init__`` if defined."""
     names = tuple(item.name for item in record_fields)
-    known = frozenset(names)
+    count = len(names)
     defaults = tuple((item.name, item.default, item.default_factory) for item in record_fields)
     post_init = hasattr(cls, "__post_init__")
-    qualname = f"{cls.__qualname__}.__init__()"
+    refusal = _refusal(cls.__qualname__, defaults)
+
+    def bind(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
+        """Every field's value, in order, from a call that does not give them all by
+        position (the factories run once the call is known to be good)."""
+        values = list(args)
+        if len(values) <= count:
+            found = 0
+            factories = []
+            for name, default, factory in defaults[len(values) :]:
+                if name in kwargs:
+                    values.append(kwargs[name])
+                    found += 1
+                elif default is not MISSING:
+                    values.append(default)
+                elif factory is not MISSING:
+                    factories.append(len(values))
+                    values.append(factory)
+                else:
+                    break
+            else:
+                if found == len(kwargs):  # else a keyword is unknown or given twice
+                    for index in factories:
+                        values[index] = values[index]()
+                    return values
+        raise refusal(args, kwargs)
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        if kwargs or len(args) != count:
+            args = tuple(bind(args, kwargs))
+        if slots:
+            _set_all(self, zip(names, args, strict=True))
+        else:
+            self.__dict__.update(zip(names, args, strict=True))
+        if post_init:
+            self.__post_init__()
+
+    __init__.__qualname__ = f"{cls.__qualname__}.__init__"
+    return __init__
+
+
+def _refusal(
+    qualname: str, defaults: tuple[tuple[str, Any, Any], ...]
+) -> Callable[[tuple[Any, ...], dict[str, Any]], TypeError]:
+    """The error Python raises for a bad call of a function with the fields as its
+    parameters, in Python's order of checks."""
+    names = [name for name, _, _ in defaults]
+    called = f"{qualname}.__init__()"
     total = len(names) + 1
     required = (
         sum(1 for _, default, factory in defaults if default is MISSING and factory is MISSING) + 1
@@ -325,40 +381,28 @@ def _init(cls: type, record_fields: tuple[Field, ...], slots: bool) -> Callable[
         else f"{total} positional argument{'s' if total > 1 else ''}"
     )
 
-    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-        given = dict(zip(names, args, strict=False))  # too many: raised below
+    def refusal(args: tuple[Any, ...], kwargs: dict[str, Any]) -> TypeError:
         for name in kwargs:
-            if name not in known:
-                raise TypeError(f"{qualname} got an unexpected keyword argument {name!r}")
-            if name in given:
-                raise TypeError(f"{qualname} got multiple values for argument {name!r}")
+            if name not in names:
+                return TypeError(f"{called} got an unexpected keyword argument {name!r}")
+            if names.index(name) < len(args):
+                return TypeError(f"{called} got multiple values for argument {name!r}")
         if len(args) > len(names):
-            raise TypeError(f"{qualname} takes {takes} but {len(args) + 1} were given")
-        given.update(kwargs)
-        if len(given) < len(names):
-            missing = []
-            for name, default, factory in defaults:
-                if name not in given:
-                    if default is not MISSING:
-                        given[name] = default
-                    elif factory is not MISSING:
-                        given[name] = factory()
-                    else:
-                        missing.append(name)
-            if missing:
-                raise TypeError(
-                    f"{qualname} missing {len(missing)} required positional "
-                    f"argument{'s' if len(missing) > 1 else ''}: {_plural(missing)}"
-                )
-        if slots:
-            _set_all(self, ((name, given[name]) for name in names))
-        else:
-            self.__dict__.update((name, given[name]) for name in names)
-        if post_init:
-            self.__post_init__()
+            return TypeError(f"{called} takes {takes} but {len(args) + 1} were given")
+        missing = [
+            name
+            for index, (name, default, factory) in enumerate(defaults)
+            if index >= len(args)
+            and name not in kwargs
+            and default is MISSING
+            and factory is MISSING
+        ]
+        return TypeError(
+            f"{called} missing {len(missing)} required positional "
+            f"argument{'s' if len(missing) > 1 else ''}: {_plural(missing)}"
+        )
 
-    __init__.__qualname__ = f"{cls.__qualname__}.__init__"
-    return __init__
+    return refusal
 
 
 def _key(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:
