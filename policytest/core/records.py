@@ -9,7 +9,8 @@ module imports nothing beyond the interpreter's start-up set.
 
 Semantics follow ``dataclasses`` for what policytest uses: positional or keyword
 ``__init__`` with defaults and default factories, ``__post_init__``, ``frozen``
-(assignment raises :class:`FrozenRecordError`, an ``AttributeError``), ``__eq__`` over
+(assignment raises :class:`FrozenRecordError`, an ``AttributeError`` and, once
+``dataclasses`` is imported, a ``dataclasses.FrozenInstanceError``), ``__eq__`` over
 the ``compare`` fields of the same class, ``__hash__`` by the same rules (frozen and
 eq: from the fields; eq alone: unhashable; an explicit ``__hash__`` is kept),
 ``order``, ``__repr__`` in ``dataclasses``' format, ``__match_args__`` and ``slots``.
@@ -24,6 +25,7 @@ reads it. Policytest's own code uses :func:`replace` and :func:`fields` from her
 from __future__ import annotations
 
 import operator
+import sys
 from _thread import get_ident
 from types import MappingProxyType
 
@@ -54,6 +56,21 @@ else:
 
 class FrozenRecordError(PolicytestError, AttributeError):
     """Assignment to a field of a frozen record (``dataclasses.FrozenInstanceError``)."""
+
+
+_FROZEN_ERRORS: dict[type, type[FrozenRecordError]] = {}
+
+
+def _frozen_error(message: str) -> FrozenRecordError:
+    """A :class:`FrozenRecordError` that is also a ``dataclasses.FrozenInstanceError``
+    once ``dataclasses`` is imported, as it is wherever code catches that one."""
+    dataclasses = sys.modules.get("dataclasses")
+    if dataclasses is None:
+        return FrozenRecordError(message)
+    base = dataclasses.FrozenInstanceError
+    if base not in _FROZEN_ERRORS:
+        _FROZEN_ERRORS[base] = type("FrozenRecordError", (FrozenRecordError, base), {})
+    return _FROZEN_ERRORS[base](message)
 
 
 class _Missing:
@@ -451,12 +468,12 @@ def _freeze(cls: type[Any], names: frozenset[str]) -> None:
 
     def __setattr__(self: object, name: str, value: Any) -> None:
         if type(self) is cls or name in names:
-            raise FrozenRecordError(f"cannot assign to field {name!r}")
+            raise _frozen_error(f"cannot assign to field {name!r}")
         super(cls, self).__setattr__(name, value)
 
     def __delattr__(self: object, name: str) -> None:
         if type(self) is cls or name in names:
-            raise FrozenRecordError(f"cannot delete field {name!r}")
+            raise _frozen_error(f"cannot delete field {name!r}")
         super(cls, self).__delattr__(name)
 
     for method in (__setattr__, __delattr__):

@@ -344,7 +344,7 @@ def test_the_public_records_answer_dataclasses_functions_as_their_dataclasses_di
             assert changed == replace(mine, **changes)
         assert pickle.loads(pickle.dumps(mine)) == mine
         assert copy.copy(mine) == mine == copy.deepcopy(mine)
-        with pytest.raises(AttributeError, match="cannot assign to field"):
+        with pytest.raises(dataclasses.FrozenInstanceError, match="cannot assign to field"):
             mine.__setattr__(dataclasses.fields(mine)[0].name, None)
 
 
@@ -375,15 +375,35 @@ def test_findings_sort_and_deduplicate_as_the_dataclass_did(findings: list[Findi
     assert len(set(findings)) == len(set(theirs))
 
 
+RECORD_IN_A_FRESH_PROCESS = """
+import sys, policytest.core.errors
+before = set(sys.modules)
+from policytest.core.records import FrozenRecordError, record
+print(*sorted(set(sys.modules) - before))
+Rec = record(frozen=True)(type("Rec", (), {"__annotations__": {"a": "int"}}))
+try:
+    Rec(1).a = 2
+except FrozenRecordError as error:
+    print(type(error) is FrozenRecordError, "dataclasses" in sys.modules)
+"""
+
+
 def test_the_records_module_imports_nothing_the_interpreter_has_not_loaded() -> None:
     """Importing it adds only itself (no ``dataclasses``, ``inspect``, ``typing``) to what
-    the interpreter and its package's import (``policytest.core.errors``) loaded."""
-    script = (
-        "import sys, policytest.core.errors; before = set(sys.modules); "
-        "import policytest.core.records; "
-        "print(*sorted(set(sys.modules) - before), 'dataclasses' in sys.modules)"
-    )
+    the interpreter and its package's import (``policytest.core.errors``) loaded, and a
+    frozen record's error does not import ``dataclasses`` either."""
     done = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+        [sys.executable, "-c", RECORD_IN_A_FRESH_PROCESS],
+        capture_output=True,
+        text=True,
+        check=True,
     )
-    assert done.stdout.split() == ["policytest.core.records", "False"]
+    assert done.stdout.split() == ["policytest.core.records", "True", "False"]
+
+
+def test_a_frozen_record_error_is_the_dataclasses_one_once_dataclasses_is_imported() -> None:
+    finding = Finding("a.yaml", 1, 1, "VB003", Severity.ERROR, "m")
+    with pytest.raises(dataclasses.FrozenInstanceError, match="cannot assign to field 'line'"):
+        finding.line = 2  # type: ignore[misc]
+    with pytest.raises(FrozenRecordError, match="cannot delete field 'line'"):
+        del finding.line  # type: ignore[misc]
