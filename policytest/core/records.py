@@ -14,7 +14,8 @@ Semantics follow ``dataclasses`` for what policytest uses: positional or keyword
 the ``compare`` fields of the same class, ``__hash__`` by the same rules (frozen and
 eq: from the fields; eq alone: unhashable; an explicit ``__hash__`` is kept),
 ``order``, ``__repr__`` in ``dataclasses``' format, ``__match_args__`` and ``slots``.
-Not supported: ``init=False`` fields, ``kw_only``, ``InitVar``, ``unsafe_hash``.
+Not supported: ``init=False`` fields, ``kw_only``, ``InitVar``, ``unsafe_hash``, and
+the signature as the docstring of a class without one.
 
 ``dataclasses.fields``, ``replace``, ``asdict`` and ``is_dataclass`` work on records
 (the public API's ``Finding`` or ``CheckOptions`` were dataclasses): a record's
@@ -370,10 +371,14 @@ def _init(cls: type, record_fields: tuple[Field, ...], slots: bool) -> Callable[
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
         if kwargs or len(args) != count:
             args = tuple(bind(args, kwargs))
+        # one value per name now; zip's strict= would cost more than the rest of the call
         if slots:
-            _set_all(self, zip(names, args, strict=True))
+            for name, value in zip(names, args):  # noqa: B905
+                object.__setattr__(self, name, value)
         else:
-            self.__dict__.update(zip(names, args, strict=True))
+            state = self.__dict__
+            for name, value in zip(names, args):  # noqa: B905
+                state[name] = value
         if post_init:
             self.__post_init__()
 
