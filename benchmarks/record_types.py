@@ -4,7 +4,8 @@ The hook is a fresh process on every commit, so every class on its path is defin
 anew each time. Compared here in Python 3.11 for a five-field record, written as
 policytest's modules write them (``from __future__ import annotations``, so each
 annotation is a string): frozen and plain dataclasses, with and without the generated
-``__eq__``, and ``typing.NamedTuple``. Run:
+``__eq__``, policytest's ``@record`` (``policytest.core.records``) likewise, and
+``typing.NamedTuple``. Run:
 
     python benchmarks/record_types.py [--rounds 15]
 """
@@ -20,6 +21,8 @@ import typing
 
 from workloads import calibration
 
+from policytest.core.records import record
+
 FIELDS = """
     a: int
     b: str
@@ -32,6 +35,10 @@ DEFINITIONS = {
     "@dataclass(frozen=True, eq=False)": "@dataclass(frozen=True, eq=False)\nclass A:" + FIELDS,
     "@dataclass": "@dataclass\nclass A:" + FIELDS,
     "@dataclass(eq=False)": "@dataclass(eq=False)\nclass A:" + FIELDS,
+    "@record(frozen=True)": "@record(frozen=True)\nclass A:" + FIELDS,
+    "@record(frozen=True, eq=False)": "@record(frozen=True, eq=False)\nclass A:" + FIELDS,
+    "@record": "@record\nclass A:" + FIELDS,
+    "@record(eq=False)": "@record(eq=False)\nclass A:" + FIELDS,
     "typing.NamedTuple": "class A(NamedTuple):" + FIELDS,
     "collections.namedtuple subclass": (
         "class A(namedtuple('A', 'a b c d e', defaults=((),))):\n    __slots__ = ()\n"
@@ -39,6 +46,7 @@ DEFINITIONS = {
 }
 NAMES = {
     "dataclass": dataclasses.dataclass,
+    "record": record,
     "NamedTuple": typing.NamedTuple,
     "namedtuple": collections.namedtuple,
 }

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, replace
 
 from policytest.core.findings import Finding, Severity
+from policytest.core.records import record, replace
 from policytest.read.paths import Refused, read_regular
 from policytest.read.source import STDIN_NAME, is_yaml_path
 
@@ -38,7 +38,7 @@ _UPSTREAM_VOLCANO = ("volcanosh/vc-scheduler", "docker.io/volcanosh/vc-scheduler
 _MAX_FILES = 200
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Evidence:
     """What shows a custom build, and where (``file:line``)."""
 
@@ -46,7 +46,7 @@ class Evidence:
     where: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class BundleEvidence:
     """The custom-build evidence of one bundle, for each scheduler."""
 

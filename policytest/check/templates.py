@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 
 from policytest.core.findings import Finding, Severity
+from policytest.core.records import record
 from policytest.core.rules import rule
 from policytest.read.source import STDIN_NAME, Document
 
@@ -71,7 +71,7 @@ _PLACEHOLDER = re.compile(
 )
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Template:
     """Why a text is a template, where that shows first (an index), and how to check
     what it renders to."""

@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
 from types import ModuleType
 from typing import TYPE_CHECKING
 
@@ -17,6 +16,7 @@ from policytest.check import suppress
 from policytest.check.configs import check_config, lookalike_note, read_as_scheduler
 from policytest.core.findings import Finding, Severity
 from policytest.core.options import CheckOptions, RuleFilter
+from policytest.core.records import field, record, replace
 from policytest.read.paths import git_root, is_inside
 from policytest.read.recognise import Kind, expand
 from policytest.read.source import (
@@ -39,7 +39,7 @@ _LOOKS_LIKE_OURS = re.compile(
 )
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ValidationReport:
     """What ``validate`` found: findings sorted by file and position, and file counts."""
 

@@ -7,7 +7,8 @@ one bad file never hides the problems of another.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+
+from policytest.core.records import record
 
 
 class Severity(str, enum.Enum):
@@ -18,7 +19,7 @@ class Severity(str, enum.Enum):
     INFO = "info"
 
 
-@dataclass(frozen=True, order=True)
+@record(frozen=True, order=True)
 class Finding:
     """One problem at one place: ``path:line:column: RULE severity: message``.
 

@@ -6,12 +6,11 @@ in ``docs/robustness.md`` lists them with their defaults and the error each one 
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 
 from policytest.core.errors import PolicytestError
+from policytest.core.records import field, fields, record, replace
 
 SAFE_MAX_DEPTH = 300
 """The deepest nesting any walk may be asked to follow: the YAML composer and the walks
@@ -25,7 +24,7 @@ def _limit(default: int, name: str, summary: str, maximum: int = sys.maxsize) ->
     return field(default=default, metadata={"name": name, "summary": summary, "maximum": maximum})
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Limits:
     """Upper bounds that keep hostile documents cheap to reject.
 
@@ -77,7 +76,7 @@ class Limits:
 
     def overridden(self, settings: Iterable[tuple[str, int]]) -> Limits:
         """A copy with the limits named by their short names (``pods``) changed."""
-        return dataclasses.replace(self, **{_ATTRIBUTES[name]: value for name, value in settings})
+        return replace(self, **{_ATTRIBUTES[name]: value for name, value in settings})
 
     def for_invocation(self, invocation: Invocation) -> InvocationLimits:
         """These limits, with ``invocation`` charged by every input read under them."""
@@ -104,7 +103,7 @@ class Limits:
         )
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class InvocationLimits(Limits):
     """The limits of one invocation (a command, a pytest session, both sides of a
     ``diff``): the per-file limits, and the budget every input of the invocation
@@ -127,7 +126,7 @@ class InvocationLimits(Limits):
         return super().spent_message(meter, what, outcome)
 
 
-@dataclass
+@record
 class Invocation:
     """The work one invocation (a command, a pytest session, both sides of a ``diff``) has
     done so far, per meter (``yaml-nodes``, ``file-bytes``, ``node-scores``,
@@ -172,13 +171,13 @@ class NodeCounter:
 
 def describe() -> Iterator[tuple[str, str, str]]:
     """``(attribute, short name, summary)`` of every limit, in declaration order."""
-    for item in dataclasses.fields(Limits):
+    for item in fields(Limits):
         yield item.name, item.metadata["name"], item.metadata["summary"]
 
 
 def maximum(name: str) -> int:
     """The largest value the limit called ``name`` (``depth``) may be given."""
-    by_name = {item.metadata["name"]: item for item in dataclasses.fields(Limits)}
+    by_name = {item.metadata["name"]: item for item in fields(Limits)}
     return int(by_name[name].metadata["maximum"])
 
 

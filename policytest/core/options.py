@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 from policytest.core import releases
 from policytest.core.findings import Finding, Severity
 from policytest.core.limits import DEFAULT_LIMITS, Limits
+from policytest.core.records import field, record, replace
 from policytest.core.releases import (
     DEFAULT_KUBERNETES,
     DEFAULT_VOLCANO,
@@ -36,7 +36,7 @@ class CustomPlugin(NamedTuple):
     """Where policytest learnt of it, for messages (``scheduler-plugins v0.34.7``)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RuleFilter:
     """``--select`` / ``--ignore``: rule ids or prefixes (``VB``, ``VB00``, ``VB004``).
 
@@ -69,7 +69,7 @@ def rule_ids(text: str) -> tuple[str, ...]:
     return tuple(item.strip().upper() for item in text.split(",") if item.strip())
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CheckOptions:
     """Which scheduler releases to judge a config against, the input limits, and the root
     that fixtures' configs must stay inside.

@@ -7,12 +7,12 @@ scores with (``None`` exactly when kube-scheduler would refuse to start);
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from policytest.core.findings import Finding, Severity
 from policytest.core.limits import Limits
 from policytest.core.options import CheckOptions, kube_release
+from policytest.core.records import replace
 from policytest.core.releases import KubeRelease, Version, show
 from policytest.core.suggest import did_you_mean
 from policytest.kube import rules
@@ -40,7 +40,7 @@ __all__ = ["check", "check_policy", "load", "load_failure", "load_policy"]
 def load_failure(problem: Finding) -> Finding:
     """A KubeSchedulerConfiguration file that is not YAML (``problem`` is the reader's
     finding): kube-scheduler cannot decode its ``--config`` and refuses to start."""
-    return dataclasses.replace(
+    return replace(
         problem,
         rule=rules.KS006_NOT_A_CONFIG.id,
         severity=Severity.ERROR,

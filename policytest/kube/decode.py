@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from dataclasses import replace
 from typing import Any, NamedTuple
 
 from policytest.core.findings import Finding, Severity
 from policytest.core.limits import Limits
 from policytest.core.options import CheckOptions, kube_release
+from policytest.core.records import replace
 from policytest.core.releases import KubeRelease
 from policytest.kube import rules
 from policytest.read.goyaml import DecodeError, Uint64, decode, is_merge_key, scalar_value

@@ -11,10 +11,10 @@ so every one of them can be reported.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from policytest.core.findings import Severity
+from policytest.core.records import field, record
 from policytest.core.releases import KubeRelease
 from policytest.core.rules import Rule
 from policytest.kube import rules
@@ -66,7 +66,7 @@ _Report = Callable[[str, PluginRef, Problem], None]
 """Reports a problem once per (kind, plugin name)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Framework:
     """The built framework of one profile: plugins per extension point, score weights."""
 

@@ -9,9 +9,9 @@ score plugin list (multiPoint expanded, ``*`` and disabled applied) with its wei
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from policytest.core.records import field, record
 from policytest.core.releases import DEFAULT_KUBERNETES
 from policytest.scoring.kube_args import BalancedArgs, FitScoring
 
@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # the filters load only when a profile has an addedAffinity
 __all__ = ["BalancedArgs", "FitScoring", "KubeSchedulerConfig", "Profile"]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Profile:
     """One scheduling profile (one ``schedulerName``).
 

@@ -20,11 +20,11 @@ import binascii
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from policytest.core.errors import PolicytestError
 from policytest.core.limits import DEFAULT_LIMITS, Limits
+from policytest.core.records import field, record
 from policytest.read.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 _TAG = "tag:yaml.org,2002:"
@@ -303,7 +303,7 @@ def is_merge_key(node: Node, text: str) -> bool:
     return tag == MERGE or (tag is None and node.style is None)
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Budget:
     """How many more nodes a walk may visit, and how deep it may go (shared by walks).
 

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import replace
 from typing import Any, NamedTuple
 
 from policytest.core.errors import PolicytestError
 from policytest.core.findings import Finding, Severity
 from policytest.core.limits import Limits
 from policytest.core.options import CheckOptions, CustomPlugin, RuleFilter
+from policytest.core.records import replace
 
 SETTINGS_FILE = ".policytest.yaml"
 SETTINGS_NAMES = (SETTINGS_FILE, ".policytest.yml")

@@ -15,12 +15,12 @@ import os
 import re
 import sys
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from policytest.core.errors import PolicytestError
 from policytest.core.findings import Finding, Severity
 from policytest.core.limits import Limits, NodeCounter, TooManyNodes
+from policytest.core.records import record
 from policytest.core.rules import rule
 from policytest.read.nodes import MappingNode, Mark, Node, ScalarNode, SequenceNode
 from policytest.read.paths import Refused, read_regular
@@ -73,7 +73,7 @@ class Embedding(NamedTuple):
     ignored: tuple[Node, ...] = ()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Document:
     """One YAML document (or one embedded config) with its source positions."""
 

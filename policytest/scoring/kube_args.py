@@ -8,9 +8,10 @@ neither the scorer nor the cluster model.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from itertools import pairwise
 from typing import Final, Literal
+
+from policytest.core.records import record
 
 Strategy = Literal["LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"]
 STRATEGIES: Final[tuple[Strategy, ...]] = (
@@ -24,7 +25,7 @@ MAX_UTILIZATION: Final = 100
 DEFAULT_RESOURCES: Final = (("cpu", 1), ("memory", 1))
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class FitScoring:
     """``NodeResourcesFitArgs.scoringStrategy`` after defaulting.
 
@@ -51,7 +52,7 @@ class FitScoring:
             raise ValueError("shape utilization values must be strictly increasing")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class BalancedArgs:
     """``NodeResourcesBalancedAllocationArgs.resources`` after defaulting (weights are
     validated to be 1 and do not enter the score)."""

@@ -10,16 +10,17 @@ its resources.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import NamedTuple
+
+from policytest.core.records import field, record
 
 
 def _frozen(mapping: Mapping[str, int]) -> Mapping[str, int]:
     return MappingProxyType(dict(mapping))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class BinpackWeights:
     """binpack's ``calculateWeight`` result.
 

@@ -24,9 +24,9 @@ plugin or action arguments never pays for it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
 
+from policytest.core.records import record
 from policytest.core.releases import Version
 
 TABLE = """
@@ -157,7 +157,7 @@ NOTHING = "-"
 _FOREVER: Version = (99, 0)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class KeyRead:
     """One row of :data:`TABLE`: the plugin or action ``owner`` reads ``key`` as ``type``
     in ``since <= release < until`` (``key`` ``-``: it reads no argument there)."""

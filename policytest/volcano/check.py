@@ -8,12 +8,12 @@ proportion or an unknown action rejects the whole file (it keeps its previous co
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from typing import NamedTuple
 
 from policytest.core.findings import Finding
 from policytest.core.options import CheckOptions
+from policytest.core.records import replace
 from policytest.read.goyaml import NULL, Budget, DecodeError, DecodeLimit, resolve_scalar
 from policytest.read.markers import end_marker_before
 from policytest.read.nodes import ScalarNode
@@ -135,7 +135,7 @@ def as_scheduler_reads(
     if template is None:
         template = Document(path, 0, empty_root(), text)
     root = roots[0] if roots else empty_root()
-    return dataclasses.replace(template, root=root, text=kept, positions=positions, unparsed=None)
+    return replace(template, root=root, text=kept, positions=positions, unparsed=None)
 
 
 def load(document: Document, options: CheckOptions) -> tuple[VolcanoConf | None, list[Finding]]:

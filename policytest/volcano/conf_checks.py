@@ -6,11 +6,11 @@ model) and yields findings that say what Volcano will do and how to fix it.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterator
 
 from policytest.core.findings import Finding, Severity
 from policytest.core.listing import listed
+from policytest.core.records import replace
 from policytest.core.rules import Rule
 from policytest.core.suggest import closest
 from policytest.read.nodes import MappingNode, Node, ScalarNode
@@ -125,7 +125,7 @@ def action_findings(document: Document, raw: RawConf, release: Release) -> Itera
             _action_message(item.name, release),
         )
         if not release.unknown_action_rejects:  # v1.12, v1.13: logged, the rest run
-            finding = dataclasses.replace(finding, severity=Severity.WARNING)
+            finding = replace(finding, severity=Severity.WARNING)
         yield finding
     runs = not release.unknown_action_rejects or all(i.name in release.actions for i in items)
     if "allocate" not in seen and runs:

@@ -12,9 +12,9 @@ the node of every value so that findings can point at it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from policytest.core.records import field, record
 from policytest.read.goyaml import (
     BINARY,
     NULL,
@@ -108,7 +108,7 @@ class UnknownKey(NamedTuple):
     choices: tuple[str, ...]
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class RawMap:
     """A decoded ``map[string]...`` field with the nodes of each key's last value."""
 
@@ -116,7 +116,7 @@ class RawMap:
     nodes: dict[str, tuple[Node, Node]] = field(default_factory=dict)
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class RawNamed:
     """What plugin entries and action configurations share: a name and arguments."""
 
@@ -127,7 +127,7 @@ class RawNamed:
     arguments_node: Node | None = None
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class RawPlugin(RawNamed):
     """One ``PluginOption`` as decoded (flags only where written)."""
 
@@ -136,19 +136,19 @@ class RawPlugin(RawNamed):
     null_flags: list[Node] = field(default_factory=list)
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class RawTier:
     node: Node
     plugins: list[RawPlugin] | None = None
     plugins_node: Node | None = None
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class RawConfiguration(RawNamed):
     """One ``configurations`` entry as decoded."""
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class RawConf:
     """``SchedulerConfiguration`` as yaml.v2 leaves it, plus what the walk noticed."""
 

@@ -6,16 +6,16 @@ The argument readers (binpack, nodeorder, ...) and the conf model share it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
+from policytest.core.records import record
 from policytest.read.nodes import Node
 from policytest.scoring.weights import BinpackWeights, NodeOrderWeights, ResourceStrategyFitArgs
 
 Weights = BinpackWeights | NodeOrderWeights | ResourceStrategyFitArgs
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PluginEntry:
     """One entry of a tier's ``plugins`` list, after Volcano's defaulting.
 

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
+from policytest.core.records import field, record
 from policytest.read.goyaml import DecodeError, Uint64, go_type, is_merge_key, scalar_value
 from policytest.read.nodes import MappingNode, Node, ScalarNode
 
@@ -32,7 +32,7 @@ INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Field:
     """One Go struct field: its Go name and type."""
 
@@ -40,7 +40,7 @@ class Field:
     type: GoType
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class GoType:
     """A Go type as mapstructure sees it: ``kind`` is int, float64, string, bool, map or
     struct; ``go`` is the name klog prints (``map[v1.ResourceName]...``)."""
@@ -66,7 +66,7 @@ def struct(go: str, *fields: tuple[str, GoType]) -> GoType:
     return GoType("struct", go, fields=tuple(Field(name, kind) for name, kind in fields))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Refusal:
     """A value mapstructure cannot decode: the scheduler exits (``klog.Fatalf``)."""
 
@@ -76,7 +76,7 @@ class Refusal:
     got: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Coercion:
     """A value mapstructure decodes into something other than what is written."""
 
@@ -87,7 +87,7 @@ class Coercion:
     why: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Ignored:
     """A key of a struct mapping that no field reads (or that another key shadows)."""
 
@@ -101,7 +101,7 @@ class Ignored:
     order (the first case-insensitive match in a random iteration)."""
 
 
-@dataclass
+@record
 class Decoded:
     """The Go value (Python: int, float, str, bool, dict, or a dict of field values for a
     struct) and everything noticed on the way."""
