@@ -40,3 +40,27 @@ def test_an_unexpected_exception_is_one_line_and_exit_3(
     assert cli.main(["rules"]) == 3
     assert capsys.readouterr().err == "policytest: internal error: ValueError: boom\n"
     assert gc.get_threshold() == before
+
+
+@pytest.mark.parametrize("columns", ["", "0", "-3", "abc", "1", "47", "132"])
+def test_help_is_as_wide_as_argparse_would_make_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], columns: str
+) -> None:
+    """The help is sized without ``shutil`` (kept off the hook's imports), to the width
+    ``shutil.get_terminal_size`` gives argparse's own formatter."""
+    import argparse
+    import shutil
+
+    monkeypatch.setenv("COLUMNS", columns)
+    assert cli._terminal_columns() == shutil.get_terminal_size().columns
+    for command in (None, "validate", "run"):
+        ours = cli.build_parser(command)
+        if command is not None:
+            ours = ours._subparsers._group_actions[0].choices[command]  # type: ignore[union-attr]
+        plain = argparse.ArgumentParser(prog=ours.prog, description=ours.description)
+        plain._actions, plain._action_groups = ours._actions, ours._action_groups
+        plain._mutually_exclusive_groups = ours._mutually_exclusive_groups
+        plain.formatter_class = (
+            argparse.RawDescriptionHelpFormatter if command is None else argparse.HelpFormatter
+        )
+        assert ours.format_help() == plain.format_help()

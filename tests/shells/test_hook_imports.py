@@ -61,6 +61,8 @@ NEVER = {
     # records, not dataclasses (which imports inspect, ast, dis and tokenize): issue 28, item 9
     "dataclasses",
     "inspect",
+    # argparse sizes its help by the terminal without shutil (and its bz2, lzma): item 9
+    "shutil",
 }
 
 
