@@ -268,17 +268,34 @@ def compose_all(text: str, limits: Limits, count: NodeCounter | None = None) -> 
     return roots
 
 
+SMALL_TEXT = 128 * 1024
+"""The longest text the small-file reader tries first: up to about 200 KB it composes
+in less CPU than libyaml does after the import of ruamel.yaml that libyaml needs
+(``benchmarks/small_reader.py``); the margin bounds what a late decline wastes."""
+
+
 def _composed(text: str, max_depth: int, count: NodeCounter) -> Iterable[Node | None]:
-    """libyaml when installed (see :mod:`policytest.read.bigload`), else the pure composer;
-    both call ``count`` once per node as they build it (aliases are not new nodes)."""
+    """The small-file reader for plain block YAML up to :data:`SMALL_TEXT` (see
+    :mod:`policytest.read.blockyaml`), then libyaml when installed (see
+    :mod:`policytest.read.bigload`), else the pure composer: the first that accepts the
+    text composes it, and all build the same tree. Each calls ``count`` once per node as
+    it builds it (aliases are not new nodes); one that gives up part-way has its nodes
+    given back, as the next starts over."""
+    left = count.left
+    if len(text) <= SMALL_TEXT:
+        from policytest.read import blockyaml
+
+        roots = blockyaml.compose_all(text, max_depth, count)
+        if roots is not None:
+            return roots
+        count.left = left
     from policytest.read import bigload
 
     if bigload.available():
-        left = count.left
         roots = bigload.compose_all(text, max_depth, count)
         if roots is not None:
             return roots
-        count.left = left  # libyaml gave up part-way: the pure composer starts over
+        count.left = left
     from ruamel.yaml import YAML
 
     yaml = YAML(typ="rt", pure=True)
