@@ -42,9 +42,6 @@ nests this deep, and libyaml then judges the depth limit)."""
 _LONGEST_KEY = 1000
 """libyaml refuses a simple key longer than 1024 characters; leave those to it."""
 
-_ODD = re.compile("[^\n -~\u00a0-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
-"""A character this reader leaves to libyaml: tabs, ``\\r``, control characters, the
-line breaks YAML 1.1 adds (NEL, U+2028/2029), a BOM, surrogates and non-characters."""
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
 _FLOW_STOPS = re.compile(r"[,\[\]{}:#?]")
 """What ends a plain scalar in a flow collection (libyaml 0.1: ``?`` too)."""
@@ -65,8 +62,6 @@ def compose_all(text: str, max_depth: int, count: Callable[[], object]) -> list[
     once per node, in the same order as there, and may raise to stop; nodes counted
     before a decline are the caller's to give back. A text nesting ``max_depth`` levels
     or more is declined (libyaml then says so)."""
-    if _ODD.search(text):
-        return None
     try:
         return _Reader(text, max_depth, count).documents()
     except _Declined:
@@ -410,7 +405,12 @@ class _Reader:
 
 def _level(line: str) -> int:
     """A line's indentation, :data:`_SKIP` for a blank or comment line, :data:`_MARKER`
-    for ``---`` or ``...``; declines other lines that begin with either."""
+    for ``---`` or ``...``. Declines other lines that begin with either, and a line with
+    a character Python does not call printable: tabs, ``\\r``, control characters, the
+    line breaks YAML 1.1 adds (NEL, U+2028/2029), a BOM, surrogates, non-characters,
+    and spaces other than the space (which libyaml accepts, rarely written)."""
+    if not line.isprintable():
+        raise _Declined
     text = line.lstrip(" ")
     if not text or text[0] == "#":
         return _SKIP
