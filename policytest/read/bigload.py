@@ -81,7 +81,7 @@ def compose_all(text: str, max_depth: int, count: NodeCounter) -> list[Node] | N
     return roots
 
 
-class _Refused(Exception):
+class _Refused(PolicytestError):
     """libyaml's composer would refuse this (an undefined or a repeated anchor)."""
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from itertools import accumulate
 
+from policytest.core.errors import PolicytestError
 from policytest.read.nodes import MappingNode, Mark, ScalarNode, SequenceNode, next_token
 
 TYPE_CHECKING = False
@@ -52,7 +53,7 @@ _MARKER = -1
 """The level of a ``---`` or ``...`` line, and of the end of the text."""
 
 
-class _Declined(Exception):
+class _Declined(PolicytestError):
     """The text is outside the subset read here (or not YAML at all)."""
 
 

@@ -476,9 +476,10 @@ def test_source_leaves_big_texts_to_libyaml() -> None:
 
 
 def test_the_small_reader_imports_nothing_of_its_own() -> None:
-    """Beyond the node classes: no ruamel.yaml, no typing."""
+    """Beyond the node classes and the base exception: no ruamel.yaml, no typing."""
     script = (
-        "import sys; import policytest.read.nodes; before = set(sys.modules); "
+        "import sys; import policytest.read.nodes, policytest.core.errors; "
+        "before = set(sys.modules); "
         "import policytest.read.blockyaml; print(sorted(set(sys.modules) - before))"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
