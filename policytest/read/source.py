@@ -1,8 +1,14 @@
 """Reading: bytes -> YAML node trees that remember where every node came from.
 
-Only ruamel.yaml's *composer* runs here: it builds a node graph with source marks and
-constructs no Python objects, so no tag can ever instantiate anything. Aliases stay
-shared nodes (never expanded here); whoever walks a tree bounds the walk.
+Only a *composer* runs here: it builds a node graph with source marks and constructs no
+Python objects, so no tag can ever instantiate anything. Aliases stay shared nodes
+(never expanded here); whoever walks a tree bounds the walk. Three composers build the
+very same tree, and the first that accepts a text composes it: for a text up to
+:data:`SMALL_TEXT`, the small reader of plain block YAML (:mod:`policytest.read.blockyaml`,
+which imports no ruamel.yaml, so a hook run on a small config does not pay for it); then
+libyaml (:mod:`policytest.read.bigload`); then ruamel.yaml's pure composer, whose errors
+are the ones reported. The small reader declines whatever is outside its subset (anchors,
+tags, escapes, tabs, multi-line scalars and flow collections, every syntax error).
 
 A ConfigMap value that holds the real config is parsed as its own document whose
 positions are mapped back into the outer file (see :mod:`policytest.read.positions`).
