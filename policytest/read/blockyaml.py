@@ -80,7 +80,7 @@ class _Reader:
         self.starts = list(accumulate((len(line) + 1 for line in lines), initial=0))
         self.depth_limit = min(max_depth, _DEEPEST)
         self.count = count
-        self.levels = [_level(line) for line in lines]
+        self.levels = [_classified(line) for line in lines]
         last = len(lines) - 1
         # libyaml ends the stream on a fresh line: one further if the text does not end in one
         self.stream_end = Mark(_NAME, len(text), last + (lines[last] != ""), 0)
@@ -124,7 +124,7 @@ class _Reader:
             j += 1
         return j
 
-    def _level(self, j: int) -> int:
+    def _level_at(self, j: int) -> int:
         return self.levels[j] if j < len(self.levels) else _MARKER
 
     def _mark(self, i: int, column: int) -> Mark:
@@ -178,15 +178,13 @@ class _Reader:
         ``entry``'s ``-``, else a key's ``:``) in a block collection at ``column``: on the
         same line, on the lines below, or nothing (an empty scalar)."""
         line = self.lines[i]
-        k = after
-        while line[k : k + 1] == " ":
-            k += 1
+        k = _spaces(line, after)
         if k < len(line) and line[k] != "#":
             if entry:
                 return self._block(i, k, column, depth)
             return self._inline(i, k, column, depth)
         j = self._next(i + 1)
-        level = self._level(j)
+        level = self._level_at(j)
         if level > column:
             return self._block(j, level, column, depth)
         if level == column and not entry and _entry(self.lines[j], column):
@@ -206,7 +204,7 @@ class _Reader:
             value, i = self._value(i, colon + 1, column, depth + 1, entry=False)
             pairs.append((key, value))
             j = self._next(i)
-            level = self._level(j)
+            level = self._level_at(j)
             if level != column:
                 break
             i = j
@@ -224,7 +222,7 @@ class _Reader:
             item, i = self._value(i, column + 1, column, depth + 1, entry=True)
             items.append(item)
             j = self._next(i)
-            level = self._level(j)
+            level = self._level_at(j)
             if level != column or not _entry(self.lines[j], column):
                 break
             i = j
@@ -277,18 +275,12 @@ class _Reader:
         """A quoted scalar closed on its own line; double quotes without backslashes."""
         line = self.lines[i]
         quote = line[column]
-        if quote == '"':
-            close = line.find('"', column + 1)
-            if close < 0 or "\\" in line[column:close]:
-                raise _Declined
-            value = line[column + 1 : close]
-        else:
-            close = line.find("'", column + 1)
-            while close >= 0 and line[close + 1 : close + 2] == "'":
-                close = line.find("'", close + 2)
-            if close < 0:
-                raise _Declined
-            value = line[column + 1 : close].replace("''", "'")
+        close = _closing(line, column)
+        if close < 0 or (quote == '"' and "\\" in line[column:close]):
+            raise _Declined
+        value = line[column + 1 : close]
+        if quote == "'":
+            value = value.replace("''", "'")
         self._counted(depth)
         end = close + 1
         return ScalarNode(_STR, value, self._mark(i, column), self._mark(i, end), quote), end
@@ -404,7 +396,7 @@ class _Reader:
         return ScalarNode(_STR, "".join(parts), self._mark(i, column), end, style), j
 
 
-def _level(line: str) -> int:
+def _classified(line: str) -> int:
     """A line's indentation, :data:`_SKIP` for a blank or comment line, :data:`_MARKER`
     for ``---`` or ``...``. Declines other lines that begin with either, and a line with
     a character Python does not call printable: tabs, ``\\r``, control characters, the
@@ -430,9 +422,7 @@ def _entry(line: str, column: int) -> bool:
 def _colon(line: str, column: int) -> int:
     """Where the ``:`` of a block mapping's key that starts at ``column`` is, or -1."""
     if line[column] in "'\"":
-        close = line.find(line[column], column + 1)
-        while close >= 0 and line[column] == "'" and line[close + 1 : close + 2] == "'":
-            close = line.find("'", close + 2)
+        close = _closing(line, column)
         if close < 0:
             return -1
         k = _spaces(line, close + 1)
@@ -447,6 +437,16 @@ def _colon(line: str, column: int) -> int:
             return colon
         colon = line.find(":", colon + 1, stop)
     return -1
+
+
+def _closing(line: str, column: int) -> int:
+    """Where the quote opened at ``column`` closes on ``line`` (-1: not on this line);
+    ``''`` is a quote inside single quotes, a backslash is not looked at."""
+    quote = line[column]
+    close = line.find(quote, column + 1)
+    while quote == "'" and close >= 0 and line[close + 1 : close + 2] == "'":
+        close = line.find("'", close + 2)
+    return close
 
 
 def _spaces(line: str, k: int) -> int:
