@@ -334,12 +334,52 @@ def mutated(rng: random.Random, text: str) -> str:
     return "\n".join(lines)
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(st.randoms(use_true_random=False))
 def test_generated_documents_agree(rng: random.Random) -> None:
     text = stream(rng)
     agrees(text)
     agrees(mutated(rng, text))
+
+
+PIECES = (
+    "a",
+    "b",
+    " ",
+    "  ",
+    ":",
+    ": ",
+    "-",
+    "- ",
+    "#",
+    " #",
+    "'",
+    '"',
+    "|",
+    ">",
+    "[",
+    "]",
+    "{",
+    "}",
+    ",",
+    "\n",
+    "\n  ",
+    "\n- ",
+    "---",
+    "...",
+    "+",
+    "1",
+    "2",
+    "?",
+    "é",
+)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=24).map("".join))
+def test_texts_of_yaml_s_punctuation_agree(text: str) -> None:
+    """Short texts of indicators, breaks and spaces: the boundary of the subset, densely."""
+    agrees(text)
 
 
 @settings(max_examples=200, deadline=None)
@@ -396,7 +436,7 @@ ACCEPTED = {
     "literal": "a: |\n  x\n\n   y\n  # not a comment\n\n\nb: 1\n",
     "literal-strip": "a: |-\n  x\n\nb: 1\n",
     "literal-keep": "a: |+\n  x\n\n\nb: 1\n",
-    "literal-indentation-indicator": "a: |2\n    x\n  y\n- b: |1-\n   z\n"[:-14] + "\n",
+    "literal-indentation-indicator": "a: |2\n    x\n  y\nb:\n- c: |1-\n    z\n",
     "literal-in-sequence": "- |\n  x\n- key: |+\n    y\n\n",
     "literal-ended-by-comment": "a:\n  b: |\n    x\n\n  # c\n\nc: 2",
     "literal-without-final-newline": "a: |\n  x",
