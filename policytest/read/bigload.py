@@ -21,7 +21,6 @@ for trees from either composer.
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from typing import Any, Final
 
@@ -29,7 +28,7 @@ from policytest.core.errors import PolicytestError
 from policytest.core.limits import Limits, NodeCounter
 from policytest.read.goyaml import Budget, resolve_plain, scalar_text
 from policytest.read.goyaml import decode as reference_decode
-from policytest.read.nodes import MappingNode, Mark, Node, ScalarNode, SequenceNode
+from policytest.read.nodes import MappingNode, Node, ScalarNode, SequenceNode, next_token
 
 __all__ = ["TooDeep", "available", "compose_all", "decode"]
 
@@ -121,7 +120,7 @@ class _EventComposer:
             if not style:
                 style = None
                 if not event.value:
-                    start = end = _next_token(start, self.text)
+                    start = end = next_token(start, self.text)
             if tag is None or tag == "!":
                 tag = _PLAIN if event.implicit[0] else _STR
             node: Node = ScalarNode(tag, event.value, start, end, style)
@@ -175,7 +174,7 @@ def adopted(root: Any, max_depth: int, text: str) -> Node | None:
             if style == "":
                 style = None
                 if not node.value:
-                    start = end = _next_token(start, text)
+                    start = end = next_token(start, text)
             done = ScalarNode(_tag(node), node.value, start, end, style)
         else:
             kind = SequenceNode if node.id == "sequence" else MappingNode
@@ -207,23 +206,6 @@ def _tag(node: Any) -> str:
     if tag.handle is None and isinstance(suffix, str) and "%" not in suffix:
         return suffix
     return str(node.tag)
-
-
-_SKIPPED: Final = re.compile(r"(?:[ \t\r\n]|#[^\n]*)*")
-
-
-def _next_token(mark: Any, text: str) -> Mark:
-    """Where the pure composer marks an empty value: at the next token (libyaml marks it
-    where the value would have started, right after the colon)."""
-    end = _SKIPPED.match(text, mark.index)
-    index = end.end() if end is not None else mark.index
-    line = mark.line + text.count("\n", mark.index, index)
-    column = (
-        index - (text.rfind("\n", 0, index) + 1)
-        if line != mark.line
-        else mark.column + (index - mark.index)
-    )
-    return Mark(mark.name, index, line, column)
 
 
 class TooDeep(PolicytestError):

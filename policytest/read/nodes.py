@@ -11,11 +11,13 @@ them costs microseconds, and the attributes are the ones ruamel.yaml's nodes hav
 
 from __future__ import annotations
 
+import re
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["MappingNode", "Mark", "Node", "ScalarNode", "SequenceNode"]
+__all__ = ["MappingNode", "Mark", "Node", "ScalarNode", "SequenceNode", "next_token"]
 
 
 class Mark:
@@ -99,3 +101,21 @@ class MappingNode(CollectionNode):
 
     __slots__ = ()
     value: list[tuple[Node, Node]]
+
+
+_SKIPPED = re.compile(r"(?:[ \t\r\n]|#[^\n]*)*")
+
+
+def next_token(mark: Any, text: str) -> Mark:
+    """Where an empty value (``key:`` and nothing) is marked: at the next token, as the
+    pure composer marks it (libyaml marks it where the value would have started, right
+    after the colon, at ``mark``)."""
+    end = _SKIPPED.match(text, mark.index)
+    index = end.end() if end is not None else mark.index
+    line = mark.line + text.count("\n", mark.index, index)
+    column = (
+        index - (text.rfind("\n", 0, index) + 1)
+        if line != mark.line
+        else mark.column + (index - mark.index)
+    )
+    return Mark(mark.name, index, line, column)

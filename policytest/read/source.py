@@ -1,8 +1,14 @@
 """Reading: bytes -> YAML node trees that remember where every node came from.
 
-Only ruamel.yaml's *composer* runs here: it builds a node graph with source marks and
-constructs no Python objects, so no tag can ever instantiate anything. Aliases stay
-shared nodes (never expanded here); whoever walks a tree bounds the walk.
+Only a *composer* runs here: it builds a node graph with source marks and constructs no
+Python objects, so no tag can ever instantiate anything. Aliases stay shared nodes
+(never expanded here); whoever walks a tree bounds the walk. Three composers build the
+very same tree, and the first that accepts a text composes it: for a text up to
+:data:`SMALL_TEXT`, the small reader of plain block YAML (:mod:`policytest.read.blockyaml`,
+which imports no ruamel.yaml, so a hook run on a small config does not pay for it); then
+libyaml (:mod:`policytest.read.bigload`); then ruamel.yaml's pure composer, whose errors
+are the ones reported. The small reader declines whatever is outside its subset (anchors,
+tags, escapes, tabs, multi-line scalars and flow collections, every syntax error).
 
 A ConfigMap value that holds the real config is parsed as its own document whose
 positions are mapped back into the outer file (see :mod:`policytest.read.positions`).
@@ -259,13 +265,30 @@ def compose_all(text: str, limits: Limits, count: NodeCounter | None = None) -> 
     return roots
 
 
+SMALL_TEXT = 128 * 1024
+"""The longest text the small-file reader tries first: up to about 200 KB it composes
+in less CPU than libyaml does after the import of ruamel.yaml that libyaml needs
+(``benchmarks/small_reader.py``); the margin bounds what a late decline wastes."""
+
+
 def _composed(text: str, max_depth: int, count: NodeCounter) -> Iterable[Node | None]:
-    """libyaml when installed (see :mod:`policytest.read.bigload`), else the pure composer;
-    both call ``count`` once per node as they build it (aliases are not new nodes)."""
+    """The small-file reader for plain block YAML up to :data:`SMALL_TEXT` (see
+    :mod:`policytest.read.blockyaml`), then libyaml when installed (see
+    :mod:`policytest.read.bigload`), else the pure composer: the first that accepts the
+    text composes it, and all build the same tree. Each calls ``count`` once per node as
+    it builds it (aliases are not new nodes); one that gives up part-way has its nodes
+    given back, as the next starts over."""
+    left = count.left
+    if len(text) <= SMALL_TEXT:
+        from policytest.read import blockyaml
+
+        roots = blockyaml.compose_all(text, max_depth, count)
+        if roots is not None:
+            return roots
+        count.left = left
     from policytest.read import bigload
 
     if bigload.available():
-        left = count.left
         roots = bigload.compose_all(text, max_depth, count)
         if roots is not None:
             return roots
