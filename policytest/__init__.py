@@ -19,11 +19,13 @@ importing only the stages beneath it::
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
 
 from policytest.core.version import __version__
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from policytest.api import diff_files as diff_files
     from policytest.api import diff_revisions as diff_revisions
     from policytest.api import run_paths as run_paths

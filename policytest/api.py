@@ -10,10 +10,10 @@ prints. Heavy stages are imported when a function is called, not on import.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
 
 from policytest.core.options import DEFAULT_OPTIONS, CheckOptions, RuleFilter
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from policytest.check.validate import ValidationReport
     from policytest.core.findings import Finding

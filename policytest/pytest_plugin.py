@@ -15,7 +15,6 @@ from contextlib import contextmanager
 from dataclasses import replace
 from functools import cached_property, partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -23,7 +22,10 @@ from policytest.core.errors import PolicytestError
 from policytest.core.gctuning import young_collections_only
 from policytest.core.options import RuleFilter
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from policytest.core.options import CheckOptions
     from policytest.harness.runner import CaseResult, Placement
     from policytest.read.project_settings import ProjectSettings

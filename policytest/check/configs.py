@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 from policytest.core.findings import Finding
 from policytest.core.options import CheckOptions
+from policytest.core.records import replace
 from policytest.read.recognise import (
     VOLCANO_CONF_NAME,
     VOLCANO_HINT,
@@ -88,11 +89,11 @@ def read_as_scheduler(source: SourceFile, options: CheckOptions) -> SourceFile:
     if syntax and _KUBE_CONFIG_KIND.search(source.head):
         from policytest.kube.check import load_failure
 
-        return source._replace(problems=tuple(map(load_failure, syntax)))
+        return replace(source, problems=tuple(map(load_failure, syntax)))
     named = os.path.basename(source.path) == VOLCANO_CONF_NAME
     if source.text is None:
         if named and not source.documents and not source.problems:
-            return source._replace(documents=(Document(source.path, 0, empty_root(), source.head),))
+            return replace(source, documents=(Document(source.path, 0, empty_root(), source.head),))
         return source
     if not (named or VOLCANO_HINT.search(source.head)):
         return source
@@ -101,10 +102,10 @@ def read_as_scheduler(source: SourceFile, options: CheckOptions) -> SourceFile:
     read = as_scheduler_reads(source.path, source.text, options)
     if isinstance(read, Document):
         if named or kind_of(read.root) is Kind.VOLCANO:
-            return source._replace(documents=(read,), problems=())
+            return replace(source, documents=(read,), problems=())
         return source
     if named or not _KUBERNETES_OBJECT.search(source.head):
-        return source._replace(problems=(read,))
+        return replace(source, problems=(read,))
     return source
 
 

@@ -10,7 +10,6 @@ import os
 import re
 from collections.abc import Callable, Sequence
 from types import ModuleType
-from typing import TYPE_CHECKING
 
 from policytest.check import suppress
 from policytest.check.configs import check_config, lookalike_note, read_as_scheduler
@@ -29,6 +28,7 @@ from policytest.read.source import (
 )
 from policytest.read.walk import walk
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from policytest.check.bundle import BundleEvidence
 

@@ -7,7 +7,6 @@ import functools
 import os
 import sys
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any, TextIO
 
 from policytest.core.limits import Invocation, Limits, limit_names, maximum
 from policytest.core.limits import describe as describe_limits
@@ -50,7 +49,10 @@ def add_rule_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, TextIO
+
     from policytest.read.project_settings import ProjectSettings
 
 

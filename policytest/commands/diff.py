@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING, Any
 
 from policytest.commands.common import (
     add_scheduler_options,
@@ -24,7 +23,10 @@ from policytest.core.exitcodes import ExitCode
 from policytest.core.options import NEWEST_KUBERNETES, NEWEST_VOLCANO
 from policytest.reporters import DIFF_FORMATS, render_diff
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from policytest.diff.model import DiffReport
     from policytest.diff.settings import CommandLine
 

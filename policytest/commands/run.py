@@ -6,7 +6,6 @@ import argparse
 import os
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TextIO
 
 from policytest.commands.common import (
     add_fixture_options,
@@ -21,7 +20,10 @@ from policytest.commands.common import (
 from policytest.commands.progress import Progress, add_quiet_option
 from policytest.reporters import RUN_FORMATS, render_run
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, TextIO
+
     from policytest.harness.suite import RunReport
 
 

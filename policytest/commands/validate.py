@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
 
 from policytest.commands.common import (
     add_fixture_options,
@@ -17,6 +16,10 @@ from policytest.commands.common import (
     write,
 )
 from policytest.reporters import VALIDATE_FORMATS, render_validation
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def configure(subparsers: Any) -> None:

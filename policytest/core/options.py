@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from policytest.core import releases
 from policytest.core.findings import Finding, Severity
 from policytest.core.limits import DEFAULT_LIMITS, Limits
@@ -21,7 +19,8 @@ NEWEST_KUBERNETES = DEFAULT_KUBERNETES
 """The default kube-scheduler release (the newest judged exactly)."""
 
 
-class CustomPlugin(NamedTuple):
+@record(frozen=True)
+class CustomPlugin:
     """An out-of-tree kube-scheduler plugin compiled into the user's scheduler build
     (from the project settings: a known distribution's, or one the user declared)."""
 

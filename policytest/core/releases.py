@@ -26,16 +26,23 @@ Sources of each fact (read, then ported):
 from __future__ import annotations
 
 import re
-from typing import Final, Literal, NamedTuple, TypeVar
 
 from policytest.core.errors import PolicytestError
+from policytest.core.records import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final, Literal, TypeVar
+
+    BalancedFormula = Literal["with-pod", "balance-change"]
+    """``with-pod``: ``int64((1 - std) * 100)`` on the node with the pod (up to 1.35);
+    ``balance-change``: ``50 + (50 + S(with pod) - S(without pod)) / 2`` (1.36, PR #135573)."""
 
 __all__ = [
     "DEFAULT_KUBERNETES",
     "DEFAULT_VOLCANO",
     "KUBE_RELEASES",
     "VOLCANO_RELEASES",
-    "BalancedFormula",
     "KubeRelease",
     "UnsupportedRelease",
     "Version",
@@ -49,9 +56,6 @@ __all__ = [
 ]
 
 Version = tuple[int, int]
-BalancedFormula = Literal["with-pod", "balance-change"]
-"""``with-pod``: ``int64((1 - std) * 100)`` on the node with the pod (up to 1.35);
-``balance-change``: ``50 + (50 + S(with pod) - S(without pod)) / 2`` (1.36, PR #135573)."""
 
 _VERSION = re.compile(r"v?(\d+)\.(\d+)(?:\.\d+)?(?:-[0-9A-Za-z.]+)?")
 
@@ -90,7 +94,8 @@ _BASE_PLUGIN_SETS: Final = (
 )
 
 
-class KubeRelease(NamedTuple):
+@record(frozen=True)
+class KubeRelease:
     """What one kube-scheduler release does that another does not."""
 
     version: Version
@@ -225,7 +230,8 @@ DEFAULT_KUBERNETES: Final = "1.36"
 # --- Volcano -------------------------------------------------------------------------------
 
 
-class VolcanoRelease(NamedTuple):
+@record(frozen=True)
+class VolcanoRelease:
     """What one Volcano release does that another does not (the action and plugin names
     each release registers are in :mod:`policytest.volcano.versions`)."""
 
@@ -300,7 +306,8 @@ DEFAULT_VOLCANO: Final = "1.15"
 # --- selecting a row -----------------------------------------------------------------------
 
 
-_Row = TypeVar("_Row", KubeRelease, VolcanoRelease)
+if TYPE_CHECKING:
+    _Row = TypeVar("_Row", KubeRelease, VolcanoRelease)
 
 
 def supported_range(rows: tuple[KubeRelease, ...] | tuple[VolcanoRelease, ...]) -> str:

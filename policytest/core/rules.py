@@ -9,29 +9,33 @@ write them in suppressions, so they never change meaning.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, NamedTuple, Protocol
 
 from policytest.core.findings import Finding, Severity
+from policytest.core.records import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Protocol
+
+    class _Position(Protocol):
+        @property
+        def line(self) -> int: ...
+        @property
+        def column(self) -> int: ...
+
+    class Located(Protocol):
+        """A document that can say where its nodes are
+        (:class:`policytest.read.source.Document`)."""
+
+        @property
+        def path(self) -> str: ...
+        @property
+        def index(self) -> int: ...
+        def position(self, node: Any) -> _Position: ...
 
 
-class _Position(Protocol):
-    @property
-    def line(self) -> int: ...
-    @property
-    def column(self) -> int: ...
-
-
-class Located(Protocol):
-    """A document that can say where its nodes are (:class:`policytest.read.source.Document`)."""
-
-    @property
-    def path(self) -> str: ...
-    @property
-    def index(self) -> int: ...
-    def position(self, node: Any) -> _Position: ...
-
-
-class Rule(NamedTuple):
+@record(frozen=True)
+class Rule:
     """A documented check with a stable id such as ``VB004``. ``written`` is the doc as
     declared (indented like the source); :attr:`doc` is it cleaned, when it is read (the
     hook declares every rule of its path and shows none of their docs)."""

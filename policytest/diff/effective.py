@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from policytest.core.options import CheckOptions
 from policytest.harness.load import load_fixture
@@ -22,8 +21,9 @@ from policytest.read.source import Document, child, read_file
 from policytest.scoring.weights import RSF, BinpackWeights, ResourceStrategyFitArgs
 from policytest.volcano.binpack_args import BINPACK
 from policytest.volcano.corrections import shown_value, written_weight
-from policytest.volcano.nodeorder_args import NODEORDER
+from policytest.volcano.nodeorder_args import KEYS, NODEORDER
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from policytest.kube.model import KubeSchedulerConfig
     from policytest.volcano.conf import VolcanoConf
@@ -281,9 +281,8 @@ def _nodeorder_settings(conf: VolcanoConf) -> Iterator[Setting]:
         yield Setting(NODEORDER, f"off: {reason}")
         return
     yield Setting(NODEORDER, _on(len(calls)))
-    for name, value in weights._asdict().items():
-        key = f"{name}.weight"
-        setting = _weight(calls[0].source, key, value)
+    for key, name in KEYS.items():
+        setting = _weight(calls[0].source, key, getattr(weights, name))
         yield Setting(f"nodeorder.{key}", setting.value, setting.written)
 
 

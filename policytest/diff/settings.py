@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Collection, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Final
 
 from policytest.core.options import CheckOptions, RuleFilter
+from policytest.core.records import replace
 from policytest.diff.git import DiffError, Side
 from policytest.diff.model import SettingsChange
 from policytest.harness.releases import with_release
@@ -81,7 +82,7 @@ def read(side: Side, repository_root: str, start: str, command: CommandLine) -> 
             side.materialise([relative])
             try:
                 loaded = load_settings(side.path(relative), root=side.root)
-                return SideSettings(relative, command.check(loaded._replace(path=relative)))
+                return SideSettings(relative, command.check(replace(loaded, path=relative)))
             except SettingsError as error:
                 shown = str(error).replace(side.path(relative), relative)
                 raise DiffError(f"{shown} (at {side.label})") from None

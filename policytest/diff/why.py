@@ -15,13 +15,16 @@ from dataclasses import dataclass
 from functools import cache
 
 from policytest.core.releases import (
-    BalancedFormula,
     KubeRelease,
     UnsupportedRelease,
     VolcanoRelease,
     kube_release,
     volcano_release,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from policytest.core.releases import BalancedFormula
 
 __all__ = ["ReleaseFact", "moved_plugins", "reasons", "refusals", "release_facts"]
 

@@ -19,10 +19,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
-from typing import Final, NamedTuple
 
 from policytest.core.options import CheckOptions, CustomPlugin, kube_release
+from policytest.core.records import field, record
 from policytest.kube.registry import EXTENSION_POINTS, PLUGINS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 SCHEDULER_PLUGINS: Final = "scheduler-plugins"
 SCHEDULER_PLUGINS_RELEASE: Final = "v0.34.7"
@@ -113,7 +117,8 @@ _IN_TREE_POINTS: Final = _frozen(PLUGINS)
 _NO_CUSTOM: Final[Mapping[str, CustomPlugin]] = MappingProxyType({})
 
 
-class Registry(NamedTuple):
+@record(frozen=True)
+class Registry:
     """The plugins one scheduler build knows.
 
     ``points``: plugin -> the extension points it implements (in-tree, and out-of-tree
@@ -123,9 +128,9 @@ class Registry(NamedTuple):
     have to be declared for). ``custom``: every out-of-tree plugin, for args.
     """
 
-    points: Mapping[str, frozenset[str]] = _IN_TREE_POINTS
+    points: Mapping[str, frozenset[str]] = field(default_factory=lambda: _IN_TREE_POINTS)
     open: frozenset[str] = frozenset()
-    custom: Mapping[str, CustomPlugin] = _NO_CUSTOM
+    custom: Mapping[str, CustomPlugin] = field(default_factory=lambda: _NO_CUSTOM)
 
     def knows(self, name: str) -> bool:
         return name in self.points or name in self.open

@@ -7,8 +7,6 @@ scores with (``None`` exactly when kube-scheduler would refuse to start);
 
 from __future__ import annotations
 
-from typing import Any
-
 from policytest.core.findings import Finding, Severity
 from policytest.core.limits import Limits
 from policytest.core.options import CheckOptions, kube_release
@@ -33,6 +31,10 @@ from policytest.kube.semantics import analyse, profile_costs
 from policytest.read.goyaml import DecodeError, decode, scalar_value
 from policytest.read.nodes import MappingNode, ScalarNode
 from policytest.read.source import PT001_UNREADABLE, Document, ParseFailure, child
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["check", "check_policy", "load", "load_failure", "load_policy"]
 

@@ -8,8 +8,7 @@ each such correction of the profile a fixture runs as one line
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from policytest.kube.model import Profile
 

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from typing import Any, NamedTuple
 
 from policytest.core.findings import Finding, Severity
 from policytest.core.limits import Limits
 from policytest.core.options import CheckOptions, kube_release
-from policytest.core.records import replace
+from policytest.core.records import record, replace
 from policytest.core.releases import KubeRelease
 from policytest.kube import rules
 from policytest.read.goyaml import DecodeError, Uint64, decode, is_merge_key, scalar_value
@@ -25,12 +24,17 @@ from policytest.read.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from policytest.read.schema import locate, schema_findings
 from policytest.read.source import Document
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 SCHEMA_NAME = "kubescheduler-config-v1"
 Path = tuple[str | int, ...]
 _NOT_JSON = "cannot be converted to JSON"
 
 
-class Decoded(NamedTuple):
+@record(frozen=True)
+class Decoded:
     """The JSON value kube-scheduler decodes, and what went wrong on the way.
 
     ``usable`` is false when kube-scheduler could not give every field its Go type

@@ -11,7 +11,6 @@ so every one of them can be reported.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple
 
 from policytest.core.findings import Severity
 from policytest.core.records import field, record
@@ -33,7 +32,8 @@ from policytest.scoring.goint import wrap_int64
 Path = tuple[str | int, ...]
 
 
-class Problem(NamedTuple):
+@record(frozen=True)
+class Problem:
     """Something to report at a decoded path (``key``: at the key rather than the value)."""
 
     rule: Rule
@@ -43,7 +43,8 @@ class Problem(NamedTuple):
     severity: Severity | None = None
 
 
-class PluginRef(NamedTuple):
+@record(frozen=True)
+class PluginRef:
     """One ``{name, weight}`` entry of a plugin set, with where it was written."""
 
     name: str
@@ -51,7 +52,8 @@ class PluginRef(NamedTuple):
     path: Path
 
 
-class PluginSet(NamedTuple):
+@record(frozen=True)
+class PluginSet:
     """``enabled`` and ``disabled`` of one extension point."""
 
     enabled: tuple[PluginRef, ...] = ()

@@ -9,13 +9,15 @@ score plugin list (multiPoint expanded, ``*`` and disabled applied) with its wei
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple
 
 from policytest.core.records import field, record
 from policytest.core.releases import DEFAULT_KUBERNETES
 from policytest.scoring.kube_args import BalancedArgs, FitScoring
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # the filters load only when a profile has an addedAffinity
+    from typing import Any
+
     from policytest.scoring.filters import SelectorTerm
 
 __all__ = ["BalancedArgs", "FitScoring", "KubeSchedulerConfig", "Profile"]
@@ -68,7 +70,8 @@ class Profile:
         return plugin in self.filter_plugins
 
 
-class KubeSchedulerConfig(NamedTuple):
+@record(frozen=True)
+class KubeSchedulerConfig:
     """The whole configuration: its profiles and the process-wide settings."""
 
     api_version: str

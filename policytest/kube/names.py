@@ -8,7 +8,10 @@ messages are upstream's so users can match them to kube-scheduler's log.
 from __future__ import annotations
 
 import re
-from typing import Final
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 _NAME = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
 _NAME_RE: Final = re.compile(_NAME)

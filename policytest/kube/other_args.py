@@ -15,7 +15,6 @@ plugin args`` and the scheduler does not start (:data:`MISKEYED_ARGS`).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from typing import Any
 
 from policytest.core.releases import KubeRelease
 from policytest.kube import rules
@@ -23,7 +22,11 @@ from policytest.kube.framework import Path, Problem
 from policytest.kube.names import label_value_errors, parse_duration, qualified_name_errors
 from policytest.kube.values import integer, items, mapping, text
 
-Validator = Callable[[dict[str, Any], Path], Iterator[Problem]]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    Validator = Callable[[dict[str, Any], Path], Iterator[Problem]]
 
 
 def _problem(path: Path, message: str) -> Problem:

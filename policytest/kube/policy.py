@@ -9,8 +9,8 @@ Before 1.23 kube-scheduler could read a ``Policy`` (``--policy-config-file``) wh
 from __future__ import annotations
 
 import json
-from typing import Any, NamedTuple
 
+from policytest.core.records import record
 from policytest.kube.registry import (
     BALANCED,
     CURRENT_API_VERSION,
@@ -20,6 +20,10 @@ from policytest.kube.registry import (
     KIND,
 )
 from policytest.kube.values import integer, items, mapping, text
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # Legacy priority -> v1 score plugin (the Fit strategies are handled separately).
 _PRIORITY_PLUGINS = {
@@ -39,7 +43,8 @@ _FIT_STRATEGIES = {
 }
 
 
-class Translation(NamedTuple):
+@record(frozen=True)
+class Translation:
     """The v1 configuration equivalent to a Policy, as YAML, and what did not carry over."""
 
     yaml: str

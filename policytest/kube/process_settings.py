@@ -8,13 +8,16 @@ and the ``leases`` lock, client burst 100.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from policytest.kube import rules
 from policytest.kube.framework import Path, Problem
 from policytest.kube.names import parse_duration, qualified_name_errors
 from policytest.kube.values import flag, integer, items, mapping, text
 from policytest.scoring.names import is_extended_resource_name
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _REFUSES = "kube-scheduler refuses to start"
 _LEASE_DEFAULTS = (("leaseDuration", 15), ("renewDeadline", 10), ("retryPeriod", 2))

@@ -6,13 +6,17 @@ what a valid profile does (:mod:`policytest.kube.advice`).
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
-
+from policytest.core.records import record
 from policytest.kube.framework import Path, PluginSet
 from policytest.kube.resources import BalancedArgsData, FitArgs
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
-class PluginConfigEntry(NamedTuple):
+
+@record(frozen=True)
+class PluginConfigEntry:
     """One ``pluginConfig`` item: the plugin name, its args as written, its path."""
 
     name: str
@@ -24,7 +28,8 @@ class PluginConfigEntry(NamedTuple):
         return (*self.path, "args")
 
 
-class ProfileData(NamedTuple):
+@record(frozen=True)
+class ProfileData:
     """A profile after v1 defaulting, with the paths of what the user wrote."""
 
     path: Path

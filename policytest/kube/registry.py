@@ -9,13 +9,16 @@ corpus. Keeping the facts in one table means a new Kubernetes release is one dif
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Final
 
 from policytest.core.releases import Version
 from policytest.core.suggest import did_you_mean
 from policytest.scoring.kube_args import DEFAULT_RESOURCES as DEFAULT_RESOURCES
 from policytest.scoring.kube_args import MAX_CUSTOM_PRIORITY_SCORE as MAX_CUSTOM_PRIORITY_SCORE
 from policytest.scoring.kube_args import MAX_NODE_SCORE as MAX_NODE_SCORE
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 API_GROUP: Final = "kubescheduler.config.k8s.io"
 CURRENT_API_VERSION: Final = f"{API_GROUP}/v1"

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import cache
-from typing import Any
 
 from policytest.core.findings import Finding
 from policytest.core.releases import KubeRelease
@@ -22,6 +21,10 @@ from policytest.kube import rules
 from policytest.kube.registry import DEFAULT_MULTI_POINT, EXTENSION_POINTS, FIT, PLUGINS
 from policytest.kube.values import items
 from policytest.read.source import Document
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "PLACEMENT_POINTS",

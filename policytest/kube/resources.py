@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from itertools import pairwise
-from typing import Any, NamedTuple
 
+from policytest.core.records import record
 from policytest.core.suggest import did_you_mean
 from policytest.kube import rules
 from policytest.kube.framework import Path, Problem
@@ -21,8 +21,13 @@ from policytest.kube.registry import DEFAULT_RESOURCES, MAX_CUSTOM_PRIORITY_SCOR
 from policytest.kube.values import integer, items, mapping, repeats, text
 from policytest.scoring.kube_args import STRATEGIES, BalancedArgs, FitScoring
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
-class Resource(NamedTuple):
+
+@record(frozen=True)
+class Resource:
     """A ``{name, weight}`` after defaulting; ``written`` is the weight as given."""
 
     name: str
@@ -31,13 +36,15 @@ class Resource(NamedTuple):
     path: Path | None
 
 
-class ShapePoint(NamedTuple):
+@record(frozen=True)
+class ShapePoint:
     utilization: int
     score: int
     path: Path
 
 
-class FitArgs(NamedTuple):
+@record(frozen=True)
+class FitArgs:
     """``NodeResourcesFitArgs`` after defaulting. ``path`` is ``None`` when defaulted
     entirely; ``shape`` is ``None`` when ``requestedToCapacityRatio`` is absent/null."""
 
@@ -61,7 +68,8 @@ class FitArgs(NamedTuple):
         return FitScoring(strategy, tuple((r.name, r.weight) for r in self.resources), shape)
 
 
-class BalancedArgsData(NamedTuple):
+@record(frozen=True)
+class BalancedArgsData:
     """``NodeResourcesBalancedAllocationArgs`` after defaulting."""
 
     path: Path | None

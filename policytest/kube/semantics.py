@@ -9,9 +9,9 @@ of every stage is collected; the model exists only when there is no error.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, Any, NamedTuple
 
 from policytest.core.findings import Severity
+from policytest.core.records import record
 from policytest.core.releases import KubeRelease
 from policytest.core.suggest import did_you_mean
 from policytest.kube import rules
@@ -56,13 +56,17 @@ from policytest.kube.resources import (
 )
 from policytest.kube.values import integer, items, mapping, repeats, text
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from policytest.scoring.filters import SelectorTerm
 
 _REFUSES = "kube-scheduler refuses to start"
 
 
-class Analysis(NamedTuple):
+@record(frozen=True)
+class Analysis:
     """What kube-scheduler concludes: the problems, and the model if it would start."""
 
     problems: tuple[Problem, ...]

@@ -7,9 +7,12 @@ nothing keeps every odd input a finding instead of a traceback.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Iterator
-from typing import Any, TypeVar
 
-T = TypeVar("T")
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
 
 
 def mapping(value: Any) -> dict[str, Any]:

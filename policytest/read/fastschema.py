@@ -13,9 +13,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sized
-from typing import Any, Final, cast
 
 from policytest.core.errors import PolicytestError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 __all__ = ["certainly_valid"]
 
@@ -245,9 +248,9 @@ def _bound(compare: Callable[[Any, Any], bool]) -> Callable[[Any], Check]:
     return build
 
 
-def _sized(kind: type, compare: Callable[[int, int], bool]) -> Callable[[Any], Check]:
+def _sized(kind: type[Sized], compare: Callable[[int, int], bool]) -> Callable[[Any], Check]:
     def build(bound: Any) -> Check:
-        return lambda x: not isinstance(x, kind) or compare(len(cast(Sized, x)), bound)
+        return lambda x: not isinstance(x, kind) or compare(len(x), bound)
 
     return build
 

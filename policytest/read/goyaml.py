@@ -19,12 +19,15 @@ import binascii
 import math
 import re
 from collections.abc import Callable
-from typing import Any
 
 from policytest.core.errors import PolicytestError
 from policytest.core.limits import DEFAULT_LIMITS, Limits
 from policytest.core.records import field, record
 from policytest.read.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _TAG = "tag:yaml.org,2002:"
 STR, INT, FLOAT, BOOL, NULL, MERGE = (

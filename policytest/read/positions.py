@@ -8,23 +8,27 @@ character for character through the escapes; anywhere else at the string's start
 
 from __future__ import annotations
 
-from typing import NamedTuple, Protocol
+from policytest.core.records import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    class PositionMap(Protocol):
+        """Maps a 0-based (line, column) in a parsed text to a 1-based outer :class:`Position`.
+
+        The maps are frozen records (:mod:`policytest.core.records`): immutable, and cheap
+        to define, which the hook pays for on every commit."""
+
+        def map(self, line: int, column: int) -> Position: ...
 
 
-class Position(NamedTuple):
+@record(frozen=True, order=True)
+class Position:
     """A 1-based line and column in a file."""
 
     line: int
     column: int
-
-
-class PositionMap(Protocol):
-    """Maps a 0-based (line, column) in a parsed text to a 1-based outer :class:`Position`.
-
-    The maps are records (``NamedTuple``): immutable, and cheap to define, which the hook
-    pays for on every commit."""
-
-    def map(self, line: int, column: int) -> Position: ...
 
 
 class Identity:
@@ -39,7 +43,8 @@ class Identity:
 IDENTITY: PositionMap = Identity()
 
 
-class Fixed(NamedTuple):
+@record(frozen=True)
+class Fixed:
     """Every inner position maps to one outer position (folded or multi-line strings)."""
 
     at: Position
@@ -48,7 +53,8 @@ class Fixed(NamedTuple):
         return self.at
 
 
-class BlockLines(NamedTuple):
+@record(frozen=True)
+class BlockLines:
     """A literal block: inner line ``i`` is outer line ``first_line + i``, shifted right."""
 
     first_line: int  # 0-based outer line of the block's first content line
@@ -58,7 +64,8 @@ class BlockLines(NamedTuple):
         return Position(self.first_line + line + 1, self.indent + column + 1)
 
 
-class CharTable(NamedTuple):
+@record(frozen=True)
+class CharTable:
     """A quoted one-line string: each inner character's outer column is tabulated.
 
     ``line_starts[i]`` is the inner offset where inner line ``i`` starts;

@@ -16,13 +16,16 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any, NamedTuple
 
 from policytest.core.errors import PolicytestError
 from policytest.core.findings import Finding, Severity
 from policytest.core.limits import Limits
 from policytest.core.options import CheckOptions, CustomPlugin, RuleFilter
-from policytest.core.records import replace
+from policytest.core.records import record, replace
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 SETTINGS_FILE = ".policytest.yaml"
 SETTINGS_NAMES = (SETTINGS_FILE, ".policytest.yml")
@@ -46,7 +49,8 @@ class SettingsError(PolicytestError):
         super().__init__(f"settings file {path}{where}:{named} {message}")
 
 
-class ProjectSettings(NamedTuple):
+@record(frozen=True)
+class ProjectSettings:
     """What a settings file says (``None``: not said, so the flag or default applies)."""
 
     path: str | None = None

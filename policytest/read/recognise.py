@@ -20,6 +20,7 @@ import os
 import re
 
 from policytest.core.limits import Limits, NodeCounter
+from policytest.core.records import replace
 from policytest.core.suggest import closest
 from policytest.read import positions
 from policytest.read.goyaml import scalar_text
@@ -286,7 +287,7 @@ def _embedded_document(
     if not roots:
         return outer.embedded(empty_root(), text, mapping, embedding)
     # The schedulers read the first document of a multi-document string only.
-    embedding = embedding._replace(ignored=tuple(roots[1:]))
+    embedding = replace(embedding, ignored=tuple(roots[1:]))
     return outer.embedded(roots[0], text, mapping, embedding)
 
 

@@ -21,16 +21,19 @@ import os
 import re
 import sys
 from collections.abc import Iterable, Iterator
-from typing import NamedTuple
 
 from policytest.core.errors import PolicytestError
 from policytest.core.findings import Finding, Severity
 from policytest.core.limits import Limits, NodeCounter, TooManyNodes
-from policytest.core.records import record
+from policytest.core.records import record, replace
 from policytest.core.rules import rule
 from policytest.read.nodes import MappingNode, Mark, Node, ScalarNode, SequenceNode
 from policytest.read.paths import Refused, read_regular
-from policytest.read.positions import IDENTITY, Position, PositionMap
+from policytest.read.positions import IDENTITY, Position
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from policytest.read.positions import PositionMap
 
 PT001_UNREADABLE = rule(
     "PT001",
@@ -67,7 +70,8 @@ STDIN_NAME = "<stdin>"
 """How standard input is named in findings."""
 
 
-class Embedding(NamedTuple):
+@record(frozen=True)
+class Embedding:
     """Where an embedded document sits: a ConfigMap ``data`` value.
 
     ``ignored`` holds the roots of any further YAML documents in the same string: the
@@ -115,7 +119,8 @@ class Document:
         return Document(self.path, self.index, root, self.text, self.positions, self.embedding)
 
 
-class SourceFile(NamedTuple):
+@record(frozen=True)
+class SourceFile:
     """Everything read from one path: its documents, or the reason it has none."""
 
     path: str
@@ -169,10 +174,10 @@ def read_file(path: str, limits: Limits, root: str | None = None) -> SourceFile:
         )
     except Refused as refusal:
         problem = _problem(shown, 1, 1, str(refusal))
-        return problem._replace(unreadable=True, refused=True)
+        return replace(problem, unreadable=True, refused=True)
     except OSError as exc:
         problem = _problem(shown, 1, 1, f"cannot read file: {exc.strerror or exc}")
-        return problem._replace(unreadable=True)
+        return replace(problem, unreadable=True)
     return read_bytes(shown, data, limits)
 
 
@@ -184,7 +189,7 @@ def read_bytes(path: str, data: bytes, limits: Limits) -> SourceFile:
     """Decode and compose ``data``; every failure becomes a ``PT001`` finding."""
     head = data[:HEAD_BYTES].decode("utf-8", "replace")
     source = _read_bytes_checked(path, data, limits)
-    return source._replace(head=head)
+    return replace(source, head=head)
 
 
 def _read_bytes_checked(path: str, data: bytes, limits: Limits) -> SourceFile:
@@ -199,7 +204,7 @@ def _read_bytes_checked(path: str, data: bytes, limits: Limits) -> SourceFile:
     left = limits.left("file-bytes")
     if left is not None and len(data) > left:
         problem = _problem(path, 1, 1, limits.spent_message("file-bytes", "bytes read"))
-        return problem._replace(spent=True)
+        return replace(problem, spent=True)
     limits.charge("file-bytes", len(data))
     if b"\x00" in data[:8192]:
         return _problem(path, 1, 1, "binary file (contains NUL bytes); not YAML or JSON")
@@ -218,7 +223,7 @@ def _read_bytes_checked(path: str, data: bytes, limits: Limits) -> SourceFile:
         roots = compose_all(text, limits)
     except ParseFailure as failure:
         unparsed = _problem(path, failure.line + 1, failure.column + 1, failure.message)
-        return unparsed._replace(text=text, spent=failure.spent)
+        return replace(unparsed, text=text, spent=failure.spent)
     documents = tuple(Document(path, index, root, text) for index, root in enumerate(roots))
     return SourceFile(path, documents)
 

@@ -7,8 +7,8 @@ and a format's module is imported only when it is used.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from policytest.check.validate import ValidationReport
     from policytest.diff.model import DiffReport

@@ -28,7 +28,10 @@ from __future__ import annotations
 import re
 import unicodedata
 from functools import lru_cache
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 ELLIPSIS = "…"
 MARKDOWN_NAME_LIMIT = 120

@@ -28,10 +28,13 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Final
 
 from policytest.core.errors import PolicytestError
 from policytest.scoring.names import is_label_value, is_qualified_name
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 __all__ = [
     "AFFINITY_REASON",

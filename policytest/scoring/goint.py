@@ -5,7 +5,10 @@ and by the config checks that predict an overflow (without loading the scorers).
 from __future__ import annotations
 
 import math
-from typing import Final
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 _INT64_MIN: Final = -(1 << 63)
 _UINT64: Final = 1 << 64

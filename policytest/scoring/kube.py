@@ -19,7 +19,6 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, Protocol, overload
 
-from policytest.core.releases import BalancedFormula
 from policytest.scoring.accounting import (
     CPU,
     EPHEMERAL_STORAGE,
@@ -39,8 +38,11 @@ from policytest.scoring.kube_args import (
     STRATEGIES,
     BalancedArgs,
     FitScoring,
-    Strategy,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from policytest.core.releases import BalancedFormula
 
 __all__ = [
     "MAX_NODE_SCORE",
@@ -48,7 +50,6 @@ __all__ = [
     "BalancedArgs",
     "FitScoring",
     "NodeScorer",
-    "Strategy",
     "balanced_allocation_score",
     "balanced_allocation_scorer",
     "balanced_allocation_skips",

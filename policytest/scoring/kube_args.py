@@ -9,11 +9,15 @@ neither the scorer nor the cluster model.
 from __future__ import annotations
 
 from itertools import pairwise
-from typing import Final, Literal
 
 from policytest.core.records import record
 
-Strategy = Literal["LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final, Literal
+
+    Strategy = Literal["LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"]
+
 STRATEGIES: Final[tuple[Strategy, ...]] = (
     "LeastAllocated",
     "MostAllocated",

@@ -6,7 +6,10 @@ loading the cluster model."""
 from __future__ import annotations
 
 import re
-from typing import Final
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Final
 
 __all__ = [
     "is_extended_resource_name",

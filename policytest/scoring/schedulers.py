@@ -14,7 +14,6 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Literal
 
-from policytest.core.releases import BalancedFormula
 from policytest.scoring.accounting import (
     KubeNodeInfo,
     VolcanoNodeInfo,
@@ -87,6 +86,10 @@ from policytest.scoring.weights import (
     ResourceStrategyFitArgs,
 )
 from policytest.scoring.workload import NO_OBJECTS, ClusterObjects
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from policytest.core.releases import BalancedFormula
 
 VOLCANO_NOT_MODELLED = (
     "nodeorder.nodeaffinity",

@@ -24,7 +24,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Final
 
-from policytest.core.releases import BalancedFormula
 from policytest.scoring.accounting import (
     CPU,
     MEMORY,
@@ -43,6 +42,10 @@ from policytest.scoring.kube import (
     wrap_int64,
 )
 from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from policytest.core.releases import BalancedFormula
 
 __all__ = [
     "BALANCED_RESOURCE_ARGS",

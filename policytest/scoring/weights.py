@@ -2,22 +2,23 @@
 
 These are the values the scorer consumes. How they are derived from a conf (every
 reset, override and ignore Volcano performs) lives in the Volcano model; this module
-only states their shape and Volcano's defaults. The records are NamedTuples (the hook
-defines them on every commit) except ``BinpackWeights``, whose constructor completes
-its resources.
+only states their shape and Volcano's defaults, as frozen records
+(:mod:`policytest.core.records`: the hook defines them on every commit).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import NamedTuple
 
 from policytest.core.records import field, record
 
 
 def _frozen(mapping: Mapping[str, int]) -> Mapping[str, int]:
     return MappingProxyType(dict(mapping))
+
+
+_NO_RESOURCES: Mapping[str, int] = MappingProxyType({})
 
 
 @record(frozen=True)
@@ -44,7 +45,8 @@ class BinpackWeights:
         return hash((self.weight, self.cpu, self.memory, tuple(sorted(self.resources.items()))))
 
 
-class NodeOrderWeights(NamedTuple):
+@record(frozen=True)
+class NodeOrderWeights:
     """The ``nodeorder`` plugin's weights (read as integers, never clamped)."""
 
     leastrequested: int = 1
@@ -68,26 +70,29 @@ TYPE_ANNOTATION = "volcano.sh/resource-strategy-scoring-type"
 WEIGHT_ANNOTATION = "volcano.sh/resource-strategy-weight"
 
 
-class Strategy(NamedTuple):
+@record(frozen=True)
+class Strategy:
     """How one resource (or resource prefix ``name*``) scores."""
 
     type: str
     weight: int
 
 
-class Sra(NamedTuple):
+@record(frozen=True)
+class Sra:
     """The scarce-resource-avoidance part: ``weight`` 0 means it is off. ``resources``
     keeps each listed name once; ``weight_sum`` counts every listed item."""
 
     weight: int = 0
-    resources: Mapping[str, int] = MappingProxyType({})
+    resources: Mapping[str, int] = field(default_factory=lambda: _NO_RESOURCES)
     weight_sum: int = 0
 
     def __hash__(self) -> int:
         return hash((self.weight, tuple(self.resources.items()), self.weight_sum))
 
 
-class Rates(NamedTuple):
+@record(frozen=True)
+class Rates:
     """The proportional filter's rates for one resource: cpu (milli per milli-unit) and
     memory (MB per milli-unit)."""
 
@@ -100,12 +105,13 @@ DEFAULT_RESOURCES: Mapping[str, Strategy] = MappingProxyType(
 )
 
 
-class ResourceStrategyFitArgs(NamedTuple):
+@record(frozen=True)
+class ResourceStrategyFitArgs:
     """The plugin as ``New`` leaves it. ``fatal`` is the klog message when ``New`` exits
     the scheduler (the other fields are then what was decoded before that)."""
 
     weight: int = DEFAULT_WEIGHT
-    resources: Mapping[str, Strategy] = DEFAULT_RESOURCES
+    resources: Mapping[str, Strategy] = field(default_factory=lambda: DEFAULT_RESOURCES)
     sra: Sra = Sra()
     proportional: Mapping[str, Rates] | None = None
     fatal: str | None = None

@@ -13,7 +13,6 @@ owner that reads arbitrary keys (a prefix) is said to, and nothing is guessed.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
 
 from policytest.core.suggest import closest
 from policytest.read.goyaml import Uint64
@@ -30,7 +29,10 @@ from policytest.volcano.arguments import (
 from policytest.volcano.binpack_args import declared_resources
 from policytest.volcano.entry_check import EntryCheck
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from policytest.core.findings import Finding
     from policytest.read.source import Document
     from policytest.volcano.conf import VolcanoConf

@@ -11,10 +11,14 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from typing import Any, NamedTuple
 
+from policytest.core.records import record
 from policytest.read.goyaml import Uint64, go_type
 from policytest.volcano.gotext import atoi
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 TABLE_CHECKED = (
     *("capacity", "cdp", "conformance", "drf", "extender", "gang", "nodegroup", "numa-aware"),
@@ -40,7 +44,8 @@ ACTIONS_CHECKED = (
 _PLAIN_DECIMAL = re.compile(r"[-+]?(0|[1-9][0-9]*)")
 
 
-class IntRead(NamedTuple):
+@record(frozen=True)
+class IntRead:
     """What ``GetInt`` did with one key: ``value`` is ``None`` when the key is absent or
     the value was ignored (``ignored`` then says why)."""
 
@@ -108,7 +113,8 @@ _TRUE = ("1", "t", "T", "TRUE", "true", "True")
 _FALSE = ("0", "f", "F", "FALSE", "false", "False")
 
 
-class BoolRead(NamedTuple):
+@record(frozen=True)
+class BoolRead:
     """What ``Arguments.GetBool`` did: ``value`` None when absent or ignored."""
 
     value: bool | None

@@ -12,7 +12,6 @@ weight. A ``binpack.weight`` of 0 keeps the node-order function from registering
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any
 
 from policytest.core.findings import Finding, Severity
 from policytest.core.suggest import closest
@@ -24,7 +23,10 @@ from policytest.volcano.arguments import IntRead, describe, get_int, surprising_
 from policytest.volcano.entry_check import EntryCheck
 from policytest.volcano.gotext import split_trimmed, trim_space
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from policytest.read.source import Document
     from policytest.volcano.entry import PluginEntry
 

@@ -9,15 +9,14 @@ proportion or an unknown action rejects the whole file (it keeps its previous co
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
 from policytest.core.findings import Finding
 from policytest.core.options import CheckOptions
-from policytest.core.records import replace
+from policytest.core.records import record, replace
 from policytest.read.goyaml import NULL, Budget, DecodeError, DecodeLimit, resolve_scalar
 from policytest.read.markers import end_marker_before
 from policytest.read.nodes import ScalarNode
-from policytest.read.positions import IDENTITY, Position, PositionMap
+from policytest.read.positions import IDENTITY, Position
 from policytest.read.source import PT001_UNREADABLE, Document, ParseFailure, compose_all, empty_root
 from policytest.volcano import rules, versions
 from policytest.volcano.arguments import ACTIONS_CHECKED, TABLE_CHECKED
@@ -39,13 +38,18 @@ from policytest.volcano.gotext import leading_space, trim_space
 from policytest.volcano.nodeorder_args import NODEORDER, nodeorder_findings
 from policytest.volcano.plugin_checks import plugin_argument_findings, plugin_stops_scheduler
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from policytest.read.positions import PositionMap
+
 _LEADING_END = re.compile(r"\.\.\.[ \t]*(?:#[^\n]*)?(?:\n|$)")
 """A ``...`` document end marker as the first line of the trimmed conf."""
 _KEEP_CHOMPING = re.compile(r"[|>][1-9]?\+|[|>]\+")
 _LINE_BREAKS = ("\r\n", "\n", "\r", "\x85", "\u2028", "\u2029")
 
 
-class Shifted(NamedTuple):
+@record(frozen=True)
+class Shifted:
     """Positions in the trimmed text, mapped into the text the document came from."""
 
     base: PositionMap

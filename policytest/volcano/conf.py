@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, NamedTuple
 
+from policytest.core.records import record
 from policytest.read.nodes import Node
 from policytest.scoring.weights import (
     RSF,
@@ -30,19 +30,25 @@ from policytest.volcano.gotext import trim_space
 from policytest.volcano.nodeorder_args import NODEORDER, nodeorder_weights
 from policytest.volcano.versions import Release
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 
 def _frozen(mapping: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
     return None if mapping is None else MappingProxyType(dict(mapping))
 
 
-class Tier(NamedTuple):
+@record(frozen=True)
+class Tier:
     """One tier: its plugin entries in order."""
 
     plugins: tuple[PluginEntry, ...]
     node: Node
 
 
-class Configuration(NamedTuple):
+@record(frozen=True)
+class Configuration:
     """One ``configurations`` entry: arguments for the action called ``name``."""
 
     name: str
@@ -52,7 +58,8 @@ class Configuration(NamedTuple):
     argument_nodes: Mapping[str, tuple[Node, Node]]
 
 
-class NodeOrderCall(NamedTuple):
+@record(frozen=True)
+class NodeOrderCall:
     """One node-order call per scheduling decision: ``caller`` is the entry whose
     ``enableNodeOrder`` makes the call, ``source`` the entry whose weights it uses."""
 
@@ -62,7 +69,8 @@ class NodeOrderCall(NamedTuple):
     weights: Weights
 
 
-class VolcanoConf(NamedTuple):
+@record(frozen=True)
+class VolcanoConf:
     """``volcano-scheduler.conf`` as the scheduler holds it after loading.
 
     ``node_order_calls`` lists, in Volcano's order, every binpack and nodeorder
@@ -117,7 +125,8 @@ class VolcanoConf(NamedTuple):
         return len(self.calls(NODEORDER))
 
 
-class ActionName(NamedTuple):
+@record(frozen=True)
+class ActionName:
     """One comma-separated item of ``actions``: as written and as looked up."""
 
     written: str

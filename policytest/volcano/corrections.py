@@ -10,13 +10,13 @@ next to the settings held (:func:`written_weight` is shared with it).
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
 
 from policytest.read.nodes import ScalarNode
 from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
 from policytest.volcano.binpack_args import BINPACK
-from policytest.volcano.nodeorder_args import NODEORDER
+from policytest.volcano.nodeorder_args import KEYS, NODEORDER
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from policytest.volcano.conf import VolcanoConf
     from policytest.volcano.entry import PluginEntry
@@ -63,7 +63,7 @@ def volcano_corrections(conf: VolcanoConf) -> tuple[str, ...]:
     nodeorder = conf.nodeorder
     calls = conf.calls(NODEORDER)
     if calls and isinstance(nodeorder, NodeOrderWeights):
-        held = {f"{name}.weight": value for name, value in nodeorder._asdict().items()}
+        held = {key: getattr(nodeorder, name) for key, name in KEYS.items()}
         lines += (f"nodeorder {line}" for line in _differences(calls[0].source, held))
     return tuple(lines)
 

@@ -12,7 +12,6 @@ the node of every value so that findings can point at it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, NamedTuple
 
 from policytest.core.records import field, record
 from policytest.read.goyaml import (
@@ -28,6 +27,10 @@ from policytest.read.goyaml import (
     short_tag,
 )
 from policytest.read.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 FLAGS = (
     "enableJobOrder",
@@ -77,7 +80,8 @@ _EXPECTED = {
 }
 
 
-class TypeProblem(NamedTuple):
+@record(frozen=True)
+class TypeProblem:
     """A value yaml.v2 cannot put into its Go field: the file is rejected."""
 
     node: Node
@@ -90,7 +94,8 @@ class TypeProblem(NamedTuple):
         return _EXPECTED.get(self.go_type, self.go_type)
 
 
-class Duplicate(NamedTuple):
+@record(frozen=True)
+class Duplicate:
     """A key written twice in one mapping; ``merged``: both maps were merged."""
 
     key: Node
@@ -99,7 +104,8 @@ class Duplicate(NamedTuple):
     merged: bool = False
 
 
-class UnknownKey(NamedTuple):
+@record(frozen=True)
+class UnknownKey:
     """A key yaml.v2 skips (its value is never read); ``where`` names the struct."""
 
     key: Node

@@ -6,11 +6,14 @@ The argument readers (binpack, nodeorder, ...) and the conf model share it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from policytest.core.records import record
 from policytest.read.nodes import Node
 from policytest.scoring.weights import BinpackWeights, NodeOrderWeights, ResourceStrategyFitArgs
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 Weights = BinpackWeights | NodeOrderWeights | ResourceStrategyFitArgs
 

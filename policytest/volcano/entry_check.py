@@ -4,22 +4,33 @@ its arguments (empty when Go's map is nil) and where each key and value is writt
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Generic, Protocol, TypeVar
+
     from policytest.read.nodes import Node
     from policytest.read.source import Document
 
+    class WithArguments(Protocol):
+        """A plugin entry or an action's ``configurations`` entry: a name and its arguments."""
 
-class WithArguments(Protocol):
-    """A plugin entry or an action's ``configurations`` entry: a name and its arguments."""
+        @property
+        def name(self) -> str: ...
+        @property
+        def arguments(self) -> Mapping[str, Any] | None: ...
+        @property
+        def argument_nodes(self) -> Mapping[str, tuple[Node, Node]]: ...
 
-    @property
-    def name(self) -> str: ...
-    @property
-    def arguments(self) -> Mapping[str, Any] | None: ...
-    @property
-    def argument_nodes(self) -> Mapping[str, tuple[Node, Node]]: ...
+    Entry = TypeVar("Entry", bound=WithArguments)
+else:
+
+    class Generic:
+        """``typing.Generic`` for the type checker only: at run time ``EntryCheck[X]`` is
+        ``EntryCheck`` itself (the project's one generic class on the hook's path)."""
+
+        def __class_getitem__(cls, _: object) -> type:
+            return cls
 
 
 def written_order(entry: WithArguments) -> list[str]:
@@ -28,10 +39,7 @@ def written_order(entry: WithArguments) -> list[str]:
     return sorted(entry.arguments or {}, key=lambda k: nodes[k][0].start_mark.index)
 
 
-Entry = TypeVar("Entry", bound=WithArguments)
-
-
-class EntryCheck(Generic[Entry]):
+class EntryCheck(Generic["Entry"]):
     """The base of the checks of one entry's arguments (binpack, resource-strategy-fit,
     deviceshare, network-topology-aware)."""
 

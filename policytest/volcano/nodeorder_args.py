@@ -8,9 +8,9 @@ negative weight inverts it, anything that is not a Go ``int`` is ignored.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any
 
 from policytest.core.findings import Finding, Severity
+from policytest.core.records import fields
 from policytest.core.suggest import closest
 from policytest.read.nodes import ScalarNode
 from policytest.scoring.weights import NodeOrderWeights
@@ -18,12 +18,15 @@ from policytest.volcano import rules
 from policytest.volcano.arguments import get_int, surprising_int
 from policytest.volcano.entry_check import written_order
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from policytest.read.source import Document
     from policytest.volcano.entry import PluginEntry
 
 NODEORDER = "nodeorder"
-KEYS = {f"{name}.weight": name for name in NodeOrderWeights._fields}
+KEYS = {f"{item.name}.weight": item.name for item in fields(NodeOrderWeights)}
 DEFAULTS = NodeOrderWeights()
 VENDOR_KEYS = ("selectorspread.weight", "volumebinding.weight")
 

@@ -13,7 +13,6 @@ normal-pod switch with ``GetBool`` and the fading with ``GetFloat64`` (negative 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any
 
 from policytest.core.findings import Finding, Severity
 from policytest.core.rules import Rule
@@ -26,7 +25,10 @@ from policytest.volcano.binpack_args import declared_resources
 from policytest.volcano.entry_check import EntryCheck
 from policytest.volcano.gotext import trim_space
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from policytest.read.source import Document
     from policytest.volcano.conf import VolcanoConf
     from policytest.volcano.entry import PluginEntry

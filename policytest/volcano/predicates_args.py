@@ -11,11 +11,13 @@ spreading's score).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Final
 
 from policytest.volcano.arguments import get_bool
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Final
+
     from policytest.volcano.versions import Release
 
 __all__ = ["PREDICATES", "predicate_flags"]

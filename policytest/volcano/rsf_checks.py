@@ -8,7 +8,6 @@ a refusal is the fatal that stops the scheduler (VR001), every silent correction
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any
 
 from policytest.core.findings import Finding, Severity
 from policytest.core.rules import Rule
@@ -30,7 +29,10 @@ from policytest.volcano.rsf_args import (
     valid_pattern,
 )
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from policytest.read.source import Document
     from policytest.volcano.entry import PluginEntry
 

@@ -15,8 +15,7 @@ are judged at all, and their other differences, are the rows of
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
+from policytest.core.records import record
 from policytest.core.releases import (
     DEFAULT_VOLCANO,
     UnsupportedRelease,
@@ -87,7 +86,8 @@ STRING_ARGUMENTS_UNTIL: Version = (1, 6)
 """Releases before this one declared ``arguments`` as ``map[string]string``."""
 
 
-class Release(NamedTuple):
+@record(frozen=True)
+class Release:
     """The tables of one Volcano release, and its row of ``policytest.core.releases``."""
 
     version: Version

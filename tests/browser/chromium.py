@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from playwright.sync_api import BrowserContext, Playwright
 
 CHROMIUM = Path(os.environ.get("POLICYTEST_CHROMIUM", "/usr/bin/chromium"))

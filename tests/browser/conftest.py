@@ -12,13 +12,15 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
 
 import pytest
 
 from tests.browser.chromium import CHROMIUM, launch
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, NoReturn
+
     from playwright.sync_api import BrowserContext, Page
 
 MERMAID = Path(

@@ -8,6 +8,7 @@ import pytest
 
 from policytest.core.limits import Limits
 from policytest.read.nodes import Node
+from policytest.read.positions import Position
 from policytest.read.recognise import Kind, expand
 from policytest.read.source import Document, child, read_bytes, sequence_items
 
@@ -96,9 +97,9 @@ def _plugin_name_node(document: Document) -> Node:
     return node
 
 
-def _outer_position(text: str, needle: str) -> tuple[int, int]:
+def _outer_position(text: str, needle: str) -> Position:
     offset = text.index(needle)
-    return text.count("\n", 0, offset) + 1, offset - (text.rfind("\n", 0, offset) + 1) + 1
+    return Position(text.count("\n", 0, offset) + 1, offset - (text.rfind("\n", 0, offset) + 1) + 1)
 
 
 def test_literal_block_configmap_positions_map_to_the_outer_file() -> None:
@@ -161,7 +162,7 @@ def test_raw_conf_with_an_indented_first_line_is_read_as_volcano_reads_it() -> N
     assert not read.problems  # ... Volcano trims the file first and loads it
     ((document, kind),) = expand(read.documents[0], LIMITS)
     assert kind is Kind.VOLCANO
-    assert document.position(_plugin_name_node(document)) == (4, 11)
+    assert document.position(_plugin_name_node(document)) == Position(4, 11)
 
 
 def test_configmap_string_with_several_documents_yields_the_first() -> None:

@@ -7,6 +7,7 @@ import time
 import pytest
 
 from policytest.core.limits import Limits
+from policytest.read.positions import Position
 from policytest.read.source import PT001_UNREADABLE, child, read_bytes, read_file, scalar
 
 LIMITS = Limits()
@@ -25,7 +26,7 @@ def test_multi_document_stream_keeps_indexes_and_positions() -> None:
     source = read_bytes("f.yaml", text, LIMITS)
     assert [d.index for d in source.documents] == [0, 1]
     c = child(child(source.documents[1].root, "b"), "c")
-    assert c is not None and source.documents[1].position(c) == (6, 6)
+    assert c is not None and source.documents[1].position(c) == Position(6, 6)
 
 
 def test_empty_documents_are_dropped() -> None:
@@ -37,7 +38,7 @@ def test_json_is_read_with_positions() -> None:
     source = read_bytes("f.json", b'{\n  "kind": "ConfigMap",\n  "data": {}\n}\n', LIMITS)
     kind = child(source.documents[0].root, "kind")
     assert scalar(kind) == "ConfigMap"
-    assert kind is not None and source.documents[0].position(kind) == (2, 11)
+    assert kind is not None and source.documents[0].position(kind) == Position(2, 11)
 
 
 def test_yaml_syntax_error_points_at_the_problem() -> None:

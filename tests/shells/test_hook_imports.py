@@ -1,7 +1,8 @@
 """The hook's cost on every commit: ``validate`` on one file loads a scheduler's semantics
 only when a document of that kind appears, and a plugin's argument decoders only when a
-conf has the plugin (``python -X importtime``, a fresh process, as the hook runs).
-Speed itself is measured in ``benchmarks/validate_latency.py``, never asserted here."""
+conf has the plugin (``python -X importtime``, a fresh process, as the hook runs), and
+no module of ours imports ``typing``. Speed itself is measured in
+``benchmarks/validate_latency.py``, never asserted here."""
 
 from __future__ import annotations
 
@@ -112,3 +113,64 @@ def test_validate_loads_only_the_semantics_its_documents_need(
     modules = imported(tmp_path, name, text)
     assert not modules & absent, sorted(modules & absent)
     assert present <= modules, sorted(present - modules)
+
+
+SPY = """\
+import builtins, runpy, sys
+
+importers = set()
+real_import = builtins.__import__
+
+
+def spying(name, globals=None, locals=None, fromlist=(), level=0):
+    if name == "typing" or name.startswith("typing."):
+        importers.add((globals or {}).get("__name__", "?"))
+    return real_import(name, globals, locals, fromlist, level)
+
+
+builtins.__import__ = spying
+report, sys.argv = sys.argv[1], ["policytest", *sys.argv[2:]]
+try:
+    runpy.run_module("policytest", run_name="__main__", alter_sys=True)
+finally:
+    with open(report, "w") as out:
+        out.write("\\n".join(sorted(importers)))
+"""
+
+YAML_READER = {"ruamel.yaml.main", "policytest.read.bigload"}
+"""ruamel.yaml imports ``typing`` itself, and so does the libyaml composer over it."""
+
+
+def typing_importers(tmp_path: Path, name: str, text: str) -> set[str]:
+    """The modules whose ``import`` statements ask for ``typing`` (or a submodule) while
+    ``policytest validate FILE`` runs: every statement, not only the first, which
+    ``-X importtime`` would show alone."""
+    path = tmp_path / name
+    path.write_text(text)
+    report = tmp_path / "importers.txt"
+    done = subprocess.run(
+        [sys.executable, "-c", SPY, str(report), "validate", str(path)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return set(report.read_text().split())
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        pytest.param("volcano-scheduler.conf", VOLCANO_CONF, id="volcano"),
+        pytest.param("volcano-scheduler-configmap.yaml", CONFIGMAP, id="volcano-configmap"),
+        pytest.param("kube.yaml", KUBE_CONF, id="kube-scheduler"),
+    ],
+)
+def test_validate_imports_no_typing(tmp_path: Path, name: str, text: str) -> None:
+    """``import typing`` costs the hook about 3 ms (issue 28, item 9): names for the type
+    checker are imported under ``TYPE_CHECKING = False`` (``docs/performance.md``), and
+    records are ``@record``s, not ``NamedTuple``s. ``pkgutil`` is no way to read a schema
+    either: it imports ``typing`` as it loads (``functools.singledispatch``)."""
+    importers = typing_importers(tmp_path, name, text)
+    assert importers <= YAML_READER, sorted(importers - YAML_READER)

@@ -15,11 +15,13 @@ import base64
 import hashlib
 from functools import cache
 from importlib.resources import files
-from typing import TYPE_CHECKING, Any
 
 from policytest.reporters.quoting import text
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     import jinja2
 
 PALETTE = ("#0969da", "#1a7f37", "#bf3989", "#9a6700", "#8250df", "#cf222e", "#1b7c83", "#57606a")
