@@ -20,6 +20,12 @@ kind: KubeSchedulerConfiguration
 profiles:
 - schedulerName: default-scheduler
 """
+KUBE_AFFINITY_CONF = KUBE_CONF + (
+    "  pluginConfig:\n  - name: NodeAffinity\n    args:\n      addedAffinity:\n"
+    "        requiredDuringSchedulingIgnoredDuringExecution:\n          nodeSelectorTerms:\n"
+    "          - matchExpressions:\n            - {key: zone, operator: In, values: [a]}\n"
+)
+"""A profile with an ``addedAffinity``: the node filters load to check it."""
 RSF_CONF = VOLCANO_CONF + "  - name: resource-strategy-fit\n"
 CONFIGMAP = (
     "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: volcano-scheduler-configmap\n"
@@ -165,6 +171,7 @@ def typing_importers(tmp_path: Path, name: str, text: str) -> set[str]:
         pytest.param("volcano-scheduler.conf", VOLCANO_CONF, id="volcano"),
         pytest.param("volcano-scheduler-configmap.yaml", CONFIGMAP, id="volcano-configmap"),
         pytest.param("kube.yaml", KUBE_CONF, id="kube-scheduler"),
+        pytest.param("kube.yaml", KUBE_AFFINITY_CONF, id="kube-scheduler-added-affinity"),
     ],
 )
 def test_validate_imports_no_typing(tmp_path: Path, name: str, text: str) -> None:
