@@ -5,14 +5,16 @@ defaulting, ``hardPodAffinityWeight`` 1). Imported when scoring only."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from policytest.kube.model import Profile
 from policytest.kube.values import integer, items, mapping, text
 from policytest.scoring.plugins.interpod import InterPodArgs
 from policytest.scoring.plugins.spread import SpreadArgs
 from policytest.scoring.workload import PreferredNodeTerm, SpreadConstraint
 from policytest.scoring.workload_specs import WorkloadSpecError, pod_workload_from_dict
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = ["added_preferred_terms", "inter_pod_args", "spread_args"]
 

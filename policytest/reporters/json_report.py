@@ -2,32 +2,31 @@
 
 from __future__ import annotations
 
-from typing import TypedDict
-
 from policytest.check.validate import ValidationReport
 from policytest.core.findings import Finding, Severity
 from policytest.reporters.quoting import json_document
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import TypedDict
 
-class FindingJSON(TypedDict):
-    rule: str
-    severity: str
-    path: str
-    line: int
-    column: int
-    message: str
-    document: int
+    class FindingJSON(TypedDict):
+        rule: str
+        severity: str
+        path: str
+        line: int
+        column: int
+        message: str
+        document: int
 
+    class SummaryJSON(TypedDict):
+        files: int
+        errors: int
+        warnings: int
 
-class SummaryJSON(TypedDict):
-    files: int
-    errors: int
-    warnings: int
-
-
-class ValidationJSON(TypedDict):
-    findings: list[FindingJSON]
-    summary: SummaryJSON
+    class ValidationJSON(TypedDict):
+        findings: list[FindingJSON]
+        summary: SummaryJSON
 
 
 def finding_json(finding: Finding) -> FindingJSON:

@@ -22,11 +22,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
 
 from policytest.core.records import field, record
 from policytest.read.goyaml import DecodeError, Uint64, go_type, is_merge_key, scalar_value
 from policytest.read.nodes import MappingNode, Node, ScalarNode
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1

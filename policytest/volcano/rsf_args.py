@@ -26,7 +26,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any
 
 from policytest.scoring.weights import (
     DEFAULT_RESOURCES,
@@ -41,6 +40,10 @@ from policytest.scoring.weights import (
 from policytest.volcano import mapdecode
 from policytest.volcano.gotext import split_trimmed
 from policytest.volcano.mapdecode import BOOL, FLOAT, INT, STRING, map_of, struct
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 WEIGHT_KEY = "resourceStrategyFitWeight"
 RESOURCES_KEY = "resources"

@@ -170,6 +170,7 @@ def typing_importers(tmp_path: Path, name: str, text: str) -> set[str]:
     [
         pytest.param("volcano-scheduler.conf", VOLCANO_CONF, id="volcano"),
         pytest.param("volcano-scheduler-configmap.yaml", CONFIGMAP, id="volcano-configmap"),
+        pytest.param("volcano-scheduler.conf", RSF_CONF, id="volcano-with-resource-strategy-fit"),
         pytest.param("kube.yaml", KUBE_CONF, id="kube-scheduler"),
         pytest.param("kube.yaml", KUBE_AFFINITY_CONF, id="kube-scheduler-added-affinity"),
     ],

@@ -15,9 +15,12 @@ from policytest.core.findings import Finding
 from policytest.diff.effective import Setting
 from policytest.diff.model import CaseDiff, CaseSide, ConfigDiff, DiffReport, FixtureDiff
 from policytest.harness.runner import plain_number
-from policytest.reporters.json_report import FindingJSON
 from policytest.reporters.json_report import as_json as findings_json
 from policytest.reporters.quoting import json_document
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from policytest.reporters.json_report import FindingJSON
 
 
 def _number(value: float | None) -> float | int | None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from pathlib import PurePath
-from typing import Any
 from urllib.parse import quote
 
 from policytest.check.validate import ValidationReport
@@ -14,6 +13,10 @@ from policytest.core.version import __version__
 from policytest.reporters import quoting
 from policytest.reporters.catalogue import all_rules
 from policytest.reporters.quoting import json_document
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 _LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
