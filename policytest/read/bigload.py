@@ -22,13 +22,16 @@ for trees from either composer.
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Final
 
 from policytest.core.errors import PolicytestError
 from policytest.core.limits import Limits, NodeCounter
 from policytest.read.goyaml import Budget, resolve_plain, scalar_text
 from policytest.read.goyaml import decode as reference_decode
 from policytest.read.nodes import MappingNode, Node, ScalarNode, SequenceNode, next_token
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Final
 
 __all__ = ["TooDeep", "available", "compose_all", "decode"]
 
