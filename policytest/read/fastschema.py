@@ -147,14 +147,19 @@ class _Compiler:
         return check
 
     def ref(self, reference: object) -> Check:
+        """A check that compiles its target when an instance first reaches it: a small
+        config reaches a few of a big schema's definitions (validity depends only on the
+        checks that run, so an undecidable definition nothing reaches changes nothing)."""
         if not isinstance(reference, str) or not reference.startswith("#"):
             raise _Undecided
-        if reference not in self.refs:
-            cell: list[Check] = []
-            self.refs[reference] = cell  # set before compiling: refs may recurse
-            cell.append(self.compile(self.target(reference)))
-        cell = self.refs[reference]
-        return lambda instance: cell[0](instance)
+        cell = self.refs.setdefault(reference, [])  # shared by every use: refs may recurse
+
+        def check(instance: object) -> bool:
+            if not cell:
+                cell.append(self.compile(self.target(reference)))
+            return cell[0](instance)
+
+        return check
 
     def target(self, reference: str) -> object:
         target: Any = self.root

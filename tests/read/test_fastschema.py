@@ -127,3 +127,38 @@ def test_never_calls_an_invalid_mutation_valid(schema_name: str, data: st.DataOb
 )
 def test_edges(schema: dict[str, Any], instance: Any, expected: bool) -> None:
     assert certainly_valid(schema, instance) is expected
+
+
+LAZY = {
+    "$defs": {
+        "plain": {"type": "integer"},
+        "odd": {"type": "string", "unknownKeyword": 3},  # outside the subset
+        "tree": {"type": "object", "properties": {"child": {"$ref": "#/$defs/tree"}}},
+    },
+    "properties": {
+        "count": {"$ref": "#/$defs/plain"},
+        "name": {"$ref": "#/$defs/odd"},
+        "tree": {"$ref": "#/$defs/tree"},
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("instance", "expected"),
+    [
+        pytest.param({"count": 3}, True, id="an-undecidable-definition-nothing-reaches"),
+        pytest.param({"count": "3"}, False, id="a-reached-definition-fails"),
+        pytest.param({"name": "x"}, False, id="the-undecidable-definition-reached"),
+        pytest.param({"tree": {"child": {"child": {}}}}, True, id="a-recursive-definition"),
+        pytest.param({"tree": {"child": {"child": 1}}}, False, id="deep-in-a-recursive-one"),
+    ],
+)
+def test_definitions_are_compiled_when_an_instance_reaches_them(
+    instance: Any, expected: bool
+) -> None:
+    """A ``$ref`` is compiled on first use: a definition outside the subset makes only the
+    instances that reach it undecided ("not certainly valid"); the others are answered,
+    and every ``True`` is jsonschema's verdict."""
+    assert certainly_valid(copy.deepcopy(LAZY), instance) is expected
+    if expected:
+        assert Draft202012Validator(LAZY).is_valid(instance)
