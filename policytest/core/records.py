@@ -279,8 +279,8 @@ def _build(cls: R, *, frozen: bool, eq: bool, order: bool, slots: bool) -> R:
     )
     cls.__record_fields__ = record_fields  # type: ignore[attr-defined]
     cls.__record_params__ = (frozen, eq, order)  # type: ignore[attr-defined]
-    cls.__dataclass_fields__ = _DataclassView("__dataclass_fields__")  # type: ignore[attr-defined]
-    cls.__dataclass_params__ = _DataclassView("__dataclass_params__")  # type: ignore[attr-defined]
+    cls.__dataclass_fields__ = _FIELDS_VIEW  # type: ignore[attr-defined]
+    cls.__dataclass_params__ = _PARAMS_VIEW  # type: ignore[attr-defined]
     methods: dict[str, Any] = {
         "__init__": _init(cls, record_fields, slots),
         "__repr__": _repr(tuple(item.name for item in record_fields if item.repr)),
@@ -341,7 +341,7 @@ def _init(cls: type, record_fields: tuple[Field, ...], slots: bool) -> Callable[
     count = len(names)
     defaults = tuple((item.name, item.default, item.default_factory) for item in record_fields)
     post_init = hasattr(cls, "__post_init__")
-    refusal = _refusal(cls.__qualname__, defaults)
+    qualname = cls.__qualname__
 
     def bind(args: tuple[Any, ...], kwargs: dict[str, Any]) -> list[Any]:
         """Every field's value, in order, from a call that does not give them all by
@@ -366,7 +366,7 @@ def _init(cls: type, record_fields: tuple[Field, ...], slots: bool) -> Callable[
                     for index in factories:
                         values[index] = values[index]()
                     return values
-        raise refusal(args, kwargs)
+        raise _refusal(qualname, defaults)(args, kwargs)
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
         if kwargs or len(args) != count:
@@ -382,7 +382,7 @@ def _init(cls: type, record_fields: tuple[Field, ...], slots: bool) -> Callable[
         if post_init:
             self.__post_init__()
 
-    __init__.__qualname__ = f"{cls.__qualname__}.__init__"
+    __init__.__qualname__ = f"{qualname}.__init__"
     return __init__
 
 
@@ -521,6 +521,10 @@ class _DataclassView:
         owner.__dataclass_fields__ = twin.__dataclass_fields__  # type: ignore[attr-defined]
         owner.__dataclass_params__ = twin.__dataclass_params__  # type: ignore[attr-defined]
         return getattr(twin, self.attribute)
+
+
+_FIELDS_VIEW = _DataclassView("__dataclass_fields__")
+_PARAMS_VIEW = _DataclassView("__dataclass_params__")
 
 
 def _dataclass_twin(cls: type) -> type:

@@ -15,7 +15,6 @@ or a pathologically deep document fails fast with :class:`DecodeLimit`.
 
 from __future__ import annotations
 
-import binascii
 import math
 import re
 from collections.abc import Callable
@@ -60,11 +59,12 @@ _YAML_STYLE_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9
 _DOT_FLOAT = re.compile(r"\.[0-9]+([eE][-+]?[0-9]+)?")
 _INT64_MIN, _INT64_MAX, _UINT64_MAX = -(2**63), 2**63 - 1, 2**64 - 1
 _DIGITS = {2: "01", 8: "01234567", 10: "0123456789", 16: "0123456789abcdefABCDEF"}
-_TIMESTAMP = re.compile(
+_TIMESTAMP = (
     r"(\d{4})-(\d{1,2})-(\d{1,2})"
     r"(?:[Tt](\d{1,2}):(\d{1,2}):(\d{1,2})(?:\.\d{1,9})?(?:Z|[+-]\d{2}:\d{2})"
     r"| (\d{1,2}):(\d{1,2}):(\d{1,2})(?:\.\d{1,9})?)?"
 )
+"""Compiled (and cached by ``re``) when a scalar is shaped like a date: rarely."""
 
 
 class Uint64(int):
@@ -143,7 +143,9 @@ def _parse_go_float(text: str) -> float | None:
 
 def _is_timestamp(text: str) -> bool:
     """yaml.v2's ``parseTimestamp``: the layouts it tries with ``time.Parse``, and a real date."""
-    match = _TIMESTAMP.fullmatch(text)
+    if len(text) < 8 or text[4] != "-":  # the shortest is 2001-1-1
+        return False
+    match = re.fullmatch(_TIMESTAMP, text)
     if match is None:
         return False
     import calendar  # only for a scalar shaped like a date
@@ -287,7 +289,7 @@ def resolve_scalar(node: ScalarNode, text: str) -> tuple[str, Any]:
             import base64  # only a !!binary scalar needs it (0.6 ms of a hook run)
 
             data = base64.b64decode(re.sub(r"[\r\n]", "", content), validate=True)
-        except (binascii.Error, ValueError) as exc:
+        except ValueError as exc:  # binascii.Error is one
             raise DecodeError("!!binary value contains invalid base64 data", node) from exc
         return BINARY, data.decode("utf-8", "replace")
     return rtag, value

@@ -242,8 +242,8 @@ def load_settings(
     )
 
 
-_KEY = re.compile(r"`([^`]+)`")
-_WHERE = re.compile(r" in `([^`]+)`")
+_KEY = r"`([^`]+)`"
+_WHERE = r" in `([^`]+)`"
 
 
 def _mistake(finding: Finding) -> tuple[int, str, str]:
@@ -255,8 +255,8 @@ def _mistake(finding: Finding) -> tuple[int, str, str]:
 
 def _key_of(message: str) -> str:
     """The key a schema message is about (``unknown key `x` in `a.b``` -> ``a.b.x``)."""
-    keys = _KEY.findall(message)
-    where = _WHERE.search(message)
+    keys = re.findall(_KEY, message)
+    where = re.search(_WHERE, message)
     if message.startswith("unknown key") and keys:
         return f"{where.group(1)}.{keys[0]}" if where else keys[0]
     if where:

@@ -209,7 +209,7 @@ def _read_bytes_checked(path: str, data: bytes, limits: Limits) -> SourceFile:
     if b"\x00" in data[:8192]:
         return _problem(path, 1, 1, "binary file (contains NUL bytes); not YAML or JSON")
     try:
-        text = data.decode("utf-8-sig")
+        text = data.decode("utf-8")  # positions of a bad byte count the BOM, as editors do
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
@@ -219,6 +219,7 @@ def _read_bytes_checked(path: str, data: bytes, limits: Limits) -> SourceFile:
             column,
             f"not UTF-8 text (byte 0x{data[exc.start]:02x}); YAML and JSON must be UTF-8",
         )
+    text = text.removeprefix("\ufeff")  # one byte-order mark, as "utf-8-sig" drops it
     try:
         roots = compose_all(text, limits)
     except ParseFailure as failure:
@@ -334,7 +335,7 @@ def _pure_composed(text: str, count: NodeCounter) -> Iterator[Node | None]:
         raise ParseFailure(f"{INVALID_YAML}: {_first_line(str(exc))}", line, column) from exc
 
 
-_FLOW_TOKENS = re.compile(r"""[\[\]{}\n#]|"(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*'""")
+_FLOW_TOKENS = r"""[\[\]{}\n#]|"(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*'"""
 
 
 def _refuse_deep_flow(text: str, max_depth: int) -> None:
@@ -348,7 +349,7 @@ def _refuse_deep_flow(text: str, max_depth: int) -> None:
         return
     depth = 0
     in_comment = False
-    for match in _FLOW_TOKENS.finditer(text):
+    for match in re.finditer(_FLOW_TOKENS, text):
         token = match.group()
         if token == "\n":
             in_comment = False
@@ -387,13 +388,13 @@ def _yaml_message(exc: Exception) -> str:
     return _untupled(str(problem or context or _first_line(str(exc))))
 
 
-_TUPLE_REPR = re.compile(r"\(('[^'\n]*'),\)")
+_TUPLE_REPR = r"\(('[^'\n]*'),\)"
 
 
 def _untupled(message: str) -> str:
     """ruamel.yaml words one error with a Python tuple (``but found ('<block mapping
     start>',)``); a user reads the token: ``but found '<block mapping start>'``."""
-    return _TUPLE_REPR.sub(r"\1", message)
+    return re.sub(_TUPLE_REPR, r"\1", message)
 
 
 def _first_line(message: str) -> str:

@@ -26,7 +26,6 @@ This module depends on nothing but the standard library, so every reporter can u
 from __future__ import annotations
 
 import re
-import unicodedata
 from functools import lru_cache
 
 TYPE_CHECKING = False
@@ -50,6 +49,8 @@ def _escaped_char(char: str) -> str:
     """``char`` itself if it is printable, else a visible escape of it."""
     if char in _NAMED_ESCAPES:
         return _NAMED_ESCAPES[char]
+    import unicodedata  # only for a value that is not printable as it is
+
     code = ord(char)
     category = unicodedata.category(char)
     if 0xDC80 <= code <= 0xDCFF:  # a byte that was not UTF-8 (os.fsdecode's surrogateescape)
@@ -137,15 +138,16 @@ def _markdown(value: str) -> str:
     return shown.replace("&#64;", "&#64;" + _WORD_JOINER).replace("&#35;", "&#35;" + _WORD_JOINER)
 
 
-_ISSUE_PREFIX = re.compile(r"(?i)\b(gh)(-[0-9])")
-_HEX_RUN = re.compile(r"\b[0-9A-Fa-f]{7,40}\b")
+_ISSUE_PREFIX = r"(?i)\b(gh)(-[0-9])"
+_HEX_RUN = r"\b[0-9A-Fa-f]{7,40}\b"
 
 
 def _unlinked(value: str) -> str:
     """No issue reference (``GH-1``) or commit hash (a word of 7 to 40 hex characters) for
     GitHub to link: a word joiner after ``GH`` and every sixth character of such a word."""
-    value = _ISSUE_PREFIX.sub(lambda match: match[1] + _WORD_JOINER + match[2], value)
-    return _HEX_RUN.sub(
+    value = re.sub(_ISSUE_PREFIX, lambda match: match[1] + _WORD_JOINER + match[2], value)
+    return re.sub(
+        _HEX_RUN,
         lambda match: _WORD_JOINER.join(
             match[0][start : start + 6] for start in range(0, len(match[0]), 6)
         ),

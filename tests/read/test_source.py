@@ -64,6 +64,19 @@ def test_non_utf8_names_the_byte_and_its_position() -> None:
     assert "0xe9" in message
 
 
+def test_non_utf8_after_a_byte_order_mark_names_the_byte_and_its_position() -> None:
+    """The position counts the BOM (3 bytes), as an editor shows the line."""
+    line, column, message = only_problem(b"\xef\xbb\xbfa: caf\xe9\n")
+    assert (line, column) == (1, 10)
+    assert "0xe9" in message
+
+
+def test_one_byte_order_mark_is_dropped() -> None:
+    source = read_bytes("f.yaml", b"\xef\xbb\xbfa: 1\n", LIMITS)
+    assert scalar(child(source.documents[0].root, "a")) == "1"
+    assert source.documents[0].text == "a: 1\n"
+
+
 def test_binary_file() -> None:
     assert "binary" in only_problem(b"\x7fELF\x00\x00\x01")[2]
 
