@@ -86,7 +86,7 @@ def read_as_scheduler(source: SourceFile, options: CheckOptions) -> SourceFile:
     comments only) is still read by Volcano, as an empty conf.
     """
     syntax = [p for p in source.problems if p.message.startswith(INVALID_YAML)]
-    if syntax and _KUBE_CONFIG_KIND.search(source.head):
+    if syntax and re.search(_KUBE_CONFIG_KIND, source.head):
         from policytest.kube.check import load_failure
 
         return replace(source, problems=tuple(map(load_failure, syntax)))
@@ -104,15 +104,14 @@ def read_as_scheduler(source: SourceFile, options: CheckOptions) -> SourceFile:
         if named or kind_of(read.root) is Kind.VOLCANO:
             return replace(source, documents=(read,), problems=())
         return source
-    if named or not _KUBERNETES_OBJECT.search(source.head):
+    if named or not re.search(_KUBERNETES_OBJECT, source.head):
         return replace(source, problems=(read,))
     return source
 
 
-_KUBE_CONFIG_KIND = re.compile(
-    r"""^(kind|[ \t]{0,4}"kind")\s*:\s*["']?KubeSchedulerConfiguration\b""", re.MULTILINE
-)
+_KUBE_CONFIG_KIND = r"""(?m)^(kind|[ \t]{0,4}"kind")\s*:\s*["']?KubeSchedulerConfiguration\b"""
 """A top-level ``kind: KubeSchedulerConfiguration`` in the head: YAML at column 0, or a
 JSON key indented as a pretty-printed top level is (not as one embedded in a ConfigMap)."""
-_KUBERNETES_OBJECT = re.compile(r'^(apiVersion|kind)\s*:|"(apiVersion|kind)"\s*:', re.MULTILINE)
-"""A top-level ``kind``/``apiVersion``: a manifest or fixture, never a raw Volcano conf."""
+_KUBERNETES_OBJECT = r'(?m)^(apiVersion|kind)\s*:|"(apiVersion|kind)"\s*:'
+"""A top-level ``kind``/``apiVersion``: a manifest or fixture, never a raw Volcano conf.
+Both patterns are compiled (and cached by ``re``) for the first file that needs them."""

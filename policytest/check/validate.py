@@ -32,11 +32,11 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from policytest.check.bundle import BundleEvidence
 
-_LOOKS_LIKE_OURS = re.compile(
-    r"KubeSchedulerConfiguration|kubescheduler\.config\.k8s\.io|policytest/v1|PolicyTest|"
-    r"volcano-scheduler|^\s*(actions|tiers)\s*:",
-    re.MULTILINE,
+_LOOKS_LIKE_OURS = (
+    r"(?m)KubeSchedulerConfiguration|kubescheduler\.config\.k8s\.io|policytest/v1|PolicyTest|"
+    r"volcano-scheduler|^\s*(actions|tiers)\s*:"
 )
+"""Compiled (and cached by ``re``) for the first file that is not read cleanly."""
 
 
 @record(frozen=True)
@@ -131,7 +131,7 @@ def _check_source(
             or source.path == STDIN_NAME
             or (explicit and source.unreadable)
         )
-        if asked_for or _LOOKS_LIKE_OURS.search(source.head) or _claimed(source):
+        if asked_for or re.search(_LOOKS_LIKE_OURS, source.head) or _claimed(source):
             return True, list(source.problems)
         if not explicit:
             return False, []

@@ -56,7 +56,7 @@ _CONSTANTS[""] = (NULL, None)
 # yaml.v2 only looks a scalar up (constants, numbers) when its first byte hints at one.
 _HINTED = frozenset("yYnNtTfFoO~.+-0123456789")
 _YAML_STYLE_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
-_DOT_FLOAT = re.compile(r"\.[0-9]+([eE][-+]?[0-9]+)?")
+_DOT_FLOAT = r"\.[0-9]+([eE][-+]?[0-9]+)?"  # compiled for the first ".5"-like scalar
 _INT64_MIN, _INT64_MAX, _UINT64_MAX = -(2**63), 2**63 - 1, 2**64 - 1
 _DIGITS = {2: "01", 8: "01234567", 10: "0123456789", 16: "0123456789abcdefABCDEF"}
 _TIMESTAMP = (
@@ -197,7 +197,7 @@ def resolve_plain(text: str) -> tuple[str, Any]:
         return _CONSTANTS[text]
     first = text[0]
     if first == ".":
-        number = _parse_go_float(text) if _DOT_FLOAT.fullmatch(text) else None
+        number = _parse_go_float(text) if re.fullmatch(_DOT_FLOAT, text) else None
         return (FLOAT, number) if number is not None else (STR, text)
     if first in "+-0123456789":
         if _is_timestamp(text):

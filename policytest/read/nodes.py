@@ -103,14 +103,15 @@ class MappingNode(CollectionNode):
     value: list[tuple[Node, Node]]
 
 
-_SKIPPED = re.compile(r"(?:[ \t\r\n]|#[^\n]*)*")
+_SKIPPED = r"(?:[ \t\r\n]|#[^\n]*)*"
+"""Compiled (and cached by ``re``) for the first empty value."""
 
 
 def next_token(mark: Any, text: str) -> Mark:
     """Where an empty value (``key:`` and nothing) is marked: at the next token, as the
     pure composer marks it (libyaml marks it where the value would have started, right
     after the colon, at ``mark``)."""
-    end = _SKIPPED.match(text, mark.index)
+    end = re.compile(_SKIPPED).match(text, mark.index)
     index = end.end() if end is not None else mark.index
     line = mark.line + text.count("\n", mark.index, index)
     column = (
