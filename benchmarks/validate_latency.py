@@ -144,20 +144,27 @@ def main() -> None:
                 f"{min(cpus[label]) * 1000:.1f}); wall median {median(values) * 1000:.0f} ms "
                 f"(min {min(values) * 1000:.0f}, max {max(values) * 1000:.0f}; {args.runs} runs)"
             )
-        cpu = median(cpus["policytest validate (raw conf)"])
         bare = median(cpus["python -c pass"])
         scaled = 0.060 * bare / 0.017
         print(
-            f"target: CPU median <= 60 ms where a bare interpreter costs 17 ms, i.e. "
-            f"<= {scaled * 1000:.0f} ms here -> {'met' if cpu <= scaled else 'MISSED'} "
-            f"({cpu / bare:.1f}x the bare interpreter's {bare * 1000:.1f} ms; target 3.5x)"
+            f"target: CPU median <= 60 ms where a bare interpreter costs 17 ms (3.5x), "
+            f"i.e. <= {scaled * 1000:.1f} ms here (bare {bare * 1000:.1f} ms):"
         )
+        for name in INPUTS:
+            cpu = median(cpus[f"policytest validate ({name})"])
+            verdict = "met" if cpu <= scaled else "MISSED"
+            print(f"  {name}: {cpu * 1000:.1f} ms, {cpu / bare:.2f}x -> {verdict}")
         if checker:
             theirs = median(walls["check-jsonschema --schemafile (raw conf)"])
             ratio = median(walls["policytest validate (raw conf)"]) / theirs
             print(f"wall ratio policytest / check-jsonschema: {ratio:.2f} (target <= 1.00)")
-        rows = imports(
-            [os.path.join(ours, "python"), "-m", "policytest", "validate", files["ConfigMap"]]
+        rows = imports(  # the console script, as pre-commit runs it (not -m: runpy's imports)
+            [
+                os.path.join(ours, "python"),
+                os.path.join(ours, "policytest"),
+                "validate",
+                files["ConfigMap"],
+            ]
         )
         heavy = sorted({name.split(".")[0] for _, name in rows} & set(HEAVY))
         print(f"heavy modules imported on the hook path: {', '.join(heavy) or 'none'}")

@@ -9,16 +9,12 @@ from __future__ import annotations
 
 import re
 
+from policytest.scoring.names import is_dns1123_subdomain, is_name_part
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Final
 
-_NAME = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]"
-_NAME_RE: Final = re.compile(_NAME)
-_LABEL_VALUE_RE: Final = re.compile(f"({_NAME})?")
-_DNS1123_SUBDOMAIN_RE: Final = re.compile(
-    r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*"
-)
 _NAME_MESSAGE: Final = (
     "must consist of alphanumeric characters, '-', '_' or '.', and must start and end "
     "with an alphanumeric character"
@@ -35,7 +31,7 @@ def qualified_name_errors(value: str) -> list[str]:
         prefix, name = parts
         if not prefix:
             errors.append("prefix part must be non-empty")
-        elif len(prefix) > 253 or not _DNS1123_SUBDOMAIN_RE.fullmatch(prefix):
+        elif len(prefix) > 253 or not is_dns1123_subdomain(prefix):
             errors.append("prefix part must be a lowercase RFC 1123 subdomain (e.g. 'example.com')")
     else:
         return [
@@ -46,7 +42,7 @@ def qualified_name_errors(value: str) -> list[str]:
         errors.append("name part must be non-empty")
     elif len(name) > 63:
         errors.append("name part must be no more than 63 characters")
-    if name and not _NAME_RE.fullmatch(name):
+    if name and not is_name_part(name):
         errors.append(f"name part {_NAME_MESSAGE} (e.g. 'MyName', or 'my.name', or '123-abc')")
     return errors
 
@@ -56,7 +52,7 @@ def label_value_errors(value: str) -> list[str]:
     errors = []
     if len(value) > 63:
         errors.append("must be no more than 63 characters")
-    if not _LABEL_VALUE_RE.fullmatch(value):
+    if value and not is_name_part(value):
         errors.append(f"a valid label value must be an empty string or {_NAME_MESSAGE}")
     return errors
 
@@ -71,7 +67,8 @@ _DURATION_UNITS: Final = {
     "m": 60_000_000_000,
     "h": 3_600_000_000_000,
 }
-_DURATION_PART: Final = re.compile(r"([0-9]*(?:\.[0-9]*)?)(ns|us|µs|μs|ms|s|m|h)")
+_DURATION_PART: Final = r"([0-9]*(?:\.[0-9]*)?)(ns|us|µs|μs|ms|s|m|h)"
+"""Compiled (and cached by ``re``) for the first duration: few configs have one."""
 
 
 def parse_duration(text: str) -> int | None:
@@ -86,7 +83,7 @@ def parse_duration(text: str) -> int | None:
     total = 0
     position = 0
     while position < len(body):
-        match = _DURATION_PART.match(body, position)
+        match = re.compile(_DURATION_PART).match(body, position)
         if match is None or match.group(1) in ("", "."):
             return None
         whole, _, fraction = match.group(1).partition(".")
