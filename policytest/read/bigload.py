@@ -118,6 +118,7 @@ class _EventComposer:
         if anchor is not None and anchor in self.anchors:
             raise _Refused
         tag = event.tag
+        sequence = kind is events.SequenceStartEvent
         if kind is events.ScalarEvent:
             style, start, end = event.style, event.start_mark, event.end_mark
             if not style:
@@ -127,36 +128,22 @@ class _EventComposer:
             if tag is None or tag == "!":
                 tag = _PLAIN if event.implicit[0] else _STR
             node: Node = ScalarNode(tag, event.value, start, end, style)
-            if anchor is not None:
-                self.anchors[anchor] = node
-            return node
-        if kind is events.SequenceStartEvent:
-            items: list[Node] = []
-            node = SequenceNode(
-                _SEQ if tag is None or tag == "!" else tag,
-                items,
-                event.start_mark,
-                event.start_mark,
-                event.flow_style,
-            )
-            if anchor is not None:
-                self.anchors[anchor] = node
-            while not isinstance(self.peek(), events.SequenceEndEvent):
-                items.append(self.node(depth + 1))
         else:
-            pairs: list[tuple[Node, Node]] = []
-            node = MappingNode(
-                _MAP if tag is None or tag == "!" else tag,
-                pairs,
-                event.start_mark,
-                event.start_mark,
-                event.flow_style,
-            )
-            if anchor is not None:
-                self.anchors[anchor] = node
+            if tag is None or tag == "!":
+                tag = _SEQ if sequence else _MAP
+            collection = SequenceNode if sequence else MappingNode
+            node = collection(tag, [], event.start_mark, event.start_mark, event.flow_style)
+        if anchor is not None:
+            self.anchors[anchor] = node  # before its items: an alias among them names it
+        if node.__class__ is ScalarNode:
+            return node
+        if sequence:
+            while not isinstance(self.peek(), events.SequenceEndEvent):
+                node.value.append(self.node(depth + 1))
+        else:
             while not isinstance(self.peek(), events.MappingEndEvent):
                 key = self.node(depth + 1)
-                pairs.append((key, self.node(depth + 1)))
+                node.value.append((key, self.node(depth + 1)))
         node.end_mark = self.next_event().end_mark
         return node
 
