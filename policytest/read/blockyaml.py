@@ -298,9 +298,11 @@ class _Reader:
         if line[k : k + 1] != close:
             while True:
                 if mapping:
+                    key_start = k
                     key, k = self._flow_item(i, k, depth + 1, key=True)
                     k = _spaces(line, k)
-                    if line[k : k + 2] != ": ":
+                    # libyaml finds no simple key over 1,024 characters from its start
+                    if line[k : k + 2] != ": " or k - key_start > _LONGEST_KEY:
                         raise _Declined
                     item, k = self._flow_item(i, _spaces(line, k + 2), depth + 1)
                     pairs.append((key, item))

@@ -471,6 +471,11 @@ DECLINED = {
     "flow-empty-entry": "[a, , b]\n",
     "comment-without-space": "a: 'b'#c\n",
     "too-deep-to-recurse": "a:\n" + "".join(" " * n + "a:\n" for n in range(1, 70)),
+    # libyaml finds no simple key over 1,024 characters (it refuses these texts)
+    "long-block-key": "k" * 1025 + ": v\n",
+    "long-flow-key": "a: {" + "k" * 1025 + ": v}\n",
+    "long-quoted-flow-key": "- {b: c, '" + "k" * 1030 + "': d}\n",
+    "flow-key-far-from-its-colon": "[{k" + " " * 1100 + ": v}]\n",
 }
 
 
