@@ -111,12 +111,12 @@ class _EventComposer:
             if found is None:
                 raise _Refused
             return found
+        anchor = event.anchor
+        if anchor is not None and anchor in self.anchors:
+            raise _Refused  # before counting the node, as libyaml's composer refuses it
         self.count()
         if depth >= self.max_depth:
             raise TooDeep(self.max_depth)
-        anchor = event.anchor
-        if anchor is not None and anchor in self.anchors:
-            raise _Refused
         tag = event.tag
         sequence = kind is events.SequenceStartEvent
         if kind is events.ScalarEvent:
@@ -148,14 +148,15 @@ class _EventComposer:
         return node
 
 
-def adopted(root: Any, max_depth: int, text: str) -> Node | None:
-    """ruamel.yaml's tree rooted at ``root`` in our node classes, made equal to the pure
-    composer's (plain scalars get style ``None``, empty values its marks): an iterative
-    copy that keeps aliases shared; ``None`` when the tree nests deeper than ``max_depth``."""
+def adopted(root: Any, text: str) -> Node:
+    """ruamel.yaml's tree rooted at ``root`` (the pure composer's, or libyaml's composer's
+    in tests) in our node classes, made equal to the pure composer's (plain scalars get
+    style ``None``, empty values its marks): an iterative copy that keeps aliases shared
+    (no depth limit: whoever decodes the tree bounds its walk)."""
     copies: dict[int, Node] = {}
-    unfilled: list[tuple[Any, Node, int]] = []
+    unfilled: list[tuple[Any, Node]] = []
 
-    def copy(node: Any, depth: int) -> Node:
+    def copy(node: Any) -> Node:
         done = copies.get(id(node))
         if done is not None:
             return done
@@ -169,21 +170,17 @@ def adopted(root: Any, max_depth: int, text: str) -> Node | None:
         else:
             kind = SequenceNode if node.id == "sequence" else MappingNode
             done = kind(_tag(node), [], node.start_mark, node.end_mark, node.flow_style)
-            unfilled.append((node, done, depth))
+            unfilled.append((node, done))
         copies[id(node)] = done
         return done
 
-    top = copy(root, 0)
+    top = copy(root)
     while unfilled:
-        node, done, depth = unfilled.pop()
-        if node.value and depth >= max_depth:
-            return None
+        node, done = unfilled.pop()
         if node.id == "sequence":
-            done.value = [copy(item, depth + 1) for item in node.value]
+            done.value = [copy(item) for item in node.value]
         else:
-            done.value = [
-                (copy(key, depth + 1), copy(value, depth + 1)) for key, value in node.value
-            ]
+            done.value = [(copy(key), copy(value)) for key, value in node.value]
     return top
 
 

@@ -2,11 +2,13 @@
 
 A composed document is a graph of scalar, sequence and mapping nodes with the marks of
 where each starts and ends; nothing is constructed, so no tag instantiates anything.
-libyaml (through ruamel.yaml.clib) or ruamel.yaml's pure composer builds such a graph in
-ruamel.yaml's node classes, and :mod:`policytest.read.bigload` copies it into these; the
-small-file reader (:mod:`policytest.read.blockyaml`) builds these directly, so a hook run
-on one small config never imports ruamel.yaml. Plain classes with ``__slots__``: defining
-them costs microseconds, and the attributes are the ones ruamel.yaml's nodes have.
+The small-file reader (:mod:`policytest.read.blockyaml`) and the composer over libyaml's
+events (:mod:`policytest.read.bigload`) build these nodes directly; ruamel.yaml's pure
+composer builds its own, which ``bigload.adopted`` copies into these. So a hook run on one
+small config never imports ruamel.yaml. Plain classes with ``__slots__``: defining them
+costs microseconds, and the attributes are the ones ruamel.yaml's nodes have. A mark is
+:class:`Mark` or the mark object libyaml or ruamel.yaml gave, which has the same
+``name``, ``index``, ``line`` and ``column``.
 """
 
 from __future__ import annotations

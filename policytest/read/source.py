@@ -241,7 +241,7 @@ def compose_all(text: str, limits: Limits, count: NodeCounter | None = None) -> 
     before = count.left
     try:
         for root in _composed(text, limits.max_depth, count):
-            if root is None or _is_empty(root):
+            if _is_empty(root):
                 continue
             if len(roots) >= limits.max_documents:
                 raise ParseFailure(
@@ -277,7 +277,7 @@ in less CPU than libyaml does after the import of ruamel.yaml that libyaml needs
 (``benchmarks/small_reader.py``); the margin bounds what a late decline wastes."""
 
 
-def _composed(text: str, max_depth: int, count: NodeCounter) -> Iterable[Node | None]:
+def _composed(text: str, max_depth: int, count: NodeCounter) -> Iterable[Node]:
     """The small-file reader for plain block YAML up to :data:`SMALL_TEXT` (see
     :mod:`policytest.read.blockyaml`), then libyaml when installed (see
     :mod:`policytest.read.bigload`), else the pure composer: the first that accepts the
@@ -302,7 +302,7 @@ def _composed(text: str, max_depth: int, count: NodeCounter) -> Iterable[Node | 
     return _pure_composed(text, count)
 
 
-def _pure_composed(text: str, count: NodeCounter) -> Iterator[Node | None]:
+def _pure_composed(text: str, count: NodeCounter) -> Iterator[Node]:
     """ruamel.yaml's pure composer, its trees copied into ours; its syntax errors become
     :class:`ParseFailure` with its own words and marks (as it composes lazily, a
     document before the error has already been taken)."""
@@ -324,8 +324,7 @@ def _pure_composed(text: str, count: NodeCounter) -> Iterator[Node | None]:
     yaml.Resolver = CountingResolver
     try:
         for root in yaml.compose_all(io.StringIO(text)):
-            # no depth limit on the copy: the decoder's budget bounds what was built
-            yield bigload.adopted(root, sys.maxsize, text)
+                    yield bigload.adopted(root, text)
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, column = (mark.line, mark.column) if mark is not None else (0, 0)

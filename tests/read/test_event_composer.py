@@ -51,8 +51,7 @@ def libyaml_composed(text: str) -> list[Node] | None:
         return None
     finally:
         parser.dispose()
-    adopted = [bigload.adopted(root, 10_000, text) for root in roots]
-    return [root for root in adopted if root is not None]
+    return [bigload.adopted(root, text) for root in roots]
 
 
 def assert_same_tree(text: str) -> None:
