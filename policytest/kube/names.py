@@ -82,8 +82,9 @@ def parse_duration(text: str) -> int | None:
         return None
     total = 0
     position = 0
+    part = re.compile(_DURATION_PART)
     while position < len(body):
-        match = re.compile(_DURATION_PART).match(body, position)
+        match = part.match(body, position)
         if match is None or match.group(1) in ("", "."):
             return None
         whole, _, fraction = match.group(1).partition(".")

@@ -208,8 +208,12 @@ def _read_bytes_checked(path: str, data: bytes, limits: Limits) -> SourceFile:
     limits.charge("file-bytes", len(data))
     if b"\x00" in data[:8192]:
         return _problem(path, 1, 1, "binary file (contains NUL bytes); not YAML or JSON")
+    # one byte-order mark is dropped, as "utf-8-sig" drops it; positions count from after
+    # it, as the YAML parsers' do (that codec's error offsets were into what follows it,
+    # but the bad byte was looked up in the whole data, so the wrong one was named)
+    data = data.removeprefix(b"\xef\xbb\xbf")
     try:
-        text = data.decode("utf-8")  # positions of a bad byte count the BOM, as editors do
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
@@ -219,7 +223,6 @@ def _read_bytes_checked(path: str, data: bytes, limits: Limits) -> SourceFile:
             column,
             f"not UTF-8 text (byte 0x{data[exc.start]:02x}); YAML and JSON must be UTF-8",
         )
-    text = text.removeprefix("\ufeff")  # one byte-order mark, as "utf-8-sig" drops it
     try:
         roots = compose_all(text, limits)
     except ParseFailure as failure:

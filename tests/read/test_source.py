@@ -65,9 +65,10 @@ def test_non_utf8_names_the_byte_and_its_position() -> None:
 
 
 def test_non_utf8_after_a_byte_order_mark_names_the_byte_and_its_position() -> None:
-    """The position counts the BOM (3 bytes), as an editor shows the line."""
+    """Counted from after the BOM, as a YAML syntax error's position is."""
     line, column, message = only_problem(b"\xef\xbb\xbfa: caf\xe9\n")
-    assert (line, column) == (1, 10)
+    assert (line, column) == (1, 7)
+    assert only_problem(b"\xef\xbb\xbfa: [1\n")[:2] == only_problem(b"a: [1\n")[:2]
     assert "0xe9" in message
 
 
