@@ -327,7 +327,7 @@ def _pure_composed(text: str, count: NodeCounter) -> Iterator[Node]:
     yaml.Resolver = CountingResolver
     try:
         for root in yaml.compose_all(io.StringIO(text)):
-                    yield bigload.adopted(root, text)
+            yield bigload.adopted(root, text)
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, column = (mark.line, mark.column) if mark is not None else (0, 0)
