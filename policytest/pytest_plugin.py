@@ -12,7 +12,6 @@ import fnmatch
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
 from functools import cached_property, partial
 from pathlib import Path
 
@@ -21,6 +20,7 @@ import pytest
 from policytest.core.errors import PolicytestError
 from policytest.core.gctuning import young_collections_only
 from policytest.core.options import RuleFilter
+from policytest.core.records import replace
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -169,6 +169,28 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 _UPDATED = pytest.StashKey[list[str]]()
 """The fixture files ``--policytest-update`` rewrote in this process."""
+
+
+def pytest_assertrepr_compare(op: str, left: object, right: object) -> list[str] | None:
+    """A failing ``==`` between two records of policytest's (a ``Finding``, a
+    ``CheckOptions``) says which fields differ, as pytest says it for two dataclasses
+    (pytest knows those by the code ``dataclasses`` generates; records are built without
+    it, see :mod:`policytest.core.records`)."""
+    if op != "==" or type(left) is not type(right) or not hasattr(left, "__record_fields__"):
+        return None
+    from policytest.core.records import fields
+
+    compared = [item.name for item in fields(left) if item.compare]
+    differing = [name for name in compared if getattr(left, name) != getattr(right, name)]
+    if not differing:
+        return None
+    kind = type(left).__name__
+    lines = [f"{kind}(...) == {kind}(...)", ""]
+    if len(compared) > len(differing):
+        lines.append(f"Omitting {len(compared) - len(differing)} identical items")
+    lines += ["Differing attributes:", repr(differing), ""]
+    lines += [f"{name}: {getattr(left, name)!r} != {getattr(right, name)!r}" for name in differing]
+    return lines
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -13,9 +13,13 @@ Semantics follow ``dataclasses`` for what policytest uses: positional or keyword
 ``dataclasses`` is imported, a ``dataclasses.FrozenInstanceError``), ``__eq__`` over
 the ``compare`` fields of the same class, ``__hash__`` by the same rules (frozen and
 eq: from the fields; eq alone: unhashable; an explicit ``__hash__`` is kept),
-``order``, ``__repr__`` in ``dataclasses``' format, ``__match_args__`` and ``slots``.
-Not supported: ``init=False`` fields, ``kw_only``, ``InitVar``, ``unsafe_hash``, and
-the signature as the docstring of a class without one.
+``order``, ``__repr__`` in ``dataclasses``' format, ``__match_args__`` and ``slots``;
+``inspect.signature`` of a record class is its constructor's, made when first asked.
+Not supported (refused where declared): ``init=False`` fields, ``kw_only``,
+``InitVar``, ``unsafe_hash``; nor the signature as the docstring of a class without
+one. What tools recognise by the code ``dataclasses`` generates is lost: ``pprint``
+prints a record on one line, and pytest's attribute-by-attribute diff of two unequal
+dataclasses is made by policytest's pytest plugin for records instead.
 
 ``dataclasses.fields``, ``replace``, ``asdict`` and ``is_dataclass`` work on records
 (the public API's ``Finding`` or ``CheckOptions`` were dataclasses): a record's
@@ -28,7 +32,7 @@ from __future__ import annotations
 import operator
 import sys
 from _thread import get_ident
-from types import MappingProxyType
+from types import MappingProxyType, MemberDescriptorType
 
 from policytest.core.errors import PolicytestError
 
@@ -204,9 +208,13 @@ def replace(obj: T, /, **changes: Any) -> T:
 
 
 def _is_class_var(annotation: object) -> bool:
-    """A ``ClassVar`` annotation declares a class attribute, not a field."""
+    """A ``ClassVar`` annotation declares a class attribute, not a field; ``InitVar`` and
+    ``KW_ONLY`` declare what records do not support."""
     text = annotation if isinstance(annotation, str) else repr(annotation)
-    return text.startswith(("ClassVar", "typing.ClassVar"))
+    kind = text.removeprefix("typing.").removeprefix("dataclasses.").split("[", 1)[0]
+    if kind in ("InitVar", "KW_ONLY"):
+        raise TypeError(f"a record does not support {kind} (declared as {text!r})")
+    return kind == "ClassVar"
 
 
 def _collect(cls: type) -> tuple[Field, ...]:
@@ -220,7 +228,9 @@ def _collect(cls: type) -> tuple[Field, ...]:
     for name, annotation in annotations.items():
         if _is_class_var(annotation):
             continue
-        value = namespace.get(name, MISSING)
+        value = getattr(cls, name, MISSING)  # an inherited default too, as dataclasses
+        if isinstance(value, MemberDescriptorType):  # a slotted base's field: no default
+            value = MISSING
         item = value if isinstance(value, Field) else Field(value, MISSING, True, True, None)
         item.name = name
         item.type = annotation
@@ -281,6 +291,7 @@ def _build(cls: R, *, frozen: bool, eq: bool, order: bool, slots: bool) -> R:
     cls.__record_params__ = (frozen, eq, order)  # type: ignore[attr-defined]
     cls.__dataclass_fields__ = _FIELDS_VIEW  # type: ignore[attr-defined]
     cls.__dataclass_params__ = _PARAMS_VIEW  # type: ignore[attr-defined]
+    cls.__signature__ = _SIGNATURE  # type: ignore[attr-defined]
     methods: dict[str, Any] = {
         "__init__": _init(cls, record_fields, slots),
         "__repr__": _repr(tuple(item.name for item in record_fields if item.repr)),
@@ -525,6 +536,41 @@ class _DataclassView:
 
 _FIELDS_VIEW = _DataclassView("__dataclass_fields__")
 _PARAMS_VIEW = _DataclassView("__dataclass_params__")
+
+
+class _Factory:
+    """How a signature shows a default factory's default, as ``dataclasses`` does."""
+
+    def __repr__(self) -> str:
+        return "<factory>"
+
+
+class _SignatureView:
+    """``inspect.signature(RecordClass)``: the fields as the constructor's parameters,
+    made (importing ``inspect``) when a caller asks: ``help()``, hypothesis'
+    ``st.builds``, an IDE's runtime inspection."""
+
+    def __get__(self, instance: object, owner: type) -> Any:
+        import inspect
+
+        def default(item: Field) -> Any:
+            if item.default is not MISSING:
+                return item.default
+            return inspect.Parameter.empty if item.default_factory is MISSING else _Factory()
+
+        parameters = [
+            inspect.Parameter(
+                item.name,
+                inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                default=default(item),
+                annotation=item.type,
+            )
+            for item in fields(owner)
+        ]
+        return inspect.Signature(parameters, return_annotation=None)
+
+
+_SIGNATURE = _SignatureView()
 
 
 def _dataclass_twin(cls: type) -> type:

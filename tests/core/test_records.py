@@ -207,6 +207,54 @@ def test_a_subclass_adds_its_fields_after_its_bases_and_may_redefine_a_default()
     assert mine.__match_args__ == theirs.__match_args__
 
 
+def test_a_field_declared_again_without_a_value_keeps_the_inherited_default() -> None:
+    def declare(decorator: Any) -> type:
+        @decorator
+        class Base:
+            x: int = 1
+
+        @decorator
+        class Child(Base):
+            x: int
+
+        return Child
+
+    mine, theirs = declare(record), declare(dataclasses.dataclass)
+    assert repr(mine()).endswith("Child(x=1)") and repr(theirs()).endswith("Child(x=1)")
+
+
+def test_the_signature_of_a_record_is_the_dataclass_s() -> None:
+    def declare(decorator: Any, specifier: Any) -> type:
+        @decorator(frozen=True)
+        class Rec:
+            a: int
+            b: str = "b"
+            c: list[int] = specifier(default_factory=list)
+
+        return Rec
+
+    mine = declare(record, field)
+    theirs = declare(dataclasses.dataclass, dataclasses.field)
+    assert str(inspect.signature(mine)) == str(inspect.signature(theirs))
+    assert str(inspect.signature(Finding)) == (
+        "(path: 'str', line: 'int', column: 'int', rule: 'str', severity: 'Severity', "
+        "message: 'str', document: 'int' = 0) -> None"
+    )
+
+
+@pytest.mark.parametrize(
+    "annotation", ["InitVar[int]", "dataclasses.InitVar[int]", "KW_ONLY", "dataclasses.KW_ONLY"]
+)
+def test_what_records_do_not_support_is_refused_where_declared(annotation: str) -> None:
+    with pytest.raises(TypeError, match="a record does not support"):
+        record(type("Rec", (), {"__annotations__": {"a": annotation}}))
+
+
+def test_only_class_var_itself_declares_a_class_variable() -> None:
+    rec = record(type("Rec", (), {"__annotations__": {"a": "ClassVarious", "b": "ClassVar[int]"}}))
+    assert [f.name for f in records.fields(rec)] == ["a"]
+
+
 def test_a_frozen_record_never_inherits_from_a_mutable_one_nor_the_other_way() -> None:
     @record
     class Mutable:

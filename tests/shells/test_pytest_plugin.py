@@ -313,3 +313,34 @@ def test_a_refused_config_is_explained_once_not_per_case(project: pytest.Pyteste
     output = result.stdout.str().split("short test summary info")[0]
     assert output.count("its findings are in this file's `config` item") == 2, output
     assert output.count("VC002 error: ") == 2, output  # once per config item, not per case
+
+
+def test_unequal_findings_in_a_user_s_test_say_which_fields_differ(
+    pytester: pytest.Pytester,
+) -> None:
+    """Records are not dataclasses to pytest, so the plugin makes the attribute diff."""
+    pytester.makepyfile(
+        """
+        from policytest import Finding, Severity
+
+        def test_findings():
+            assert Finding("a.yaml", 3, 1, "VB003", Severity.ERROR, "off") == Finding(
+                "a.yaml", 4, 1, "VB003", Severity.ERROR, "off"
+            )
+
+        def test_other_values_are_left_to_pytest():
+            assert [1, 2] == [1, 3]
+        """
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "*Finding(...) == Finding(...)*",
+            "*Omitting 6 identical items*",
+            "*Differing attributes:*",
+            "*['line']*",
+            "*line: 3 != 4*",
+            "*At index 1 diff: 2 != 3*",
+        ]
+    )
