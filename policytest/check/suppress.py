@@ -23,7 +23,8 @@ from policytest.core.options import CheckOptions, RuleFilter
 from policytest.read.paths import Refused, read_regular
 from policytest.read.source import SourceFile
 
-_SUPPRESSION = re.compile(r"#\s*policytest:\s*ignore(?:\[([A-Za-z0-9_,\s]*)\])?")
+_SUPPRESSION = r"#\s*policytest:\s*ignore(?:\[([A-Za-z0-9_,\s]*)\])?"
+"""Compiled (and cached by ``re``) for the first finding: a clean file needs none."""
 _LINES: dict[tuple[str, int, int], list[str]] = {}
 _LINES_MAX = 64
 
@@ -52,7 +53,7 @@ def shown(finding: Finding, rules: RuleFilter, lines: Sequence[str]) -> bool:
 
 
 def _suppressed(line: str, rule_id: str) -> bool:
-    match = _SUPPRESSION.search(line)
+    match = re.search(_SUPPRESSION, line)
     if match is None:
         return False
     listed = match.group(1)

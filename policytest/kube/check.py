@@ -17,7 +17,6 @@ from policytest.kube import rules
 from policytest.kube.builds import options_registry
 from policytest.kube.decode import at_path, decode_document
 from policytest.kube.model import KubeSchedulerConfig
-from policytest.kube.policy import translate
 from policytest.kube.registry import (
     API_GROUP,
     API_VERSIONS,
@@ -123,6 +122,8 @@ def check_policy(document: Document, options: CheckOptions) -> list[Finding]:
     except DecodeError:
         policy = {}
     target = _target(options)
+    from policytest.kube.policy import translate  # only a legacy Policy needs it
+
     translation = translate(policy, served_api_version(target))
     removed = target >= POLICY_REMOVED
     status = (

@@ -44,7 +44,8 @@ _LONGEST_KEY = 1000
 """libyaml refuses a simple key longer than 1024 characters; leave those to it."""
 
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
-_FLOW_STOPS = re.compile(r"[,\[\]{}:#?]")
+_FLOW_STOPS = r"[,\[\]{}:#?]"
+"""Compiled (and cached by ``re``) for the first flow collection."""
 """What ends a plain scalar in a flow collection (libyaml 0.1: ``?`` too)."""
 
 _SKIP = -2
@@ -327,7 +328,7 @@ class _Reader:
             return self._quoted(i, k, depth)
         if first in ("[", "{") and not key:
             return self._flow(i, k, depth)
-        stop = _FLOW_STOPS.search(line, k)
+        stop = re.compile(_FLOW_STOPS).search(line, k)
         if stop is None or line[stop.start()] in "[{#?" or (line[stop.start()] == ":") != key:
             raise _Declined
         text = line[k : stop.start()].rstrip(" ")

@@ -55,7 +55,8 @@ _CONSTANTS[""] = (NULL, None)
 
 # yaml.v2 only looks a scalar up (constants, numbers) when its first byte hints at one.
 _HINTED = frozenset("yYnNtTfFoO~.+-0123456789")
-_YAML_STYLE_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
+_YAML_STYLE_FLOAT = r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?"
+"""Compiled (and cached by ``re``) for the first number that is not an integer."""
 _DOT_FLOAT = r"\.[0-9]+([eE][-+]?[0-9]+)?"  # compiled for the first ".5"-like scalar
 _INT64_MIN, _INT64_MAX, _UINT64_MAX = -(2**63), 2**63 - 1, 2**64 - 1
 _DIGITS = {2: "01", 8: "01234567", 10: "0123456789", 16: "0123456789abcdefABCDEF"}
@@ -166,7 +167,7 @@ def _resolve_number(text: str) -> tuple[str, Any] | None:
     unsigned = _parse_go_int(plain, unsigned=True)
     if unsigned is not None:
         return INT, Uint64(unsigned)
-    if _YAML_STYLE_FLOAT.fullmatch(plain):
+    if re.fullmatch(_YAML_STYLE_FLOAT, plain):
         number = _parse_go_float(plain)
         if number is not None:
             return FLOAT, number

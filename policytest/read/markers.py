@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import re
 
-_END = re.compile(r"\.\.\.[ \t]*(?:#.*)?")
-_START = re.compile(r"---(?:[ \t].*)?")
-_SKIPPED = re.compile(r"[ \t]*(?:#.*)?")
+_END = r"\.\.\.[ \t]*(?:#.*)?"
+_START = r"---(?:[ \t].*)?"
+_SKIPPED = r"[ \t]*(?:#.*)?"
+"""The lines the walk back meets, compiled (and cached by ``re``) when a text has a
+second document: most have one."""
 
 
 def end_marker_before(text: str, index: int) -> int | None:
@@ -24,8 +26,8 @@ def end_marker_before(text: str, index: int) -> int | None:
         return None  # the document starts mid-line: no marker line right before it
     for number in range(current - 1, -1, -1):
         line = lines[number]
-        if _END.fullmatch(line):
+        if re.fullmatch(_END, line):
             return number
-        if _START.fullmatch(line) or not _SKIPPED.fullmatch(line):
+        if re.fullmatch(_START, line) or not re.fullmatch(_SKIPPED, line):
             return None
     return None
