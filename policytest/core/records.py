@@ -377,7 +377,7 @@ def _init(cls: type, record_fields: tuple[Field, ...], slots: bool) -> Callable[
                     for index in factories:
                         values[index] = values[index]()
                     return values
-        raise _refusal(qualname, defaults)(args, kwargs)
+        raise _refusal(qualname, defaults, args, kwargs)
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
         if kwargs or len(args) != count:
@@ -398,44 +398,40 @@ def _init(cls: type, record_fields: tuple[Field, ...], slots: bool) -> Callable[
 
 
 def _refusal(
-    qualname: str, defaults: tuple[tuple[str, Any, Any], ...]
-) -> Callable[[tuple[Any, ...], dict[str, Any]], TypeError]:
-    """The error Python raises for a bad call of a function with the fields as its
+    qualname: str,
+    defaults: tuple[tuple[str, Any, Any], ...],
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+) -> TypeError:
+    """The error Python raises for this bad call of a function with the fields as its
     parameters, in Python's order of checks."""
     names = [name for name, _, _ in defaults]
     called = f"{qualname}.__init__()"
-    total = len(names) + 1
-    required = (
-        sum(1 for _, default, factory in defaults if default is MISSING and factory is MISSING) + 1
-    )
-    takes = (
-        f"from {required} to {total} positional arguments"
-        if required < total
-        else f"{total} positional argument{'s' if total > 1 else ''}"
-    )
-
-    def refusal(args: tuple[Any, ...], kwargs: dict[str, Any]) -> TypeError:
-        for name in kwargs:
-            if name not in names:
-                return TypeError(f"{called} got an unexpected keyword argument {name!r}")
-            if names.index(name) < len(args):
-                return TypeError(f"{called} got multiple values for argument {name!r}")
-        if len(args) > len(names):
-            return TypeError(f"{called} takes {takes} but {len(args) + 1} were given")
-        missing = [
-            name
-            for index, (name, default, factory) in enumerate(defaults)
-            if index >= len(args)
-            and name not in kwargs
-            and default is MISSING
-            and factory is MISSING
-        ]
-        return TypeError(
-            f"{called} missing {len(missing)} required positional "
-            f"argument{'s' if len(missing) > 1 else ''}: {_plural(missing)}"
+    for name in kwargs:
+        if name not in names:
+            return TypeError(f"{called} got an unexpected keyword argument {name!r}")
+        if names.index(name) < len(args):
+            return TypeError(f"{called} got multiple values for argument {name!r}")
+    if len(args) > len(names):
+        total = len(names) + 1
+        required = 1 + sum(
+            1 for _, default, factory in defaults if default is MISSING and factory is MISSING
         )
-
-    return refusal
+        takes = (
+            f"from {required} to {total} positional arguments"
+            if required < total
+            else f"{total} positional argument{'s' if total > 1 else ''}"
+        )
+        return TypeError(f"{called} takes {takes} but {len(args) + 1} were given")
+    missing = [
+        name
+        for index, (name, default, factory) in enumerate(defaults)
+        if index >= len(args) and name not in kwargs and default is MISSING and factory is MISSING
+    ]
+    return TypeError(
+        f"{called} missing {len(missing)} required positional "
+        f"argument{'s' if len(missing) > 1 else ''}: {_plural(missing)}"
+    )
 
 
 def _key(names: tuple[str, ...]) -> Callable[[Any], tuple[Any, ...]]:

@@ -128,8 +128,10 @@ class Registry:
     have to be declared for). ``custom``: every out-of-tree plugin, for args.
     """
 
+    # the one shared read-only mapping (a record refuses an unhashable default)
     points: Mapping[str, frozenset[str]] = field(default_factory=lambda: _IN_TREE_POINTS)
     open: frozenset[str] = frozenset()
+    # the one shared read-only mapping (a record refuses an unhashable default)
     custom: Mapping[str, CustomPlugin] = field(default_factory=lambda: _NO_CUSTOM)
 
     def knows(self, name: str) -> bool:

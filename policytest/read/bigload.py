@@ -61,7 +61,6 @@ def compose_all(text: str, max_depth: int, count: NodeCounter) -> list[Node] | N
     classes: libyaml's own composer would build ruamel.yaml's nodes (each with a tag
     object) only for them to be copied."""
     from _ruamel_yaml import CParser  # type: ignore[import-not-found,unused-ignore]
-    from ruamel.yaml import events
     from ruamel.yaml.error import YAMLError
 
     if text.startswith("\ufeff"):
@@ -71,7 +70,7 @@ def compose_all(text: str, max_depth: int, count: NodeCounter) -> list[Node] | N
     roots: list[Node] = []
     try:
         parser.get_event()  # the stream's start
-        while not isinstance(parser.peek_event(), events.StreamEndEvent):
+        while not isinstance(parser.peek_event(), composer.events.StreamEndEvent):
             parser.get_event()  # the document's start
             roots.append(composer.node(0))
             parser.get_event()  # the document's end

@@ -95,9 +95,9 @@ def github_data(value: object) -> str:
     """The message of a workflow command (``::error ...::MESSAGE``): percent-encoded line
     breaks (GitHub shows them as line breaks inside the annotation), other control
     characters escaped."""
-    shown = "".join(
-        char if char in "\r\n" else _escaped_char(char) for char in cut(str(value), TEXT_LIMIT)
-    )
+    shown = cut(str(value), TEXT_LIMIT)
+    if not shown.replace("\r", "").replace("\n", "").isprintable():
+        shown = "".join(char if char in "\r\n" else _escaped_char(char) for char in shown)
     return shown.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 

@@ -84,6 +84,7 @@ class Sra:
     keeps each listed name once; ``weight_sum`` counts every listed item."""
 
     weight: int = 0
+    # the one shared read-only mapping (a record refuses an unhashable default)
     resources: Mapping[str, int] = field(default_factory=lambda: _NO_RESOURCES)
     weight_sum: int = 0
 
@@ -111,6 +112,7 @@ class ResourceStrategyFitArgs:
     the scheduler (the other fields are then what was decoded before that)."""
 
     weight: int = DEFAULT_WEIGHT
+    # the one shared read-only mapping (a record refuses an unhashable default)
     resources: Mapping[str, Strategy] = field(default_factory=lambda: DEFAULT_RESOURCES)
     sra: Sra = Sra()
     proportional: Mapping[str, Rates] | None = None
