@@ -109,7 +109,7 @@ class _Reader:
             if j < end and self.levels[j] != _MARKER:
                 raise _Declined  # more text after the root node
             if j < end and self.lines[j].startswith("..."):
-                self._rest(self.lines[j], 3)
+                self._only_comment_after(self.lines[j], 3)
                 j = self._next(j + 1)
                 if j < end and not self.lines[j].startswith("---"):
                     raise _Declined
@@ -133,8 +133,10 @@ class _Reader:
 
     def _token(self, j: int, column: int = 0) -> Mark:
         """Where the token on content line ``j`` starts, or past the text where the
-        stream ends: libyaml ends a block collection at ``column`` there. At the end, one
-        deeper than the last line's length ends on that line, the others on a fresh one."""
+        stream ends: libyaml ends a block collection at ``column`` there. At the end of a
+        text without a final line break, a collection deeper than the last line's length
+        ends on that line and the others on a fresh one, as libyaml's scanner unwinds its
+        indentation levels at the stream's end."""
         if j < len(self.lines):
             return self._mark(j, max(self.levels[j], 0))
         last = len(self.lines) - 1
@@ -154,10 +156,12 @@ class _Reader:
         return ScalarNode(_PLAIN, "", at, at, None)
 
     @staticmethod
-    def _rest(line: str, k: int) -> None:
-        """Decline unless ``line`` from ``k`` on is blank or a comment after a space."""
+    def _only_comment_after(line: str, k: int) -> None:
+        """Decline unless ``line`` from ``k`` on is blank or a comment after a space (a
+        ``#`` right after a token is part of the token for YAML)."""
         rest = line[k:].lstrip(" ")
-        if rest and (rest[0] != "#" or len(rest) == len(line) - k):
+        no_space_before = len(rest) == len(line) - k
+        if rest and (rest[0] != "#" or no_space_before):
             raise _Declined
 
     # --- block structure ---------------------------------------------------------------
@@ -248,7 +252,7 @@ class _Reader:
         line = self.lines[i]
         first = line[column]
         if first in "|>":
-            return self._literal(i, column, parent, depth)
+            return self._block_scalar(i, column, parent, depth)
         if first in "'\"":
             node, end = self._quoted(i, column, depth)
         elif first in "[{":
@@ -259,7 +263,7 @@ class _Reader:
             if text.endswith(":") or ": " in text:
                 raise _Declined  # a mapping where it is not allowed
             return self._plain(i, column, text, depth), i + 1
-        self._rest(line, end)
+        self._only_comment_after(line, end)
         return node, i + 1
 
     def _plain(self, i: int, column: int, text: str, depth: int) -> Node:
@@ -334,7 +338,7 @@ class _Reader:
         text = line[k : stop.start()].rstrip(" ")
         return self._plain(i, k, text, depth), k + len(text)
 
-    def _literal(self, i: int, column: int, parent: int, depth: int) -> tuple[Node, int]:
+    def _block_scalar(self, i: int, column: int, parent: int, depth: int) -> tuple[Node, int]:
         """A ``|`` or ``>`` block scalar, read as libyaml's scanner reads it; ``parent``
         is the column of the block collection holding it (libyaml's indentation)."""
         line = self.lines[i]
@@ -350,7 +354,7 @@ class _Reader:
             else:
                 break
             k += 1
-        self._rest(line, k)
+        self._only_comment_after(line, k)
         self._counted(depth)
         lines, last = self.lines, len(self.lines) - 1
         if i == last:  # the header ends the text: an empty scalar ending there too
