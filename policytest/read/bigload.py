@@ -2,15 +2,15 @@
 
 ruamel.yaml's pure-Python composer reads about 30 KB/s of cluster dump; a fixture with
 tens of thousands of pods would take minutes, and a tree of a thousand small configs
-most of the hook's time. ruamel.yaml.clib's ``CParser`` (libyaml)
-builds the same tree with the same marks as the pure composer, in ruamel.yaml's node
-classes; :func:`adopted` copies either composer's tree into ours
-(:mod:`policytest.read.nodes`), so positions and every consumer of
-:class:`~policytest.read.source.Document` stay as they are. The copy evens out two
-differences: libyaml gives plain scalars the style ``""`` (the pure composer ``None``),
-and it marks an empty value (``key:`` and nothing) right after the colon where the pure
-composer marks the next token. A third, that libyaml cannot tell the non-specific tag
-``!`` from no tag, is why :func:`decode` leaves texts with a ``!`` to the reference.
+most of the hook's time. :func:`compose_all` composes the events of ruamel.yaml.clib's
+``CParser`` (libyaml) into our node classes (:mod:`policytest.read.nodes`), with the
+pure composer's marks, so positions and every consumer of
+:class:`~policytest.read.source.Document` are the same whichever composed. Two
+differences are evened out as the nodes are built: libyaml gives plain scalars the style
+``""`` (the pure composer ``None``), and it marks an empty value (``key:`` and nothing)
+right after the colon where the pure composer marks the next token. A third, that
+libyaml cannot tell the non-specific tag ``!`` from no tag, is why :func:`decode` leaves
+texts with a ``!`` to the reference.
 
 :func:`decode` is :func:`policytest.read.goyaml.decode` for such trees, without re-reading
 the source for every scalar: when the text holds no ``!`` at all (no tags anywhere),
@@ -145,53 +145,6 @@ class _EventComposer:
                 node.value.append((key, self.node(depth + 1)))
         node.end_mark = self.next_event().end_mark
         return node
-
-
-def adopted(root: Any, text: str) -> Node:
-    """ruamel.yaml's tree rooted at ``root`` (the pure composer's, or libyaml's composer's
-    in tests) in our node classes, made equal to the pure composer's (plain scalars get
-    style ``None``, empty values its marks): an iterative copy that keeps aliases shared
-    (no depth limit: whoever decodes the tree bounds its walk)."""
-    copies: dict[int, Node] = {}
-    unfilled: list[tuple[Any, Node]] = []
-
-    def copy(node: Any) -> Node:
-        done = copies.get(id(node))
-        if done is not None:
-            return done
-        if node.id == "scalar":
-            style, start, end = node.style, node.start_mark, node.end_mark
-            if style == "":
-                style = None
-                if not node.value:
-                    start = end = next_token(start, text)
-            done = ScalarNode(_tag(node), node.value, start, end, style)
-        else:
-            kind = SequenceNode if node.id == "sequence" else MappingNode
-            done = kind(_tag(node), [], node.start_mark, node.end_mark, node.flow_style)
-            unfilled.append((node, done))
-        copies[id(node)] = done
-        return done
-
-    top = copy(root)
-    while unfilled:
-        node, done = unfilled.pop()
-        if node.id == "sequence":
-            done.value = [copy(item) for item in node.value]
-        else:
-            done.value = [(copy(key), copy(value)) for key, value in node.value]
-    return top
-
-
-def _tag(node: Any) -> str:
-    """``node.tag`` without its cost: ruamel.yaml's property %-decodes the tag's text
-    character by character on every read, and a tag libyaml or our resolver gave is
-    its own text unless it holds a ``%``."""
-    tag = node.ctag
-    suffix = tag.suffix
-    if tag.handle is None and isinstance(suffix, str) and "%" not in suffix:
-        return suffix
-    return str(node.tag)
 
 
 class TooDeep(PolicytestError):

@@ -4,7 +4,7 @@ A composed document is a graph of scalar, sequence and mapping nodes with the ma
 where each starts and ends; nothing is constructed, so no tag instantiates anything.
 The small-file reader (:mod:`policytest.read.blockyaml`) and the composer over libyaml's
 events (:mod:`policytest.read.bigload`) build these nodes directly; ruamel.yaml's pure
-composer builds its own, which ``bigload.adopted`` copies into these. So a hook run on one
+composer builds its own, which ``source.adopted`` copies into these. So a hook run on one
 small config never imports ruamel.yaml. Plain classes with ``__slots__``: defining them
 costs microseconds, and the attributes are the ones ruamel.yaml's nodes have. A mark is
 :class:`Mark` or the mark object libyaml or ruamel.yaml gave, which has the same

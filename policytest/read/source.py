@@ -33,6 +33,8 @@ from policytest.read.positions import IDENTITY, Position
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from policytest.read.positions import PositionMap
 
 PT001_UNREADABLE = rule(
@@ -305,14 +307,52 @@ def _composed(text: str, max_depth: int, count: NodeCounter) -> Iterable[Node]:
     return _pure_composed(text, count)
 
 
+def adopted(root: Any) -> Node:
+    """ruamel.yaml's node tree rooted at ``root`` in our node classes: an iterative copy
+    that keeps aliases shared (no depth limit: whoever decodes the tree bounds its walk)."""
+    copies: dict[int, Node] = {}
+    unfilled: list[tuple[Any, Node]] = []
+
+    def copy(node: Any) -> Node:
+        done = copies.get(id(node))
+        if done is not None:
+            return done
+        if node.id == "scalar":
+            done = ScalarNode(_tag(node), node.value, node.start_mark, node.end_mark, node.style)
+        else:
+            kind = SequenceNode if node.id == "sequence" else MappingNode
+            done = kind(_tag(node), [], node.start_mark, node.end_mark, node.flow_style)
+            unfilled.append((node, done))
+        copies[id(node)] = done
+        return done
+
+    top = copy(root)
+    while unfilled:
+        node, done = unfilled.pop()
+        if node.id == "sequence":
+            done.value = [copy(item) for item in node.value]
+        else:
+            done.value = [(copy(key), copy(value)) for key, value in node.value]
+    return top
+
+
+def _tag(node: Any) -> str:
+    """``node.tag`` without its cost: ruamel.yaml's property %-decodes the tag's text
+    character by character on every read, and a tag the resolver gave or written in full
+    is its own text unless it holds a ``%``."""
+    tag = node.ctag
+    suffix = tag.suffix
+    if tag.handle is None and isinstance(suffix, str) and "%" not in suffix:
+        return suffix
+    return str(node.tag)
+
+
 def _pure_composed(text: str, count: NodeCounter) -> Iterator[Node]:
     """ruamel.yaml's pure composer, its trees copied into ours; its syntax errors become
     :class:`ParseFailure` with its own words and marks (as it composes lazily, a
     document before the error has already been taken)."""
     from ruamel.yaml import YAML
     from ruamel.yaml.error import MarkedYAMLError, YAMLError
-
-    from policytest.read import bigload
 
     yaml = YAML(typ="rt", pure=True)
     yaml.composer.warn_double_anchors = False  # yaml.v2 accepts a redefined anchor: the last wins
@@ -327,7 +367,7 @@ def _pure_composed(text: str, count: NodeCounter) -> Iterator[Node]:
     yaml.Resolver = CountingResolver
     try:
         for root in yaml.compose_all(io.StringIO(text)):
-            yield bigload.adopted(root, text)
+            yield adopted(root)
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, column = (mark.line, mark.column) if mark is not None else (0, 0)

@@ -1,8 +1,10 @@
 """Composing libyaml's events ourselves gives the tree libyaml's own composer gives.
 
 The reference is libyaml's composer (``CParser.get_node``) with the resolver the reader
-used before it composed from events, its nodes copied into ours by ``bigload.adopted``:
-every tag, value, style, flow style and mark, and which nodes are shared, must agree.
+used before it composed from events, its nodes copied into ours by ``source.adopted``
+and given the pure composer's plain styles and empty-value marks, as the event composer
+gives them: every tag, value, style, flow style and mark, and which nodes are shared,
+must agree.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ from hypothesis import strategies as st
 
 from policytest.core.limits import DEFAULT_LIMITS, NodeCounter, TooManyNodes
 from policytest.read import bigload
-from policytest.read.nodes import Node
+from policytest.read.nodes import MappingNode, Node, ScalarNode, next_token
+from policytest.read.source import adopted
 from tests.read.shapes import shape
 from tests.read.test_bigload import _corpus_texts
 
@@ -51,7 +54,29 @@ def libyaml_composed(text: str) -> list[Node] | None:
         return None
     finally:
         parser.dispose()
-    return [bigload.adopted(root, text) for root in roots]
+    return [_as_the_pure_composer_marks(adopted(root), text) for root in roots]
+
+
+def _as_the_pure_composer_marks(root: Node, text: str) -> Node:
+    """libyaml's composer gives a plain scalar the style ``""`` and marks an empty value
+    right after its colon; the pure composer (and so the reader) ``None`` and the next
+    token."""
+    stack, seen = [root], set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, ScalarNode):
+            if node.style == "":
+                node.style = None
+                if not node.value:
+                    node.start_mark = node.end_mark = next_token(node.start_mark, text)
+        elif isinstance(node, MappingNode):
+            stack.extend(part for pair in node.value for part in pair)
+        else:
+            stack.extend(node.value)
+    return root
 
 
 def assert_same_tree(text: str) -> None:

@@ -10,7 +10,6 @@ import pytest
 from ruamel.yaml import YAML
 
 from policytest.core.limits import Limits
-from policytest.read import bigload
 from policytest.read.goyaml import (
     Budget,
     DecodeError,
@@ -22,11 +21,12 @@ from policytest.read.goyaml import (
     scalar_value,
 )
 from policytest.read.nodes import MappingNode, Node, ScalarNode
+from policytest.read.source import adopted
 
 
 def compose(text: str) -> Node:
     """The pure round-trip composer's tree (it marks folds in folded scalars), as we hold it."""
-    return bigload.adopted(YAML(typ="rt", pure=True).compose(io.StringIO(text)), text)
+    return adopted(YAML(typ="rt", pure=True).compose(io.StringIO(text)))
 
 
 def value_of(text: str) -> Any:
