@@ -148,6 +148,11 @@ class TooManyNodes(PolicytestError):
         self.spent = spent
 
 
+class TooDeep(PolicytestError):
+    """Composing stopped: the text nests deeper than ``max_depth`` (libyaml composes
+    recursively in C, so it is stopped before a deep text could overflow its stack)."""
+
+
 class NodeCounter:
     """Called once per node as it is composed; raises :class:`TooManyNodes` past the
     file's limit or past what the invocation has left, whichever comes first (one

@@ -24,22 +24,26 @@ from __future__ import annotations
 from functools import lru_cache
 
 from policytest.core.errors import PolicytestError
-from policytest.core.limits import Limits, NodeCounter
+from policytest.core.limits import Limits, NodeCounter, TooDeep
 from policytest.read.goyaml import Budget, resolve_plain, scalar_text
 from policytest.read.goyaml import decode as reference_decode
-from policytest.read.nodes import MappingNode, Node, ScalarNode, SequenceNode, next_token
+from policytest.read.nodes import (
+    MAP,
+    PLAIN,
+    SEQ,
+    STR,
+    MappingNode,
+    Node,
+    ScalarNode,
+    SequenceNode,
+    next_token,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Final
+    from typing import Any
 
-__all__ = ["TooDeep", "available", "compose_all", "decode"]
-
-_PLAIN: Final = "policytest:plain"
-"""The tag our resolver gives untagged plain scalars (and ``!``-tagged ones)."""
-_STR: Final = "tag:yaml.org,2002:str"
-_SEQ: Final = "tag:yaml.org,2002:seq"
-_MAP: Final = "tag:yaml.org,2002:map"
+__all__ = ["available", "compose_all", "decode"]
 
 
 def available() -> bool:
@@ -125,11 +129,11 @@ class _EventComposer:
                 if not event.value:
                     start = end = next_token(start, self.text)
             if tag is None or tag == "!":
-                tag = _PLAIN if event.implicit[0] else _STR
+                tag = PLAIN if event.implicit[0] else STR
             node: Node = ScalarNode(tag, event.value, start, end, style)
         else:
             if tag is None or tag == "!":
-                tag = _SEQ if sequence else _MAP
+                tag = SEQ if sequence else MAP
             collection = SequenceNode if sequence else MappingNode
             node = collection(tag, [], event.start_mark, event.start_mark, event.flow_style)
         if anchor is not None:
@@ -145,10 +149,6 @@ class _EventComposer:
                 node.value.append((key, self.node(depth + 1)))
         node.end_mark = self.next_event().end_mark
         return node
-
-
-class TooDeep(PolicytestError):
-    """libyaml was stopped: the text nests deeper than the limit."""
 
 
 class _Fallback(PolicytestError):

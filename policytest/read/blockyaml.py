@@ -20,7 +20,17 @@ import re
 from itertools import accumulate
 
 from policytest.core.errors import PolicytestError
-from policytest.read.nodes import MappingNode, Mark, ScalarNode, SequenceNode, next_token
+from policytest.read.nodes import (
+    MAP,
+    PLAIN,
+    SEQ,
+    STR,
+    MappingNode,
+    Mark,
+    ScalarNode,
+    SequenceNode,
+    next_token,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -32,10 +42,6 @@ __all__ = ["compose_all"]
 
 _NAME = "<unicode string>"
 """The name libyaml's marks carry for a text it was given as a string."""
-_PLAIN = "policytest:plain"
-_STR = "tag:yaml.org,2002:str"
-_SEQ = "tag:yaml.org,2002:seq"
-_MAP = "tag:yaml.org,2002:map"
 
 _DEEPEST = 64
 """Declined beyond this nesting (the parser recurses a few frames per level; no config
@@ -45,8 +51,8 @@ _LONGEST_KEY = 1000
 
 _INDICATORS = frozenset("-?:,[]{}#&*!|>'\"%@`")
 _FLOW_STOPS = r"[,\[\]{}:#?]"
-"""Compiled (and cached by ``re``) for the first flow collection."""
-"""What ends a plain scalar in a flow collection (libyaml 0.1: ``?`` too)."""
+"""What ends a plain scalar in a flow collection (libyaml 0.1: ``?`` too); compiled (and
+cached by ``re``) for the first flow collection."""
 
 _SKIP = -2
 """The level of a blank or comment-only line."""
@@ -153,7 +159,7 @@ class _Reader:
         """An empty plain scalar (``key:`` and nothing), marked as bigload marks it."""
         self._counted(depth)
         at = next_token(mark, self.text)
-        return ScalarNode(_PLAIN, "", at, at, None)
+        return ScalarNode(PLAIN, "", at, at, None)
 
     @staticmethod
     def _only_comment_after(line: str, k: int) -> None:
@@ -170,7 +176,7 @@ class _Reader:
         """The node whose first character is at ``column`` of line ``i``, inside a block
         collection at column ``parent`` (-1: the document's root)."""
         line = self.lines[i]
-        if line[column] == "-" and line[column + 1 : column + 2] in ("", " "):
+        if _entry(line, column):
             return self._sequence(i, column, depth, indentless=False)
         if _colon(line, column) >= 0:
             return self._mapping(i, column, depth)
@@ -215,7 +221,7 @@ class _Reader:
             i = j
         if level > column:
             raise _Declined
-        return MappingNode(_MAP, pairs, start, self._token(j, column), False), j
+        return MappingNode(MAP, pairs, start, self._token(j, column), False), j
 
     def _sequence(self, i: int, column: int, depth: int, *, indentless: bool) -> tuple[Node, int]:
         """A block sequence whose ``-`` are at ``column``; ``indentless``: a mapping's
@@ -233,7 +239,7 @@ class _Reader:
             i = j
         if level > column or (level == column and not indentless):
             raise _Declined
-        return SequenceNode(_SEQ, items, start, self._token(j, column), False), j
+        return SequenceNode(SEQ, items, start, self._token(j, column), False), j
 
     def _key(self, i: int, column: int, colon: int, depth: int) -> Node:
         """The key of the pair on line ``i`` (a plain or quoted scalar before ``colon``)."""
@@ -273,7 +279,7 @@ class _Reader:
             raise _Declined
         self._counted(depth)
         return ScalarNode(
-            _PLAIN, text, self._mark(i, column), self._mark(i, column + len(text)), None
+            PLAIN, text, self._mark(i, column), self._mark(i, column + len(text)), None
         )
 
     def _quoted(self, i: int, column: int, depth: int) -> tuple[Node, int]:
@@ -288,7 +294,7 @@ class _Reader:
             value = value.replace("''", "'")
         self._counted(depth)
         end = close + 1
-        return ScalarNode(_STR, value, self._mark(i, column), self._mark(i, end), quote), end
+        return ScalarNode(STR, value, self._mark(i, column), self._mark(i, end), quote), end
 
     def _flow(self, i: int, column: int, depth: int) -> tuple[Node, int]:
         """A flow sequence or mapping closed on its own line, of scalars and flow
@@ -322,8 +328,8 @@ class _Reader:
                 raise _Declined
         start, end = self._mark(i, column), self._mark(i, k + 1)
         if mapping:
-            return MappingNode(_MAP, pairs, start, end, True), k + 1
-        return SequenceNode(_SEQ, items, start, end, True), k + 1
+            return MappingNode(MAP, pairs, start, end, True), k + 1
+        return SequenceNode(SEQ, items, start, end, True), k + 1
 
     def _flow_item(self, i: int, k: int, depth: int, *, key: bool = False) -> tuple[Node, int]:
         line = self.lines[i]
@@ -359,7 +365,7 @@ class _Reader:
         lines, last = self.lines, len(self.lines) - 1
         if i == last:  # the header ends the text: an empty scalar ending there too
             end = self._mark(i, len(line))
-            node = ScalarNode(_STR, "", self._mark(i, column), end, style)
+            node = ScalarNode(STR, "", self._mark(i, column), end, style)
             return node, i + 1
         j = i + 1
         indent = 0 if increment is None else max(parent, 0) + increment
@@ -400,7 +406,7 @@ class _Reader:
         if chomping == "+":
             parts.append("\n" * breaks)
         end = self._mark(j, 0) if j <= last else self._mark(last, len(lines[last]))
-        return ScalarNode(_STR, "".join(parts), self._mark(i, column), end, style), j
+        return ScalarNode(STR, "".join(parts), self._mark(i, column), end, style), j
 
 
 def _classified(line: str) -> int:

@@ -156,7 +156,10 @@ class _Compiler:
 
         def check(instance: object) -> bool:
             if not cell:
-                cell.append(self.compile(self.target(reference)))
+                try:
+                    cell.append(self.compile(self.target(reference)))
+                except _Undecided:
+                    cell.append(_undecided)  # compiled once, undecidable every time
             return cell[0](instance)
 
         return check
@@ -169,6 +172,10 @@ class _Compiler:
                 raise _Undecided
             target = target[key]
         return target
+
+
+def _undecided(_instance: object) -> bool:
+    raise _Undecided
 
 
 def _always(_instance: object) -> bool:

@@ -22,22 +22,15 @@ from collections.abc import Callable
 from policytest.core.errors import PolicytestError
 from policytest.core.limits import DEFAULT_LIMITS, Limits
 from policytest.core.records import field, record
-from policytest.read.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from policytest.read.nodes import NULL, STR, MappingNode, Node, ScalarNode, SequenceNode
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
 _TAG = "tag:yaml.org,2002:"
-STR, INT, FLOAT, BOOL, NULL, MERGE = (
-    _TAG + "str",
-    _TAG + "int",
-    _TAG + "float",
-    _TAG + "bool",
-    _TAG + "null",
-    _TAG + "merge",
-)
-TIMESTAMP, BINARY, SEQ, MAP = _TAG + "timestamp", _TAG + "binary", _TAG + "seq", _TAG + "map"
+INT, FLOAT, BOOL, MERGE = _TAG + "int", _TAG + "float", _TAG + "bool", _TAG + "merge"
+TIMESTAMP, BINARY = _TAG + "timestamp", _TAG + "binary"
 _RESOLVABLE = {"", STR, INT, FLOAT, BOOL, NULL, TIMESTAMP}
 
 _CONSTANTS: dict[str, tuple[str, Any]] = {}

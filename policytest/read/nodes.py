@@ -19,7 +19,29 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-__all__ = ["MappingNode", "Mark", "Node", "ScalarNode", "SequenceNode", "next_token"]
+PLAIN = "policytest:plain"
+"""The tag our composers give an untagged plain scalar (and one tagged ``!``): the decoder
+resolves it as yaml.v2 does. ruamel.yaml's pure composer resolves such scalars itself
+(``...:int``, ``...:bool``); the decoder reads either."""
+STR = "tag:yaml.org,2002:str"
+"""A quoted or block scalar's tag (and ``!!str``'s)."""
+SEQ = "tag:yaml.org,2002:seq"
+MAP = "tag:yaml.org,2002:map"
+NULL = "tag:yaml.org,2002:null"
+
+__all__ = [
+    "MAP",
+    "NULL",
+    "PLAIN",
+    "SEQ",
+    "STR",
+    "MappingNode",
+    "Mark",
+    "Node",
+    "ScalarNode",
+    "SequenceNode",
+    "next_token",
+]
 
 
 class Mark:

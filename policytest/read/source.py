@@ -3,7 +3,9 @@
 Only a *composer* runs here: it builds a node graph with source marks and constructs no
 Python objects, so no tag can ever instantiate anything. Aliases stay shared nodes
 (never expanded here); whoever walks a tree bounds the walk. Three composers build the
-very same tree, and the first that accepts a text composes it: for a text up to
+same tree (but for the tags of untagged plain scalars, which the pure composer resolves
+itself and the others mark :data:`~policytest.read.nodes.PLAIN`: the decoder reads
+either), and the first that accepts a text composes it: for a text up to
 :data:`SMALL_TEXT`, the small reader of plain block YAML (:mod:`policytest.read.blockyaml`,
 which imports no ruamel.yaml, so a hook run on a small config does not pay for it); then
 libyaml (:mod:`policytest.read.bigload`); then ruamel.yaml's pure composer, whose errors
@@ -24,10 +26,10 @@ from collections.abc import Iterable, Iterator
 
 from policytest.core.errors import PolicytestError
 from policytest.core.findings import Finding, Severity
-from policytest.core.limits import Limits, NodeCounter, TooManyNodes
+from policytest.core.limits import Limits, NodeCounter, TooDeep, TooManyNodes
 from policytest.core.records import record, replace
 from policytest.core.rules import rule
-from policytest.read.nodes import MappingNode, Mark, Node, ScalarNode, SequenceNode
+from policytest.read.nodes import NULL, STR, MappingNode, Mark, Node, ScalarNode, SequenceNode
 from policytest.read.paths import Refused, read_regular
 from policytest.read.positions import IDENTITY, Position
 
@@ -238,8 +240,6 @@ def compose_all(text: str, limits: Limits, count: NodeCounter | None = None) -> 
     """Compose every non-empty document of ``text``; raise :class:`ParseFailure`.
     ``count``: the node budget of the file ``text`` is part of (the values of one
     ConfigMap share it), else ``yaml-nodes`` for ``text`` alone."""
-    from policytest.read.bigload import TooDeep
-
     _refuse_deep_flow(text, limits.max_depth)
     roots: list[Node] = []
     count = count or NodeCounter.of(limits)
@@ -286,7 +286,8 @@ def _composed(text: str, max_depth: int, count: NodeCounter) -> Iterable[Node]:
     """The small-file reader for plain block YAML up to :data:`SMALL_TEXT` (see
     :mod:`policytest.read.blockyaml`), then libyaml when installed (see
     :mod:`policytest.read.bigload`), else the pure composer: the first that accepts the
-    text composes it, and all build the same tree. Each calls ``count`` once per node as
+    text composes it, and all build the same tree (see the module docstring for the one
+    difference). Each calls ``count`` once per node as
     it builds it (aliases are not new nodes); one that gives up part-way has its nodes
     given back, as the next starts over."""
     left = count.left
@@ -414,7 +415,7 @@ def _refuse_deep_flow(text: str, max_depth: int) -> None:
 def empty_root() -> Node:
     """The root of an empty document: what yaml.v2 decodes from an empty text (nothing)."""
     mark = Mark("<empty>", 0, 0, 0)
-    return ScalarNode("tag:yaml.org,2002:null", "", mark, mark)
+    return ScalarNode(NULL, "", mark, mark)
 
 
 def _is_empty(root: Node) -> bool:
@@ -475,7 +476,6 @@ def mapping_items(node: Node, depth: int = 0) -> Iterator[tuple[Node, Node]]:
 
 
 _MAX_MERGES = 8
-_STR_TAG = "tag:yaml.org,2002:str"
 
 
 def _merges(key_node: Node) -> bool:
@@ -484,7 +484,7 @@ def _merges(key_node: Node) -> bool:
         isinstance(key_node, ScalarNode)
         and key_node.value == "<<"
         and key_node.style is None
-        and key_node.tag != _STR_TAG
+        and key_node.tag != STR
     )
 
 

@@ -13,9 +13,9 @@ import re
 from policytest.core.findings import Finding
 from policytest.core.options import CheckOptions
 from policytest.core.records import record, replace
-from policytest.read.goyaml import NULL, Budget, DecodeError, DecodeLimit, resolve_scalar
+from policytest.read.goyaml import Budget, DecodeError, DecodeLimit, resolve_scalar
 from policytest.read.markers import end_marker_before
-from policytest.read.nodes import ScalarNode
+from policytest.read.nodes import NULL, ScalarNode
 from policytest.read.positions import IDENTITY, Position
 from policytest.read.source import PT001_UNREADABLE, Document, ParseFailure, compose_all, empty_root
 from policytest.volcano import rules, versions

@@ -16,7 +16,6 @@ from collections.abc import Callable
 from policytest.core.records import field, record
 from policytest.read.goyaml import (
     BINARY,
-    NULL,
     Budget,
     DecodeError,
     decode,
@@ -26,7 +25,7 @@ from policytest.read.goyaml import (
     scalar_text,
     short_tag,
 )
-from policytest.read.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from policytest.read.nodes import MAP, NULL, MappingNode, Node, ScalarNode, SequenceNode
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -301,7 +300,7 @@ class _Decoder:
         if isinstance(node, MappingNode):
             return node
         if isinstance(node, ScalarNode) and resolve_scalar(node, self.text)[1] is None:
-            return MappingNode("tag:yaml.org,2002:map", [], node.start_mark, node.end_mark)
+            return MappingNode(MAP, [], node.start_mark, node.end_mark)
         self.problem(node, field_name, go_type)
         return None
 

@@ -23,7 +23,7 @@ def shape(root: Any) -> list[tuple[Any, ...]]:
         marks = (start.index, start.line, start.column, end.index, end.line, end.column)
         kind = type(node).__name__
         if kind == "ScalarNode":
-            rows.append((kind, str(node.tag), node.value, node.style or None, *marks))
+            rows.append((kind, str(node.tag), node.value, node.style, *marks))
             continue
         rows.append((kind, str(node.tag), len(node.value), node.flow_style, *marks))
         children = (

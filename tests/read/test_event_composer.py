@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from policytest.core.limits import DEFAULT_LIMITS, NodeCounter, TooManyNodes
+from policytest.core.limits import DEFAULT_LIMITS, NodeCounter, TooDeep, TooManyNodes
 from policytest.read import bigload
 from policytest.read.nodes import MappingNode, Node, ScalarNode, next_token
 from policytest.read.source import adopted
@@ -131,7 +131,7 @@ def test_generated_texts_compose_as_libyaml_does(lines: list[tuple[int, str, boo
 
 
 def test_nesting_past_the_limit_is_refused_before_it_is_built() -> None:
-    with pytest.raises(bigload.TooDeep):
+    with pytest.raises(TooDeep):
         bigload.compose_all("- " * 50 + "x\n", 10, NodeCounter(10**6))
     assert bigload.compose_all("- " * 9 + "x\n", 10, NodeCounter(10**6)) is not None
 

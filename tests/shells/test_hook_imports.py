@@ -70,6 +70,9 @@ NEVER = {
     "inspect",
     # argparse sizes its help by the terminal without shutil (and its bz2, lzma): item 9
     "shutil",
+    # a small config is read by the small reader: no ruamel.yaml, no libyaml
+    "ruamel.yaml",
+    "_ruamel_yaml",
 }
 
 
