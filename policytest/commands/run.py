@@ -132,7 +132,8 @@ def execute(args: Any) -> int:
             sys.stderr.write(f"policytest: updated {text(path)}\n")
         for refusal in refused:
             sys.stderr.write(f"policytest: error: {text(refusal)}\n")
-        again = run_paths(paths, check_options(args), progress, placed)
+        args.invocation = None  # the run after the update reads and runs it all again:
+        again = run_paths(paths, check_options(args), progress, placed)  # a budget of its own
         report = marked_updated(report, again, written)
         line.close()
     if chosen == "text":

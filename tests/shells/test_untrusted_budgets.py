@@ -207,6 +207,25 @@ def test_run_keeps_the_results_it_computed_when_the_node_scores_run_out(
     assert "--limit total-node-scores=N" in refused["message"]
 
 
+def test_checking_a_fixture_or_updating_its_expectations_spends_no_more_node_scores(
+    run_line: RunLine, tmp_path: Path
+) -> None:
+    """validate computes no score; run --update's run after the update has a budget of
+    its own (it runs everything again)."""
+    files = {
+        "configs/v.yaml": VOLCANO,
+        "fixtures/a.policytest.yaml": _fixture("a", "../configs/v.yaml"),
+    }
+    repo = committed_repo(tmp_path / "repo", files)
+    fixture = str(repo / "fixtures" / "a.policytest.yaml")
+    checked = run_line(["validate", "--limit", "total-node-scores=1", fixture])
+    assert checked.exit_code == 0, checked
+    ran = run_line(["run", "--limit", "total-node-scores=2", fixture])
+    assert ran.exit_code == 0, ran
+    updated = run_line(["run", "--update", "--limit", "total-node-scores=2", fixture])
+    assert updated.exit_code == 0, updated
+
+
 def test_the_pytest_session_shares_one_budget(pytester: pytest.Pytester) -> None:
     files = {"configs/v.yaml": VOLCANO}
     files |= {f"{n}.policytest.yaml": _fixture(n) for n in "abc"}
@@ -234,7 +253,9 @@ def test_both_sides_of_a_diff_share_one_budget(
     git(repo, "commit", "--quiet", "-am", "head")
     argv = ["diff", "--base", "HEAD~1", "--head", "HEAD", "--format", "json"]
     assert _python_m(argv, repo).returncode == 0  # the default budget
-    # four runs of two node scores (two fixtures, both sides): the total holds three
+    # four runs of two node scores (two fixtures, both sides): 8 holds them all, 7 three
+    # (loading a fixture to find the configs it names charges nothing)
+    assert _python_m([*argv, "--limit", "total-node-scores=8"], repo).returncode == 0
     done = _python_m([*argv, "--limit", "total-node-scores=7"], repo)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "Traceback" not in done.stderr
