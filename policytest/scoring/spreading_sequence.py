@@ -229,7 +229,7 @@ class SpreadingKind:
     def _own(
         self, node: ViewNode, matching: Sequence[Mapping[str, int]] | None = None
     ) -> tuple[int, ...]:
-        """Per constraint: the node's matching pods (``spread.count_matching``)."""
+        """Per constraint: the node's matching pods (``countPodsMatchSelector``)."""
         if not node.pods:
             return self.zeros
         counts = [found.get(node.name, 0) for found in matching or self._matching()]

