@@ -136,6 +136,63 @@ _NO_LABELS: Mapping[str, str] = {}
 _PREPARED_LIMIT = 16
 """Pods whose scoring set-up and verdicts a cluster keeps at once."""
 _Prepared = tuple[Callable[[str], Verdict], Callable[[str], Verdict], bool, dict[int, Verdict]]
+
+
+class _FillingCluster:
+    """What a Volcano and a kube-scheduler cluster being filled do alike: collect a pod's
+    filters and resource scores on given nodes, once prepared per pod. Each cluster says
+    how it keys and guards its nodes and how it prepares a pod."""
+
+    scheduler: VolcanoScheduler | KubeScheduler
+    infos: Mapping[str, object]
+    memo: bool
+    prepared: dict[int, tuple[Pod, _Prepared]]
+    guarded_at: list[int]
+    view: ClusterView | None
+    extra: Callable[[str, str], str | None] | None
+
+    def _node_keys(self) -> dict[str, int]:
+        raise NotImplementedError
+
+    def _guarded(self) -> frozenset[str]:
+        raise NotImplementedError
+
+    def _prepare(self, pod: Pod) -> tuple[Callable[[str], Verdict], Callable[[str], Verdict], bool]:
+        raise NotImplementedError
+
+    def resource_verdict(self, pod: Pod, name: str) -> Verdict:
+        """The pod's verdict on node ``name`` from the node and resource filters and
+        scores alone, for a pod none of the topology plugins' filters can keep off a
+        node (its cycle does not ``filters_nodes``): what a bind changes on the bound
+        node for a pod whose topology scores a sequence keeps."""
+        return self._collector(pod, None)([name]).verdicts[0]
+
+    def local_binds(self, pod: Pod) -> bool:
+        """Whether binding a pod changes this pod's score on the bound node only."""
+        return self.view is None or binds_locally(self.scheduler.profile, pod, self.view)
+
+    def _collector(
+        self, pod: Pod, extra: Callable[[str, str], str | None] | None
+    ) -> Callable[[Sequence[str] | None], Scores]:
+        """The filters and resource scores of ``pod`` on given nodes (every node:
+        ``None``), with the topology filters ``extra``."""
+        plain, own, trivial, verdicts_by_key = self._prepared(pod)
+        self.extra = extra
+        trivial = trivial and extra is None
+        guarded = self._guarded() if trivial else None
+        memo = verdicts_by_key if self.memo and trivial else None
+
+        def collect(names: Sequence[str] | None) -> Scores:
+            return node_scores(
+                self.infos, names, self._node_keys(), guarded, self.guarded_at, memo, plain, own
+            )
+
+        return collect
+
+    def _prepared(self, pod: Pod) -> _Prepared:
+        return _prepared_once(self.prepared, pod, self._prepare)
+
+
 _Prepare = Callable[[Pod], tuple[Callable[[str], Verdict], Callable[[str], Verdict], bool]]
 
 
@@ -232,13 +289,13 @@ class VolcanoScheduler:
             {node.name: volcano_node_info(node, self.overhead_first) for node in nodes},
             view=ClusterView.of(nodes, objects) if self.profile.active else None,
         )
-        state._keys()  # part of loading the cluster, as the kube view nodeorder reads
+        state._node_keys()  # part of loading the cluster, as the kube view nodeorder reads
         state._guarded()
         return state
 
 
 @dataclass
-class VolcanoCluster:
+class VolcanoCluster(_FillingCluster):
     """Nodes being filled by Volcano: Volcano units for binpack, the kube view for nodeorder."""
 
     scheduler: VolcanoScheduler
@@ -302,7 +359,7 @@ class VolcanoCluster:
         terms = kept_terms(kept, self.scheduler.profile)
         if terms is None or pod.workload.host_ports or pod.workload.node_name:
             return None
-        verdict = self._collector(pod, None)([name]).verdicts[0]
+        verdict = self.resource_verdict(pod, name)
         if not verdict[0]:
             return INFEASIBLE
         if terms:
@@ -310,29 +367,7 @@ class VolcanoCluster:
         total: float = verdict[2]
         return total
 
-    def _collector(
-        self, pod: Pod, extra: Callable[[str, str], str | None] | None
-    ) -> Callable[[Sequence[str] | None], Scores]:
-        """The predicates, fit check and per-node scores of ``pod`` on given nodes
-        (every node: ``None``), with the topology filters ``extra``."""
-        plain, own, trivial, verdicts_by_key = self._prepared(pod)
-        self.extra = extra
-        trivial = trivial and extra is None
-        guarded = self._guarded() if trivial else None
-        memo = verdicts_by_key if self.memo and trivial else None
-
-        def collect(names: Sequence[str] | None) -> Scores:
-            return node_scores(
-                self.infos, names, self._keys(), guarded, self.guarded_at, memo, plain, own
-            )
-
-        return collect
-
-    def local_binds(self, pod: Pod) -> bool:
-        """Whether binding a pod changes this pod's score on the bound node only."""
-        return self.view is None or binds_locally(self.scheduler.profile, pod, self.view)
-
-    def _keys(self) -> dict[str, int]:
+    def _node_keys(self) -> dict[str, int]:
         """Each node's key (``verdicts.volcano_key``), made on first use."""
         if len(self.keys) != len(self.infos):
             kube = any(entry.nodeorder for entry in self.scheduler.entries)
@@ -341,9 +376,6 @@ class VolcanoCluster:
                 for name, info in self.infos.items()
             }
         return self.keys
-
-    def _prepared(self, pod: Pod) -> _Prepared:
-        return _prepared_once(self.prepared, pod, self._prepare)
 
     def _prepare(self, pod: Pod) -> tuple[Callable[[str], Verdict], Callable[[str], Verdict], bool]:
         """(verdict of a node no predicate can keep the pod off; verdict of any node;
@@ -549,7 +581,7 @@ class KubeScheduler:
 
 
 @dataclass
-class KubeCluster:
+class KubeCluster(_FillingCluster):
     """Nodes being filled by kube-scheduler."""
 
     scheduler: KubeScheduler
@@ -608,34 +640,8 @@ class KubeCluster:
         total: float = verdict[2] + sum(plugins.get(plugin, 0) for plugin in PROFILE_SCORES)
         return total
 
-    def resource_verdict(self, pod: Pod, name: str) -> Verdict:
-        """The pod's verdict on node ``name`` from the node and resource filters and
-        scores alone, for a pod none of the topology plugins' filters can keep off a
-        node (its cycle does not ``filters_nodes``): what a bind changes on the bound
-        node for a pod whose topology scores a sequence keeps."""
-        return self._collector(pod, None)([name]).verdicts[0]
-
-    def _collector(
-        self, pod: Pod, extra: Callable[[str, str], str | None] | None
-    ) -> Callable[[Sequence[str] | None], Scores]:
-        """The filters and resource scores of ``pod`` on given nodes (every node:
-        ``None``), with the topology filters ``extra``."""
-        plain, own, trivial, verdicts_by_key = self._prepared(pod)
-        self.extra = extra
-        trivial = trivial and extra is None
-        guarded = self._guarded() if trivial else None
-        memo = verdicts_by_key if self.memo and trivial else None
-
-        def collect(names: Sequence[str] | None) -> Scores:
-            return node_scores(
-                self.infos, names, self.keys, guarded, self.guarded_at, memo, plain, own
-            )
-
-        return collect
-
-    def local_binds(self, pod: Pod) -> bool:
-        """Whether binding a pod changes this pod's score on the bound node only."""
-        return self.view is None or binds_locally(self.scheduler.profile, pod, self.view)
+    def _node_keys(self) -> dict[str, int]:
+        return self.keys
 
     def _guarded(self) -> frozenset[str]:
         """The nodes a pod without tolerations, selector or affinity may not pass (taints
@@ -643,9 +649,6 @@ class KubeCluster:
         if self.guarded is None:
             self.guarded, self.guarded_at = _guarded_nodes(self.traits.items(), self.infos)
         return self.guarded
-
-    def _prepared(self, pod: Pod) -> _Prepared:
-        return _prepared_once(self.prepared, pod, self._prepare)
 
     def _prepare(self, pod: Pod) -> tuple[Callable[[str], Verdict], Callable[[str], Verdict], bool]:
         """(verdict of a node no pod filter can keep the pod off, bound to its memo;
