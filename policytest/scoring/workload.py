@@ -169,6 +169,26 @@ class PodWorkload:
         """``metav1.GetControllerOf``: the first owner reference with ``controller: true``."""
         return next((owner for owner in self.owners if owner.controller), None)
 
+    @property
+    def reads_node_topology(self) -> bool:
+        """Whether the topology plugins may read node labels for this pod: it may be
+        spread (its own constraints, an owner, labels a Service may select), or it has
+        pod affinity terms or preferred node terms. (Nodes equal in all else tie alike
+        for a pod that does not.)"""
+        return bool(
+            self.spread
+            or self.owners
+            or self.implied_owner
+            or self.labels
+            or self.affinity.any
+            or self.preferred_node_terms
+        )
+
+    @property
+    def reads_images(self) -> bool:
+        """Whether ImageLocality reads the nodes' images for this pod."""
+        return bool(self.images or self.init_images or self.image_volumes)
+
 
 NO_WORKLOAD: Final = PodWorkload()
 
