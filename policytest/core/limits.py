@@ -94,8 +94,9 @@ class Limits:
     def _total(self, meter: str) -> int:
         return int(getattr(self, _ATTRIBUTES["total-" + meter]))
 
-    def spent_message(self, meter: str, what: str, outcome: str = "not read") -> str:
-        """The one line for an input refused because the invocation's budget is spent."""
+    def refuse(self, meter: str, what: str, outcome: str = "not read") -> str:
+        """Refuse an input because the invocation's budget is spent: the one line that
+        says so."""
         total = self._total(meter)
         return (
             f"this run has used up its budget of {total:,} {what} over all its files; "
@@ -120,10 +121,10 @@ class InvocationLimits(Limits):
         records it."""
         self.invocation.spent[meter] = self.invocation.spent.get(meter, 0) + amount
 
-    def spent_message(self, meter: str, what: str, outcome: str = "not read") -> str:
+    def refuse(self, meter: str, what: str, outcome: str = "not read") -> str:
         """Also counts the input refused (see :attr:`Invocation.refused`)."""
         self.invocation.refused += 1
-        return super().spent_message(meter, what, outcome)
+        return super().refuse(meter, what, outcome)
 
 
 @record

@@ -32,6 +32,7 @@ from __future__ import annotations
 import operator
 import sys
 from _thread import get_ident
+from functools import cache
 from types import MappingProxyType, MemberDescriptorType
 
 from policytest.core.errors import PolicytestError
@@ -63,19 +64,19 @@ class FrozenRecordError(PolicytestError, AttributeError):
     """Assignment to a field of a frozen record (``dataclasses.FrozenInstanceError``)."""
 
 
-_FROZEN_ERRORS: dict[type, type[FrozenRecordError]] = {}
-
-
 def _frozen_error(message: str) -> FrozenRecordError:
     """A :class:`FrozenRecordError` that is also a ``dataclasses.FrozenInstanceError``
     once ``dataclasses`` is imported, as it is wherever code catches that one."""
     dataclasses = sys.modules.get("dataclasses")
     if dataclasses is None:
         return FrozenRecordError(message)
-    base = dataclasses.FrozenInstanceError
-    if base not in _FROZEN_ERRORS:
-        _FROZEN_ERRORS[base] = type("FrozenRecordError", (FrozenRecordError, base), {})
-    return _FROZEN_ERRORS[base](message)
+    return _frozen_error_class(dataclasses.FrozenInstanceError)(message)
+
+
+@cache
+def _frozen_error_class(base: type) -> type[FrozenRecordError]:
+    """:class:`FrozenRecordError` made a subclass of ``base`` too (made once)."""
+    return type("FrozenRecordError", (FrozenRecordError, base), {})
 
 
 class _Missing:

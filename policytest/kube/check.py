@@ -102,7 +102,7 @@ def _too_many_profiles(
                 "not checked (raise the limit with --limit profile-plugins=N)"
             )
         elif left is not None and cost > left:
-            message = limits.spent_message("profile-plugins", "profile plugins", "not checked")
+            message = limits.refuse("profile-plugins", "profile plugins", "not checked")
         else:
             continue
         return PT001_UNREADABLE.at(document, at_path(document, ("profiles", index)), message)

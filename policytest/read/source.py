@@ -207,7 +207,7 @@ def _read_bytes_checked(path: str, data: bytes, limits: Limits) -> SourceFile:
         )
     left = limits.left("file-bytes")
     if left is not None and len(data) > left:
-        problem = _problem(path, 1, 1, limits.spent_message("file-bytes", "bytes read"))
+        problem = _problem(path, 1, 1, limits.refuse("file-bytes", "bytes read"))
         return replace(problem, spent=True)
     limits.charge("file-bytes", len(data))
     if b"\x00" in data[:8192]:
@@ -257,7 +257,7 @@ def compose_all(text: str, limits: Limits, count: NodeCounter | None = None) -> 
             roots.append(root)
     except TooManyNodes as exc:
         message = (
-            limits.spent_message("yaml-nodes", "YAML nodes")
+            limits.refuse("yaml-nodes", "YAML nodes")
             if exc.spent
             else f"file has too many nodes (more than {limits.max_nodes:,} YAML nodes); not read "
             "(raise the limit with --limit yaml-nodes=N if it really is a config)"
