@@ -16,6 +16,7 @@ import re
 from policytest.core.findings import Finding, Severity
 from policytest.core.records import record
 from policytest.core.rules import rule
+from policytest.read.nodes import line_column
 from policytest.read.source import STDIN_NAME, Document
 
 OURS_IN_A_TEMPLATE = re.compile(
@@ -178,8 +179,8 @@ def _search(pattern: re.Pattern[str], text: str, start: int, end: int) -> re.Mat
 
 def _where(text: str, index: int) -> tuple[int, int]:
     """1-based line and column of ``index``."""
-    line = text.count("\n", 0, index) + 1
-    return line, index - (text.rfind("\n", 0, index) + 1) + 1
+    line, column = line_column(text, index)
+    return line + 1, column + 1
 
 
 def _excerpt(text: str, index: int) -> str:

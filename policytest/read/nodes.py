@@ -40,6 +40,7 @@ __all__ = [
     "Node",
     "ScalarNode",
     "SequenceNode",
+    "line_column",
     "next_token",
 ]
 
@@ -129,6 +130,11 @@ class MappingNode(CollectionNode):
 
 _SKIPPED = r"(?:[ \t\r\n]|#[^\n]*)*"
 """Compiled (and cached by ``re``) for the first empty value."""
+
+
+def line_column(text: str, index: int) -> tuple[int, int]:
+    """The 0-based line and column of character ``index`` of ``text``."""
+    return text.count("\n", 0, index), index - (text.rfind("\n", 0, index) + 1)
 
 
 def next_token(mark: Any, text: str) -> Mark:

@@ -29,7 +29,16 @@ from policytest.core.findings import Finding, Severity
 from policytest.core.limits import Limits, NodeCounter, TooDeep, TooManyNodes
 from policytest.core.records import record, replace
 from policytest.core.rules import rule
-from policytest.read.nodes import NULL, STR, MappingNode, Mark, Node, ScalarNode, SequenceNode
+from policytest.read.nodes import (
+    NULL,
+    STR,
+    MappingNode,
+    Mark,
+    Node,
+    ScalarNode,
+    SequenceNode,
+    line_column,
+)
 from policytest.read.paths import Refused, read_regular
 from policytest.read.positions import IDENTITY, Position
 
@@ -403,8 +412,7 @@ def _refuse_deep_flow(text: str, max_depth: int) -> None:
         elif token in "[{":
             depth += 1
             if depth > max_depth:
-                line = text.count("\n", 0, match.start())
-                column = match.start() - (text.rfind("\n", 0, match.start()) + 1)
+                line, column = line_column(text, match.start())
                 raise ParseFailure(
                     f"document nests deeper than {max_depth} levels; not read", line, column
                 )
@@ -448,8 +456,7 @@ def _reader_error_position(exc: Exception, text: str) -> tuple[int, int]:
     offset = getattr(exc, "position", None)
     if not isinstance(offset, int):
         return 0, 0
-    line = text.count("\n", 0, offset)
-    return line, offset - (text.rfind("\n", 0, offset) + 1)
+    return line_column(text, offset)
 
 
 def _problem(path: str, line: int, column: int, message: str) -> SourceFile:
