@@ -66,7 +66,21 @@ _OBJECT_KEYS: Final = {
     "StatefulSet": "statefulSets",
     "Namespace": "namespaces",
 }
+_SCHEDULING_KINDS: Final = frozenset({"PriorityClass", "Queue", "PodGroup"})
+"""Kinds kept in the fixture's short form (:func:`policytest.sessions.objects.short_form`)."""
+_POD_SCHEDULING: Final = ("priority", "priorityClassName", "schedulerName")
+"""PodSpec fields the Volcano session (job and task order) and PrioritySort read."""
+_GROUP_ANNOTATIONS: Final = (
+    "scheduling.k8s.io/group-name",
+    "volcano.sh/task-spec",
+    "volcano.sh/task-index",
+    "volcano.sh/task-priority",
+    "volcano.sh/job-name",
+)
+"""The annotations that put a pod in a PodGroup and give its task role and priority."""
 _POD_AFFINITY: Final = ("podAffinity", "podAntiAffinity")
+_SCHEDULING_KEYS: Final = ("priorityClasses", "queues", "podGroups")
+"""The compact snapshot's keys for the scheduling objects (the fixture's cluster keys)."""
 _NEUTRAL_VOLUME_KEYS: Final = frozenset(
     {"name", "emptyDir", "configMap", "secret", "downwardAPI", "projected", "hostPath"}
 )
@@ -95,6 +109,8 @@ class Counts:
     """Bound to a node the snapshot does not have."""
     workload_objects: int = 0
     """Services, ReplicaSets, ReplicationControllers, StatefulSets and Namespaces."""
+    scheduling_objects: int = 0
+    """PriorityClasses, Volcano Queues and PodGroups."""
     other_objects: int = 0
     """Objects of other kinds (never an error when some are Nodes)."""
     unsimulated_pending: int = 0
@@ -109,6 +125,7 @@ class Counts:
             "droppedOtherPods": self.other_pods,
             "droppedPodsOnUnknownNodes": self.orphan_pods,
             "workloadObjects": self.workload_objects,
+            "schedulingObjects": self.scheduling_objects,
             "droppedOtherObjects": self.other_objects,
             "pendingPodsWithUnsimulatedFeatures": self.unsimulated_pending,
         }
@@ -432,6 +449,12 @@ def _build(objects: Iterator[Mapping[str, Any]], shown: str, max_pods: int | Non
         elif isinstance(kind, str) and kind in _OBJECT_KEYS:
             snapshot.objects.setdefault(_OBJECT_KEYS[kind], []).append(_workload_object(obj))
             counts.workload_objects += 1
+        elif kind in _SCHEDULING_KINDS:
+            from policytest.sessions.objects import short_form
+
+            key, kept = short_form(obj) or ("", {})
+            snapshot.objects.setdefault(key, []).append(kept)
+            counts.scheduling_objects += 1
         else:
             counts.other_objects += 1
     if not snapshot.nodes:
@@ -461,14 +484,17 @@ def _compact(obj: Mapping[str, Any], shown: str) -> Snapshot:
         raise SnapshotError(f"{shown}: a {COMPACT_KIND} needs a list of `nodes`")
     counts = Counts(nodes=len(nodes), pending_pods=len(pending))
     objects: dict[str, list[dict[str, Any]]] = {}
-    for key in _OBJECT_KEYS.values():
+    for key in (*_OBJECT_KEYS.values(), *_SCHEDULING_KEYS):
         items = obj.get(key)
         if items is None:
             continue
         if not isinstance(items, list) or not all(isinstance(item, dict) for item in items):
             raise SnapshotError(f"{shown}: `{key}` of a {COMPACT_KIND} must be a list of objects")
         objects[key] = list(items)
-        counts.workload_objects += len(items)
+        if key in _SCHEDULING_KEYS:
+            counts.scheduling_objects += len(items)
+        else:
+            counts.workload_objects += len(items)
     for node in nodes:
         if not isinstance(node, dict) or not isinstance(node.get("name"), str):
             raise SnapshotError(f"{shown}: every node of a {COMPACT_KIND} needs a `name`")
@@ -541,10 +567,20 @@ def _workload_object(obj: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _identity(obj: Mapping[str, Any], *, name: bool) -> dict[str, Any]:
-    """What the topology plugins read from a pod's metadata: namespace, labels, owners."""
+    """What the topology plugins read from a pod's metadata (namespace, labels, owners)
+    and what Volcano reads of its group (the group annotations; a pending pod's creation
+    time and UID too, the task order's last tie-breakers)."""
     metadata = _mapping(obj.get("metadata"))
-    keys = ("name", "namespace", "labels") if name else ("namespace", "labels")
+    keys = (
+        ("name", "namespace", "labels", "creationTimestamp", "uid")
+        if name
+        else ("namespace", "labels")
+    )
     kept = {key: metadata[key] for key in keys if metadata.get(key)}
+    annotations = _mapping(metadata.get("annotations"))
+    group = {key: annotations[key] for key in _GROUP_ANNOTATIONS if key in annotations}
+    if group:
+        kept["annotations"] = group
     owners = [
         {key: owner[key] for key in ("apiVersion", "kind", "name", "controller") if key in owner}
         for owner in metadata.get("ownerReferences") or ()
@@ -590,7 +626,7 @@ def _pod(
         counts.other_pods += 1
         return
     pod_spec = _resources(spec, where)
-    for key in _FILTER_FIELDS:
+    for key in (*_FILTER_FIELDS, *_POD_SCHEDULING):
         if spec.get(key) is not None:
             pod_spec[key] = spec[key]
     affinity = _pending_affinity(spec.get("affinity"))
@@ -769,15 +805,37 @@ _KEPT_VALUES: Final = frozenset(
         "hostPort",
         "sizeBytes",
         "unschedulable",
+        "creationTimestamp",
+        "uid",
+        "schedulerName",
+        "state",
     }
 )
-"""Fields whose value is Kubernetes vocabulary or a number, not a name."""
+"""Fields whose value is Kubernetes vocabulary, a number, a time or a random UID, not a
+name (creation times and UIDs order Volcano's jobs and tasks)."""
+_NUMBER_ANNOTATIONS: Final = frozenset({"volcano.sh/task-index", "volcano.sh/task-priority"})
+"""Annotations whose value is a number Volcano reads: kept."""
 _IMAGE_NAMES: Final = frozenset({"image", "names", "reference"})
 """A container's image, a node's image names, an image volume's reference: hashed as
 ImageLocality names them, so a tagless name still matches its ``:latest``."""
-_RESOURCES: Final = frozenset({"allocatable", "requests", "limits", "overhead", "used", "capacity"})
+_RESOURCES: Final = frozenset(
+    {
+        "allocatable",
+        "requests",
+        "limits",
+        "overhead",
+        "used",
+        "capacity",
+        "capability",
+        "minResources",
+        "deserved",
+        "guarantee",
+    }
+)
 """Maps of resource names (read by the scorers and the config) to quantities: kept."""
-_LABEL_MAPS: Final = frozenset({"labels", "nodeSelector", "matchLabels", "selector", "annotations"})
+_LABEL_MAPS: Final = frozenset(
+    {"labels", "nodeSelector", "matchLabels", "selector", "annotations", "minTaskMember"}
+)
 """Maps whose keys are label keys (hashed unless Kubernetes gives them a meaning)."""
 _LABEL_KEYS: Final = frozenset({"key", "topologyKey", "matchLabelKeys", "mismatchLabelKeys"})
 """Fields whose value is a label or taint key."""
@@ -790,7 +848,7 @@ def _known_key(key: str) -> bool:
     """A label or taint key Kubernetes gives a meaning (``kubernetes.io/hostname``,
     ``node.kubernetes.io/unschedulable``): kept, so its meaning stays."""
     prefix, slash, _ = key.rpartition("/")
-    return bool(slash) and prefix.endswith(("kubernetes.io", "k8s.io"))
+    return bool(slash) and prefix.endswith(("kubernetes.io", "k8s.io", "volcano.sh"))
 
 
 def anonymize(snapshot: Snapshot) -> Snapshot:
@@ -819,6 +877,14 @@ def anonymize(snapshot: Snapshot) -> Snapshot:
     def hashed(text: str) -> str:
         return stable_name(prefixes.get(text, "id"), text)
 
+    def pod_name(text: str) -> str:
+        """A pod name hashed with the index at its end kept (``job-task-3``): Volcano
+        orders a job's tasks by that index."""
+        parts = text.split("-")
+        if len(parts) >= 3 and parts[-1].isdigit():
+            return f"{hashed('-'.join(parts[:-1]))}-{parts[-1]}"
+        return hashed(text)
+
     def walk(data: Any, field_name: str = "") -> Any:
         if isinstance(data, str):
             if field_name in _KEPT_VALUES:
@@ -836,7 +902,9 @@ def anonymize(snapshot: Snapshot) -> Snapshot:
             return dict(data)
         if field_name in _LABEL_MAPS:
             return {
-                key if _known_key(str(key)) else hashed(str(key)): walk(value)
+                key if _known_key(str(key)) else hashed(str(key)): value
+                if field_name == "annotations" and key in _NUMBER_ANNOTATIONS
+                else walk(value)
                 for key, value in data.items()
             }
         if data.get("operator") in _NUMERIC_OPERATORS:
@@ -846,7 +914,13 @@ def anonymize(snapshot: Snapshot) -> Snapshot:
         return {key: walk(value, key) for key, value in data.items()}
 
     nodes = [walk(node) for node in snapshot.nodes]
-    pending = [walk(pod) for pod in snapshot.pending]
+    pending = []
+    for pod in snapshot.pending:
+        walked = walk(pod)
+        name = _mapping(pod.get("metadata")).get("name")
+        if isinstance(name, str):
+            walked["metadata"]["name"] = pod_name(name)
+        pending.append(walked)
     objects = {
         key: [_walk_object(item, walk) for item in items] for key, items in snapshot.objects.items()
     }

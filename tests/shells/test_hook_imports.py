@@ -60,6 +60,8 @@ NEVER = {
     "importlib.resources",
     "policytest.harness.runner",
     "policytest.diff.model",
+    # Volcano's jobs and sessions: a cluster's objects, not a config's
+    "policytest.sessions.objects",
     # the scorers and the cluster model: validating a config needs its args, not a cluster
     "policytest.scoring.kube",
     "policytest.scoring.accounting",
