@@ -296,6 +296,12 @@ def volcano_pod_request(pod: Pod, overhead_first: bool = False) -> Mapping[str, 
     return MappingProxyType(total)
 
 
+def volcano_resource(resources: ResourceList) -> dict[str, float]:
+    """``api.NewResource`` of a resource list (a queue's capability, a PodGroup's
+    ``minResources``), without the zero cpu and memory the pod accounting starts from."""
+    return _volcano_resource(resources, keep_zero=False)
+
+
 def _volcano_resource(resources: ResourceList, *, keep_zero: bool = True) -> dict[str, float]:
     """``api.NewResource``: cpu in milli, memory in bytes, pods as a count, ephemeral-storage
     and scalar resources (not ``count/...``) in milli-units; other names are dropped."""

@@ -31,7 +31,7 @@ from policytest.scoring.spreading_sequence import (
 )
 from policytest.scoring.verdicts import INFEASIBLE, Scores, Verdict
 
-__all__ = ["Choice", "build_nodes", "place_all"]
+__all__ = ["Choice", "SessionTotals", "build_nodes", "place_all"]
 
 Choice = tuple[str | None, tuple[str, ...]]
 """Where one pod went (``None``: pending) and the nodes it tied with."""
@@ -194,6 +194,26 @@ class _Totals:
                 return total
         (score,) = self.state.score(pod, only=[name])
         return score.total if score.feasible else INFEASIBLE
+
+
+class SessionTotals(_Totals):
+    """Kept pod kinds for a Volcano session, which also takes binds back (a discarded
+    statement): a node whose pods were taken off is rescored for the kinds that can be
+    (a spreading kind catches up from binds alone, so it is forgotten)."""
+
+    def __init__(self, state: ClusterState) -> None:
+        super().__init__(state, MAX_KINDS)
+
+    def changed(self, name: str) -> None:
+        """``name`` lost pods: rescore it for every kept kind that allows it."""
+        if not self.index:
+            return
+        position = self.index[name]
+        for pod, kind in list(self.kinds.items()):
+            if isinstance(kind, SpreadingKind) or not self.state.local_binds(pod):
+                self._forget(pod)
+            else:
+                kind.set(position, self._rescored(pod, kind, name, position))
 
 
 def _totals(scores: Sequence[NodeScore]) -> list[float]:

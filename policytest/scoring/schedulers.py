@@ -90,6 +90,7 @@ from policytest.scoring.workload import NO_OBJECTS, ClusterObjects
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from policytest.core.releases import BalancedFormula
+    from policytest.sessions.plan import SessionPlan
 
 VOLCANO_NOT_MODELLED = (
     "nodeorder.nodeaffinity",
@@ -279,6 +280,8 @@ class VolcanoScheduler:
     """nodeorder scores its resource plugins in its batch function, after their PreScore
     (from 1.15): BalancedAllocation skips best-effort pods, and the float total adds
     them after the per-node functions (binpack's float comes first)."""
+    session: SessionPlan | None = None
+    """The conf's actions and tiers as a session runs them (jobs, queues, gangs)."""
 
     def cluster(
         self, nodes: Sequence[Node], objects: ClusterObjects = NO_OBJECTS
@@ -520,6 +523,22 @@ class VolcanoCluster(_FillingCluster):
             self.keys[node_name] = self.table(
                 volcano_key(self.infos[node_name], self._kube_info(node_name) if kube else None)
             )
+
+    def unbound(self, names: Sequence[str]) -> None:
+        """Recount the given nodes from their pods, after pods were taken off them (a
+        Volcano session discarding a statement); the topology plugins' view is made
+        again from every node (it keeps only what binds add)."""
+        first = self.scheduler.overhead_first
+        kube = any(entry.nodeorder for entry in self.scheduler.entries)
+        for name in names:
+            self.infos[name] = volcano_node_info(self.nodes[name], first)
+            self.kube_infos.pop(name, None)
+            if self.keys:
+                self.keys[name] = self.table(
+                    volcano_key(self.infos[name], self._kube_info(name) if kube else None)
+                )
+        if self.view is not None:
+            self.view = ClusterView.of(list(self.nodes.values()), self.view.objects)
 
     def utilisation(self) -> Mapping[str, Mapping[str, tuple[int, int]]]:
         return {

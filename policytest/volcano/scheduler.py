@@ -25,6 +25,10 @@ from policytest.volcano.predicates_args import (
 )
 from policytest.volcano.versions import release as release_tables
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from policytest.sessions.plan import SessionPlan
+
 
 def volcano_scheduler(conf: VolcanoConf) -> VolcanoScheduler:
     """Every node-order call Volcano makes, with the weights each call uses, the
@@ -50,6 +54,7 @@ def volcano_scheduler(conf: VolcanoConf) -> VolcanoScheduler:
         proportional=conf.proportional,
         predicates=predicates,
         nodeorder_batch=normalised_affinity,
+        session=session_plan(conf, release.version),
         profile=nodeorder_profile(
             weights,
             node_ports=predicates is not None and predicates.node_ports,
@@ -59,6 +64,22 @@ def volcano_scheduler(conf: VolcanoConf) -> VolcanoScheduler:
             raw_node_affinity=not normalised_affinity,
         ),
     )
+
+
+def session_plan(conf: VolcanoConf, version: tuple[int, int]) -> SessionPlan:
+    """The conf's actions and its tiers' registered plugin entries, as a session runs them."""
+    from policytest.sessions.plan import PluginPlan, SessionPlan
+
+    tiers = tuple(
+        tuple(
+            PluginPlan(entry.name, entry.flags, entry.arguments)
+            for entry in tier.plugins
+            if entry.registered
+        )
+        for tier in conf.tiers
+    )
+    names = frozenset(plugin.name for tier in tiers for plugin in tier)
+    return SessionPlan(conf.actions, tiers, version, names)
 
 
 NODE_AFFINITY_NORMALISED = (1, 15)

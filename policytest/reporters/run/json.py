@@ -9,6 +9,10 @@ from policytest.harness.suite import RunReport
 from policytest.reporters.json_report import finding_json
 from policytest.reporters.quoting import json_document
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from policytest.sessions.result import SessionsResult
+
 
 def result_json(result: CaseResult) -> dict[str, Any]:
     rank_of = {
@@ -47,6 +51,50 @@ def result_json(result: CaseResult) -> dict[str, Any]:
         "findings": [finding_json(f) for f in result.findings],
         "corrections": list(result.corrections),
         "notScored": list(result.not_modelled),
+        **(_sessions_json(result.sessions) if result.sessions is not None else {}),
+    }
+
+
+def _sessions_json(run: SessionsResult) -> dict[str, Any]:
+    """A Volcano session case: every bind (commit order, all sessions), each PodGroup
+    after the last session, and what was not simulated."""
+    return {
+        "binds": [
+            {
+                "pod": bind.pod,
+                "node": bind.node,
+                "session": bind.session,
+                **(
+                    {"tiedWith": list(bind.tied_with), "identical": bind.identical}
+                    if bind.tied_with
+                    else {}
+                ),
+            }
+            for bind in run.binds
+        ],
+        "podGroups": {
+            key: {
+                "phase": outcome.phase,
+                "bound": outcome.bound,
+                "reason": outcome.reason,
+                "minMember": outcome.min_member,
+                "queue": outcome.queue,
+            }
+            for key, outcome in run.pod_groups.items()
+        },
+        "sessions": [
+            {
+                "index": record.index,
+                "binds": len(record.binds),
+                "discarded": [{"pod": pod, "node": node} for pod, node in record.discarded],
+                "podGroups": {key: o.phase for key, o in record.jobs.items()},
+            }
+            for record in run.sessions
+        ],
+        "notSimulated": list(run.not_simulated),
+        "unsimulatedPlugins": list(run.unsimulated_plugins),
+        "notes": list(run.notes),
+        "equalShareQueues": run.equal_shares,
     }
 
 

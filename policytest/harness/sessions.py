@@ -1,0 +1,174 @@
+"""Cases that Volcano schedules as jobs: ``jobs:``, ``sessions: N``, or incoming pods
+that name a PodGroup (a snapshot's pending pods of a Volcano job). The case runs the
+conf's sessions (:mod:`policytest.sessions.session`) and checks ``expect.jobs`` (per
+PodGroup, its pods bound and its phase) and ``expect.binds`` (pod -> node), besides the
+sequence expectations (``placements``, ``nodesUsed``, ``pending``) over every bind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from policytest.core.suggest import did_you_mean
+from policytest.harness.model import Case, Fixture
+from policytest.harness.runner import CaseResult, message_lines
+from policytest.scoring.cluster import Node
+from policytest.scoring.specs import pods_from_dict
+from policytest.scoring.workload import ClusterObjects
+from policytest.sessions.result import SessionsResult
+
+__all__ = ["is_session_case", "run_session_case"]
+
+_NOTHING = (
+    "expect is empty: this case checks nothing (the scheduler bound {got}); "
+    "`policytest run --update` (pytest: `--policytest-update`) records that for you to review"
+)
+
+
+def is_session_case(case: Case) -> bool:
+    """Whether Volcano runs the case as sessions of jobs."""
+    return (
+        bool(case.jobs)
+        or case.sessions is not None
+        or any(_names_group(entry) for entry in case.pods)
+    )
+
+
+def _names_group(entry: object) -> bool:
+    if not isinstance(entry, Mapping):
+        return False
+    metadata = entry.get("metadata")
+    annotations = (metadata if isinstance(metadata, Mapping) else entry).get("annotations")
+    return isinstance(annotations, Mapping) and "scheduling.k8s.io/group-name" in annotations
+
+
+def run_session_case(
+    fixture: Fixture,
+    case: Case,
+    scheduler: Any,
+    result: CaseResult,
+    nodes: Sequence[Node],
+    objects: ClusterObjects,
+) -> CaseResult:
+    """Run the case's sessions and judge its expectations."""
+    from policytest.harness.checks import scheduling_objects_of
+    from policytest.sessions.build import build_jobs
+    from policytest.sessions.jobs import expand_jobs
+    from policytest.sessions.objects import SchedulingSpecError
+    from policytest.sessions.session import run_sessions
+
+    plan = getattr(scheduler, "session", None)
+    if plan is None:
+        return replace(
+            result,
+            status="error",
+            message=message_lines(
+                [
+                    f"case `{case.name}` schedules Volcano jobs (`jobs`, `sessions` or pods "
+                    "naming a PodGroup), but the config is not a Volcano conf"
+                ]
+            ),
+        )
+    try:
+        scheduling = scheduling_objects_of(fixture)
+        entries: list[Mapping[str, Any]] = list(case.pods)
+        if case.jobs:
+            expanded = expand_jobs(case.jobs, scheduling, f"case `{case.name}`: jobs")
+            scheduling = replace(
+                scheduling,
+                pod_groups=(*scheduling.pod_groups, *(job.group for job in expanded)),
+            )
+            entries += [pod for job in expanded for pod in job.pods]
+        pods = [
+            (entry, pod)
+            for entry in entries
+            for pod in pods_from_dict(
+                entry, default_requests_from_limits=True, where=f"case `{case.name}`"
+            )
+        ]
+    except (SchedulingSpecError, ValueError) as error:
+        return replace(result, status="error", message=message_lines([str(error)]))
+    built = build_jobs(scheduling, pods, scheduler.overhead_first)
+    sessions = case.sessions or 1
+    run = run_sessions(plan, scheduler, nodes, objects, built.jobs, built.queues, sessions)
+    run = replace(run, notes=built.notes)
+    placements = {node.name: 0 for node in nodes}
+    for bind in run.binds:
+        placements[bind.node] += 1
+    pending = len(pods) - len(run.binds)
+    problems = list(_problems(case, run, placements, pending))
+    return replace(
+        result,
+        status="failed" if problems else "passed",
+        message=message_lines(problems),
+        placements=placements,
+        pending=pending,
+        sessions=run,
+    )
+
+
+def _problems(
+    case: Case, run: SessionsResult, placements: Mapping[str, int], pending: int
+) -> Iterator[str]:
+    expect = case.expect
+    got = {name: count for name, count in placements.items() if count}
+    if expect.asserts_nothing():
+        yield _NOTHING.format(got=f"{len(run.binds)} pods, placements {_counts(got)}")
+    if expect.placements is not None:
+        expected = {name: count for name, count in expect.placements.items() if count}
+        if got != expected:
+            yield f"placements: expected {_counts(expected)}, got {_counts(got)}"
+    used = sum(1 for count in got.values() if count)
+    if expect.nodes_used is not None and expect.nodes_used != used:
+        yield f"nodesUsed: expected {expect.nodes_used}, got {used}"
+    if expect.pending is not None and expect.pending != pending:
+        yield f"pending: expected {expect.pending}, got {pending}"
+    groups = run.pod_groups
+    by_name = {key.split("/", 1)[1]: key for key in groups}
+    for name, wanted in (expect.jobs or {}).items():
+        key = name if name in groups else by_name.get(name)
+        if key is None:
+            yield f"jobs: no job `{name}`{did_you_mean(name, sorted(by_name))}"
+            continue
+        outcome = groups[key]
+        if "bound" in wanted and wanted["bound"] != outcome.bound:
+            yield f"jobs: {name} expected {wanted['bound']} bound, got {outcome.bound}" + (
+                f" ({outcome.reason})" if outcome.reason else ""
+            )
+        if "phase" in wanted and wanted["phase"] != outcome.phase:
+            yield f"jobs: {name} expected phase {wanted['phase']}, got {outcome.phase}"
+    nodes_of = {bind.pod: bind.node for bind in run.binds}
+    pod_names = {key.split("/", 1)[1]: key for key in nodes_of}
+    for pod, node in (expect.binds or {}).items():
+        key = pod if pod in nodes_of else pod_names.get(pod)
+        if key is None:
+            yield f"binds: pod `{pod}` was not bound{did_you_mean(pod, sorted(pod_names))}"
+        elif nodes_of[key] != node:
+            yield f"binds: {pod} expected on {node}, got {nodes_of[key]}"
+    if not case.ties_allowed:
+        deciding = [
+            bind
+            for bind in run.ties
+            if expect.binds or expect.placements is not None or not bind.identical
+        ]
+        if deciding and not expect.asserts_nothing():
+            first = deciding[0]
+            yield (
+                f"ties: {len(deciding)} of {len(run.binds)} binds "
+                f"{'was' if len(deciding) == 1 else 'were'} decided by a tie that this "
+                f"expectation depends on (first: {first.pod} went to {first.node}, tied with "
+                f"{', '.join(first.tied_with)}); the real scheduler picks at random, so this "
+                "outcome is not guaranteed (set `ties: allow` to accept)"
+            )
+    if run.equal_shares and not case.ties_allowed and not expect.asserts_nothing():
+        yield (
+            "queues: queues with equal shares were ordered; the real scheduler sums their "
+            "shares in a random order and may serve them in either order (set `ties: allow` "
+            "to accept)"
+        )
+
+
+def _counts(counts: Mapping[str, int]) -> str:
+    return "{" + ", ".join(f"{name}: {count}" for name, count in sorted(counts.items())) + "}"

@@ -1,0 +1,146 @@
+"""A case's pods and the cluster's scheduling objects as the session's jobs and queues,
+the way Volcano's cache builds them, and what it does with input it cannot use:
+
+- a pod whose ``scheduling.k8s.io/group-name`` names a PodGroup that does not exist
+  belongs to a job without a PodGroup: the scheduler never schedules it;
+- a Volcano pod naming no group gets the PodGroup the PodGroup controller makes for it
+  (``podgroup-<pod>``, ``minMember`` 1, the queue ``default``, the pod's class);
+- a PodGroup in a queue that does not exist is left out of every session;
+- a PriorityClass that does not exist gives the global default priority (0 without one);
+- a pod of another scheduler is not Volcano's to schedule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from policytest.scoring.accounting import volcano_pod_request
+from policytest.scoring.cluster import Pod
+from policytest.sessions.objects import (
+    GROUP_NAME,
+    VOLCANO,
+    PodGroup,
+    Queue,
+    SchedulingObjects,
+    membership,
+)
+from policytest.sessions.resource import Resource
+from policytest.sessions.state import BOUND, Job, Task
+
+__all__ = ["Jobs", "build_jobs"]
+
+
+@dataclass
+class Jobs:
+    """The session's jobs and queues, and the notes about input the scheduler skips."""
+
+    jobs: list[Job]
+    queues: dict[str, Queue]
+    notes: tuple[str, ...]
+
+
+def build_jobs(
+    scheduling: SchedulingObjects,
+    pods: Sequence[tuple[Mapping[str, Any], Pod]],
+    overhead_first: bool,
+    bound: Mapping[str, str] | None = None,
+) -> Jobs:
+    """Jobs from the PodGroups and the case's pods (each its entry and its scorer pod);
+    ``bound``: pods already bound, by key, to their node."""
+    notes: list[str] = []
+    queues = {queue.name: queue for queue in scheduling.queues}
+    groups = {group.key: group for group in scheduling.pod_groups}
+    made: dict[str, Job] = {}
+    missing: dict[str, list[str]] = {}
+    for entry, pod in pods:
+        member = membership(entry if isinstance(entry, Mapping) else {})
+        name = pod.name or f"pod-{len(made)}"
+        key = f"{member.namespace}/{name}"
+        if member.scheduler_name != VOLCANO:
+            notes.append(
+                f"pod {key}: schedulerName {member.scheduler_name!r}, not volcano: "
+                "not Volcano's to schedule (left pending)"
+            )
+            continue
+        job_key = member.job or f"{member.namespace}/podgroup-{member.uid or name}"
+        group = groups.get(job_key)
+        if group is None and not member.group:
+            group = groups[job_key] = PodGroup(
+                f"podgroup-{member.uid or name}",
+                member.namespace,
+                priority_class=member.priority_class,
+                uid=job_key,
+            )
+        if group is None:
+            missing.setdefault(job_key, []).append(key)
+            continue
+        job = made.get(job_key)
+        if job is None:
+            job = made[job_key] = Job(group, _priority(scheduling, group.priority_class))
+            job.phase = group.phase
+        request = volcano_pod_request(pod, overhead_first)
+        resreq = Resource.of(request)
+        priority = member.priority
+        if priority is None:
+            found = scheduling.priority_class(member.priority_class)
+            priority = found.value if found else scheduling.default_priority
+        task = Task(
+            key=key,
+            name=name,
+            job=job_key,
+            role=member.role,
+            priority=priority,
+            created=member.created,
+            uid=member.uid or key,
+            pod=_scored(pod),
+            resreq=resreq,
+            best_effort=resreq.is_empty(),
+        )
+        if bound and key in bound:
+            task.status, task.node = BOUND, bound[key]
+        job.add(task)
+    for job_key, keys in missing.items():
+        notes.append(
+            f"PodGroup {job_key} does not exist: Volcano never schedules its "
+            f"{len(keys)} pod{'s' if len(keys) != 1 else ''} ({', '.join(keys[:3])}"
+            f"{', ...' if len(keys) > 3 else ''})"
+        )
+    jobs = []
+    for job in made.values():
+        group = job.group
+        if group.queue not in queues:
+            if group.queue == "default" and not scheduling.queues:
+                queues["default"] = Queue("default")  # Volcano creates it at start-up
+            else:
+                notes.append(
+                    f"PodGroup {job.key} is in queue {group.queue!r}, which does not exist: "
+                    "Volcano leaves it out of every session"
+                )
+                continue
+        if group.priority_class and scheduling.priority_class(group.priority_class) is None:
+            notes.append(
+                f"PodGroup {job.key}: PriorityClass {group.priority_class!r} does not exist: "
+                f"the job gets priority {job.priority} (the API server refuses such pods)"
+            )
+        jobs.append(job)
+    return Jobs(jobs, queues, tuple(notes))
+
+
+def _priority(scheduling: SchedulingObjects, name: str) -> int:
+    found = scheduling.priority_class(name)
+    return found.value if found else scheduling.default_priority
+
+
+def _scored(pod: Pod) -> Pod:
+    """The pod as the scorers read it: without the group annotations and its name, so
+    that the tasks of one shape share their scores (no scorer reads either)."""
+    from dataclasses import replace
+
+    annotations = tuple(
+        (key, value)
+        for key, value in pod.annotations
+        if key != GROUP_NAME and not key.startswith("volcano.sh/")
+    )
+    return replace(pod, name="", annotations=annotations)

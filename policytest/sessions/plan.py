@@ -1,0 +1,89 @@
+"""What a session reads of the conf: the actions in order, each tier's plugin entries with
+their flags, and the arguments the session's plugins take (overcommit's factor), with the
+release whose session code runs them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+__all__ = ["EVICTING_ACTIONS", "PluginPlan", "SessionPlan"]
+
+EVICTING_ACTIONS: Final = ("preempt", "reclaim", "gangpreempt", "gangreclaim", "shuffle")
+"""Actions that evict running pods: not simulated (reported, never skipped silently)."""
+SIMULATED_ACTIONS: Final = ("enqueue", "allocate", "backfill")
+SESSION_PLUGINS: Final = frozenset(
+    {
+        "priority",
+        "gang",
+        "drf",
+        "proportion",
+        "overcommit",
+        "conformance",
+        "predicates",
+        "nodeorder",
+        "binpack",
+        "resource-strategy-fit",
+    }
+)
+"""Plugins whose part in a session is simulated (the scorers' plugins included)."""
+UNSIMULATED_SESSION_PLUGINS: Final = {
+    "capacity": "queue order, queue capacity and enqueue by capacity",
+    "sla": "job order and enqueue by waiting time",
+    "tdm": "revocable nodes",
+    "task-topology": "task order and node order by task affinity",
+    "numa-aware": "NUMA placement",
+    "usage": "node usage",
+    "cdp": "cooldown protection",
+    "rescheduling": "rescheduling",
+    "extender": "an external scheduler extender",
+    "resourcequota": "ResourceQuotas",
+    "deviceshare": "shared devices",
+    "network-topology-aware": "HyperNodes",
+    "pdb": "PodDisruptionBudgets",
+    "nodegroup": "node groups",
+}
+"""Plugins that take part in a session in ways not simulated, and what they decide."""
+
+
+@dataclass(frozen=True)
+class PluginPlan:
+    """One plugin entry of a tier: its name and effective flags."""
+
+    name: str
+    flags: Mapping[str, bool | None]
+    arguments: Mapping[str, Any] | None = None
+
+    def enabled(self, flag: str) -> bool:
+        """``framework.isEnabled``: an unset flag counts as on (defaulting made most true)."""
+        value = self.flags.get(flag)
+        return value is None or bool(value)
+
+
+@dataclass(frozen=True)
+class SessionPlan:
+    """The conf as ``Scheduler.runOnce`` runs it, and the release that runs it."""
+
+    actions: tuple[str, ...]
+    tiers: tuple[tuple[PluginPlan, ...], ...]
+    version: tuple[int, int]
+    plugins: frozenset[str] = field(default_factory=frozenset)
+    """Every plugin name the conf registers (entries of unknown plugins are skipped)."""
+
+    def has(self, plugin: str) -> bool:
+        return plugin in self.plugins
+
+    @property
+    def not_simulated(self) -> tuple[str, ...]:
+        """The conf's actions that evict, which the simulation does not run."""
+        return tuple(action for action in self.actions if action in EVICTING_ACTIONS)
+
+    @property
+    def unsimulated_plugins(self) -> tuple[str, ...]:
+        """``plugin: what it decides`` for each registered plugin whose part is not simulated."""
+        return tuple(
+            f"{name}: {UNSIMULATED_SESSION_PLUGINS[name]}"
+            for name in sorted(self.plugins)
+            if name in UNSIMULATED_SESSION_PLUGINS
+        )

@@ -1,0 +1,260 @@
+"""The session plugins that order and admit jobs: priority, gang and drf's job order,
+proportion's queue share, overuse, allocatable check and enqueue check, and overcommit's
+enqueue check, each as the release's ``OnSessionOpen`` sets it up.
+
+proportion's ``deserved`` loop sums over a Go map, in an order that changes from run to
+run; here queues are visited by name, and a queue order that rests on two shares the
+loop computes equal is reported (:attr:`Proportion.equal_shares`), as fact 9 of the
+session oracle observed the real order change between runs there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from policytest.sessions.objects import Queue
+from policytest.sessions.resource import (
+    INFINITY,
+    ZERO,
+    Resource,
+    exceeded_part,
+    infinite_if_unset,
+    share,
+    total,
+)
+from policytest.sessions.state import ALLOCATED_STATUSES, PENDING, Job
+
+__all__ = ["Drf", "Overcommit", "Proportion", "queue_resource"]
+
+
+def queue_resource(resources: Mapping[str, str]) -> Resource:
+    """A queue's or PodGroup's resource list (quantities) in Volcano units."""
+    from policytest.scoring.accounting import volcano_resource
+    from policytest.scoring.cluster import ResourceList
+    from policytest.scoring.quantity import parse_quantity
+
+    parsed = ResourceList({n: parse_quantity(q) for n, q in resources.items()})
+    return Resource.of(volcano_resource(parsed))
+
+
+def inqueue_resource(job: Job, allocated: Resource) -> Resource:
+    """``GetInqueueResource``: what the job's ``minResources`` still reserve beyond what
+    it has allocated, for the resources ``minResources`` names."""
+    minimum = queue_resource(job.group.min_resources or {})
+    reserved = Resource()
+    for name in job.group.min_resources or {}:
+        if name == "cpu":
+            reserved.cpu = max(minimum.cpu - allocated.cpu, 0.0)
+        elif name == "memory":
+            reserved.memory = max(minimum.memory - allocated.memory, 0.0)
+        else:
+            left = minimum.get(name) - allocated.get(name)
+            if name in (minimum.scalars or {}) and left > 0:
+                reserved.scalars = reserved.scalars or {}
+                reserved.scalars[name] = left
+    return reserved
+
+
+def _counts_inqueue(job: Job) -> bool:
+    """A job whose ``minResources`` count as claimed: Inqueue, or Running with enough
+    tasks allocated."""
+    if job.group.min_resources is None:
+        return False
+    if job.phase == "Inqueue":
+        return True
+    allocated = sum(1 for task in job.tasks if task.status in ALLOCATED_STATUSES)
+    return job.phase == "Running" and allocated >= job.group.min_member
+
+
+@dataclass
+class _QueueAttr:
+    queue: Queue
+    deserved: Resource = field(default_factory=Resource)
+    allocated: Resource = field(default_factory=Resource)
+    request: Resource = field(default_factory=Resource)
+    elastic: Resource = field(default_factory=Resource)
+    inqueue: Resource = field(default_factory=Resource)
+    capability: Resource | None = None
+    real_capability: Resource | None = None
+    guarantee: Resource = field(default_factory=Resource)
+    share: float = 0.0
+
+    def update_share(self) -> None:
+        self.share = max(
+            (share(self.allocated.get(n), self.deserved.get(n)) for n in self.deserved.names()),
+            default=0.0,
+        )
+        self.share = max(self.share, 0.0)
+
+
+class Proportion:
+    """proportion's state for one session."""
+
+    def __init__(self, cluster_total: Resource, queues: Mapping[str, Queue], jobs: list[Job]):
+        self.attrs: dict[str, _QueueAttr] = {}
+        self.equal_shares = False
+        guarantees = total(queue_resource(q.guarantee) for q in queues.values() if q.guarantee)
+        for job in jobs:
+            attr = self.attrs.get(job.queue)
+            if attr is None:
+                attr = self.attrs[job.queue] = self._attr(queues[job.queue], cluster_total)
+                real = exceeded_part(cluster_total, guarantees).add(attr.guarantee)
+                if attr.capability is None:
+                    attr.capability = Resource()
+                    attr.real_capability = real
+                else:
+                    attr.real_capability = real.min_dimension(attr.capability, INFINITY)
+            for task in job.tasks:
+                if task.status in ALLOCATED_STATUSES:
+                    attr.allocated.add(task.resreq)
+                    attr.request.add(task.resreq)
+                elif task.status == PENDING:
+                    attr.request.add(task.resreq)
+            if _counts_inqueue(job):
+                attr.inqueue.add(inqueue_resource(job, job.allocated()))
+        self._deserve(cluster_total)
+
+    @staticmethod
+    def _attr(queue: Queue, cluster_total: Resource) -> _QueueAttr:
+        attr = _QueueAttr(queue)
+        if queue.capability:
+            attr.capability = infinite_if_unset(queue_resource(queue.capability))
+        if queue.guarantee:
+            attr.guarantee = queue_resource(queue.guarantee)
+        return attr
+
+    def _deserve(self, cluster_total: Resource) -> None:
+        remaining = cluster_total.clone()
+        met: set[str] = set()
+        ordered = [self.attrs[name] for name in sorted(self.attrs)]
+        while True:
+            weight = sum(a.queue.weight for a in ordered if a.queue.name not in met)
+            if weight == 0:
+                break
+            old_remaining = remaining.clone()
+            increased, decreased = Resource(), Resource()
+            for attr in ordered:
+                if attr.queue.name in met:
+                    continue
+                old = attr.deserved.clone()
+                attr.deserved.add(remaining.clone().multi(attr.queue.weight / weight))
+                if attr.real_capability is not None:
+                    attr.deserved.min_dimension(attr.real_capability, INFINITY)
+                attr.deserved.min_dimension(attr.request, ZERO)
+                attr.deserved = _max(attr.deserved, attr.guarantee)
+                attr.update_share()
+                if attr.request.less_equal(attr.deserved, ZERO) or attr.deserved.semantic_equal(
+                    old
+                ):
+                    met.add(attr.queue.name)
+                up, down = attr.deserved.diff(old, ZERO)
+                increased.add(up)
+                decreased.add(down)
+            remaining = exceeded_part(remaining.clone().add(decreased), increased)
+            if remaining.is_empty() or remaining.semantic_equal(old_remaining):
+                break
+
+    def compare(self, left: Queue, right: Queue) -> int:
+        """The queue order: higher ``priority`` first, then the lower share."""
+        if left.priority != right.priority:
+            return right.priority - left.priority
+        mine, theirs = self.attrs[left.name].share, self.attrs[right.name].share
+        if mine == theirs:
+            if mine and len(self.attrs) > 2:
+                self.equal_shares = True
+            return 0
+        return -1 if mine < theirs else 1
+
+    def overused(self, queue: Queue) -> bool:
+        attr = self.attrs[queue.name]
+        return attr.deserved.less_equal(attr.allocated, ZERO)
+
+    def allocatable(self, queue: Queue, request: Resource) -> bool:
+        if queue.state != "Open":
+            return False
+        attr = self.attrs[queue.name]
+        return not attr.allocated.clone().add(request).over_in_requested(attr.deserved, request)
+
+    def enqueueable(self, job: Job, queue: Queue) -> int:
+        """+1 permit, -1 reject (proportion never abstains)."""
+        if queue.state != "Open":
+            return -1
+        attr = self.attrs[queue.name]
+        if attr.real_capability is None or job.group.min_resources is None:
+            return 1
+        minimum = queue_resource(job.group.min_resources)
+        wanted = minimum.clone().add(attr.allocated).add(attr.inqueue).sub(attr.elastic)
+        if wanted.over_in_requested(attr.real_capability, minimum):
+            return -1
+        attr.inqueue.add(minimum)
+        return 1
+
+    def allocate(self, job: Job, request: Resource, sign: int) -> None:
+        attr = self.attrs.get(job.queue)
+        if attr is not None:
+            (attr.allocated.add if sign > 0 else attr.allocated.sub)(request)
+            attr.update_share()
+
+
+def _max(left: Resource, right: Resource) -> Resource:
+    """``helpers.Max``: each dimension's larger value (scalars of either side)."""
+    result = Resource(max(left.cpu, right.cpu), max(left.memory, right.memory))
+    names = [
+        *(left.scalars or {}),
+        *(n for n in right.scalars or {} if n not in (left.scalars or {})),
+    ]
+    if left.scalars is not None or right.scalars is not None:
+        result.scalars = {n: max(left.get(n), right.get(n)) for n in names}
+    return result
+
+
+class Drf:
+    """drf's job shares: the dominant share of each job's allocated resources."""
+
+    def __init__(self, cluster_total: Resource, jobs: Iterable[Job]) -> None:
+        self.total = cluster_total
+        self.allocated = {job.key: job.allocated() for job in jobs}
+        self.shares = {key: self._share(alloc) for key, alloc in self.allocated.items()}
+
+    def _share(self, allocated: Resource) -> float:
+        best = 0.0
+        for name in self.total.names():
+            value = share(allocated.get(name), self.total.get(name))
+            if value > best:
+                best = value
+        return best
+
+    def compare(self, left: Job, right: Job) -> int:
+        mine, theirs = self.shares[left.key], self.shares[right.key]
+        return 0 if mine == theirs else -1 if mine < theirs else 1
+
+    def allocate(self, job: Job, request: Resource, sign: int) -> None:
+        allocated = self.allocated[job.key]
+        (allocated.add if sign > 0 else allocated.sub)(request)
+        self.shares[job.key] = self._share(allocated)
+
+
+class Overcommit:
+    """overcommit's enqueue check: the cluster's allocatable times the factor, less what
+    is used and what admitted jobs' ``minResources`` claim."""
+
+    def __init__(self, factor: float, cluster_total: Resource, used: Resource, jobs: list[Job]):
+        self.idle = cluster_total.clone().multi(factor).sub(used)
+        self.inqueue = Resource()
+        for job in jobs:
+            if job.phase == "Inqueue" and job.group.min_resources is not None:
+                self.inqueue.add(queue_resource(job.group.min_resources))
+            elif _counts_inqueue(job):
+                self.inqueue.add(inqueue_resource(job, job.allocated()))
+
+    def enqueueable(self, job: Job) -> int:
+        if job.group.min_resources is None:
+            return 1
+        minimum = queue_resource(job.group.min_resources)
+        wanted = self.inqueue.clone().add(minimum)
+        return -1 if wanted.over_in_requested(self.idle, minimum) else 1
+
+    def enqueued(self, job: Job) -> None:
+        if job.group.min_resources is not None:
+            self.inqueue.add(queue_resource(job.group.min_resources))

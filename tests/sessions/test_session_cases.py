@@ -1,0 +1,199 @@
+"""Session cases through the real entry point: ``jobs:`` fixtures (the oracle README's
+``edges-gpu8-min2`` story), a snapshot of Volcano jobs, ``run --format json``'s ``binds``
+and ``podGroups``, expectations naming jobs and pods, and bad input said plainly."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import RunLine
+
+DATA = Path(__file__).parent.parent / "data"
+STORY = DATA / "sessions" / "edges-gpu8-min2.policytest.yaml"
+CONF = """\
+  volcano:
+    actions: "enqueue, allocate, backfill"
+    tiers:
+    - plugins: [{name: priority}, {name: gang}, {name: conformance}]
+    - plugins: [{name: overcommit}, {name: drf}, {name: predicates}, {name: proportion},
+                {name: nodeorder}, {name: binpack}]
+"""
+
+
+def fixture(tmp_path: Path, cluster: str, case: str) -> Path:
+    path = tmp_path / "jobs.policytest.yaml"
+    path.write_text(
+        "apiVersion: policytest/v1\nkind: PolicyTest\nscheduler:\n"
+        + CONF
+        + "cluster:\n  nodes:\n"
+        + "  - {name: n1, allocatable: {cpu: '8', memory: 32Gi, pods: '110'}}\n"
+        + "  - {name: n2, allocatable: {cpu: '8', memory: 32Gi, pods: '110'}}\n"
+        + cluster
+        + "cases:\n"
+        + case
+    )
+    return path
+
+
+def results(run_line: RunLine, path: Path) -> dict[str, Any]:
+    done = run_line(["run", "--format", "json", str(path)])
+    assert done.exit_code in (0, 1), done
+    result: dict[str, Any] = json.loads(done.stdout)["results"][0]
+    return result
+
+
+def test_the_8_gpu_story_through_run(run_line: RunLine, tmp_path: Path) -> None:
+    path = tmp_path / STORY.name
+    shutil.copy(STORY, path)
+    result = results(run_line, path)
+    assert result["status"] == "passed", result["message"]
+    assert [(b["pod"], b["node"]) for b in result["binds"]] == [
+        ("default/small-worker-0", "gpu-03"),
+        ("default/small-worker-1", "gpu-01"),
+        ("default/llm-worker-0", "gpu-02"),
+        ("default/llm-worker-1", "gpu-00"),
+    ]
+    assert result["podGroups"]["default/llm"] == {
+        "phase": "Running", "bound": 2, "reason": "", "minMember": 2, "queue": "default"
+    }  # fmt: skip
+    # under the Helm chart's default binpack the small gang takes the free nodes
+    text = path.read_text().replace("binpack.weight: 10", "binpack.weight: 1")
+    text = text.replace(
+        "binpack.resources.nvidia.com/gpu: 8", "binpack.resources.nvidia.com/gpu: 1"
+    )
+    path.write_text(text.replace("leastrequested.weight: 0, balancedresource.weight: 0", ""))
+    result = results(run_line, path)
+    assert result["status"] == "failed"
+    assert result["podGroups"]["default/llm"]["bound"] == 0
+    assert result["podGroups"]["default/llm"]["reason"].startswith(
+        "2/3 tasks in gang unschedulable: pod group is not ready"
+    )
+
+
+def test_a_snapshot_of_volcano_jobs(run_line: RunLine, tmp_path: Path) -> None:
+    with gzip.open(DATA / "oracle/volcano-session/volcano-session-1.15.1.jsonl.gz", "rt") as f:
+        record = next(r for r in map(json.loads, f) if r["id"] == "edges-gpu8-min2-gpu_binpack")
+    (tmp_path / "cluster.json").write_text(json.dumps(record["input"]["objects"]))
+    (tmp_path / "volcano-scheduler.conf").write_text(record["input"]["conf"])
+    path = tmp_path / "snap.policytest.yaml"
+    path.write_text(
+        "apiVersion: policytest/v1\nkind: PolicyTest\nscheduler:\n"
+        "  config: volcano-scheduler.conf\ncluster:\n  snapshot: cluster.json\n"
+        "cases:\n- name: pending\n  pods: {fromSnapshot: pending}\n  sessions: 2\n"
+        "  expect: {jobs: {small: {bound: 2}, llm: {bound: 2, phase: Running}}}\n"
+    )
+    (tmp_path / ".git").mkdir()
+    result = results(run_line, path)
+    assert result["status"] == "passed", result["message"]
+    final = {b["pod"]: b["node"] for b in result["binds"]}
+    assert final == {pod: node for pod, node in record["result"]["final"].items() if node}
+    phases = {key: group["phase"] for key, group in result["podGroups"].items()}
+    assert phases == record["result"]["finalPodGroups"]
+
+
+@pytest.mark.parametrize(
+    ("expect", "message"),
+    [
+        pytest.param(
+            "{jobs: {trian: {bound: 2}}}", "jobs: no job `trian`; did you mean `train`?", id="job"
+        ),
+        pytest.param(
+            "{binds: {train-worker-9: n1}}",
+            "binds: pod `train-worker-9` was not bound; did you mean",
+            id="pod",
+        ),
+        pytest.param(
+            "{jobs: {train: {bound: 1}}}",
+            "jobs: train expected 1 bound, got 2",
+            id="count",
+        ),
+    ],
+)
+def test_expectations_name_jobs_and_pods(
+    run_line: RunLine, tmp_path: Path, expect: str, message: str
+) -> None:
+    case = (
+        "- name: two\n  jobs:\n  - name: train\n    tasks: [{name: worker, replicas: 2, "
+        f"requests: {{cpu: '4'}}}}]\n  expect: {expect}\n"
+    )
+    result = results(run_line, fixture(tmp_path, "", case))
+    assert result["status"] == "failed"
+    assert message in result["message"]
+
+
+@pytest.mark.parametrize(
+    ("cluster", "case", "wanted"),
+    [
+        pytest.param(
+            "",
+            "- name: orphan\n  pods:\n  - metadata: {name: lost-0, annotations: "
+            "{scheduling.k8s.io/group-name: lost}}\n    spec: {schedulerName: volcano, "
+            "containers: [{name: c, resources: {requests: {cpu: '1'}}}]}\n"
+            "  expect: {pending: 1}\n",
+            "PodGroup default/lost does not exist: Volcano never schedules its 1 pod",
+            id="missing-podgroup",
+        ),
+        pytest.param(
+            "  queues: [{name: default}]\n",
+            "- name: nowhere\n  jobs:\n  - {name: train, queue: research, tasks: "
+            "[{name: w, replicas: 1, requests: {cpu: '1'}}]}\n  expect: {pending: 1}\n",
+            "queue 'research', which does not exist",
+            id="missing-queue",
+        ),
+        pytest.param(
+            "  priorityClasses: [{name: high, value: 1000}]\n",
+            "- name: typo\n  jobs:\n  - {name: train, priority: hihg, tasks: "
+            "[{name: w, replicas: 1, requests: {cpu: '1'}}]}\n  expect: {pending: 0}\n",
+            "PriorityClass 'hihg' does not exist",
+            id="missing-priority-class",
+        ),
+    ],
+)
+def test_bad_input_is_said_plainly(
+    run_line: RunLine, tmp_path: Path, cluster: str, case: str, wanted: str
+) -> None:
+    result = results(run_line, fixture(tmp_path, cluster, case))
+    assert result["status"] == "passed", result["message"]
+    assert any(wanted in note for note in result["notes"]), result["notes"]
+
+
+@pytest.mark.parametrize(
+    ("cluster", "job", "phase", "reason"),
+    [
+        pytest.param(
+            "  queues: [{name: default, state: Closed}]\n",
+            "{name: train, tasks: [{name: w, replicas: 1, requests: {cpu: '1'}}]}",
+            "Pending",
+            "1/1 tasks in gang unschedulable",
+            id="closed-queue",
+        ),
+        pytest.param(
+            "",
+            "{name: train, minAvailable: 3, tasks: [{name: w, replicas: 2, requests: {cpu: '1'}}]}",
+            "Inqueue",  # enqueue admits it; allocate never tries an invalid gang
+            "3/2 tasks in gang unschedulable: pod group is not ready, 2 Pending, 3 minAvailable",
+            id="min-member-above-tasks",
+        ),
+        pytest.param(
+            "",
+            "{name: train, tasks: [{name: w, replicas: 3, requests: {cpu: '8'}}]}",
+            "Pending",
+            "3/3 tasks in gang unschedulable: pod group is not ready, 3 Pending, 3 minAvailable",
+            id="min-resources-above-the-cluster",
+        ),
+    ],
+)
+def test_jobs_that_never_start_say_why(
+    run_line: RunLine, tmp_path: Path, cluster: str, job: str, phase: str, reason: str
+) -> None:
+    case = f"- name: never\n  jobs:\n  - {job}\n  expect: {{jobs: {{train: {{bound: 0}}}}}}\n"
+    result = results(run_line, fixture(tmp_path, cluster, case))
+    assert result["status"] == "passed", result["message"]
+    assert result["podGroups"]["default/train"]["phase"] == phase
+    assert reason in result["podGroups"]["default/train"]["reason"]
