@@ -92,3 +92,15 @@ def test_a_deeply_nested_case_name_in_an_unloadable_fixture(
     # libyaml composes), so the whole fixture is the error, said in one line
     assert case["status"] == "error" and case["case"] == "(fixture)"
     assert "nests deeper than 200 levels" in case["message"]
+
+
+def test_a_conf_that_is_one_scalar_of_the_wrong_tag_is_vc001(
+    run_line: RunLine, tmp_path: Path
+) -> None:
+    """``!!int abc`` as the whole conf: the check for an empty conf decoded it and raised
+    (an internal error); yaml.v2 fails to decode it, so Volcano rejects the conf."""
+    conf = tmp_path / "volcano-scheduler.conf"
+    conf.write_text("!!int abc\n")
+    result = run_line(["validate", conf])
+    assert result.exit_code == 1, result
+    assert "VC001" in result.stdout and "cannot decode !!str `abc` as a !!int" in result.stdout

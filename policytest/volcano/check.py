@@ -218,9 +218,15 @@ def load(document: Document, options: CheckOptions) -> tuple[VolcanoConf | None,
 
 
 def _is_empty(document: Document) -> bool:
-    """No content (empty, white space, comments) or a null: yaml.v2 decodes nothing."""
+    """No content (empty, white space, comments) or a null: yaml.v2 decodes nothing. A
+    scalar whose tag cannot hold it (``!!int abc``) is not empty: decoding it fails."""
     root = document.root
-    return isinstance(root, ScalarNode) and resolve_scalar(root, document.text)[0] == NULL
+    if not isinstance(root, ScalarNode):
+        return False
+    try:
+        return resolve_scalar(root, document.text)[0] == NULL
+    except DecodeError:
+        return False
 
 
 def _empty_conf(document: Document) -> Finding:
