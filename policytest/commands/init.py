@@ -70,9 +70,12 @@ def execute(args: Any) -> int:
         return usage_error(missing)
     try:
         nodes = scaffold.sketch_nodes(args.node, args.used)
-        pod = scaffold.resources(args.pod or scaffold.DEFAULT_POD)
     except scaffold.ScaffoldError as error:
         return usage_error(str(error))
+    try:
+        pod = scaffold.resources(args.pod or scaffold.DEFAULT_POD)
+    except scaffold.ScaffoldError as error:
+        return usage_error(f"--pod: {error}")
     name = os.path.basename(args.config).split(".")[0]
     output = args.output or os.path.join("fixtures", f"{name}.policytest.yaml")
     scheduler, findings = config_scheduler(args.config, None, check_options(args))

@@ -34,14 +34,20 @@ class NodeSketch:
     used: Mapping[str, str]
 
 
-def resources(text: str) -> dict[str, str]:
-    """``cpu=8,memory=32Gi`` as a resource list, each quantity one Kubernetes accepts."""
+def resources(text: str, *, on_node: bool = False) -> dict[str, str]:
+    """``cpu=8,memory=32Gi`` as a resource list: each name one a pod can request (a node
+    has, ``on_node``), each quantity one Kubernetes accepts."""
+    from policytest.harness.checks import resource_name_problem
+
     listed: dict[str, str] = {}
     for item in text.split(","):
         name, equals, quantity = item.partition("=")
         name, quantity = name.strip(), quantity.strip()
         if not equals or not name or not quantity:
             raise ScaffoldError(f"expected RESOURCE=QUANTITY, comma-separated: {text!r}")
+        problem = resource_name_problem(name, on_node=on_node)
+        if problem is not None:
+            raise ScaffoldError(problem)
         try:
             negative = parse_quantity(quantity).nanos < 0
         except QuantityError as error:
@@ -57,7 +63,10 @@ def named_resources(text: str) -> tuple[str, dict[str, str]]:
     name, colon, rest = text.partition(":")
     if not colon or not name.strip():
         raise ScaffoldError(f"expected NODE:RESOURCE=QUANTITY,...: {text!r}")
-    return name.strip(), resources(rest)
+    try:
+        return name.strip(), resources(rest, on_node=True)
+    except ScaffoldError as error:
+        raise ScaffoldError(f"node {name.strip()!r}: {error}") from None
 
 
 def sketch_nodes(nodes: Sequence[str], used: Sequence[str]) -> list[NodeSketch]:

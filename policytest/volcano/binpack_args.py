@@ -17,6 +17,7 @@ from policytest.core.findings import Finding, Severity
 from policytest.core.suggest import closest
 from policytest.read.goyaml import Uint64
 from policytest.read.nodes import ScalarNode
+from policytest.scoring.names import WELL_KNOWN_RESOURCES
 from policytest.scoring.weights import BinpackWeights
 from policytest.volcano import rules
 from policytest.volcano.arguments import IntRead, describe, get_int, surprising_int
@@ -39,24 +40,8 @@ PREFIX = RESOURCES + "."
 KNOWN_KEYS = (WEIGHT, CPU, MEMORY, RESOURCES)
 INT64_MAX = 2**63 - 1
 
-STANDARD_RESOURCES = (
-    "cpu",
-    "memory",
-    "pods",
-    "ephemeral-storage",
-    "nvidia.com/gpu",
-    "amd.com/gpu",
-    "gpu.intel.com/i915",
-    "gpu.intel.com/xe",
-    "volcano.sh/vgpu-number",
-    "volcano.sh/vgpu-memory",
-    "volcano.sh/vgpu-cores",
-    "huawei.com/Ascend910",
-    "huawei.com/Ascend310",
-    "huawei.com/Ascend310P",
-)
 _STANDARD_PREFIXES = ("hugepages-", "nvidia.com/mig-", "volcano.sh/", "example.com/")
-_GPU_NAMES = tuple(name for name in STANDARD_RESOURCES if "gpu" in name)
+_GPU_NAMES = tuple(name for name in WELL_KNOWN_RESOURCES if "gpu" in name)
 
 
 def declared_resources(
@@ -100,9 +85,9 @@ def resource_name_problem(name: str) -> str | None:
             f"`{name}` is one resource name to Volcano, which splits `binpack.resources` "
             "on commas only; separate names with commas"
         )
-    if name in STANDARD_RESOURCES or name.startswith(_STANDARD_PREFIXES):
+    if name in WELL_KNOWN_RESOURCES or name.startswith(_STANDARD_PREFIXES):
         return None
-    for standard in STANDARD_RESOURCES:
+    for standard in WELL_KNOWN_RESOURCES:
         if standard.lower() == name.lower():
             return (
                 f"`{name}` differs from `{standard}` only by case; resource names are "
