@@ -442,8 +442,10 @@ class PolicytestAPI:
         self, scheduler: Any, nodes: Sequence[Mapping[str, Any]], pods: Sequence[Mapping[str, Any]]
     ) -> Placement:
         """Place ``pods`` (fixture pod form, ``count`` allowed) one by one, as ``run``
-        places a case's ``pods``: ``.placements`` (pods per node), ``.pending``,
-        ``.nodes_used`` and ``.steps`` (where each pod went, and the nodes it tied with)."""
+        places a case's ``pods`` (kube-scheduler takes them by priority, then as listed):
+        ``.placements`` (pods per node), ``.pending``, ``.nodes_used`` and ``.steps``
+        (where each pod went, and the nodes it tied with)."""
+        from policytest.harness.queue import pod_queue
         from policytest.harness.runner import place_sequence
         from policytest.scoring.fast import build_nodes
         from policytest.scoring.specs import pods_from_dict
@@ -457,7 +459,8 @@ class PolicytestAPI:
                     entry, default_requests_from_limits=True, where=f"pods[{index}]"
                 )
             ]
-        placed, _ = place_sequence(scheduler.cluster(built), built, incoming)
+            queue = pod_queue(pods, priority_sort=scheduler.priority_sort, where="pods")
+        placed, _ = place_sequence(scheduler.cluster(built), built, incoming, order=queue.order)
         return placed
 
 

@@ -18,8 +18,10 @@ from policytest.core.exitcodes import ExitCode
 from policytest.core.findings import Finding, Severity
 from policytest.diff.effective import STATUS, ConfigView, Setting
 from policytest.harness.runner import FLOAT_TOLERANCE, CaseResult, Ranking, Status, close_enough
+from policytest.scoring.protocol import NotSimulated
 
 Change = Literal["added", "removed", "changed", "unchanged"]
+Side = Literal["before", "after", "both"]
 FailOn = Literal["findings", "ranking-change", "never"]
 FAIL_ON: tuple[FailOn, ...] = ("findings", "ranking-change", "never")
 
@@ -177,6 +179,8 @@ class CaseSide:
     pending: int | None = None
     release: str = ""
     """The release the case was judged as on this side (``kube-scheduler 1.36``)."""
+    not_simulated: tuple[NotSimulated, ...] = ()
+    """What this side's config makes the scheduler do that policytest does not simulate."""
     before: Mapping[str, Mapping[str, tuple[int, int]]] = field(
         default_factory=dict, compare=False, repr=False
     )
@@ -358,6 +362,7 @@ def _side(result: CaseResult | None) -> CaseSide | None:
         placements,
         result.pending,
         result.release,
+        result.not_simulated,
         result.before,
         result.utilisation,
     )
@@ -561,6 +566,23 @@ class DiffReport:
             and case.after is not None
             and case.before.status != "passed"
             and case.after.status != "passed"
+        )
+
+    @property
+    def not_simulated(self) -> tuple[tuple[NotSimulated, Side], ...]:
+        """What the configs of the fixtures run make the scheduler do that the results
+        leave out, each with the sides whose configs do it (``after`` only: this change
+        brings it; ``before`` only: this change removes it)."""
+        sides: dict[NotSimulated, set[Side]] = {}
+        for fixture in self.fixtures:
+            for case in fixture.cases:
+                for item in case.before.not_simulated if case.before else ():
+                    sides.setdefault(item, set()).add("before")
+                for item in case.after.not_simulated if case.after else ():
+                    sides.setdefault(item, set()).add("after")
+        return tuple(
+            (item, "both" if len(found) == 2 else next(iter(found)))
+            for item, found in sides.items()
         )
 
     @property

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 
 from policytest.core.records import field, record
 from policytest.core.releases import DEFAULT_KUBERNETES
+from policytest.kube.registry import PRIORITY_SORT
 from policytest.scoring.kube_args import BalancedArgs, FitScoring
 
 TYPE_CHECKING = False
@@ -53,6 +54,11 @@ class Profile:
     raised_weights: tuple[str, ...] = ()
     """What was written with weight 0 and is held as 1: score plugins (``NodeResourcesFit``)
     and resources of Fit and BalancedAllocation (``NodeResourcesFit/cpu``)."""
+    queue_sort: tuple[str, ...] = (PRIORITY_SORT,)
+    """The queueSort plugins (a profile that does not have exactly one does not start)."""
+    group_plugins: tuple[str, ...] = ()
+    """The gang and workload-aware scheduling plugins the profile runs at any extension
+    point (:data:`policytest.kube.registry.GROUP_PLUGINS`), in the order first met."""
 
     def weight(self, plugin: str) -> int | None:
         """The score weight of ``plugin``, or ``None`` if it does not score."""

@@ -91,6 +91,14 @@ PLUGINS: Final[dict[str, frozenset[str]]] = {
     "GangScheduling": frozenset({_PE, _R, "permit"}),
 }
 
+GROUP_PLUGINS: Final = frozenset(
+    {"GangScheduling", "TopologyPlacementGenerator", "PodGroupPodsCount", "Coscheduling"}
+)
+"""Plugins that schedule pods as groups rather than one by one: kube-scheduler's gang
+scheduling (1.35+, alpha) and workload-aware placement (1.36+, alpha), and the
+scheduler-plugins build's Coscheduling."""
+PRIORITY_SORT: Final = "PrioritySort"
+
 FIT: Final = "NodeResourcesFit"
 BALANCED: Final = "NodeResourcesBalancedAllocation"
 

@@ -43,6 +43,7 @@ from policytest.kube.registry import (
     DEFAULT_SCHEDULER_NAME,
     EXTENSION_POINTS,
     FIT,
+    GROUP_PLUGINS,
     REMOVED_PLUGINS,
 )
 from policytest.kube.release_facts import default_multi_point
@@ -364,6 +365,15 @@ def _model(
                     profile.written.get("percentageOfNodesToScore")
                 ),
                 raised_weights=_raised_weights(profile, framework),
+                queue_sort=framework.plugins["queueSort"],
+                group_plugins=tuple(
+                    dict.fromkeys(
+                        name
+                        for names in framework.plugins.values()
+                        for name in names
+                        if name in GROUP_PLUGINS
+                    )
+                ),
                 node_affinity_added=_added_affinity(profile),
                 topology_args={
                     name: entry.args

@@ -109,6 +109,25 @@ class BalanceDetail:
     formula: str
 
 
+@dataclass(frozen=True)
+class NotSimulated:
+    """Something the config makes the scheduler do that policytest does not simulate:
+    an action that evicts running pods, a gang or workload plugin, a queue sort of a
+    custom build. Every report names it beside the result, which shows the scheduler
+    without it, so that no one reads the result as the whole story."""
+
+    name: str
+    """As the config names it: ``preempt``, ``GangScheduling``."""
+    kind: str
+    """``action`` (Volcano) or the kube-scheduler extension points it runs at."""
+    effect: str
+    """What it does on a real cluster, and so what the result leaves out."""
+
+    def describe(self) -> str:
+        """``preempt (action): evicts ...``: one line for any report."""
+        return f"{self.name} ({self.kind}): {self.effect}"
+
+
 class ClusterState(Protocol):
     """A cluster being scheduled into: score a pod on every node, then bind it."""
 
@@ -145,6 +164,18 @@ class Scheduler(Protocol):
     @property
     def not_modelled(self) -> tuple[str, ...]:
         """Score plugins that are neutral for fixture clusters and therefore not computed."""
+        ...
+
+    @property
+    def not_simulated(self) -> tuple[NotSimulated, ...]:
+        """What the config makes the scheduler do beyond placing pods where they fit
+        (evicting, gang scheduling), which policytest does not simulate."""
+        ...
+
+    @property
+    def priority_sort(self) -> bool:
+        """Whether pending pods leave the queue by priority, then arrival (kube-scheduler's
+        PrioritySort), rather than in arrival order."""
         ...
 
     @property

@@ -60,7 +60,7 @@ from policytest.scoring.plugins.profile import (
     with_cycle_scores,
 )
 from policytest.scoring.plugins.view import ClusterView
-from policytest.scoring.protocol import BalanceDetail, LazyDetails, ResourceDetail
+from policytest.scoring.protocol import BalanceDetail, LazyDetails, NotSimulated, ResourceDetail
 from policytest.scoring.rsf import RsfScore, proportional_filter, rsf_scorer
 from policytest.scoring.verdicts import (
     INFEASIBLE,
@@ -264,6 +264,10 @@ class VolcanoScheduler:
     name: str = "volcano"
     integer_scores: bool = False
     not_modelled: tuple[str, ...] = VOLCANO_NOT_MODELLED
+    not_simulated: tuple[NotSimulated, ...] = ()
+    """The conf's actions that evict (preempt, reclaim, ...), which policytest does not run."""
+    priority_sort: bool = False
+    """Pods are placed in arrival order (Volcano orders jobs and tasks in its session)."""
     corrections: tuple[str, ...] = ()
     balanced_formula: BalancedFormula = "with-pod"
     """nodeorder's balancedresource: its Kubernetes library's formula (1.36's from 1.16)."""
@@ -560,6 +564,12 @@ class KubeScheduler:
     balanced: BalancedArgs | None
     balanced_weight: int
     not_modelled: tuple[str, ...] = ()
+    not_simulated: tuple[NotSimulated, ...] = ()
+    """The profile's gang and workload plugins and a queue sort other than PrioritySort,
+    which policytest does not simulate."""
+    priority_sort: bool = True
+    """The profile's queue sort is PrioritySort: a sequence's pods are placed by priority,
+    then arrival (else in arrival order)."""
     fit_filter: bool = True
     ignored_resources: frozenset[str] = frozenset()
     ignored_resource_groups: frozenset[str] = frozenset()

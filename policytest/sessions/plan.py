@@ -10,8 +10,20 @@ from typing import Any, Final
 
 __all__ = ["EVICTING_ACTIONS", "PluginPlan", "SessionPlan"]
 
-EVICTING_ACTIONS: Final = ("preempt", "reclaim", "gangpreempt", "gangreclaim", "shuffle")
-"""Actions that evict running pods: not simulated (reported, never skipped silently)."""
+EVICTING_ACTIONS: Final = {
+    "preempt": "evicts running tasks of lower-priority jobs (or of the same job) in the "
+    "job's queue to make room for a pending job",
+    "reclaim": "evicts running tasks of queues that hold more than their deserved share "
+    "to make room for pending jobs of queues below theirs",
+    "gangpreempt": "evicts whole lower-priority gangs to make room for a pending gang",
+    "gangreclaim": "evicts whole gangs of queues above their deserved share to make room "
+    "for a pending gang of a queue below its share",
+    "shuffle": "evicts running tasks that the plugins' victim functions select (the "
+    "rescheduling plugin's strategies), for them to be placed again",
+}
+"""Actions that evict running pods (``pkg/scheduler/actions``: each calls
+``Statement.Evict`` or ``Session.Evict``), and what each does: not simulated (reported,
+never skipped silently)."""
 SIMULATED_ACTIONS: Final = ("enqueue", "allocate", "backfill")
 SESSION_PLUGINS: Final = frozenset(
     {
@@ -73,11 +85,6 @@ class SessionPlan:
 
     def has(self, plugin: str) -> bool:
         return plugin in self.plugins
-
-    @property
-    def not_simulated(self) -> tuple[str, ...]:
-        """The conf's actions that evict, which the simulation does not run."""
-        return tuple(action for action in self.actions if action in EVICTING_ACTIONS)
 
     @property
     def unsimulated_plugins(self) -> tuple[str, ...]:

@@ -63,8 +63,6 @@ class SessionsResult:
     """Every session of a case, in order."""
 
     sessions: tuple[SessionRecord, ...]
-    not_simulated: tuple[str, ...] = ()
-    """The conf's evicting actions (preempt, reclaim, ...), which were not run."""
     unsimulated_plugins: tuple[str, ...] = ()
     """``plugin: what it decides`` for plugins whose part in a session is not simulated."""
     notes: tuple[str, ...] = ()
@@ -75,7 +73,7 @@ class SessionsResult:
     def of(
         cls, sessions: tuple[SessionRecord, ...], plan: SessionPlan, notes: tuple[str, ...] = ()
     ) -> SessionsResult:
-        return cls(sessions, plan.not_simulated, plan.unsimulated_plugins, notes)
+        return cls(sessions, plan.unsimulated_plugins, notes)
 
     @property
     def binds(self) -> tuple[Bind, ...]:

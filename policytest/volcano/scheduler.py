@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from policytest.core.releases import volcano_release
 from policytest.scoring.plugins.nodeorder import nodeorder_profile
+from policytest.scoring.protocol import NotSimulated
 from policytest.scoring.schedulers import (
     NodeOrderEntry,
     VolcanoPredicates,
     VolcanoScheduler,
 )
 from policytest.scoring.weights import BinpackWeights, NodeOrderWeights, ResourceStrategyFitArgs
+from policytest.sessions.plan import EVICTING_ACTIONS
 from policytest.volcano.arguments import get_int
 from policytest.volcano.conf import VolcanoConf
 from policytest.volcano.corrections import volcano_corrections
@@ -48,6 +50,7 @@ def volcano_scheduler(conf: VolcanoConf) -> VolcanoScheduler:
     return VolcanoScheduler(
         tuple(entries),
         not_modelled=_device_scores(conf),
+        not_simulated=evicting_actions(conf.actions),
         corrections=volcano_corrections(conf),
         balanced_formula=release.balanced_allocation,
         overhead_first=release.overhead_first,
@@ -88,6 +91,15 @@ function (after PreScore; NodeAffinity normalised over the candidates); before, 
 node, NodeAffinity as its raw sum of matched preferred weights (``NodeOrderFn``
 calls its Score without PreScore, and the plugin falls back to the pod's terms).
 """
+
+
+def evicting_actions(actions: tuple[str, ...]) -> tuple[NotSimulated, ...]:
+    """The conf's actions that evict, in the order the session runs them (each once)."""
+    return tuple(
+        NotSimulated(name, "action", EVICTING_ACTIONS[name])
+        for name in dict.fromkeys(actions)
+        if name in EVICTING_ACTIONS
+    )
 
 
 def _device_scores(conf: VolcanoConf) -> tuple[str, ...]:

@@ -63,6 +63,7 @@ def _side(side: CaseSide | None) -> dict[str, Any] | None:
         "nodesUsed": side.nodes_used,
         "pending": side.pending,
         "release": side.release or None,
+        "notSimulated": [item.name for item in side.not_simulated],
     }
 
 
@@ -142,6 +143,10 @@ def as_json(report: DiffReport) -> dict[str, Any]:
             "resolved": _findings(report.resolved),
         },
         "notRun": list(report.not_run),
+        "notSimulated": [
+            {"name": item.name, "kind": item.kind, "effect": item.effect, "side": side}
+            for item, side in report.not_simulated
+        ],
     }
 
 

@@ -164,6 +164,15 @@ def _summary(report: DiffReport) -> list[str]:
                 f"- {text(fact)} ({words.plural(count, 'case')})" for fact, count in facts[:20]
             )
         )
+    if report.not_simulated:
+        lines.append(
+            f"{text(words.NOT_SIMULATED)}:\n"
+            + "\n".join(
+                f"- **{text(item.name)}** ({text(item.kind)}): "
+                f"{text(item.effect + words.side_note(side))}"
+                for item, side in report.not_simulated
+            )
+        )
     if report.unchanged_fixtures or report.not_run:
         lines.append(f"Unchanged: {text(words.unchanged_sentence(report))}.")
     if lines:

@@ -32,6 +32,9 @@ def render(report: DiffReport, *, color: bool) -> str:
     if facts:
         out += ["", "Why (the release facts behind these changes):"]
         out += [f"  {text(fact)} ({words.plural(count, 'case')})" for fact, count in facts]
+    unsimulated = words.not_simulated(report)
+    if unsimulated:
+        out += ["", f"{words.NOT_SIMULATED}:", *(f"  {text(line)}" for line in unsimulated)]
     for config in report.configs:
         if config.change != "unchanged":
             out += ["", *_config(config, color)]

@@ -215,3 +215,20 @@ def first_line(text: str) -> str:
 
 def fixture_list(paths: Sequence[str]) -> str:
     return ", ".join(paths) if paths else "no fixture"
+
+
+NOT_SIMULATED = (
+    "Not simulated (the scheduler does this on a real cluster; the results show it without)"
+)
+_SIDE_NOTES: Mapping[str, str] = {"after": " (added by this change)", "before": " (removed by it)"}
+
+
+def not_simulated(report: DiffReport) -> list[str]:
+    """One line per action or plugin the configs run that policytest does not simulate,
+    saying when the change adds or removes it."""
+    return [item.describe() + side_note(side) for item, side in report.not_simulated]
+
+
+def side_note(side: str) -> str:
+    """`` (added by this change)`` for what only the head has, and so on."""
+    return _SIDE_NOTES.get(side, "")

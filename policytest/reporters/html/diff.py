@@ -8,12 +8,13 @@ utilisation and the pods it received (the effect).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from policytest.diff.model import CaseDiff, CaseSide, DiffReport
 from policytest.reporters.diff import words
 from policytest.reporters.html.page import render_page, shown
-from policytest.reporters.html.views import node_table, pods_placed
+from policytest.reporters.html.views import node_table, not_simulated, pods_placed
 from policytest.reporters.validate.text import format_finding
 from policytest.scoring.protocol import NodeScore
 
@@ -49,6 +50,10 @@ def render(report: DiffReport, *, color: bool = False) -> str:
             for fixture, case in report.changed_cases
         ],
         unchanged=shown(words.unchanged_sentence(report)),
+        not_simulated=not_simulated(
+            replace(item, effect=item.effect + words.side_note(side))
+            for item, side in report.not_simulated
+        ),
     )
 
 

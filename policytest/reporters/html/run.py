@@ -17,9 +17,11 @@ from policytest.reporters.html.views import (
     filtered,
     histograms,
     node_table,
+    not_simulated,
     pods_placed,
     resource_names,
 )
+from policytest.reporters.run.scheduling import queue_lines
 from policytest.reporters.run.text import summary
 from policytest.reporters.validate.text import format_finding, plural
 
@@ -49,6 +51,8 @@ def case_view(result: CaseResult) -> dict[str, Any]:
         "status": result.status,
         "message": [shown(line) for line in result.message.split(MESSAGE_LINE_BREAK) if line],
         "corrections": [shown(line) for line in result.corrections],
+        "not_simulated": not_simulated(result.not_simulated),
+        "queue": [shown(line) for line in queue_lines(result.queue)],
         "findings": [format_finding(finding, color=False) for finding in result.findings],
         "table": None,
         "histograms": [],

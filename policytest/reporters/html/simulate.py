@@ -13,7 +13,12 @@ from typing import Any
 
 from policytest.harness.simulate import PackingReport
 from policytest.reporters.html.page import render_page, shown
-from policytest.reporters.html.views import histograms, node_table, resource_names
+from policytest.reporters.html.views import (
+    histograms,
+    node_table,
+    not_simulated,
+    resource_names,
+)
 from policytest.reporters.run.packing import by_workload, heading, metric_rows
 from policytest.scoring.protocol import NodeScore
 
@@ -35,6 +40,9 @@ def _workload(path: str, case: str, group: Sequence[PackingReport]) -> dict[str,
         "used": [(shown(r.label), r.nodes_used, r.nodes_in_use, r.nodes) for r in group],
         "histograms": histograms(resource_names(first.before), series),
         "tables": [(shown(report.label), _nodes(report)) for report in group],
+        "not_simulated": not_simulated(
+            dict.fromkeys(item for report in group for item in report.not_simulated)
+        ),
     }
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from policytest.reporters.html.page import PALETTE, shown
 from policytest.reporters.run.availability import ReasonGroup, availability, reason_groups
-from policytest.scoring.protocol import NodeScore
+from policytest.scoring.protocol import NodeScore, NotSimulated
 
 Utilisation = Mapping[str, Mapping[str, tuple[int, int]]]
 Ranking = Sequence[Sequence[str]]
@@ -140,3 +140,8 @@ def filtered(nodes: Sequence[NodeScore]) -> Filtered | None:
     if all(node.feasible for node in nodes):
         return None
     return Filtered(shown(availability(nodes)), tuple(reason_groups(nodes)))
+
+
+def not_simulated(items: Iterable[NotSimulated]) -> list[tuple[str, str, str]]:
+    """Each item as the page's ``not_simulated`` macro shows it: name, kind, effect."""
+    return [(shown(item.name), shown(item.kind), shown(item.effect)) for item in items]

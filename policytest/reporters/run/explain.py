@@ -16,6 +16,7 @@ from typing import Final
 from policytest.harness.runner import MESSAGE_LINE_BREAK, CaseResult, format_ranking, format_score
 from policytest.reporters.quoting import text
 from policytest.reporters.run import DEFAULT_TOP
+from policytest.reporters.run.scheduling import not_simulated_lines, pending_line, queue_lines
 from policytest.reporters.run.text import MARK, node_table, placement_lines
 from policytest.reporters.validate.text import format_finding, paint, plural
 from policytest.scoring.protocol import NodeScore, ResourceDetail
@@ -69,6 +70,9 @@ def render_case(result: CaseResult, top: int | None = DEFAULT_TOP, *, color: boo
             "each gives every node the same score unless the cluster has what it reads):",
             *(f"    {text(name)}: {_reads(name)}" for name in result.not_modelled),
         ]
+    unsimulated = not_simulated_lines(result.not_simulated)
+    if unsimulated:
+        lines += ["", *(f"  {line}" for line in unsimulated)]
     if result.steps:
         lines += ["", *_sequence_lines(result, top)]
     if result.findings:
@@ -240,6 +244,8 @@ def _sequence_lines(result: CaseResult, top: int | None) -> list[str]:
         f"pending {result.pending}"
     ]
     lines += [f"    {line}" for line in placement_lines(result.placements or {}, top)]
+    lines += [f"    {line}" for line in pending_line(result.steps)]
+    lines += [f"    {line}" for line in queue_lines(result.queue)]
     ties = [step for step in result.steps if step.tied_with]
     for step in ties[:10]:
         lines.append(

@@ -22,5 +22,8 @@ def render(report: RunReport, *, color: bool) -> str:
         )
     for finding in report.config_findings:  # each once, however many cases ran with it
         lines.append(annotation(finding))
+    for item in dict.fromkeys(item for r in report.results for item in r.not_simulated):
+        title = github_property(f"not simulated: {item.name}")
+        lines.append(f"::notice title={title}::{github_data(item.describe())}")
     lines.append(summary(report))
     return "\n".join(lines) + "\n"

@@ -51,6 +51,16 @@ def result_json(result: CaseResult) -> dict[str, Any]:
         "findings": [finding_json(f) for f in result.findings],
         "corrections": list(result.corrections),
         "notScored": list(result.not_modelled),
+        "notSimulated": [
+            {"name": item.name, "kind": item.kind, "effect": item.effect}
+            for item in result.not_simulated
+        ],
+        "queue": None
+        if result.queue is None or result.queue.plain
+        else {
+            "order": [position + 1 for position in result.queue.order],
+            "priorities": list(result.queue.priorities),
+        },
         **(_sessions_json(result.sessions) if result.sessions is not None else {}),
     }
 
@@ -91,7 +101,6 @@ def _sessions_json(run: SessionsResult) -> dict[str, Any]:
             }
             for record in run.sessions
         ],
-        "notSimulated": list(run.not_simulated),
         "unsimulatedPlugins": list(run.unsimulated_plugins),
         "notes": list(run.notes),
         "equalShareQueues": run.equal_shares,

@@ -34,9 +34,15 @@ def render(report: RunReport, *, color: bool) -> str:
                 file=xml(file),
                 line=str(result.line),
             )
-            if result.release:
+            named = [
+                ("release", result.release),
+                ("notSimulated", ", ".join(item.name for item in result.not_simulated)),
+            ]
+            if any(value for _, value in named):
                 properties = ElementTree.SubElement(case, "properties")
-                ElementTree.SubElement(properties, "property", name="release", value=result.release)
+                for name, value in named:
+                    if value:
+                        ElementTree.SubElement(properties, "property", name=name, value=xml(value))
             if result.status not in PASSING:
                 tag = "failure" if result.status == "failed" else "error"
                 problem = ElementTree.SubElement(

@@ -8,6 +8,7 @@ from typing import Any
 
 from policytest.harness.simulate import PackingReport, ResourceUse
 from policytest.reporters.quoting import json_document, text
+from policytest.reporters.run.scheduling import not_simulated_lines, not_simulated_names
 
 __all__ = ["render_json", "render_text"]
 
@@ -16,7 +17,11 @@ def render_text(reports: Sequence[PackingReport]) -> str:
     """A table per workload: rows are metrics, columns are the configs compared."""
     blocks = []
     for (path, case), group in by_workload(reports):
-        blocks.append(f"{heading(path, case, group[0])}\n{_table(metric_rows(group))}")
+        unsimulated = not_simulated_lines(
+            list(dict.fromkeys(item for report in group for item in report.not_simulated))
+        )
+        notes = "".join(f"  {line}\n" for line in unsimulated)
+        blocks.append(f"{heading(path, case, group[0])}\n{_table(metric_rows(group))}{notes}")
     return "\n".join(blocks)
 
 
@@ -38,6 +43,8 @@ def metric_rows(group: Sequence[PackingReport]) -> list[tuple[str, list[str]]]:
         ("full nodes (no pod fits any more)", [f"{r.full_nodes:,}" for r in group]),
         ("placements decided by a tie", [f"{r.tie_decided:,}" for r in group]),
     ]
+    if any(report.not_simulated for report in group):
+        rows.append(("not simulated", [not_simulated_names(r.not_simulated) or "-" for r in group]))
     for name in _resource_names(group):
         uses = [_find(report, name) for report in group]
         rows.append((f"{text(name)} utilisation mean / max", [_utilisation(u) for u in uses]))

@@ -11,8 +11,9 @@ from policytest.harness.suite import RunReport, refused_config
 from policytest.reporters.quoting import text
 from policytest.reporters.run import DEFAULT_TOP
 from policytest.reporters.run.availability import availability, reason_groups
+from policytest.reporters.run.scheduling import not_simulated_lines, not_simulated_names
 from policytest.reporters.validate.text import format_finding, paint, plural
-from policytest.scoring.protocol import NodeScore
+from policytest.scoring.protocol import NodeScore, NotSimulated
 
 MARK = {
     "passed": ("PASS", "32"),
@@ -110,6 +111,7 @@ def describe_failure(result: CaseResult, top: int | None = DEFAULT_TOP) -> list[
 def render(report: RunReport, *, color: bool, top: int | None = DEFAULT_TOP) -> str:
     out: list[str] = []
     shown: set[str] = set()
+    described: set[NotSimulated] = set()
     for file, results in groupby(report.results, key=lambda r: r.file):
         block = list(results)
         out.append(text(file) + releases_note(block))
@@ -119,6 +121,7 @@ def render(report: RunReport, *, color: bool, top: int | None = DEFAULT_TOP) -> 
             if result.status not in PASSING:
                 out += [f"      {line}" if line else "" for line in _details(result, top)]
         out += config_lines(block, shown, color=color)
+        out += unsimulated_lines(block, described)
     out.append(summary(report))
     return "\n".join(out) + "\n"
 
@@ -158,6 +161,22 @@ def config_lines(results: Sequence[CaseResult], shown: set[str], *, color: bool)
     return lines
 
 
+def unsimulated_lines(results: Sequence[CaseResult], described: set[NotSimulated]) -> list[str]:
+    """What these cases' configs make the scheduler do that policytest does not simulate:
+    described the first time in a run (``described``: the items already described),
+    named after that."""
+    items = list(dict.fromkeys(item for result in results for item in result.not_simulated))
+    if not items:
+        return []
+    new = [item for item in items if item not in described]
+    described.update(new)
+    lines = [f"  {line}" for line in not_simulated_lines(new)]
+    old = [item for item in items if item not in new]
+    if old:
+        lines.append(f"  not simulated: {not_simulated_names(old)} (described above)")
+    return lines
+
+
 def _counted(findings: Iterable[Finding]) -> str:
     severities = [f.severity for f in findings]
     parts = [
@@ -188,4 +207,7 @@ def summary(report: RunReport) -> str:
     findings = report.config_findings
     if findings:
         line += f"; config findings: {_counted(findings)}"
+    unsimulated = dict.fromkeys(item for r in report.results for item in r.not_simulated)
+    if unsimulated:
+        line += f"; not simulated: {not_simulated_names(list(unsimulated))}"
     return line
