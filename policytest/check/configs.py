@@ -86,6 +86,9 @@ def read_as_scheduler(source: SourceFile, options: CheckOptions) -> SourceFile:
     comments only) is still read by Volcano, as an empty conf.
     """
     syntax = [p for p in source.problems if p.message.startswith(INVALID_YAML)]
+    refused = _refused_wrapper(source, options) if syntax else None
+    if refused is not None:
+        return replace(source, problems=(refused,))
     if syntax and re.search(_KUBE_CONFIG_KIND, source.head):
         from policytest.kube.check import load_failure
 
@@ -107,6 +110,17 @@ def read_as_scheduler(source: SourceFile, options: CheckOptions) -> SourceFile:
     if named or not re.search(_KUBERNETES_OBJECT, source.head):
         return replace(source, problems=(read,))
     return source
+
+
+def _refused_wrapper(source: SourceFile, options: CheckOptions) -> Finding | None:
+    """A manifest holding a config that kubectl refuses for its leading ``...`` line
+    (see :func:`policytest.check.markers.refused_wrapper`); never the conf Volcano reads
+    by name."""
+    if source.text is None or os.path.basename(source.path) == VOLCANO_CONF_NAME:
+        return None
+    from policytest.check.markers import refused_wrapper
+
+    return refused_wrapper(source.path, source.text, options.limits)
 
 
 _KUBE_CONFIG_KIND = r"""(?m)^(kind|[ \t]{0,4}"kind")\s*:\s*["']?KubeSchedulerConfiguration\b"""

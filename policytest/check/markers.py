@@ -11,9 +11,19 @@ Volcano's side of this is VC009 and VC001 (:mod:`policytest.volcano.check`).
 from __future__ import annotations
 
 from policytest.core.findings import Finding, Severity
+from policytest.core.limits import Limits
 from policytest.core.rules import rule
-from policytest.read.markers import end_marker_before
-from policytest.read.source import Document, mapping_items, scalar
+from policytest.read.markers import end_marker_before, leading_end_marker
+from policytest.read.nodes import MappingNode
+from policytest.read.source import (
+    PT001_UNREADABLE,
+    Document,
+    ParseFailure,
+    child,
+    compose_all,
+    mapping_items,
+    scalar,
+)
 
 KUBE = "kube-scheduler"
 
@@ -101,6 +111,45 @@ def embedded_rest(config: Document) -> Finding | None:
         f"`{config.embedding.key}` holds more than one YAML document (a `...` or `---` "
         "line ends the first): kube-scheduler reads only the first and silently drops the "
         f"rest ({_fields(rest)}); remove the marker",
+    )
+
+
+def refused_wrapper(path: str, text: str, limits: Limits) -> Finding | None:
+    """PT001 for a manifest holding a scheduler config (a ConfigMap, a ``data:``
+    fragment) whose file starts with a ``...`` line.
+
+    That line ends an empty implicit document, which YAML parsers refuse: kubectl (and
+    kustomize, and a GitOps sync) cannot decode the document, so the ConfigMap never
+    reaches the cluster. The config inside is not what starts with ``...`` (a raw conf
+    that does is Volcano's load failure, VC001), so the message names the wrapper.
+    """
+    line = leading_end_marker(text)
+    if line is None:
+        return None
+    rest = text.split("\n", line + 1)[-1]
+    try:
+        roots = compose_all(rest, limits)
+    except ParseFailure:
+        return None
+    root = roots[0] if roots else None
+    if not isinstance(root, MappingNode):
+        return None
+    if scalar(child(root, "kind")) == "ConfigMap":
+        name = scalar(child(child(root, "metadata") or root, "name")) or ""
+        held = f"the ConfigMap `{name}`" if name else "the ConfigMap"
+    elif isinstance(data := child(root, "data"), MappingNode):
+        keys = [f"`{scalar(key)}`" for key, _ in mapping_items(data)][:3]
+        held = f"the `data:` that holds {', '.join(keys)}" if keys else "the `data:`"
+    else:
+        return None
+    return PT001_UNREADABLE.finding(
+        path,
+        line + 1,
+        1,
+        f"this file starts with a `...` line, which ends an empty YAML document before "
+        f"{held}: kubectl refuses the document that holds it (`did not find expected node "
+        "content`), so it never reaches the cluster and the scheduler keeps its previous "
+        "configuration; remove the `...` line",
     )
 
 

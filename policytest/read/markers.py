@@ -31,3 +31,16 @@ def end_marker_before(text: str, index: int) -> int | None:
         if re.fullmatch(_START, line) or not re.fullmatch(_SKIPPED, line):
             return None
     return None
+
+
+def leading_end_marker(text: str) -> int | None:
+    """The 0-based line of a ``...`` line before the text's first content (only blank
+    and comment lines before it), else ``None``: the empty implicit document it ends is
+    one YAML parsers refuse (after a ``---`` line it would be an empty document, which
+    they accept)."""
+    for number, line in enumerate(text.split("\n")):
+        if re.fullmatch(_END, line):
+            return number
+        if not re.fullmatch(_SKIPPED, line):
+            return None
+    return None

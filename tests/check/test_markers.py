@@ -3,7 +3,9 @@
 In a KubeSchedulerConfiguration the fields after it are never read (a topolvm example's
 ``extenders`` silently vanish), also inside a ConfigMap value; a ``---`` before another
 manifest is not a lost part of the config. A Volcano conf that starts with ``...`` does
-not load, and the message says the marker is why (it blamed Volcano's trimming before).
+not load, and the message says the marker is why (it blamed Volcano's trimming before);
+a ConfigMap file that starts with ``...`` is refused by kubectl, and the message says so
+(it said "the conf starts with `...`" of a conf that did not).
 """
 
 from __future__ import annotations
@@ -59,6 +61,24 @@ def _findings(run_line: RunLine, path: Path) -> list[dict[str, object]]:
             "the conf starts with a `...` line",
             id="volcano-leading",
         ),
+        pytest.param(
+            "configmap-starts-with-end-marker.yaml",
+            "PT001",
+            1,
+            1,
+            "ends an empty YAML document before the ConfigMap `volcano-scheduler-configmap`: "
+            "kubectl refuses the document that holds it",
+            id="configmap-wrapper-leading",
+        ),
+        pytest.param(
+            "data-fragment-starts-with-end-marker.yaml",
+            "PT001",
+            2,
+            1,
+            "before the `data:` that holds `volcano-scheduler.conf`: kubectl refuses the "
+            "document that holds it",
+            id="data-fragment-leading",
+        ),
     ],
 )
 def test_the_marker_is_reported_for_what_it_does(
@@ -68,6 +88,18 @@ def test_the_marker_is_reported_for_what_it_does(
     assert (finding["rule"], finding["line"], finding["column"]) == (rule, line, column)
     assert says in str(finding["message"])
     assert "trims" not in str(finding["message"])
+    if name.endswith("-starts-with-end-marker.yaml"):  # the wrapper, not the conf, starts so
+        assert "the conf starts" not in str(finding["message"])
+
+
+def test_an_empty_document_after_a_dash_line_is_no_refusal(
+    run_line: RunLine, tmp_path: Path
+) -> None:
+    """``---`` then ``...`` is an explicit empty document, which YAML accepts."""
+    text = (MARKERS / "configmap-starts-with-end-marker.yaml").read_text(encoding="utf-8")
+    path = tmp_path / "configmap.yaml"
+    path.write_text("---\n" + text, encoding="utf-8")
+    assert _findings(run_line, path) == []
 
 
 def test_a_manifest_after_a_dash_line_is_not_a_lost_field(run_line: RunLine) -> None:
