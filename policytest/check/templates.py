@@ -33,11 +33,14 @@ PT005_TEMPLATE = rule(
     "a template, not a config: check what it renders to",
     """
     A Helm template (``{{ ... }}``, ``{{- if }}`` lines, a file under a chart's
-    ``templates/``), a Jinja template (``{% ... %}``, a ``.j2`` file) or a manifest with a
-    placeholder an install script substitutes (``XVERSIONX``, ``${VERSION}``) is not the
-    config the scheduler reads: what it renders to is. policytest does not check the
-    template itself (its raw text is rarely valid YAML); it says so once and checks the
-    other files. Check the rendered config instead, e.g.
+    ``templates/``, a named template a chart's ``_helpers.tpl`` defines with
+    ``{{- define }}``), a Jinja template (``{% ... %}``, a ``.j2`` file) or a manifest
+    with a placeholder an install script substitutes (``XVERSIONX``, ``${VERSION}``) is
+    not the config the scheduler reads: what it renders to is. policytest does not check
+    the template itself (its raw text is rarely valid YAML); it says so once, with the
+    command that renders it (``helm template CHART --show-only templates/FILE`` for a
+    chart's template, the whole chart for a named template, which renders where it is
+    included), and checks the other files. Check the rendered config instead, e.g.
     ``helm template volcano ./chart | policytest validate -`` in CI.
 
     Failing::
@@ -62,10 +65,14 @@ PT005_TEMPLATE = rule(
     """,
 )
 
-TEMPLATE_SUFFIXES = (".j2", ".jinja", ".jinja2", ".tpl", ".tmpl", ".gotmpl")
+JINJA_SUFFIXES = (".j2", ".jinja", ".jinja2")
+GO_TEMPLATE_SUFFIXES = (".tpl", ".tmpl", ".gotmpl")
+"""Go templates: a chart's ``_helpers.tpl`` holds Helm's named templates (``define``)."""
 _HELM = re.compile(
     r"\{\{-?\s*(?:[.$]|(?:if|else|end|range|with|include|template|define|toYaml|tpl)\b)"
 )
+_DEFINE = re.compile(r"\{\{-?\s*define\b")
+"""A named template: it renders only where a chart template includes it."""
 _JINJA = re.compile(r"\{%-?\s*\w|\{\{-?\s*\w")
 _PLACEHOLDER = re.compile(
     r"(?<![A-Za-z0-9])X[A-Z][A-Z0-9_]*[A-Z0-9]X(?![A-Za-z0-9])|\$\{[A-Za-z_][A-Za-z0-9_]*\}|__[A-Z][A-Z0-9_]*__"
@@ -85,20 +92,24 @@ class Template:
 def template_of(path: str, text: str, start: int = 0, end: int | None = None) -> Template | None:
     """The template ``text[start:end]`` (read from ``path``) is, or ``None``."""
     stop = len(text) if end is None else end
-    jinja_name = path.lower().endswith(TEMPLATE_SUFFIXES)
+    name = path.lower()
+    jinja_name = name.endswith(JINJA_SUFFIXES)
     helm = None if jinja_name else _search(_HELM, text, start, stop)
     if helm is not None:
+        return _helm_template(path, text, start, stop, helm.start())
+    if name.endswith(GO_TEMPLATE_SUFFIXES):
         return Template(
-            f"a Helm template (`{_excerpt(text, helm.start())}`)",
-            helm.start(),
-            f"`{_helm_command(path)} | policytest validate -`",
+            f"a Go template (a `{os.path.splitext(name)[1]}` file)",
+            start,
+            "render it as the tool that reads it does (`helm template` for a chart) and "
+            "pipe the result to `policytest validate -`",
         )
     jinja = _search(_JINJA, text, start, stop)
     if jinja_name or jinja is not None:
         return Template(
             f"a Jinja template (`{_excerpt(text, jinja.start())}`)"
             if jinja
-            else "a Jinja template (a `.j2` file)",
+            else f"a Jinja template (a `{os.path.splitext(name)[1]}` file)",
             jinja.start() if jinja else start,
             "render it as your playbook does and pipe the result to `policytest validate -`",
         )
@@ -115,6 +126,24 @@ def template_of(path: str, text: str, start: int = 0, end: int | None = None) ->
     return None
 
 
+def _helm_template(path: str, text: str, start: int, stop: int, index: int) -> Template:
+    """A Helm template; a named one (``define``) renders only where the chart includes
+    it, so the whole chart's output is what to check."""
+    named = _search(_DEFINE, text, start, stop)
+    if named is not None:
+        return Template(
+            f"a Helm named template (`{_excerpt(text, named.start())}`), which renders "
+            "where the chart includes it",
+            named.start(),
+            f"`{_helm_command(path, whole=True)} | policytest validate -`",
+        )
+    return Template(
+        f"a Helm template (`{_excerpt(text, index)}`)",
+        index,
+        f"`{_helm_command(path)} | policytest validate -`",
+    )
+
+
 def file_template(path: str, text: str) -> Finding | None:
     """PT005 for a whole file that is a template (one that is not even YAML)."""
     found = template_of(path, text)
@@ -127,18 +156,28 @@ def file_template(path: str, text: str) -> Finding | None:
 def config_template(document: Document) -> Finding | None:
     """PT005 for a recognised config whose own text holds template syntax (a ConfigMap
     in a chart), checked instead of it; the configs around it are checked as usual."""
-    if document.embedding is not None or document.unparsed is not None:
-        found = template_of(document.path, document.text)
-    else:
-        root = document.root
-        found = template_of(
-            document.path, document.text, root.start_mark.index, root.end_mark.index
-        )
+    found = config_template_of(document)
     if found is None:
         return None
     line, column = _where(document.text, found.index)
     where = document.positions.map(line - 1, column - 1)
     return _finding(document.path, where.line, where.column, document.index, found)
+
+
+def config_template_of(document: Document) -> Template | None:
+    """The template a recognised config's own text is (see :func:`config_template`)."""
+    if document.embedding is not None or document.unparsed is not None:
+        return template_of(document.path, document.text)
+    root = document.root
+    return template_of(document.path, document.text, root.start_mark.index, root.end_mark.index)
+
+
+def not_checked(template: Template) -> str:
+    """What ``diff`` says of a template's config: what PT005 says, as a status."""
+    return (
+        f"not checked: {template.what}, not the config the scheduler reads; check what it "
+        f"renders to: {template.render}"
+    )
 
 
 def _finding(path: str, line: int, column: int, index: int, template: Template) -> Finding:
@@ -152,9 +191,9 @@ def _finding(path: str, line: int, column: int, index: int, template: Template) 
     )
 
 
-def _helm_command(path: str) -> str:
+def _helm_command(path: str, *, whole: bool = False) -> str:
     """``helm template`` for the chart holding ``path`` (a ``Chart.yaml`` above its
-    ``templates/``), showing only this file."""
+    ``templates/``), showing only this file unless ``whole``."""
     if path == STDIN_NAME:
         return "helm template RELEASE CHART"
     directory = os.path.dirname(os.path.abspath(path))
@@ -164,6 +203,8 @@ def _helm_command(path: str) -> str:
     if not os.path.basename(directory) or not os.path.isfile(os.path.join(chart, "Chart.yaml")):
         return "helm template RELEASE CHART"
     shown = os.path.relpath(chart)
+    if whole:
+        return f"helm template {shown}"
     inside = os.path.relpath(os.path.abspath(path), chart).replace(os.sep, "/")
     return f"helm template {shown} --show-only {inside}"
 

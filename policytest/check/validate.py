@@ -114,7 +114,7 @@ def _check_source(
     it gets a warning, so a repository-wide hook reports it without failing; found by
     walking, it is skipped.
     """
-    templates = _template_checks(source)
+    templates = template_checks(source.path, source.text or source.head)
     template = (
         templates.file_template(source.path, source.text or source.head)
         if templates is not None and source.problems and not (source.refused or source.spent)
@@ -180,10 +180,10 @@ _TEMPLATE_SIGNS = ("{{", "{%", "${", "__", "X")
 are not even imported for it."""
 
 
-def _template_checks(source: SourceFile) -> ModuleType | None:
-    """:mod:`policytest.check.templates` when ``source`` may be a template, else ``None``."""
-    text = source.text or source.head
-    if is_yaml_path(source.path) and not any(sign in text for sign in _TEMPLATE_SIGNS):
+def template_checks(path: str, text: str) -> ModuleType | None:
+    """:mod:`policytest.check.templates` when ``text`` (of ``path``) may be a template,
+    else ``None``."""
+    if is_yaml_path(path) and not any(sign in text for sign in _TEMPLATE_SIGNS):
         return None
     from policytest.check import templates
 

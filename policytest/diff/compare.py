@@ -341,8 +341,9 @@ class _Comparison:
     def _views(self, side: Side, path: str) -> tuple[ConfigView, ...] | None:
         if not side.has(path):
             return None
-        side.materialise([path])
-        return config_views(side.path(path), self.options_of(side))
+        side.materialise([path, *_chart_of(path, side)])
+        views = config_views(side.path(path), self.options_of(side))
+        return tuple(_scrubbed(view, side) for view in views)
 
     def _findings(self, side: Side, candidates: Sequence[str]) -> list[Located]:
         paths = [
@@ -395,14 +396,32 @@ def _scrub(text: str, side: Side) -> str:
     the repository; the copy itself, the repository's own directory."""
     root = side.root
     prefixes = {root, os.path.realpath(root)}
-    relative = os.path.relpath(root)
-    if not relative.startswith(os.pardir):
-        prefixes.add(relative)
+    prefixes.add(os.path.relpath(root))  # as `helm template ../../policytest-diff-x/head/c`
     for prefix in sorted(prefixes, key=len, reverse=True):
         text = text.replace(prefix + os.sep, "")
     for prefix in sorted(prefixes, key=len, reverse=True):
         text = text.replace(prefix, side.origin)
     return text
+
+
+def _chart_of(path: str, side: Side) -> list[str]:
+    """The ``Chart.yaml`` of the chart whose ``templates/`` holds ``path``, if ``side``
+    has one: a template's status names the chart to render."""
+    directories = path.split("/")[:-1]
+    if "templates" not in directories:
+        return []
+    last = len(directories) - 1 - directories[::-1].index("templates")
+    chart = "/".join([*directories[:last], "Chart.yaml"])
+    return [chart] if side.has(chart) else []
+
+
+def _scrubbed(view: ConfigView, side: Side) -> ConfigView:
+    """``view`` with paths in its settings (a template's ``helm template`` command) as
+    the user knows them."""
+    settings = tuple(
+        replace(setting, value=_scrub(setting.value, side)) for setting in view.settings
+    )
+    return replace(view, settings=settings)
 
 
 def _snapshot_references(local: str, path: str, options: CheckOptions) -> list[str]:

@@ -14,10 +14,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from policytest.check.validate import template_checks
 from policytest.core.options import CheckOptions
 from policytest.harness.load import load_fixture
 from policytest.read.recognise import Kind, expand
-from policytest.read.source import Document, child, read_file
+from policytest.read.source import Document, SourceFile, child, read_file
 from policytest.scoring.weights import RSF, BinpackWeights, ResourceStrategyFitArgs
 from policytest.volcano.binpack_args import BINPACK
 from policytest.volcano.corrections import shown_value, written_weight
@@ -32,6 +33,9 @@ if TYPE_CHECKING:
 VOLCANO = "Volcano"
 KUBE = "kube-scheduler"
 UNREADABLE = "unreadable"
+TEMPLATE = "template"
+"""The kind of a file that is a config's template and not YAML (whose scheduler it
+holds is not known until it is rendered)."""
 STATUS = "status"
 FIT = "NodeResourcesFit"
 BALANCED = "NodeResourcesBalancedAllocation"
@@ -63,6 +67,9 @@ def config_views(path: str, options: CheckOptions) -> tuple[ConfigView, ...]:
     """Every scheduler config in the file at ``path``: plain, in ConfigMaps or Lists,
     or inline in a fixture. An unreadable file gives one ``unreadable`` view."""
     source = read_file(path, options.limits, options.root)
+    template = _file_template(source)
+    if template is not None:
+        return (ConfigView("", TEMPLATE, (Setting(STATUS, template),)),)
     if source.problems:
         problem = source.problems[0]
         return (
@@ -87,7 +94,12 @@ def _views(
     if kind is Kind.VOLCANO or kind is Kind.KUBE_SCHEDULER:
         embedding = document.embedding
         where = f"ConfigMap {embedding.configmap}, key {embedding.key}" if embedding else ""
-        yield _view(document, kind, ", ".join(part for part in (prefix, where) if part), options)
+        label = ", ".join(part for part in (prefix, where) if part)
+        template = _config_template(document)
+        if template is not None:
+            yield ConfigView(label, VOLCANO if kind is Kind.VOLCANO else KUBE, (template,))
+        else:
+            yield _view(document, kind, label, options)
     elif kind is Kind.CONFIGMAP_VALUE and document.unparsed is not None:
         from policytest.check.configmap import scheduler_of
 
@@ -102,6 +114,29 @@ def _views(
             config, config_kind, name = inline
             label = ", ".join(part for part in (prefix, f"fixture {name}, inline config") if part)
             yield _view(config, config_kind, label, options)
+
+
+def _file_template(source: SourceFile) -> str | None:
+    """The status of a file that is a scheduler config's template and not YAML (a
+    chart's ``{{- if }}`` lines), as ``validate``'s PT005 says it: not checked."""
+    if not source.problems or source.refused or source.spent:
+        return None
+    text = source.text or source.head
+    templates = template_checks(source.path, text)
+    if templates is None or not templates.OURS_IN_A_TEMPLATE.search(source.head):
+        return None  # no template, or somebody else's (a chart's Deployment)
+    found = templates.template_of(source.path, text)
+    return None if found is None else str(templates.not_checked(found))
+
+
+def _config_template(document: Document) -> Setting | None:
+    """The status of a config whose own text is templated (a chart's ConfigMap that
+    parses as YAML), as ``validate``'s PT005 says it; ``None`` for a literal config."""
+    templates = template_checks(document.path, document.text)
+    if templates is None:
+        return None
+    found = templates.config_template_of(document)
+    return None if found is None else Setting(STATUS, templates.not_checked(found))
 
 
 def _inline_config(document: Document, options: CheckOptions) -> tuple[Document, Kind, str] | None:

@@ -65,6 +65,37 @@ def test_the_message_says_how_to_check_the_rendered_chart(run_line: RunLine) -> 
     )
 
 
+def test_a_named_helm_template_is_helm_and_rendered_with_its_chart(run_line: RunLine) -> None:
+    """A chart's ``_helpers.tpl`` holds Go templates for Helm: called "a Jinja template
+    ... render it as your playbook does" before; ``--show-only`` cannot show a named
+    template, which renders only where the chart includes it."""
+    result = run_line(["validate", CHART / "templates" / "_helpers.tpl"])
+    assert result.exit_code == 0, result
+    assert (
+        "_helpers.tpl:2:1: PT005 info: this is a Helm named template "
+        '(`{{- define "volcano-chart.kube-scheduler-config" -}}`), which renders where the '
+        "chart includes it" in result.stdout
+    )
+    assert "volcano-chart | policytest validate -`" in result.stdout
+    assert "Jinja" not in result.stdout and "playbook" not in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "what"),
+    [
+        pytest.param("x.tpl", "kind: KubeSchedulerConfiguration\n", "a Go template (a `.tpl`"),
+        pytest.param("x.jinja", "actions: allocate\n", "a Jinja template (a `.jinja`"),
+        pytest.param("x.j2", "actions: {{ acts }}\n", "a Jinja template (`{{ acts }}`)"),
+        pytest.param("x.yaml", "name: {{ .Values.n }}\n", "a Helm template (`{{ .Values"),
+    ],
+)
+def test_the_template_language_follows_the_syntax_then_the_name(
+    name: str, text: str, what: str
+) -> None:
+    found = template_of(name, text)
+    assert found is not None and found.what.startswith(what)
+
+
 def test_the_placeholder_message_names_the_substitution(run_line: RunLine) -> None:
     result = run_line(["validate", TEMPLATES / "volcano-scheduler-install.yaml"])
     assert "`XVERSIONX` is a placeholder an install script substitutes" in result.stdout
