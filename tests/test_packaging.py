@@ -146,6 +146,11 @@ def test_wheel_contents(wheel: Path) -> None:
     for schema in bundled_schemas():
         assert f"policytest/schemas/{schema}" in names
     assert {"policytest/py.typed", "policytest/__main__.py", "policytest/cli.py"} <= names
+    modules = {
+        f"policytest/{path.relative_to(ROOT / 'policytest').as_posix()}"
+        for path in (ROOT / "policytest").rglob("*.py")
+    }
+    assert modules <= names, f"not in the wheel (pyproject's packages): {modules - names}"
     html = ROOT / "policytest" / "reporters" / "html"
     for asset in [*html.glob("templates/*.j2"), *html.glob("assets/*")]:
         assert f"policytest/reporters/html/{asset.relative_to(html)}" in names
