@@ -1,14 +1,21 @@
 """A realistic generated ``kubectl get nodes,pods -A -o json``, for fixtures and benchmarks.
 
 What a real cluster dump holds, at any size: control-plane nodes tainted ``NoSchedule``
-with their static pods, one cordoned worker (``spec.unschedulable`` and the taint
-``kubectl cordon`` adds), GPU nodes tainted for GPU jobs, DaemonSet pods on every node
-(tolerating everything), deployments spread over the workers, completed and failed Job
-pods, and pending pods (plain, GPU with a toleration and a ``nodeSelector``, one with
-required node affinity on a zone). Deterministic for a given size and seed.
+with their static pods (mirror pods: the kubelet's annotation, owned by the Node), one
+cordoned worker (``spec.unschedulable`` and the taint ``kubectl cordon`` adds), GPU
+nodes tainted for GPU jobs, DaemonSet pods on every node (tolerating everything, owned
+by their DaemonSet), deployments spread over the workers (owned by one ReplicaSet each,
+which the dump holds, created one after another: every pod has its
+``creationTimestamp``, a few share one), completed and failed Job pods, and pending
+pods (plain, GPU with a toleration and a ``nodeSelector``, one with required node
+affinity on a zone). ``--stateful`` adds what keeps pods on their nodes or zones: a
+StatefulSet whose pods claim zonal volumes, a database on a local persistent volume and
+a cache on a ``hostPath``, with their PersistentVolumeClaims and PersistentVolumes.
+Deterministic for a given size and seed.
 
     python benchmarks/cluster_dump.py --nodes 24 > cluster.json
-    python benchmarks/cluster_dump.py --nodes 5000 --pods 50000 > big.json
+    python benchmarks/cluster_dump.py --nodes 40 --stateful > repack.json
+    python benchmarks/cluster_dump.py --nodes 5000 --pods 50000 --stateful > big.json
 
 ``--round-robin`` writes a huge dump as it goes (the ``List`` is never in memory): worker
 nodes only, the deployments' pods placed on them in turn, and 100 pending pods. The
@@ -20,10 +27,12 @@ placement above looks for a node with room for every pod, which takes hours for 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import random
 import sys
 from collections.abc import Iterator
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 ZONES = ("eu-west-1a", "eu-west-1b", "eu-west-1c")
@@ -50,6 +59,10 @@ GPU_TAINT = {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"
 CORDON_TAINT = {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}
 TOLERATE_ALL = [{"operator": "Exists"}]
 GPU_TOLERATION = [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}]
+CREATED = datetime(2026, 1, 6, 8, 0, 0, tzinfo=timezone.utc)
+"""When the first application pod was created; DaemonSet and static pods come earlier."""
+STATEFUL_REQUESTS = {"cpu": "1", "memory": "4Gi"}
+"""Each replica of the StatefulSet ``--stateful`` adds (one per three workers)."""
 
 
 def node(name: str, role: str, zone: str, rng: random.Random) -> dict[str, Any]:
@@ -117,7 +130,13 @@ def pod(
     affinity: dict[str, Any] | None = None,
     init: dict[str, str] | None = None,
     sidecar: dict[str, str] | None = None,
+    owner: tuple[str, str, str] | None = None,
+    created: datetime | None = None,
+    labels: dict[str, str] | None = None,
+    annotations: dict[str, str] | None = None,
+    volumes: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
+    """A v1 Pod as kubectl prints it; ``owner``: (apiVersion, kind, name) of its controller."""
     resources: dict[str, Any] = {}
     if requests:
         resources["requests"] = dict(requests)
@@ -136,7 +155,7 @@ def pod(
         "restartPolicy": "Always",
         "schedulerName": "default-scheduler",
         "serviceAccountName": "default",
-        "volumes": [{"name": "kube-api-access", "projected": {"sources": []}}],
+        "volumes": [{"name": "kube-api-access", "projected": {"sources": []}}, *(volumes or [])],
         "tolerations": [
             {
                 "key": "node.kubernetes.io/not-ready",
@@ -175,17 +194,54 @@ def pod(
         status["conditions"] = [
             {"type": "PodScheduled", "status": "False", "reason": "Unschedulable"}
         ]
+    metadata: dict[str, Any] = {
+        "name": name,
+        "namespace": namespace,
+        "labels": {"app": name.rsplit("-", 2)[0], **(labels or {})},
+        "creationTimestamp": stamp(created or CREATED),
+    }
+    if annotations:
+        metadata["annotations"] = annotations
+    if owner:
+        api_version, kind, owner_name = owner
+        metadata["ownerReferences"] = [
+            {
+                "apiVersion": api_version,
+                "kind": kind,
+                "name": owner_name,
+                "uid": hashlib.sha256(f"{kind}/{owner_name}".encode()).hexdigest()[:32],
+                "controller": True,
+                "blockOwnerDeletion": True,
+            }
+        ]
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": metadata, "spec": spec, "status": status}
+
+
+def stamp(when: datetime) -> str:
+    """A ``creationTimestamp`` as the API server writes it (UTC, whole seconds)."""
+    return when.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def template_hash(app: str) -> str:
+    """A Deployment's ``pod-template-hash`` (stable, so its ReplicaSet has one name)."""
+    return hashlib.sha256(app.encode()).hexdigest()[:10]
+
+
+def replica_set(namespace: str, app: str) -> dict[str, Any]:
+    """The ReplicaSet of Deployment ``app`` (its selector: PodTopologySpread's default)."""
+    labels = {"app": app, "pod-template-hash": template_hash(app)}
     return {
-        "apiVersion": "v1",
-        "kind": "Pod",
+        "apiVersion": "apps/v1",
+        "kind": "ReplicaSet",
         "metadata": {
-            "name": name,
+            "name": f"{app}-{template_hash(app)}",
             "namespace": namespace,
-            "labels": {"app": name.rsplit("-", 2)[0]},
-            "creationTimestamp": "2026-01-06T08:00:00Z",
+            "labels": labels,
+            "ownerReferences": [
+                {"apiVersion": "apps/v1", "kind": "Deployment", "name": app, "controller": True}
+            ],
         },
-        "spec": spec,
-        "status": status,
+        "spec": {"selector": {"matchLabels": labels}},
     }
 
 
@@ -197,9 +253,12 @@ def _mebi(memory: str) -> int:
     return int(memory[:-2]) * (1024 if memory.endswith("Gi") else 1)
 
 
-def dump(nodes: int = 24, pods: int | None = None, seed: int = 7) -> dict[str, Any]:
+def dump(
+    nodes: int = 24, pods: int | None = None, seed: int = 7, stateful: bool = False
+) -> dict[str, Any]:
     """A ``List`` of Nodes then Pods: 3 control-plane nodes, about a sixth GPU nodes,
-    one cordoned worker; ``pods`` application pods (default: 6 per worker)."""
+    one cordoned worker; ``pods`` application pods (default: 6 per worker); with
+    ``stateful``, the pods of :func:`stateful_pods` and their volumes."""
     rng = random.Random(seed)
     items: list[dict[str, Any]] = []
     gpu_count = max(1, nodes // 6)
@@ -219,7 +278,7 @@ def dump(nodes: int = 24, pods: int | None = None, seed: int = 7) -> dict[str, A
             item["spec"]["unschedulable"] = True
             item["spec"]["taints"] = [CORDON_TAINT]
     all_nodes = [item["metadata"]["name"] for item in items]
-    for namespace, daemon, requests in DAEMONSETS:
+    for number, (namespace, daemon, requests) in enumerate(DAEMONSETS):
         for node_name in all_nodes:
             suffix = f"{rng.getrandbits(20):05x}"
             items.append(
@@ -229,6 +288,8 @@ def dump(nodes: int = 24, pods: int | None = None, seed: int = 7) -> dict[str, A
                     requests,
                     node_name=node_name,
                     tolerations=TOLERATE_ALL,
+                    owner=("apps/v1", "DaemonSet", daemon),
+                    created=CREATED - timedelta(hours=2, minutes=-number),
                 )
             )
     for cp in names["control-plane"]:
@@ -240,6 +301,9 @@ def dump(nodes: int = 24, pods: int | None = None, seed: int = 7) -> dict[str, A
                     requests,
                     node_name=cp,
                     tolerations=TOLERATE_ALL,
+                    owner=("v1", "Node", cp),
+                    created=CREATED - timedelta(hours=3),
+                    annotations={"kubernetes.io/config.mirror": template_hash(static + cp)},
                 )
             )
     app_pods = pods if pods is not None else 6 * max(1, workers)
@@ -270,7 +334,22 @@ def dump(nodes: int = 24, pods: int | None = None, seed: int = 7) -> dict[str, A
         chosen = rng.choice(fitting)
         free[chosen][0] -= cpu
         free[chosen][1] -= memory
-        items.append(pod(namespace, name, requests, node_name=chosen, limits=limits, **extra))
+        items.append(
+            pod(
+                namespace,
+                name,
+                requests,
+                node_name=chosen,
+                limits=limits,
+                owner=("apps/v1", "ReplicaSet", f"{app}-{template_hash(app)}"),
+                labels={"pod-template-hash": template_hash(app)},
+                created=CREATED + timedelta(seconds=index // 3),
+                **extra,
+            )
+        )
+    items += [replica_set(namespace, app) for namespace, app, _, _ in DEPLOYMENTS]
+    if stateful:
+        items += stateful_pods(names["worker"][:-1] or names["worker"], items, free, seed)
     for index, gpu in enumerate(names["gpu"]):
         for job in range(1 + index % 3):
             items.append(
@@ -358,6 +437,99 @@ def dump(nodes: int = 24, pods: int | None = None, seed: int = 7) -> dict[str, A
     return {"apiVersion": "v1", "kind": "List", "items": items, "metadata": {"resourceVersion": ""}}
 
 
+def stateful_pods(
+    workers: list[str], items: list[dict[str, Any]], free: dict[str, list[int]], seed: int
+) -> list[dict[str, Any]]:
+    """A StatefulSet ``db`` (one replica per three workers) whose pods claim volumes that
+    only their zone reaches, a ``ledger`` pod on a local persistent volume and a
+    ``cache`` pod on a ``hostPath``: each on a worker with room, created last (a random
+    stream of its own, so the rest of the dump is what it is without them)."""
+    rng = random.Random(seed + 1)
+    zone_of = {
+        item["metadata"]["name"]: item["metadata"]["labels"]["topology.kubernetes.io/zone"]
+        for item in items
+        if item["kind"] == "Node"
+    }
+    added: list[dict[str, Any]] = [
+        {
+            "apiVersion": "apps/v1",
+            "kind": "StatefulSet",
+            "metadata": {"name": "db", "namespace": "data"},
+            "spec": {"selector": {"matchLabels": {"app": "db"}}},
+        }
+    ]
+    cpu, memory = _milli(STATEFUL_REQUESTS["cpu"]), _mebi(STATEFUL_REQUESTS["memory"])
+    later = CREATED + timedelta(hours=1)
+    for index in range(max(1, len(workers) // 3) + 2):
+        fitting = [n for n in workers if free[n][0] >= cpu and free[n][1] >= memory]
+        if not fitting:
+            break
+        chosen = rng.choice(fitting)
+        free[chosen][0] -= cpu
+        free[chosen][1] -= memory
+        if index == 0:  # the ledger: a local volume on its node's disk
+            name, claim, volume = "ledger-0", "ledger-data", "local-ledger"
+            source: dict[str, Any] = {"local": {"path": "/mnt/disks/ssd0"}}
+            term = {"key": "kubernetes.io/hostname", "operator": "In", "values": [chosen]}
+            owner = None
+        elif index == 1:  # the cache: a hostPath, no claim
+            name, claim, volume, source, term = "cache-0", "", "", {}, {}
+            owner = None
+        else:
+            name = f"db-{index - 2}"
+            claim, volume = f"data-{name}", f"pvc-{template_hash(name)}"
+            source = {"csi": {"driver": "ebs.csi.aws.com", "volumeHandle": f"vol-{volume}"}}
+            term = {
+                "key": "topology.kubernetes.io/zone",
+                "operator": "In",
+                "values": [zone_of[chosen]],
+            }
+            owner = ("apps/v1", "StatefulSet", "db")
+        mounts = (
+            [{"name": "data", "persistentVolumeClaim": {"claimName": claim}}]
+            if claim
+            else [{"name": "cache", "hostPath": {"path": "/var/cache/app"}}]
+        )
+        added.append(
+            pod(
+                "data",
+                name,
+                STATEFUL_REQUESTS,
+                node_name=chosen,
+                owner=owner,
+                created=later + timedelta(seconds=index),
+                volumes=mounts,
+            )
+        )
+        if not claim:
+            continue
+        added.append(
+            {
+                "apiVersion": "v1",
+                "kind": "PersistentVolumeClaim",
+                "metadata": {"name": claim, "namespace": "data"},
+                "spec": {"volumeName": volume, "accessModes": ["ReadWriteOnce"]},
+                "status": {"phase": "Bound"},
+            }
+        )
+        added.append(
+            {
+                "apiVersion": "v1",
+                "kind": "PersistentVolume",
+                "metadata": {"name": volume},
+                "spec": {
+                    **source,
+                    "capacity": {"storage": "100Gi"},
+                    "nodeAffinity": {
+                        "required": {"nodeSelectorTerms": [{"matchExpressions": [term]}]}
+                    },
+                },
+                "status": {"phase": "Bound"},
+            }
+        )
+    return added
+
+
 def round_robin(nodes: int, pods: int, seed: int = 7) -> Iterator[dict[str, Any]]:
     """The items of a huge dump, one by one: ``nodes`` workers, ``pods`` deployment pods
     placed on them in turn, and 100 pending pods."""
@@ -379,9 +551,12 @@ def main() -> None:
     parser.add_argument("--pods", type=int, default=None, help="application pods")
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--round-robin", action="store_true", help="stream a huge dump")
+    parser.add_argument(
+        "--stateful", action="store_true", help="add pods on zonal, local and hostPath volumes"
+    )
     args = parser.parse_args()
     if not args.round_robin:
-        json.dump(dump(args.nodes, args.pods, args.seed), sys.stdout, indent=4)
+        json.dump(dump(args.nodes, args.pods, args.seed, args.stateful), sys.stdout, indent=4)
         sys.stdout.write("\n")
         return
     sys.stdout.write('{"apiVersion": "v1", "kind": "List", "metadata": {}, "items": [\n')

@@ -113,3 +113,17 @@ def test_library_example_runs(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "volcano-nodeorder-binpack-weight-1.yaml" in done.stdout  # its VB012 warning
+
+
+def test_readme_repack_answer_is_what_simulate_prints(run_line: RunLine) -> None:
+    """The README's repack example: its command (in the text, across lines) prints the
+    answer shown."""
+    section = README[README.index("## What a config frees") : README.index("## Development")]
+    command = re.search(r"`(policytest simulate\s+--snapshot fixtures/[^`]*)`", section)
+    shown = re.search(r"```text\n(.*?)```", section, re.DOTALL)
+    assert command is not None and shown is not None
+    program, *args = shlex.split(command.group(1))
+    assert program == "policytest"
+    result = run_line(args)
+    assert result.exit_code == 0, result
+    assert result.stdout.startswith(shown.group(1))

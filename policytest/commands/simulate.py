@@ -1,4 +1,6 @@
-"""``policytest simulate FIXTURE [--config CONFIG]...``: packing metrics for a workload."""
+"""``policytest simulate FIXTURE [--config CONFIG]...``: packing metrics for a workload;
+``policytest simulate --snapshot FILE --config CONFIG... [--repack]``: the same for a
+cluster's snapshot, no fixture written."""
 
 from __future__ import annotations
 
@@ -28,7 +30,32 @@ def configure(subparsers: Any) -> None:
         "(free capacity on nodes where a pod of the workload fitted before and none fits "
         "any more), pending pods. Give --config more than once to compare configs on one workload.",
     )
-    parser.add_argument("fixture", metavar="FIXTURE", help="a fixture file (*.policytest.yaml)")
+    parser.add_argument(
+        "fixture", nargs="?", metavar="FIXTURE", help="a fixture file (*.policytest.yaml)"
+    )
+    parser.add_argument(
+        "--snapshot",
+        default=None,
+        metavar="FILE",
+        help="instead of a fixture: a cluster snapshot (`kubectl get nodes,pods,... -A -o "
+        "json` output, or a `policytest snapshot` file); its pending pods are placed, or "
+        "with --repack its bound pods are placed again",
+    )
+    parser.add_argument(
+        "--repack",
+        action="store_true",
+        help="with --snapshot: take the bound pods that can move off their nodes and place "
+        "them again in creation order: how many nodes each config needs, and frees",
+    )
+    parser.add_argument(
+        "--keep",
+        action="append",
+        default=[],
+        type=keep_selector,
+        metavar="SELECTOR",
+        help="with --repack: leave these pods where they are (repeatable); "
+        "namespace=NS, owner=KIND[/NAME] and LABEL=VALUE, comma-separated, all must match",
+    )
     parser.add_argument("--case", default=None, metavar="NAME", help="only this case")
     parser.add_argument(
         "--config",
@@ -36,13 +63,66 @@ def configure(subparsers: Any) -> None:
         default=[],
         metavar="CONFIG",
         help="simulate with this scheduler config instead of the fixture's own "
-        "(repeat to compare; 'fixture' names the fixture's own config)",
+        "(repeat to compare; 'fixture' names the fixture's own config; LABEL=FILE names "
+        "the config LABEL in the report)",
     )
     parser.add_argument("--profile", default=None, metavar="NAME", help="kube-scheduler profile")
     parser.add_argument("--format", choices=FORMATS, default="text", help="output format")
     add_fixture_options(parser)
     add_quiet_option(parser)
     parser.set_defaults(execute=execute)
+
+
+def keep_selector(text: str) -> dict[str, Any]:
+    """``--keep namespace=data,owner=StatefulSet/db,tier=db`` as a fixture's ``keep:``
+    selector (``namespace``, ``owner: {kind, name}``, ``labelSelector.matchLabels``)."""
+    selector: dict[str, Any] = {}
+    for part in text.split(","):
+        key, equals, value = part.partition("=")
+        key, value = key.strip(), value.strip()
+        if not equals or not key or not value:
+            raise argparse.ArgumentTypeError(
+                f"{text!r}: expected KEY=VALUE pairs, comma-separated (namespace=NS, "
+                "owner=KIND[/NAME], or a label)"
+            )
+        if key == "namespace":
+            selector["namespace"] = value
+        elif key == "owner":
+            kind, _, name = value.partition("/")
+            selector["owner"] = {"kind": kind, **({"name": name} if name else {})}
+        else:
+            labels = selector.setdefault("labelSelector", {"matchLabels": {}})
+            labels["matchLabels"][key] = value
+    return selector
+
+
+def _labelled(config: str) -> tuple[str, str]:
+    """``LABEL=FILE`` (a file that exists, named by something that is not one) as
+    (LABEL, FILE); else the config names itself."""
+    import os
+
+    label, equals, path = config.partition("=")
+    if equals and label and os.path.isfile(path) and not os.path.lexists(config):
+        return label, path
+    return config, config
+
+
+def _inputs_problem(args: Any) -> str | None:
+    """What is wrong with the inputs named (``None``: nothing)."""
+    if (args.fixture is None) == (args.snapshot is None):
+        return "give a fixture, or --snapshot FILE (not both)"
+    if args.snapshot is None and (args.repack or args.keep):
+        return (
+            "--repack and --keep take --snapshot FILE (a fixture repacks with "
+            "`pods: {fromSnapshot: bound}`)"
+        )
+    if args.keep and not args.repack:
+        return "--keep chooses the pods a repack leaves where they are: add --repack"
+    if args.snapshot is not None and not args.config:
+        return "--snapshot needs the configs to compare: --config FILE (repeatable)"
+    if args.snapshot is not None and "fixture" in args.config:
+        return "--config fixture names a fixture's own config; with --snapshot, name files"
+    return None
 
 
 def execute(args: Any) -> int:
@@ -61,7 +141,13 @@ def execute(args: Any) -> int:
     from policytest.reporters.run.packing import render_json, render_text
     from policytest.reporters.validate.text import format_finding
 
-    for path in [args.fixture, *(c for c in args.config if c != "fixture")]:
+    wrong = _inputs_problem(args)
+    if wrong is not None:
+        return usage_error(wrong)
+    configs = {label: path for label, path in map(_labelled, args.config)}
+    if len(configs) < len(args.config):
+        return usage_error("each --config needs a label of its own")
+    for path in [args.fixture or args.snapshot, *(p for p in configs.values() if p != "fixture")]:
         problem = missing_file(path)
         if problem is not None:
             return usage_error(problem)
@@ -71,24 +157,27 @@ def execute(args: Any) -> int:
 
     options = check_options(args)
     try:
-        workloads = load_workloads(
-            args.fixture, options, root_for(args.fixture, options), args.case
-        )
+        if args.snapshot is not None:
+            workloads = _snapshot_workloads(args, options)
+        else:
+            workloads = load_workloads(
+                args.fixture, options, root_for(args.fixture, options), args.case
+            )
     except NoSuchCase as error:
         return unknown_case(error.case, args.fixture, error.names)
     except SimulationError as error:
-        sys.stderr.write(f"policytest: {text(args.fixture)}: {text(error)}\n")
+        sys.stderr.write(f"policytest: {text(args.fixture or args.snapshot)}: {text(error)}\n")
         return int(ExitCode.FINDINGS)
     # each config as the scheduler loads it; its findings are shown, and only a config
     # the scheduler refuses stops the simulation
     schedulers: dict[str, Scheduler | None] = {}
     findings = {f for workload in workloads for f in workload.findings}
-    for label in args.config or ["fixture"]:
-        if label == "fixture":
+    for label, path in (configs or {"fixture": "fixture"}).items():
+        if path == "fixture":
             schedulers[label] = None
             continue
         try:
-            loaded, found = config_scheduler(label, args.profile, options)
+            loaded, found = config_scheduler(path, args.profile, options)
         except UnknownProfile as unknown:
             sys.stderr.write(f"policytest: {label}: {unknown}\n")
             return int(ExitCode.FINDINGS)
@@ -127,3 +216,22 @@ def execute(args: Any) -> int:
     else:
         write((render_json if args.format == "json" else render_text)(reports))
     return int(ExitCode.OK)
+
+
+def _snapshot_workloads(args: Any, options: Any) -> list[Any]:
+    """The workload of ``--snapshot FILE``: a fixture made beside the snapshot (which is
+    streamed, so the file-bytes limit does not apply to it; the pods and nodes limits do)."""
+    import os
+
+    from policytest.core.records import replace
+    from policytest.harness.load import Root
+    from policytest.harness.simulate import load_workloads, snapshot_fixture
+    from policytest.harness.snapshot import BOUND, PENDING
+
+    size = os.path.getsize(args.snapshot)
+    if size > options.limits.max_file_bytes:
+        limits = options.limits.overridden([("file-bytes", size)])
+        options = replace(options, limits=limits)
+    made = snapshot_fixture(args.snapshot, BOUND if args.repack else PENDING, args.keep)
+    root = Root(os.path.dirname(os.path.realpath(args.snapshot)), "the snapshot's directory")
+    return load_workloads(args.snapshot, options, root, text=made)

@@ -290,5 +290,7 @@ _SIMPLE: Final[dict[str, Callable[[Any], Check]]] = {
     "maxItems": _sized(list, lambda size, bound: size <= bound),
     "minLength": _sized(str, lambda size, bound: size >= bound),
     "maxLength": _sized(str, lambda size, bound: size <= bound),
+    "minProperties": _sized(dict, lambda size, bound: size >= bound),
+    "maxProperties": _sized(dict, lambda size, bound: size <= bound),
     "pattern": _pattern,
 }

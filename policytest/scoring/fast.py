@@ -21,7 +21,7 @@ from typing import Any, Final, Protocol, runtime_checkable
 
 from policytest.scoring.cluster import Node, Pod
 from policytest.scoring.protocol import ClusterState, NodeScore
-from policytest.scoring.specs import node_from_dict, pods_from_dict, shape_key
+from policytest.scoring.specs import node_from_dict, pod_shape_key, pods_from_dict
 from policytest.scoring.spreading_sequence import (
     CycleScoring,
     Ranked,
@@ -54,7 +54,7 @@ def build_nodes(specs: Iterable[tuple[str, Mapping[str, Any]]]) -> list[Node]:
         node = node_from_dict(bare, default_requests_from_limits=True, where=name)
         pods = list(node.pods)
         for index, entry in enumerate(entries):
-            key = shape_key(entry)
+            key = pod_shape_key(entry)
             parsed = cache.get(key)
             if parsed is None:
                 parsed = pods_from_dict(

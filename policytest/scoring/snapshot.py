@@ -10,16 +10,24 @@ and Pod is reduced on the spot to what scheduling reads:
   ``status.images`` (names and sizes);
 - a pod bound to a node (``spec.nodeName`` set, phase not Succeeded/Failed, as the
   scheduler's cache counts them): the requests of its containers, init containers and
-  sidecars, its overhead and pod-level requests, and what spreading, pod affinity and
-  host ports read (namespace, labels, controller, pod (anti-)affinity, host ports);
-  identical pods of a node are kept once with a ``count``;
-- a pending pod (no ``spec.nodeName``, phase Pending): the same, plus what the node
-  filters and the topology plugins read (tolerations, ``nodeSelector``, node affinity,
-  spread constraints, images) and the fields policytest does not simulate (so a
-  fixture that replays it says so);
+  sidecars, its overhead and pod-level requests, what the node filters and the topology
+  plugins read (namespace, labels, owners, tolerations, ``nodeSelector``, node and pod
+  (anti-)affinity, spread constraints, images, host ports), and what decides whether a
+  repack may move it (:mod:`policytest.harness.repack`): its ``hostPath`` and
+  persistent volume claim volumes, and the annotations that mark a mirror pod or name a
+  Volcano PodGroup. Identical pods of a node are kept once with a ``count``, and
+  ``order`` lists each one's place in creation order (``creationTimestamp``, then
+  namespace and name; pods without a timestamp after all others), so a repack places
+  them again in the order they were created;
+- a pending pod (no ``spec.nodeName``, phase Pending): the same but the volumes, plus
+  the fields policytest does not simulate (so a fixture that replays it says so);
 - Services, ReplicaSets, ReplicationControllers and StatefulSets (name, namespace,
   selector) and Namespaces (name, labels): PodTopologySpread's default constraints and
-  pod affinity's ``namespaceSelector`` read them.
+  pod affinity's ``namespaceSelector`` read them;
+- PersistentVolumeClaims (name, namespace, the volume bound) and PersistentVolumes
+  (name, whether the volume is ``local`` or ``hostPath``, its required node affinity):
+  a repack leaves a pod on a local volume where it is, and keeps a pod on another
+  volume on the nodes that volume can reach.
 
 The result, :class:`Snapshot`, is also the compact file ``policytest snapshot`` writes
 (``kind: ClusterSnapshot``), which reads back through the same code.
@@ -37,9 +45,14 @@ from typing import IO, Any, Final
 from policytest.core.errors import PolicytestError
 from policytest.core.limits import Limits
 from policytest.scoring.quantity import QuantityError, parse_quantity
+from policytest.scoring.specs import ORDER_KEY
+from policytest.scoring.weights import TYPE_ANNOTATION, WEIGHT_ANNOTATION
 
 __all__ = [
     "COMPACT_KIND",
+    "MIRROR_ANNOTATION",
+    "ORDER_KEY",
+    "VOLUME_OBJECT_KEYS",
     "Snapshot",
     "SnapshotError",
     "anonymize",
@@ -53,7 +66,8 @@ COMPACT_API_VERSION: Final = "policytest/v1"
 _DONE_PHASES: Final = frozenset({"Succeeded", "Failed"})
 _CHUNK: Final = 1 << 20
 _LIST_KEYS: Final = ("items",)
-# PodSpec fields the node filters and the topology plugins read, kept for pending pods.
+# PodSpec fields the node filters and the topology plugins read (a pending pod's, and a
+# bound pod's, which a repack places again).
 _FILTER_FIELDS: Final = ("tolerations", "nodeSelector", "topologySpreadConstraints")
 # PodSpec fields policytest does not simulate, kept for pending pods so a fixture that
 # replays them reports them (PT003) instead of passing silently.
@@ -78,6 +92,18 @@ _GROUP_ANNOTATIONS: Final = (
     "volcano.sh/job-name",
 )
 """The annotations that put a pod in a PodGroup and give its task role and priority."""
+# kind -> the compact snapshot's key for the volumes a repack reads (not fixture keys).
+VOLUME_OBJECT_KEYS: Final = {
+    "PersistentVolumeClaim": "persistentVolumeClaims",
+    "PersistentVolume": "persistentVolumes",
+}
+MIRROR_ANNOTATION: Final = "kubernetes.io/config.mirror"
+"""The kubelet's mark on the mirror pod of a static pod (the pod is the node's own)."""
+_BOUND_ANNOTATIONS: Final = frozenset({MIRROR_ANNOTATION, TYPE_ANNOTATION, WEIGHT_ANNOTATION})
+"""The annotations a bound pod keeps beside its group's: a repack reads the first,
+resource-strategy-fit scores a pod placed again by the others. Others (a CNI's pod IP, a
+restart time) differ from pod to pod and would keep identical pods from being counted
+once."""
 _POD_AFFINITY: Final = ("podAffinity", "podAntiAffinity")
 _SCHEDULING_KEYS: Final = ("priorityClasses", "queues", "podGroups")
 """The compact snapshot's keys for the scheduling objects (the fixture's cluster keys)."""
@@ -426,12 +452,15 @@ _Bound = dict[str, dict[str, dict[str, Any]]]
 ``count``. Identical pods of a node are grouped as they are read, so memory grows with
 the distinct pods, not with the dump (a 1,000,000-pod dump took 1.13 GB when every
 reduced pod was kept until the end)."""
+_Created = list[tuple[tuple[int, float, str, str, int], dict[str, Any]]]
+"""Each bound pod's creation key (see :func:`_creation_key`) and the entry counting it."""
 
 
 def _build(objects: Iterator[Mapping[str, Any]], shown: str, max_pods: int | None) -> Snapshot:
     snapshot = Snapshot()
     counts = snapshot.counts
     bound: _Bound = {}
+    created: _Created = []
     for index, obj in enumerate(objects):
         kind = obj.get("kind")
         if kind == COMPACT_KIND:
@@ -439,7 +468,7 @@ def _build(objects: Iterator[Mapping[str, Any]], shown: str, max_pods: int | Non
         if kind == "Node":
             snapshot.nodes.append(_node(obj, shown, index))
         elif kind == "Pod":
-            _pod(obj, shown, index, snapshot, bound)
+            _pod(obj, shown, index, snapshot, bound, created)
             if max_pods is not None and counts.bound_pods + counts.pending_pods > max_pods:
                 raise SnapshotError(
                     f"{shown}: more than {max_pods:,} pods (bound and pending) by object "
@@ -455,6 +484,9 @@ def _build(objects: Iterator[Mapping[str, Any]], shown: str, max_pods: int | Non
             key, kept = short_form(obj) or ("", {})
             snapshot.objects.setdefault(key, []).append(kept)
             counts.scheduling_objects += 1
+        elif isinstance(kind, str) and kind in VOLUME_OBJECT_KEYS:
+            snapshot.objects.setdefault(VOLUME_OBJECT_KEYS[kind], []).append(_volume_object(obj))
+            counts.workload_objects += 1
         else:
             counts.other_objects += 1
     if not snapshot.nodes:
@@ -466,15 +498,48 @@ def _build(objects: Iterator[Mapping[str, Any]], shown: str, max_pods: int | Non
             "by `policytest snapshot`"
         )
     counts.nodes = len(snapshot.nodes)
+    on_nodes: set[int] = set()  # the entries on nodes of the snapshot, by id
     for node in snapshot.nodes:
         groups = bound.pop(node["name"], None)
         if groups:
             node["pods"] = list(groups.values())
+            on_nodes.update(map(id, node["pods"]))
     counts.orphan_pods = sum(
         pod.get("count", 1) for groups in bound.values() for pod in groups.values()
     )
     counts.bound_pods -= counts.orphan_pods
+    _number_in_creation_order(created, on_nodes)
     return snapshot
+
+
+def _number_in_creation_order(created: _Created, kept: set[int]) -> None:
+    """Give every kept entry its pods' places in creation order (``order``), counting
+    from 0 over the pods of the snapshot's nodes: ascending, so the list of an entry
+    follows the order its pods were read in only when they were created in that order."""
+    created.sort(key=lambda item: item[0])
+    place = 0
+    for _, entry in created:
+        if id(entry) in kept:
+            entry.setdefault(ORDER_KEY, []).append(place)
+            place += 1
+
+
+def _creation_key(obj: Mapping[str, Any], index: int) -> tuple[int, float, str, str, int]:
+    """Where a pod stands in creation order: by ``creationTimestamp``, then namespace and
+    name (kubectl's order), pods without a readable timestamp after all the others;
+    ``index`` (its place in the input) only keeps the order total."""
+    from datetime import datetime, timezone
+
+    metadata = _mapping(obj.get("metadata"))
+    namespace, name = str(metadata.get("namespace") or ""), str(metadata.get("name") or "")
+    stamp = metadata.get("creationTimestamp")
+    try:
+        when = datetime.fromisoformat(str(stamp).replace("Z", "+00:00"))
+    except ValueError:
+        return (1, 0.0, namespace, name, index)
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return (0, when.timestamp(), namespace, name, index)
 
 
 def _compact(obj: Mapping[str, Any], shown: str) -> Snapshot:
@@ -484,7 +549,7 @@ def _compact(obj: Mapping[str, Any], shown: str) -> Snapshot:
         raise SnapshotError(f"{shown}: a {COMPACT_KIND} needs a list of `nodes`")
     counts = Counts(nodes=len(nodes), pending_pods=len(pending))
     objects: dict[str, list[dict[str, Any]]] = {}
-    for key in (*_OBJECT_KEYS.values(), *_SCHEDULING_KEYS):
+    for key in (*_OBJECT_KEYS.values(), *_SCHEDULING_KEYS, *VOLUME_OBJECT_KEYS.values()):
         items = obj.get(key)
         if items is None:
             continue
@@ -566,6 +631,28 @@ def _workload_object(obj: Mapping[str, Any]) -> dict[str, Any]:
     return kept
 
 
+def _volume_object(obj: Mapping[str, Any]) -> dict[str, Any]:
+    """A PersistentVolumeClaim (name, namespace, the volume bound to it) or a
+    PersistentVolume (name, ``local`` or ``hostPath`` when it is one, its required node
+    affinity)."""
+    metadata = _mapping(obj.get("metadata"))
+    spec = _mapping(obj.get("spec"))
+    kept: dict[str, Any] = {"name": metadata.get("name")}
+    if obj.get("kind") == "PersistentVolumeClaim":
+        if metadata.get("namespace"):
+            kept["namespace"] = metadata["namespace"]
+        if spec.get("volumeName"):
+            kept["volumeName"] = spec["volumeName"]
+        return kept
+    for source in ("local", "hostPath"):
+        if spec.get(source) is not None:
+            kept[source] = True
+    required = _mapping(spec.get("nodeAffinity")).get("required")
+    if required is not None:
+        kept["nodeAffinity"] = required
+    return kept
+
+
 def _identity(obj: Mapping[str, Any], *, name: bool) -> dict[str, Any]:
     """What the topology plugins read from a pod's metadata (namespace, labels, owners)
     and what Volcano reads of its group (the group annotations; a pending pod's creation
@@ -597,6 +684,7 @@ def _pod(
     index: int,
     snapshot: Snapshot,
     bound: _Bound,
+    created: _Created,
 ) -> None:
     counts = snapshot.counts
     spec = _mapping(obj.get("spec"))
@@ -607,45 +695,77 @@ def _pod(
         return
     where = _where(shown, index, obj)
     if node_name:
-        reduced = _resources(spec, where)
-        affinity = {
-            key: value
-            for key, value in _mapping(spec.get("affinity")).items()
-            if key in _POD_AFFINITY and value
-        }
-        if affinity:
-            reduced["affinity"] = affinity
+        reduced = _schedulable(spec, where)
+        volumes = _repack_volumes(obj, spec)
+        if volumes:
+            reduced["volumes"] = volumes
         identity = _identity(obj, name=False)
-        _group(
+        annotations = {
+            key: value
+            for key, value in _mapping(_mapping(obj.get("metadata")).get("annotations")).items()
+            if key in _BOUND_ANNOTATIONS and isinstance(value, str)
+        }
+        if annotations:
+            identity["annotations"] = {**identity.get("annotations", {}), **annotations}
+        entry = _group(
             bound.setdefault(str(node_name), {}),
             {"metadata": identity, "spec": reduced} if identity else reduced,
         )
+        created.append((_creation_key(obj, index), entry))
         counts.bound_pods += 1
         return
     if phase not in ("Pending", None):
         counts.other_pods += 1
         return
+    pod_spec = _schedulable(spec, where)
+    if _unsimulated(spec, pod_spec):
+        counts.unsimulated_pending += 1
+    snapshot.pending.append({"metadata": _identity(obj, name=True), "spec": pod_spec})
+    counts.pending_pods += 1
+
+
+def _schedulable(spec: Mapping[str, Any], where: str) -> dict[str, Any]:
+    """What scheduling a pod reads of its spec: requests (:func:`_resources`), the node
+    filters' and the topology plugins' fields, the containers' images."""
     pod_spec = _resources(spec, where)
     for key in (*_FILTER_FIELDS, *_POD_SCHEDULING):
         if spec.get(key) is not None:
             pod_spec[key] = spec[key]
-    affinity = _pending_affinity(spec.get("affinity"))
+    affinity = _kept_affinity(spec.get("affinity"))
     if affinity:
         pod_spec["affinity"] = affinity
-    unsimulated = _unsimulated(spec, pod_spec)
-    if unsimulated:
-        counts.unsimulated_pending += 1
     for group in ("containers", "initContainers"):
         for source, kept in zip(spec.get(group) or (), pod_spec.get(group) or (), strict=False):
             image = _mapping(source).get("image")
             if isinstance(image, str):
                 kept["image"] = image
-    snapshot.pending.append({"metadata": _identity(obj, name=True), "spec": pod_spec})
-    counts.pending_pods += 1
+    return pod_spec
 
 
-def _pending_affinity(affinity: object) -> dict[str, Any]:
-    """The parts of ``affinity`` a pending pod keeps: node affinity (required: filtered;
+def _repack_volumes(obj: Mapping[str, Any], spec: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """A bound pod's volumes that decide whether a repack may move it: ``hostPath``
+    (the node's own disk), persistent volume claims, and generic ephemeral volumes as
+    the claim Kubernetes makes for them (named ``<pod>-<volume>``)."""
+    pod_name = _mapping(obj.get("metadata")).get("name")
+    kept: list[dict[str, Any]] = []
+    for volume in spec.get("volumes") or ():
+        if not isinstance(volume, Mapping):
+            continue
+        name = volume.get("name")
+        if volume.get("hostPath") is not None:
+            path = _mapping(volume["hostPath"]).get("path")
+            kept.append({"name": name, "hostPath": {"path": path}})
+        elif volume.get("persistentVolumeClaim") is not None:
+            claim = _mapping(volume["persistentVolumeClaim"]).get("claimName")
+            kept.append({"name": name, "persistentVolumeClaim": {"claimName": claim}})
+        elif volume.get("ephemeral") is not None:
+            claim = f"{pod_name}-{name}"
+            kept.append({"name": name, "persistentVolumeClaim": {"claimName": claim}})
+    return kept
+
+
+def _kept_affinity(affinity: object) -> dict[str, Any]:
+    """The parts of ``affinity`` a pod keeps: node affinity (required: filtered;
     preferred: scored by NodeAffinity) and pod (anti-)affinity (InterPodAffinity)."""
     kept: dict[str, Any] = {}
     if not isinstance(affinity, Mapping):
@@ -728,15 +848,16 @@ def _quantities(value: object, where: str) -> dict[str, Any]:
     return resources
 
 
-def _group(groups: dict[str, dict[str, Any]], pod: dict[str, Any]) -> None:
+def _group(groups: dict[str, dict[str, Any]], pod: dict[str, Any]) -> dict[str, Any]:
     """Count ``pod`` in its node's ``groups``: identical pods once, with ``count``, in
-    the order they first appear."""
+    the order they first appear; the entry that counts it."""
     key = json.dumps(pod, sort_keys=True)
     group = groups.get(key)
     if group is None:
         groups[key] = pod
-    else:
-        group["count"] = group.get("count", 1) + 1
+        return pod
+    group["count"] = group.get("count", 1) + 1
+    return group
 
 
 def _mapping(value: object) -> Mapping[str, Any]:
@@ -839,6 +960,8 @@ _LABEL_MAPS: Final = frozenset(
 """Maps whose keys are label keys (hashed unless Kubernetes gives them a meaning)."""
 _LABEL_KEYS: Final = frozenset({"key", "topologyKey", "matchLabelKeys", "mismatchLabelKeys"})
 """Fields whose value is a label or taint key."""
+_SCORED_ANNOTATIONS: Final = frozenset({TYPE_ANNOTATION, WEIGHT_ANNOTATION})
+"""resource-strategy-fit's pod annotations: a strategy and resource weights, kept whole."""
 _NUMERIC_OPERATORS: Final = frozenset({"Gt", "Lt"})
 _NAME_FIELD: Final = "metadata.name"
 """The one field a ``matchFields`` requirement names (its values are node names)."""
@@ -902,8 +1025,9 @@ def anonymize(snapshot: Snapshot) -> Snapshot:
             return dict(data)
         if field_name in _LABEL_MAPS:
             return {
-                key if _known_key(str(key)) else hashed(str(key)): value
-                if field_name == "annotations" and key in _NUMBER_ANNOTATIONS
+                _label_key(str(key), hashed): value
+                if (field_name == "annotations" and key in _NUMBER_ANNOTATIONS)
+                or key in _SCORED_ANNOTATIONS
                 else walk(value)
                 for key, value in data.items()
             }
@@ -925,6 +1049,12 @@ def anonymize(snapshot: Snapshot) -> Snapshot:
         key: [_walk_object(item, walk) for item in items] for key, items in snapshot.objects.items()
     }
     return Snapshot(nodes, pending, snapshot.counts, objects)
+
+
+def _label_key(key: str, hashed: Callable[[str], str]) -> str:
+    """A label, selector or annotation key, hashed unless Kubernetes or a scorer gives it
+    a meaning."""
+    return key if _known_key(key) or key in _SCORED_ANNOTATIONS else hashed(key)
 
 
 def _walk_object(item: Mapping[str, Any], walk: Callable[[Any, str], Any]) -> dict[str, Any]:

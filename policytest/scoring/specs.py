@@ -29,6 +29,7 @@ __all__ = [
     "ClusterSpecError",
     "node_from_dict",
     "pod_from_dict",
+    "pod_shape_key",
     "pods_from_dict",
     "resource_list_from_dict",
     "shape_key",
@@ -38,6 +39,9 @@ __all__ = [
 _POD_LEVEL_RESOURCES: Final = frozenset({"cpu", "memory"})
 _HUGEPAGES_PREFIX: Final = "hugepages-"
 _OVERCOMMITTABLE: Final = frozenset({"cpu", "memory"})
+ORDER_KEY: Final = "order"
+"""A bound pod entry's places in creation order, one per pod it counts (a snapshot writes
+them; only a repack reads them)."""
 # One entry may stand for this many pods at most: a typo like 1e9 must not exhaust memory.
 MAX_POD_COUNT: Final = 1_000_000
 
@@ -288,3 +292,11 @@ def shape_key(value: object) -> object:
     if isinstance(value, list):
         return (list, tuple(shape_key(item) for item in value))
     return (type(value), value)
+
+
+def pod_shape_key(entry: object) -> object:
+    """:func:`shape_key` of a pod entry, its ``order`` left out: entries that differ
+    only in when their pods were created describe the same pods."""
+    if isinstance(entry, dict) and ORDER_KEY in entry:
+        return shape_key({key: value for key, value in entry.items() if key != ORDER_KEY})
+    return shape_key(entry)

@@ -43,7 +43,9 @@ def test_the_bundled_fixtures_from_1_35_to_1_36(run_line: RunLine, bundled_repo:
         {"key": "kubernetesVersion", "before": "1.35", "after": "1.36", "applied": True}
     ]
     changed = _changed(data)
-    assert len(changed) == 12
+    assert len(changed) == 14  # BalancedAllocation's 1.36 formula moves the two repacks too
+    repacked = {case["case"] for path, case in changed if "snapshot-kube-repack" in path}
+    assert repacked == {"the cluster's pods repacked", "the ingest Deployment stays where it is"}
     assert all(case["why"] and case["why"][0].startswith(FORMULA) for _, case in changed)
     fixed = sorted(case["case"] for _, case in changed if case["statusChanged"])
     assert fixed == [
@@ -61,7 +63,7 @@ def test_text_markdown_and_help(run_line: RunLine, bundled_repo: Path) -> None:
     text = run_line(args).stdout
     assert text.startswith("policytest upgrade: kube-scheduler 1.35 -> kube-scheduler 1.36\n")
     assert "Settings changed: kubernetesVersion 1.35 -> 1.36; 3 new winners" in text
-    assert f"  {FORMULA}" in text and "(12 cases)" in text
+    assert f"  {FORMULA}" in text and "(14 cases)" in text
     md = html.unescape(run_line([*args, "--format", "markdown"]).stdout)
     assert md.startswith("<!-- policytest-upgrade -->\n### policytest upgrade\n")
     assert "- Why: NodeResourcesBalancedAllocation's formula" in md

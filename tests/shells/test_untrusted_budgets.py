@@ -282,5 +282,7 @@ def test_snapshot_keeps_at_most_the_pods_a_fixture_may_hold(tmp_path: Path) -> N
     ]
     done = _python_m(["snapshot", "--limit", "pods=3", "dump.json"], tmp_path)
     assert done.returncode == 0, done.stderr
-    # the three identical bound pods are kept once, counted
-    assert json.loads(done.stdout)["nodes"][0]["pods"] == [{"containers": [], "count": 3}]
+    # the three identical bound pods are kept once, counted, with their creation places
+    assert json.loads(done.stdout)["nodes"][0]["pods"] == [
+        {"containers": [], "count": 3, "order": [0, 1, 2]}
+    ]

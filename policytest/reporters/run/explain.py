@@ -17,7 +17,7 @@ from policytest.harness.runner import MESSAGE_LINE_BREAK, CaseResult, format_ran
 from policytest.reporters.quoting import text
 from policytest.reporters.run import DEFAULT_TOP
 from policytest.reporters.run.scheduling import not_simulated_lines, pending_line, queue_lines
-from policytest.reporters.run.text import MARK, node_table, placement_lines
+from policytest.reporters.run.text import MARK, node_table, placement_lines, repack_line
 from policytest.reporters.validate.text import format_finding, paint, plural
 from policytest.scoring.protocol import NodeScore, ResourceDetail
 
@@ -246,6 +246,9 @@ def _sequence_lines(result: CaseResult, top: int | None) -> list[str]:
     lines += [f"    {line}" for line in placement_lines(result.placements or {}, top)]
     lines += [f"    {line}" for line in pending_line(result.steps)]
     lines += [f"    {line}" for line in queue_lines(result.queue)]
+    if result.repack is not None:
+        lines.append(f"    {repack_line(result.repack)}")
+        lines += [f"    note: {text(note)}" for note in result.repack.notes]
     ties = [step for step in result.steps if step.tied_with]
     for step in ties[:10]:
         lines.append(

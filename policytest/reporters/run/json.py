@@ -62,6 +62,7 @@ def result_json(result: CaseResult) -> dict[str, Any]:
             "priorities": list(result.queue.priorities),
         },
         **(_sessions_json(result.sessions) if result.sessions is not None else {}),
+        **_repack_json(result),
     }
 
 
@@ -104,6 +105,21 @@ def _sessions_json(run: SessionsResult) -> dict[str, Any]:
         "unsimulatedPlugins": list(run.unsimulated_plugins),
         "notes": list(run.notes),
         "equalShareQueues": run.equal_shares,
+    }
+
+
+def _repack_json(result: CaseResult) -> dict[str, Any]:
+    """A repack's counts (``pods: {fromSnapshot: bound}``); nothing for other cases."""
+    repack = result.repack
+    if repack is None:
+        return {}
+    return {
+        "nodesInUseBefore": repack.in_use_before,
+        "nodesInUse": repack.in_use,
+        "nodesFreed": repack.freed,
+        "podsMoved": repack.moved,
+        "podsKept": dict(repack.kept),
+        "notes": list(repack.notes),
     }
 
 

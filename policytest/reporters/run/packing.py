@@ -6,9 +6,10 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
 
-from policytest.harness.simulate import PackingReport, ResourceUse
+from policytest.harness.simulate import Breakdown, PackingReport, RepackPacking, ResourceUse
 from policytest.reporters.quoting import json_document, text
 from policytest.reporters.run.scheduling import not_simulated_lines, not_simulated_names
+from policytest.reporters.run.text import frees
 
 __all__ = ["render_json", "render_text"]
 
@@ -21,8 +22,47 @@ def render_text(reports: Sequence[PackingReport]) -> str:
             list(dict.fromkeys(item for report in group for item in report.not_simulated))
         )
         notes = "".join(f"  {line}\n" for line in unsimulated)
-        blocks.append(f"{heading(path, case, group[0])}\n{_table(metric_rows(group))}{notes}")
+        lines = [heading(path, case, group[0]), *repack_lines(group)]
+        table = _table(metric_rows(group))
+        blocks.append("\n".join(lines) + f"\n{table}{_unplaced(group)}{notes}")
     return "\n".join(blocks)
+
+
+def repack_lines(group: Sequence[PackingReport]) -> list[str]:
+    """A repack's answer in one line (each config: the nodes it needs, the nodes it
+    frees), then what stayed where it was and what the reader should know."""
+    first = group[0].repack
+    if first is None:
+        return []
+    answers = [
+        f"{text(r.label)} needs {r.nodes_in_use:,}"
+        + (f" of the {first.nodes_in_use_before:,} nodes in use today" if i == 0 else "")
+        + f", {frees(_repack(r).nodes_freed)}"
+        + (f" ({_count(r.pending, 'pod')} fit nowhere)" if r.pending else "")
+        for i, r in enumerate(group)
+    ]
+    stayed = ", ".join(f"{count:,} {reason}" for reason, count in first.pods_kept.items())
+    lines = [
+        "  repack: " + "; ".join(answers),
+        f"  {_count(group[0].pods, 'pod')} placed again in creation order; "
+        f"stayed where they are: {stayed or 'none'}",
+    ]
+    return lines + [f"  note: {text(note)}" for note in first.notes]
+
+
+def _repack(report: PackingReport) -> RepackPacking:
+    assert report.repack is not None
+    return report.repack
+
+
+def _unplaced(group: Sequence[PackingReport]) -> str:
+    """Per config, whose pods fit nowhere after a repack."""
+    lines = []
+    for report in group:
+        if report.repack is not None and report.repack.unplaced:
+            owners = ", ".join(f"{text(who)} ({n:,})" for who, n in report.repack.unplaced)
+            lines.append(f"  {text(report.label)}: fit nowhere: {owners}\n")
+    return "".join(lines)
 
 
 def heading(path: str, case: str, first: PackingReport) -> str:
@@ -49,7 +89,32 @@ def metric_rows(group: Sequence[PackingReport]) -> list[tuple[str, list[str]]]:
         uses = [_find(report, name) for report in group]
         rows.append((f"{text(name)} utilisation mean / max", [_utilisation(u) for u in uses]))
         rows.append((f"{text(name)} stranded on full nodes", [_stranded(u) for u in uses]))
+    if group[0].repack is not None:
+        rows += _repack_rows(group)
     return rows
+
+
+def _repack_rows(group: Sequence[PackingReport]) -> list[tuple[str, list[str]]]:
+    """Nodes in use today and freed, in all and per shape and zone (rows of today's
+    breakdown; every config has the same nodes)."""
+    repacks = [_repack(report) for report in group]
+    rows = [
+        ("nodes in use today", [f"{r.nodes_in_use_before:,}" for r in repacks]),
+        ("nodes freed", [f"{r.nodes_freed:,}" for r in repacks]),
+    ]
+    for title, tables in (
+        ("instance type", [r.shapes for r in repacks]),
+        ("zone", [r.zones for r in repacks]),
+    ):
+        for index, row in enumerate(tables[0]):
+            label = f"{title} {text(row.name)} ({row.in_use_before:,} of {row.nodes:,} in use)"
+            rows.append((label, [_in_use(table[index]) for table in tables]))
+    return rows
+
+
+def _in_use(row: Breakdown) -> str:
+    """``9 in use, frees 5``."""
+    return f"{row.in_use:,} in use, {frees(row.freed)}"
 
 
 def render_json(reports: Sequence[PackingReport]) -> str:
@@ -57,9 +122,21 @@ def render_json(reports: Sequence[PackingReport]) -> str:
     in camelCase as ``run`` and ``diff`` write theirs (``nodesUsed``, ``fullNodes``)."""
     shown = [
         {key: value for key, value in asdict(report).items() if key not in _PER_NODE}
+        | _repack_counts(report)
         for report in reports
     ]
     return json_document({"reports": [_camel_keys(item, nested=True) for item in shown]})
+
+
+def _repack_counts(report: PackingReport) -> dict[str, Any]:
+    """A repack's nodes in use before and freed, beside ``nodes_in_use`` (its details
+    stay under ``repack``); nothing for other workloads."""
+    if report.repack is None:
+        return {}
+    return {
+        "nodes_in_use_before": report.repack.nodes_in_use_before,
+        "nodes_freed": report.repack.nodes_freed,
+    }
 
 
 def _camel_keys(value: Any, *, nested: bool) -> Any:
@@ -70,8 +147,12 @@ def _camel_keys(value: Any, *, nested: bool) -> Any:
     if not isinstance(value, dict) or not nested:
         return value
     return {
-        _camel(key): _camel_keys(item, nested=key != "placements") for key, item in value.items()
+        _camel(key): _camel_keys(item, nested=key not in _NAMED_KEYS) for key, item in value.items()
     }
+
+
+_NAMED_KEYS = frozenset({"placements", "pods_kept"})
+"""Maps keyed by names from the input or reasons, not by field names: kept as they are."""
 
 
 def _camel(name: str) -> str:

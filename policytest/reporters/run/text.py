@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from itertools import groupby
 
 from policytest.core.findings import Finding, Severity
+from policytest.harness.repack import RepackOutcome
 from policytest.harness.runner import MESSAGE_LINE_BREAK, PASSING, CaseResult, format_score
 from policytest.harness.suite import RunReport, refused_config
 from policytest.reporters.quoting import text
@@ -105,7 +106,23 @@ def describe_failure(result: CaseResult, top: int | None = DEFAULT_TOP) -> list[
         lines += ["", *node_table(result.nodes, top)]
     if result.placements is not None and result.status == "failed":
         lines += placement_lines(result.placements, top, result.pending)
+    if result.repack is not None and result.status == "failed":
+        lines.append(repack_line(result.repack))
     return lines
+
+
+def repack_line(repack: RepackOutcome) -> str:
+    """``repack: 19 nodes in use (38 today), frees 19; 270 pods moved, 120 stayed``."""
+    stayed = sum(count for _, count in repack.kept)
+    return (
+        f"repack: {repack.in_use:,} nodes in use ({repack.in_use_before:,} today), "
+        f"{frees(repack.freed)}; {repack.moved:,} pods moved, {stayed:,} stayed"
+    )
+
+
+def frees(freed: int) -> str:
+    """``frees 19``, or ``needs 3 more`` when the repack needs more nodes than today."""
+    return f"frees {freed:,}" if freed >= 0 else f"needs {-freed:,} more"
 
 
 def render(report: RunReport, *, color: bool, top: int | None = DEFAULT_TOP) -> str:
