@@ -7,7 +7,9 @@ Two ways in, one report out (:class:`~policytest.diff.model.DiffReport`):
   files the diff needs (see :mod:`policytest.diff.git`). Every fixture in scope that
   changed, or whose config changed, runs on both sides (every fixture with ``run_all``);
   every changed scheduler config is shown as the scheduler holds it on each side; the
-  changed files are validated on both sides and their findings compared.
+  changed files are validated on both sides and their findings compared. When several
+  changes act on a fixture (its files and a release, say), each also runs alone, to
+  tell which one moved each case (see :mod:`policytest.diff.attribute`).
 - :func:`diff_files` compares two config files outside git: the fixtures that use the
   old one (or all of them) run once with each.
 
@@ -21,7 +23,7 @@ import posixpath
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
-from functools import cache
+from functools import cache, partial
 
 from policytest.check.validate import validate_paths
 from policytest.core.errors import PathNotFound
@@ -42,6 +44,7 @@ from policytest.diff.model import (
     FixtureDiff,
     Located,
     SettingsChange,
+    attribute_settings,
     compare_findings,
     compare_fixture,
     compare_views,
@@ -160,6 +163,8 @@ class _Comparison:
         """Configs unchanged but judged otherwise (a settings change): validated too."""
         self._differs: dict[str, bool] = {}
         self.snapshots: set[str] = set()
+        self._alone: dict[str, CheckOptions] = {}
+        """Per settings change (its key): the base's options with that change alone."""
 
     def read_settings(self, command: CommandLine, root: str, start: str) -> None:
         """Each side's own settings file: the options each side is judged with, and what
@@ -175,6 +180,13 @@ class _Comparison:
         }
         self.settings = project.compare(old.settings, new.settings, command.head_settings)
         self.settings_path = new.path or old.path
+        base = self.side_options[id(self.before)]
+        for change in self.settings:
+            alone = project.side_options(
+                command, project.with_setting(old.settings, new.settings, change.key), judging
+            )
+            if alone != base:  # a flag that names the release overrides both files
+                self._alone[change.key] = alone
 
     def options_of(self, side: Side) -> CheckOptions:
         """The options ``side`` is judged with, its root the side's copy."""
@@ -206,9 +218,7 @@ class _Comparison:
                 self.rejudged.update(ref for ref in refs if ref not in self.snapshots)
             before.materialise([path, *refs])
             after.materialise([path, *refs])
-            runs.append(
-                compare_fixture(path, reason, self._run(before, path), self._run(after, path))
-            )
+            runs.append(self._compare(path, refs, reason))
         users = {
             config: tuple(
                 path
@@ -241,6 +251,42 @@ class _Comparison:
             settings_path=self.settings_path,
             head_errors=_errors(head),
         )
+
+    def _compare(self, path: str, refs: Sequence[str], reason: str) -> FixtureDiff:
+        """The fixture at ``path`` run on both sides; when several changes act on it,
+        each changed case with what each change alone does (see
+        :mod:`policytest.diff.attribute`)."""
+        from policytest.diff.attribute import Alone, attribute, measured
+
+        limits = self.options.limits
+        old, old_cost = measured(limits, partial(self._run, self.before, path))
+        new, new_cost = measured(limits, partial(self._run, self.after, path))
+        compared = compare_fixture(path, reason, old, new)
+        if compared.change != "changed" or old is None:
+            return compared
+        changes = []
+        edited = [name for name in (path, *refs) if self.differs(name)]
+        if edited:
+            base_options = self.side_options[id(self.before)]
+            changes.append(
+                Alone(
+                    _edits(edited),
+                    "files",
+                    partial(self._run, self.after, path, base_options),
+                    new_cost,
+                )
+            )
+        changes += [
+            Alone(
+                change.describe(),
+                "settings",
+                partial(self._run, self.before, path, self._alone[change.key]),
+                old_cost,
+            )
+            for change in (self._settings_affecting(path, refs) if self._alone else ())
+            if change.key in self._alone
+        ]
+        return attribute(compared, old, changes, limits)
 
     def differs(self, path: str) -> bool:
         """Did what ``path`` resolves to really change (git may list a file whose bytes
@@ -276,17 +322,17 @@ class _Comparison:
             return f"{noun}: {', '.join(changed)}"
         settings = self._settings_affecting(path, refs)
         if settings:
-            return f"{SETTINGS_REASON}{'; '.join(settings)}"
+            return f"{SETTINGS_REASON}{'; '.join(change.describe() for change in settings)}"
         return "run with --all" if run_all else None
 
-    def _settings_affecting(self, path: str, refs: Sequence[str]) -> list[str]:
+    def _settings_affecting(self, path: str, refs: Sequence[str]) -> list[SettingsChange]:
         """The applied settings changes that change how the fixture at ``path`` is judged
         (on either side: its scheduler, and the releases it does not state itself)."""
         from policytest.diff.settings import affects
 
         if not any(change.applied for change in self.settings):
             return []
-        found: dict[str, None] = {}
+        found: dict[SettingsChange, None] = {}
         for side in (self.before, self.after):
             side.materialise([path, *refs])
             options = self.options_of(side)
@@ -295,7 +341,7 @@ class _Comparison:
                 pinned = fixture.scheduler.releases
                 for change in self.settings:
                     if affects(change, scheduler, pinned):
-                        found[change.describe()] = None
+                        found[change] = None
         return list(found)
 
     def _references(self, side: Side, path: str) -> tuple[str, ...]:
@@ -317,10 +363,15 @@ class _Comparison:
         refs += (real for real in (side.resolved(ref)[0] for ref in refs) if real not in refs)
         return tuple(refs)
 
-    def _run(self, side: Side, path: str) -> list[CaseResult] | None:
+    def _run(
+        self, side: Side, path: str, options: CheckOptions | None = None
+    ) -> list[CaseResult] | None:
+        """The cases of the fixture at ``path`` on ``side``, judged with ``options``
+        (default: the side's own)."""
         if not side.has(path):
             return None
-        results = run_file(side.path(path), self.options_of(side), side.root)
+        judged = self.options_of(side) if options is None else replace(options, root=side.root)
+        results = run_file(side.path(path), judged, side.root)
         return [
             replace(result, file=path, message=_scrub(result.message, side)) for result in results
         ]
@@ -334,15 +385,30 @@ class _Comparison:
                 continue
             old = self._views(self.before, path)
             new = self._views(self.after, path)
-            if _holds_config(old) or _holds_config(new):
-                diffs.extend(compare_views(path, old, new, users.get(path, ())))
+            if not (_holds_config(old) or _holds_config(new)):
+                continue
+            compared = compare_views(path, old, new, users.get(path, ()))
+            if self._alone and old is not None and new is not None:
+                # a setting the head's file holds as the base's does when judged as the
+                # base is changed by the settings file, not by the edit
+                edit_alone = self._views(self.after, path, self.side_options[id(self.before)])
+                settings = "; ".join(change.describe() for change in self.settings)
+                compared = tuple(
+                    attribute_settings(config, edit_alone or (), settings) for config in compared
+                )
+            diffs.extend(compared)
         return tuple(diffs)
 
-    def _views(self, side: Side, path: str) -> tuple[ConfigView, ...] | None:
+    def _views(
+        self, side: Side, path: str, options: CheckOptions | None = None
+    ) -> tuple[ConfigView, ...] | None:
+        """The configs in ``path`` on ``side`` as the scheduler holds them, judged with
+        ``options`` (default: the side's own)."""
         if not side.has(path):
             return None
         side.materialise([path, *_chart_of(path, side)])
-        views = config_views(side.path(path), self.options_of(side))
+        judged = self.options_of(side) if options is None else replace(options, root=side.root)
+        views = config_views(side.path(path), judged)
         return tuple(_scrubbed(view, side) for view in views)
 
     def _findings(self, side: Side, candidates: Sequence[str]) -> list[Located]:
@@ -367,6 +433,12 @@ class _Comparison:
                 )
             )
         return located
+
+
+def _edits(paths: Sequence[str]) -> str:
+    """``the change to configs/kube.yaml``: the files a revision edited, as a cause."""
+    noun = "the change to" if len(paths) == 1 else "the changes to"
+    return f"{noun} {', '.join(paths)}"
 
 
 def _holds_config(views: Sequence[ConfigView] | None) -> bool:

@@ -22,6 +22,9 @@ from policytest.scoring.protocol import NotSimulated
 
 Change = Literal["added", "removed", "changed", "unchanged"]
 Side = Literal["before", "after", "both"]
+Effect = Literal["winner", "ranking", "placements", "status", "error", "scores"]
+EFFECTS: tuple[Effect, ...] = ("winner", "ranking", "placements", "status", "error", "scores")
+"""What changes in a case, most important first (:attr:`CaseDiff.effect`)."""
 FailOn = Literal["findings", "ranking-change", "never"]
 FAIL_ON: tuple[FailOn, ...] = ("findings", "ranking-change", "never")
 
@@ -36,6 +39,9 @@ class SettingChange:
     key: str
     before: Setting | None
     after: Setting | None
+    cause: str = ""
+    """What changed the setting when it was not the file's edit: the settings file's
+    change (``kubernetesVersion 1.34 -> 1.36``: a release's default plugins)."""
 
 
 @dataclass(frozen=True)
@@ -101,6 +107,24 @@ def compare_views(
         )
         diffs.append(ConfigDiff(path, shown.label, kind, change, settings, tuple(fixtures)))
     return tuple(diffs)
+
+
+def attribute_settings(
+    config: ConfigDiff, edit_alone: Sequence[ConfigView], cause: str
+) -> ConfigDiff:
+    """``config`` with each changed setting that the file's edit alone leaves as it was
+    (``edit_alone``: the head's file judged as the base is) attributed to ``cause``."""
+    if config.change != "changed":
+        return config
+    alone = next((view for view in edit_alone if view.label == config.document), None)
+    if alone is None:
+        return config
+    held = {setting.key: setting for setting in alone.settings}
+    settings = tuple(
+        replace(change, cause=cause) if held.get(change.key) == change.before else change
+        for change in config.settings
+    )
+    return replace(config, settings=settings)
 
 
 def _pairs(
@@ -218,7 +242,11 @@ class CaseDiff:
     nodes: tuple[NodeChange, ...] = ()
     why: tuple[str, ...] = ()
     """When the two sides were judged as different releases: the release facts that
-    explain what changed (see :mod:`policytest.diff.why`)."""
+    explain what changed (see :mod:`policytest.diff.why`); when several changes act on
+    the case, those of what the release alone does to it."""
+    causes: tuple[Cause, ...] = ()
+    """When several changes act on the case together (a config edit and a release,
+    say): what each one alone does to it (see :mod:`policytest.diff.attribute`)."""
 
     @property
     def release_change(self) -> str:
@@ -310,6 +338,36 @@ class CaseDiff:
         return self.comparable and any(node.changed for node in self.nodes)
 
     @property
+    def effect(self) -> Effect | None:
+        """The most important thing that changed: a new winner, another ranking, other
+        placements, another status, other scores (``None``: nothing, or the case is on
+        one side only)."""
+        return next((effect for effect in EFFECTS if self.has(effect)), None)
+
+    def has(self, effect: Effect) -> bool:
+        """Does the case have ``effect`` (a new winner, ...)?"""
+        if effect == "winner":
+            return self.winner_changed
+        if effect == "ranking":
+            return self.ranking_changed
+        if effect == "placements":
+            return self.placements_changed
+        if effect == "status":
+            return self.status_changed
+        if effect == "error":
+            return self.error_changed
+        return self.scores_changed
+
+    @property
+    def moved_by(self) -> tuple[Cause, ...]:
+        """The causes that alone have the case's :attr:`effect` (none when they have it
+        only together, or when the case has no causes)."""
+        effect = self.effect
+        if effect is None:
+            return ()
+        return tuple(c for c in self.causes if c.effect is not None and c.effect.has(effect))
+
+    @property
     def moved(self) -> tuple[NodeChange, ...]:
         """Nodes whose rank changed (filtered nodes have no rank)."""
         return tuple(node for node in self.nodes if node.rank_changed)
@@ -324,6 +382,26 @@ class CaseDiff:
             for name in dict.fromkeys(_all_nodes(self))
             if before.get(name, 0) or after.get(name, 0)
         )
+
+
+CauseKind = Literal["files", "settings"]
+
+
+@dataclass(frozen=True)
+class Cause:
+    """One of several changes that act on a case together, and what it does alone.
+
+    ``files``: the edits to the fixture, its configs and snapshots, judged as the base
+    is judged; ``settings``: one setting of the settings file (a release), applied to
+    the base's files. ``effect`` compares the base with the base plus this change only;
+    ``None`` when that was not run (``stopped`` says why: a budget ran out)."""
+
+    change: str
+    """What changed, as the report names it (``the change to configs/kube.yaml``,
+    ``kubernetesVersion 1.34 -> 1.36``)."""
+    kind: CauseKind
+    effect: CaseDiff | None = None
+    stopped: str = ""
 
 
 def _all_nodes(case: CaseDiff) -> list[str]:
@@ -435,8 +513,8 @@ def compare_fixture(
     after: Sequence[CaseResult] | None,
 ) -> FixtureDiff:
     """Match the cases of both runs by name (and occurrence, for repeated names)."""
-    old = _by_key(before or ())
-    new = _by_key(after or ())
+    old = keyed_results(before or ())
+    new = keyed_results(after or ())
     cases = tuple(
         compare_case(key[0], old.get(key), new.get(key)) for key in dict.fromkeys([*new, *old])
     )
@@ -447,13 +525,24 @@ def compare_fixture(
     return FixtureDiff(path, change, reason, cases)
 
 
-def _by_key(results: Sequence[CaseResult]) -> dict[tuple[str, int], CaseResult]:
+CaseKey = tuple[str, int]
+"""A case's name and its occurrence among the cases of that name (1 for the first)."""
+
+
+def case_keys(names: Sequence[str]) -> list[CaseKey]:
+    """The key of each name in order: cases are matched by name, and repeated names by
+    occurrence."""
     seen: Counter[str] = Counter()
-    keyed = {}
-    for result in results:
-        seen[result.case] += 1
-        keyed[(result.case, seen[result.case])] = result
-    return keyed
+    keys = []
+    for name in names:
+        seen[name] += 1
+        keys.append((name, seen[name]))
+    return keys
+
+
+def keyed_results(results: Sequence[CaseResult]) -> dict[CaseKey, CaseResult]:
+    """``results`` by :func:`case_keys`."""
+    return dict(zip(case_keys([result.case for result in results]), results, strict=True))
 
 
 # --- findings --------------------------------------------------------------------------
@@ -515,19 +604,6 @@ class SettingsChange:
     def describe(self) -> str:
         """``kubernetesVersion 1.35 -> 1.36``."""
         return f"{self.key} {self.before or '(unset)'} -> {self.after or '(unset)'}"
-
-
-Counted = Literal["winner", "ranking", "placements", "status"]
-
-
-def _counts_as(case: CaseDiff, what: Counted) -> bool:
-    if what == "winner":
-        return case.winner_changed
-    if what == "ranking":
-        return case.ranking_changed
-    if what == "placements":
-        return case.placements_changed
-    return case.status_changed
 
 
 @dataclass(frozen=True)
@@ -601,10 +677,10 @@ class DiffReport:
     def changed_cases(self) -> tuple[tuple[FixtureDiff, CaseDiff], ...]:
         return tuple((fixture, case) for fixture in self.fixtures for case in fixture.changed_cases)
 
-    def count(self, what: Counted) -> int:
+    def count(self, what: Effect) -> int:
         """How many cases have a new winner, another ranking, other placements, another
         status."""
-        return sum(1 for _, case in self.changed_cases if _counts_as(case, what))
+        return sum(1 for _, case in self.changed_cases if case.has(what))
 
     @property
     def introduced_errors(self) -> tuple[Finding, ...]:
@@ -643,18 +719,23 @@ __all__ = [
     "FAIL_ON",
     "CaseDiff",
     "CaseSide",
+    "Cause",
     "Change",
     "ConfigDiff",
     "DiffReport",
+    "Effect",
     "FailOn",
     "FixtureDiff",
     "NodeChange",
     "PlacementChange",
     "SettingChange",
     "SettingsChange",
+    "attribute_settings",
+    "case_keys",
     "compare_case",
     "compare_findings",
     "compare_fixture",
     "compare_settings",
     "compare_views",
+    "keyed_results",
 ]

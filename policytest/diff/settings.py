@@ -35,7 +35,15 @@ from policytest.read.project_settings import (
     load_settings,
 )
 
-__all__ = ["CommandLine", "SideSettings", "affects", "compare", "read", "side_options"]
+__all__ = [
+    "CommandLine",
+    "SideSettings",
+    "affects",
+    "compare",
+    "read",
+    "side_options",
+    "with_setting",
+]
 
 KUBE = "kube-scheduler"
 VOLCANO = "volcano"
@@ -179,6 +187,16 @@ def side_options(
         kube_plugins=(*flags.kube_plugins, *judging.kube_plugins),
         volcano_plugins=(*flags.volcano_plugins, *judging.volcano_plugins),
     )
+
+
+def with_setting(base: ProjectSettings, head: ProjectSettings, key: str) -> ProjectSettings:
+    """``base`` with the head's value of the setting ``key`` (one that describes the
+    cluster; any other key judges findings, which both sides share): the settings of a
+    side that has that one change alone."""
+    for name, field, _ in DESCRIBES_THE_CLUSTER:
+        if name == key:
+            return replace(base, **{field: getattr(head, field)})
+    return base
 
 
 def affects(change: SettingsChange, scheduler: str | None, pinned: Collection[str]) -> bool:

@@ -336,6 +336,7 @@ class TestFormats:
                 "key": "binpack.weight",
                 "before": {"value": "1", "written": None},
                 "after": {"value": "10", "written": None},
+                "cause": None,  # the edit: no settings file changed
             }
         ]
         assert volcano["fixtures"] == ["tests/gpu.policytest.yaml"]
@@ -356,6 +357,7 @@ class TestFormats:
             "key": "binpack.weight",
             "before": None,
             "after": {"value": "5", "written": None},
+            "cause": None,
         } in (spare["settings"])
 
     def test_output_is_stable(

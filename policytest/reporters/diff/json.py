@@ -3,6 +3,9 @@
 ``{"base", "head", "summary": {...}, "configs": [...], "fixtures": [...],
 "findings": {"introduced": [...], "resolved": [...]}, "notRun": [...]}``; keys may be
 added, never renamed. Every before/after pair is ``{"before": ..., "after": ...}``.
+A case that several changes act on lists under ``causes`` what each one alone does
+(``effect``: a case of its own, the base against the base with that change only), and
+under ``movedBy`` those that alone have the case's main change (a new winner first).
 """
 
 from __future__ import annotations
@@ -44,7 +47,11 @@ def _config(config: ConfigDiff) -> dict[str, Any]:
         "kind": config.kind,
         "change": config.change,
         "settings": [
-            {"key": change.key, **_pair(_setting(change.before), _setting(change.after))}
+            {
+                "key": change.key,
+                **_pair(_setting(change.before), _setting(change.after)),
+                "cause": change.cause or None,
+            }
             for change in config.settings
         ],
         "fixtures": list(config.fixtures),
@@ -81,6 +88,16 @@ def _case(case: CaseDiff) -> dict[str, Any]:
         "placementsChanged": case.placements_changed,
         "statusChanged": case.status_changed,
         "why": list(case.why),
+        "causes": [
+            {
+                "change": cause.change,
+                "kind": cause.kind,
+                "stopped": cause.stopped or None,
+                "effect": None if cause.effect is None else _case(cause.effect),
+            }
+            for cause in case.causes
+        ],
+        "movedBy": [cause.change for cause in case.moved_by],
         **_pair(_side(case.before), _side(case.after)),
         "nodes": [
             {

@@ -118,7 +118,7 @@ def _fit(blocks: Sequence[str], limit: int) -> str:
 def _summary(report: DiffReport) -> list[str]:
     blocks = []
     rows = [
-        f"| {code(fixture.path)} | {text(case.name)} | {text(words.case_summary(case))} |"
+        f"| {code(fixture.path)} | {text(case.name)} | {text(_what_changed(case))} |"
         for fixture, case in report.changed_cases
         if fixture.change == "changed"
     ]
@@ -178,6 +178,12 @@ def _summary(report: DiffReport) -> list[str]:
     if lines:
         blocks.append("\n\n".join(lines))
     return blocks
+
+
+def _what_changed(case: CaseDiff) -> str:
+    """A case's summary, and which change alone causes it when several act on it."""
+    cause = words.attribution(case)
+    return f"{words.case_summary(case)} ({cause})" if cause else words.case_summary(case)
 
 
 def _listed(items: Sequence[str]) -> str:
@@ -250,7 +256,9 @@ def _config(config: ConfigDiff) -> str:
         rows = ["| Setting | Before | After |", "| --- | --- | --- |"]
         rows += [
             f"| {code(change.key)} | {text(words.setting_value(change.before))} | "
-            f"{text(words.setting_value(change.after))} |"
+            f"{text(words.setting_value(change.after))}"
+            + (f" ({text(words.setting_cause(change))})" if change.cause else "")
+            + " |"
             for change in config.settings
         ]
     used = _listed([code(path) for path in config.fixtures]) or "no fixture"
@@ -280,9 +288,16 @@ def _case(case: CaseDiff) -> list[str]:
         return lines
     if case.release_change:
         lines += [f"Judged as {text(case.release_change)}.", ""]
-    lines += [f"- Why: {text(fact)}" for fact in case.why]
-    if case.why:
+    if case.causes:
+        lines += [f"Cause: {text(words.attribution(case))}.", ""]
+        for cause in case.causes:
+            lines.append(f"- {text(cause.change)} alone: {text(words.cause_effect(case, cause))}")
+            lines += [f"  - Why: {text(fact)}" for fact in words.cause_why(cause)]
         lines.append("")
+    else:
+        lines += [f"- Why: {text(fact)}" for fact in case.why]
+        if case.why:
+            lines.append("")
     for side, label in ((case.before, "Before"), (case.after, "After")):
         if side.status != "passed" and side.message:
             lines += [f"{label}: {side.status}: {text(words.first_line(side.message))}", ""]

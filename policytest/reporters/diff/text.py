@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from policytest.core.findings import Finding
-from policytest.diff.model import CaseDiff, ConfigDiff, DiffReport, FixtureDiff
+from policytest.diff.model import CaseDiff, ConfigDiff, DiffReport, FixtureDiff, SettingChange
 from policytest.reporters.diff import words as words
 from policytest.reporters.quoting import text
 from policytest.reporters.validate.text import format_finding
@@ -75,9 +75,13 @@ def _config(config: ConfigDiff, color: bool) -> list[str]:
         elif config.change == "removed":
             lines.append(f"  {key:<{width}}  {before}")
         else:
-            lines.append(f"  {key:<{width}}  {before} -> {after}")
+            lines.append(f"  {key:<{width}}  {before} -> {after}{_by(change)}")
     lines.append(f"  used by: {text(words.fixture_list(config.fixtures))}")
     return lines
+
+
+def _by(change: SettingChange) -> str:
+    return f"  ({text(words.setting_cause(change))})" if change.cause else ""
 
 
 def _fixture(fixture: FixtureDiff, color: bool) -> list[str]:
@@ -100,7 +104,15 @@ def _case(case: CaseDiff) -> list[str]:
         return lines
     if case.release_change:
         lines.append(f"    judged as {text(case.release_change)}")
-    lines += [f"    why: {text(fact)}" for fact in case.why]
+    if case.causes:
+        lines.append(f"    cause: {text(words.attribution(case))}")
+        for cause in case.causes:
+            lines.append(
+                f"      {text(cause.change)} alone: {text(words.cause_effect(case, cause))}"
+            )
+            lines += [f"        why: {text(fact)}" for fact in words.cause_why(cause)]
+    else:
+        lines += [f"    why: {text(fact)}" for fact in case.why]
     for side, label in ((case.before, "before"), (case.after, "after")):
         if side.status != "passed" and side.message:
             lines.append(f"    {label}: {side.status}: {text(words.first_line(side.message))}")

@@ -8,7 +8,16 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from policytest.diff.effective import Setting
-from policytest.diff.model import CaseDiff, CaseSide, DiffReport, FixtureDiff, SettingsChange
+from policytest.diff.model import (
+    CaseDiff,
+    CaseSide,
+    Cause,
+    DiffReport,
+    Effect,
+    FixtureDiff,
+    SettingChange,
+    SettingsChange,
+)
 from policytest.harness.runner import format_ranking, format_score
 
 ABSENT = "(absent)"
@@ -153,6 +162,97 @@ def case_summary(case: CaseDiff) -> str:
     if not parts:
         parts.append("nodes filtered differently")
     return "; ".join(parts)
+
+
+_EFFECT_WORDS: Mapping[Effect, tuple[str, str, str]] = {
+    "winner": ("moves the winner", "move the winner", "keeps the winner"),
+    "ranking": ("changes the ranking", "change the ranking", "keeps the ranking"),
+    "placements": ("changes the placements", "change the placements", "keeps the placements"),
+    "status": ("changes the case's status", "change the case's status", "keeps its status"),
+    "error": ("changes the error", "change the error", "keeps the error"),
+    "scores": ("changes the scores", "change the scores", "keeps the scores"),
+}
+"""Per effect: what one change does, what several do, what a change that does not
+have it does."""
+MAX_FOCUS = 4
+"""Nodes whose scores a change alone is shown moving."""
+
+
+def attribution(case: CaseDiff) -> str:
+    """Which of the changes acting on the case together has its :attr:`~CaseDiff.effect`
+    alone ("the change to configs/kube.yaml alone moves the winner;
+    kubernetesVersion 1.34 -> 1.36 alone keeps the winner"); "" without causes."""
+    effect = case.effect
+    if not case.causes or effect is None:
+        return ""
+    one, several, keeps = _EFFECT_WORDS[effect]
+    movers = case.moved_by
+    ran = [cause for cause in case.causes if cause.effect is not None]
+    stopped = [cause for cause in case.causes if cause.effect is None]
+    keepers = [cause for cause in ran if cause not in movers]
+    parts = []
+    if len(movers) == 1:
+        parts.append(f"{movers[0].change} alone {one}")
+    elif movers:
+        parts.append(f"{_and(movers)} each {several} alone")
+    elif len(ran) > 1 and not stopped:
+        neither = "neither" if len(ran) == 2 else "none"
+        parts.append(f"{_and(ran)} {several} only together ({neither} alone does)")
+    if keepers and (movers or stopped):
+        parts.append(f"{_and(keepers)} alone {keeps if len(keepers) == 1 else _plural(keeps)}")
+    if stopped:
+        parts.append(f"{_and(stopped)} alone: not run, a budget ran out")
+    return "; ".join(parts)
+
+
+def _and(causes: Sequence[Cause]) -> str:
+    names = [cause.change for cause in causes]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _plural(verb_phrase: str) -> str:
+    """``keeps the winner`` -> ``keep the winner``."""
+    verb, _, rest = verb_phrase.partition(" ")
+    return f"{verb.removesuffix('s')} {rest}"
+
+
+def cause_effect(case: CaseDiff, cause: Cause) -> str:
+    """What one change alone does to the case, with how much it moves the scores of
+    the nodes that matter (the winners, before and after): "new winner empty (was
+    busy); scores: empty 414 -> 480 (+66), busy 437 -> 424 (-13)"."""
+    effect = cause.effect
+    if effect is None:
+        return cause.stopped
+    if effect.change == "unchanged":
+        return "changes nothing in this case"
+    moved = [node for node in effect.nodes if node.changed and node.name in _focus(case, effect)]
+    scores = ", ".join(
+        f"{node.name} {score(node.score_before, node.filtered_before)} -> "
+        f"{score(node.score_after, node.filtered_after)}"
+        + (f" ({delta(node.delta)})" if node.delta is not None else "")
+        for node in moved
+    )
+    whose = "first pod's scores" if effect.sequence else "scores"
+    return case_summary(effect) + (f"; {whose}: {scores}" if scores else "")
+
+
+def cause_why(cause: Cause) -> tuple[str, ...]:
+    """The release facts behind what one change alone does (none for a file edit)."""
+    return cause.effect.why if cause.effect is not None else ()
+
+
+def setting_cause(change: SettingChange) -> str:
+    """Why a config's setting changed when its file's edit alone leaves it."""
+    return f"from {change.cause}, not from the edit"
+
+
+def _focus(*cases: CaseDiff) -> set[str]:
+    """The winners of ``cases`` on both sides: the nodes a reader follows."""
+    names: dict[str, None] = {}
+    for case in cases:
+        for side in (case.after, case.before):
+            names.update(dict.fromkeys(side.winner if side is not None else ()))
+    return set(list(names)[:MAX_FOCUS])
 
 
 def outcome(side: CaseSide | None) -> str:

@@ -63,6 +63,17 @@ def _case(path: str, reason: str, case: CaseDiff) -> dict[str, Any]:
         "reason": reason,
         "name": shown(case.name),
         "summary": shown(words.case_summary(case)),
+        "release": shown(case.release_change),
+        "attribution": shown(words.attribution(case)),
+        "causes": [
+            (
+                shown(cause.change),
+                shown(words.cause_effect(case, cause)),
+                [shown(fact) for fact in words.cause_why(cause)],
+            )
+            for cause in case.causes
+        ],
+        "why": [] if case.causes else [shown(fact) for fact in case.why],
         "sides": [
             (label, side.status, shown(words.first_line(side.message)), _table(case, side, label))
             for label, side in (("before", case.before), ("after", case.after))
