@@ -39,6 +39,7 @@ from policytest.diff.git import (
     find_repository,
 )
 from policytest.diff.model import (
+    NOTHING_CHANGED,
     ConfigDiff,
     DiffReport,
     FixtureDiff,
@@ -48,6 +49,8 @@ from policytest.diff.model import (
     compare_findings,
     compare_fixture,
     compare_views,
+    left_out,
+    other_scheduler,
 )
 from policytest.diff.settings import CommandLine
 from policytest.harness.load import (
@@ -70,7 +73,17 @@ from policytest.read.source import is_yaml_path, read_file
 from policytest.read.walk import SKIPPED_DIRECTORIES
 from policytest.scoring.protocol import Scheduler
 
-__all__ = ["DiffError", "PathNotFound", "diff_files", "diff_revisions"]
+__all__ = [
+    "DiffError",
+    "PathNotFound",
+    "config_scheduler_of",
+    "diff_files",
+    "diff_revisions",
+    "schedulers_of",
+]
+
+SCHEDULER_LABELS = {"volcano": "Volcano", "kube-scheduler": "kube-scheduler"}
+"""How a scheduler is named in a sentence."""
 
 
 def diff_revisions(
@@ -246,7 +259,7 @@ class _Comparison:
             tuple(runs),
             introduced,
             resolved,
-            tuple(not_run),
+            left_out(NOTHING_CHANGED, not_run),
             settings=self.settings,
             settings_path=self.settings_path,
             head_errors=_errors(head),
@@ -519,7 +532,6 @@ def _scheduler_of(fixture: Fixture, options: CheckOptions) -> str | None:
     """``kube-scheduler`` or ``volcano``: the scheduler whose config the fixture uses
     (``None`` when it names none that can be read)."""
     from policytest.harness.model import merged_child
-    from policytest.read.recognise import expand
 
     ref = fixture.scheduler
     if ref.config_node is not None:
@@ -529,15 +541,27 @@ def _scheduler_of(fixture: Fixture, options: CheckOptions) -> str | None:
         named = resolve(os.path.join(os.path.dirname(fixture.document.path), ref.config_path or ""))
     except Refused:
         return None
-    if not os.path.isfile(named):
-        return None
-    for document in read_file(named, options.limits, options.root).documents:
+    return config_scheduler_of(named, options) if os.path.isfile(named) else None
+
+
+def config_scheduler_of(path: str, options: CheckOptions) -> str | None:
+    """``kube-scheduler`` or ``volcano``: the scheduler of the first config in the file
+    at ``path`` (``None`` when it holds none)."""
+    from policytest.read.recognise import expand
+
+    for document in read_file(path, options.limits, options.root).documents:
         for _, kind in expand(document, options.limits):
             if kind is Kind.VOLCANO:
                 return "volcano"
             if kind is Kind.KUBE_SCHEDULER:
                 return "kube-scheduler"
     return None
+
+
+def schedulers_of(path: str, options: CheckOptions) -> set[str | None]:
+    """The schedulers of the fixtures in the file at ``path`` (``None`` for one whose
+    config cannot be read; empty when the file holds no fixture that loads)."""
+    return {_scheduler_of(fixture, options) for fixture in _fixtures(path, options)}
 
 
 def _fixtures(path: str, options: CheckOptions) -> list[Fixture]:
@@ -570,7 +594,9 @@ def diff_files(
             raise PathNotFound(path)
     runs: list[FixtureDiff] = []
     not_run: list[str] = []
+    other: list[str] = []
     loaders = {config: _loader(config) for config in (old, new)}
+    schedulers = {config_scheduler_of(config, options) for config in (old, new)} - {None}
     for path in discover(fixture_paths):
         fixtures = _fixtures(path, options)
         uses = [
@@ -581,6 +607,12 @@ def diff_files(
         if not (uses or run_all):
             not_run.append(path)
             continue
+        if not uses and schedulers:  # a fixture runs against a config of its own scheduler
+            own = [f for f in fixtures if _scheduler_of(f, options) in (*schedulers, None)]
+            if fixtures and not own:
+                other.append(path)
+                continue
+            fixtures = own
         reason = f"it uses {' and '.join(uses)}" if uses else "run with --all"
         before = _run_with(path, fixtures, loaders[old], options)
         after = _run_with(path, fixtures, loaders[new], options)
@@ -601,8 +633,10 @@ def diff_files(
         tuple(runs),
         introduced,
         resolved,
-        tuple(not_run),
-        f"they use neither {old} nor {new}",
+        left_out(f"they use neither {old} nor {new}", not_run)
+        + left_out(
+            other_scheduler(sorted(SCHEDULER_LABELS[s] for s in schedulers if s)), other, named=True
+        ),
         head_errors=_errors(head),
     )
 

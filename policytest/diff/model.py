@@ -607,11 +607,37 @@ class SettingsChange:
 
 
 @dataclass(frozen=True)
+class NotRun:
+    """Fixtures in scope that were not run, for one reason."""
+
+    reason: str
+    paths: tuple[str, ...]
+    named: bool = False
+    """Name them in the report: fixtures a reader may expect to run (those of another
+    scheduler than the configs compared), not merely unaffected ones."""
+
+
+NOTHING_CHANGED = "nothing they use changed"
+OTHER_RELEASE = "their scheduler's release does not change"
+"""Why an upgrade preview leaves out the fixtures of the other scheduler."""
+
+
+def left_out(reason: str, paths: Sequence[str], *, named: bool = False) -> tuple[NotRun, ...]:
+    """The group of ``paths`` not run for ``reason`` (none when there are none)."""
+    return (NotRun(reason, tuple(paths), named),) if paths else ()
+
+
+def other_scheduler(schedulers: Sequence[str]) -> str:
+    """Why ``diff`` of two files leaves out a fixture of another scheduler than theirs."""
+    return f"their scheduler is not the configs', {' or '.join(schedulers)}"
+
+
+@dataclass(frozen=True)
 class DiffReport:
     """Everything ``policytest diff`` found, in a stable order.
 
     ``fixtures`` are the fixtures that were run (affected by the change, or all with
-    ``--all``); ``not_run`` the fixtures in scope that were not, ``not_run_reason`` why.
+    ``--all``); ``skipped`` the fixtures in scope that were not, grouped by why.
     """
 
     base: str
@@ -620,8 +646,7 @@ class DiffReport:
     fixtures: tuple[FixtureDiff, ...] = ()
     introduced: tuple[Finding, ...] = ()
     resolved: tuple[Finding, ...] = ()
-    not_run: tuple[str, ...] = ()
-    not_run_reason: str = "nothing they use changed"
+    skipped: tuple[NotRun, ...] = ()
     settings: tuple[SettingsChange, ...] = ()
     """The settings that differ between the sides, always shown."""
     settings_path: str = ""
@@ -630,6 +655,11 @@ class DiffReport:
     """The command that made the report (``diff``, ``upgrade``), for its title."""
     head_errors: int = 0
     """Error findings the head's changed files have, introduced or not."""
+
+    @property
+    def not_run(self) -> tuple[str, ...]:
+        """Every fixture in scope that was not run."""
+        return tuple(path for group in self.skipped for path in group.paths)
 
     @property
     def failing_on_both_sides(self) -> int:
@@ -727,6 +757,7 @@ __all__ = [
     "FailOn",
     "FixtureDiff",
     "NodeChange",
+    "NotRun",
     "PlacementChange",
     "SettingChange",
     "SettingsChange",
@@ -738,4 +769,6 @@ __all__ = [
     "compare_settings",
     "compare_views",
     "keyed_results",
+    "left_out",
+    "other_scheduler",
 ]

@@ -16,16 +16,19 @@ from dataclasses import replace
 from policytest.core.errors import PathNotFound
 from policytest.core.options import CheckOptions
 from policytest.core.releases import kube_release, volcano_release
+from policytest.diff.compare import schedulers_of
 from policytest.diff.model import (
+    OTHER_RELEASE,
     DiffReport,
     FixtureDiff,
     Located,
     SettingsChange,
     compare_findings,
     compare_fixture,
+    left_out,
 )
 from policytest.harness.load import root_for
-from policytest.harness.releases import with_release
+from policytest.harness.releases import SCHEDULER_NAMES, with_release
 from policytest.harness.runner import CaseResult
 from policytest.harness.suite import discover, run_file
 
@@ -56,17 +59,16 @@ def preview_upgrade(
         for field, key, scheduler in TARGETS
         if field in targets
     ]
-    moving = {scheduler for scheduler, _ in named}
     runs: list[FixtureDiff] = []
     not_run: list[str] = []
     found_before: list[Located] = []
     found_after: list[Located] = []
     for path in discover(paths):
-        root = root_for(path, options)
-        before = run_file(path, options, root)
-        if not any(_moves(result, moving) for result in before):
+        if not _moves(schedulers_of(path, options), targets):
             not_run.append(path)
             continue
+        root = root_for(path, options)
+        before = run_file(path, options, root)
         after = run_file(path, upgraded, root)
         found_before += _findings(before)
         found_after += _findings(after)
@@ -78,8 +80,7 @@ def preview_upgrade(
         fixtures=tuple(runs),
         introduced=introduced,
         resolved=resolved,
-        not_run=tuple(not_run),
-        not_run_reason="their scheduler's release does not change",
+        skipped=left_out(OTHER_RELEASE, not_run, named=True),
         settings=tuple(change for _, change in named),
         command="upgrade",
     )
@@ -91,10 +92,12 @@ def _shown(field: str, text: str) -> str:
     return select(text).name
 
 
-def _moves(result: CaseResult, schedulers: set[str]) -> bool:
-    """Is the case judged by a scheduler whose release changes (or by none yet known:
-    a case that errors before its config is read runs on both sides)?"""
-    return not result.release or result.release.partition(" ")[0] in schedulers
+def _moves(schedulers: set[str | None], targets: Mapping[str, str]) -> bool:
+    """Is a fixture file of a scheduler whose release changes (or of none yet known: a
+    fixture whose config cannot be read runs on both sides, and says so)?"""
+    return not schedulers or any(
+        scheduler is None or SCHEDULER_NAMES[scheduler] in targets for scheduler in schedulers
+    )
 
 
 def _reason(before: Sequence[CaseResult], after: Sequence[CaseResult]) -> str:

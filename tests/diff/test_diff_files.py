@@ -85,18 +85,28 @@ def test_json_and_markdown(run_line: RunLine, files: Path) -> None:
     assert "| one pod | new winner node-1 (was node-3); status passed → failed |" in md
 
 
-def test_all_runs_every_fixture_with_both_configs(run_line: RunLine, files: Path) -> None:
+def test_all_runs_every_fixture_of_their_scheduler_with_both_configs(
+    run_line: RunLine, files: Path
+) -> None:
+    write_files(
+        files,
+        {
+            "own.yaml": MOST,
+            "fixtures/own.policytest.yaml": bundled_fixture(
+                "kube-most-allocated.policytest.yaml", "../own.yaml"
+            ),
+        },
+    )
     result = run_line(
         ["diff", "old.yaml", "new.yaml", "--fixtures", "fixtures", "--all", "--format", "json"]
     )
     data = json.loads(result.stdout)
     assert [f["path"] for f in data["fixtures"]] == [
         "fixtures/kube.policytest.yaml",
-        "fixtures/memory.policytest.yaml",
+        "fixtures/own.policytest.yaml",
     ]
-    memory = data["fixtures"][1]
-    assert memory["reason"] == "run with --all"
-    assert data["notRun"] == []
+    assert data["fixtures"][1]["reason"] == "run with --all"
+    assert data["notRun"] == ["fixtures/memory.policytest.yaml"]  # a Volcano fixture
 
 
 def test_a_fixture_may_name_the_new_file(run_line: RunLine, files: Path) -> None:
@@ -172,3 +182,60 @@ def test_usage_errors(run_line: RunLine, files: Path, args: list[str], message: 
     result = run_line(["diff", *args])
     assert result.exit_code == 2, result
     assert message in result.stderr
+
+
+def test_fixtures_of_another_scheduler_are_left_out_and_named(
+    run_line: RunLine, files: Path
+) -> None:
+    """Two Volcano ConfigMaps with ``--all``: the kube-scheduler fixtures (one names a
+    profile) are not run against them, and the review says which and why."""
+    volcano = (BUNDLED / "configs/volcano-nodeorder-binpack-weight-1.yaml").read_text()
+    heavier = (BUNDLED / "configs/volcano-nodeorder-binpack-weight-10.yaml").read_text()
+    write_files(
+        files,
+        {
+            "volcano-old.yaml": volcano,
+            "volcano-new.yaml": heavier,
+            "fixtures/least.policytest.yaml": bundled_fixture(
+                "kube-least-allocated.policytest.yaml", "../new.yaml"
+            ),
+        },
+    )
+    argv = ["diff", "volcano-old.yaml", "volcano-new.yaml", "--fixtures", "fixtures", "--all"]
+    result = run_line(argv)
+    assert result.exit_code == 0, result
+    assert (
+        "2 fixtures not run (their scheduler is not the configs', Volcano): "
+        "fixtures/kube.policytest.yaml, fixtures/least.policytest.yaml." in result.stdout
+    )
+    assert "Fixture fixtures/memory.policytest.yaml (run with --all)" in result.stdout
+    assert "bin-packing-scheduler" not in result.stdout  # no profile looked up in Volcano
+    data = json.loads(run_line([*argv, "--format", "json"]).stdout)
+    assert [f["path"] for f in data["fixtures"]] == ["fixtures/memory.policytest.yaml"]
+    assert data["notRunReasons"] == [
+        {
+            "reason": "their scheduler is not the configs', Volcano",
+            "fixtures": ["fixtures/kube.policytest.yaml", "fixtures/least.policytest.yaml"],
+        }
+    ]
+    md = html.unescape(run_line([*argv, "--format", "markdown"]).stdout)
+    assert "2 fixtures not run (their scheduler is not the configs', Volcano): " in md
+
+
+def test_a_fixture_that_names_a_config_runs_with_it_whatever_its_scheduler(
+    run_line: RunLine, files: Path
+) -> None:
+    """A kube-scheduler fixture of ``old.yaml`` runs when ``old.yaml`` becomes Volcano:
+    it uses the file, and the review shows what that does to it."""
+    volcano = (BUNDLED / "configs/volcano-nodeorder-binpack-weight-1.yaml").read_text()
+    write_files(files, {"new.yaml": volcano})
+    data = json.loads(
+        run_line(
+            ["diff", "old.yaml", "new.yaml", "--fixtures", "fixtures", "--all", "--format", "json"]
+        ).stdout
+    )
+    assert [f["path"] for f in data["fixtures"]] == [
+        "fixtures/kube.policytest.yaml",
+        "fixtures/memory.policytest.yaml",
+    ]
+    assert data["notRun"] == []

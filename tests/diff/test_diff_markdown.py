@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 import re
 
-from policytest.diff.model import DiffReport, FixtureDiff, compare_fixture
+from policytest.diff.model import DiffReport, FixtureDiff, NotRun, compare_fixture
 from policytest.harness.runner import CaseResult, rank
 from policytest.reporters import DIFF_FORMATS, render_diff
 from policytest.reporters.diff.markdown import COMMENT_LIMIT, MARKER, render
@@ -34,7 +34,8 @@ def cells(row: str) -> list[str]:
 
 
 def test_nothing_changed_is_four_lines() -> None:
-    report = DiffReport("main (abc1234)", "working tree", not_run=("a.policytest.yaml",))
+    skipped = (NotRun("nothing they use changed", ("a.policytest.yaml",)),)
+    report = DiffReport("main (abc1234)", "working tree", skipped=skipped)
     md = render(report)
     assert html.unescape(md).splitlines() == [
         MARKER,

@@ -64,6 +64,10 @@ def test_text_markdown_and_help(run_line: RunLine, bundled_repo: Path) -> None:
     assert text.startswith("policytest upgrade: kube-scheduler 1.35 -> kube-scheduler 1.36\n")
     assert "Settings changed: kubernetesVersion 1.35 -> 1.36; 3 new winners" in text
     assert f"  {FORMULA}" in text and "(14 cases)" in text
+    # the Volcano fixtures are left out, named, as diff of two files names those of
+    # another scheduler than its configs
+    assert "10 fixtures not run (their scheduler's release does not change): " in text
+    assert "fixtures/volcano-gpu-sequence-binpack-weight-1.policytest.yaml" in text
     md = html.unescape(run_line([*args, "--format", "markdown"]).stdout)
     assert md.startswith("<!-- policytest-upgrade -->\n### policytest upgrade\n")
     assert "- Why: NodeResourcesBalancedAllocation's formula" in md

@@ -35,7 +35,7 @@ from hypothesis import strategies as st
 from policytest.check.validate import ValidationReport
 from policytest.core.findings import Finding, Severity
 from policytest.diff.effective import Setting
-from policytest.diff.model import ConfigDiff, DiffReport, SettingChange, compare_fixture
+from policytest.diff.model import ConfigDiff, DiffReport, NotRun, SettingChange, compare_fixture
 from policytest.harness.runner import CaseResult, message_lines, rank
 from policytest.harness.suite import RunReport
 from policytest.reporters import quoting, render_diff, render_run, render_validation
@@ -218,7 +218,10 @@ def _diff(name: str) -> DiffReport:
         fixtures=(fixture,),
         introduced=(finding,),
         resolved=(finding,),
-        not_run=(f"{name}.policytest.yaml",),
+        skipped=(
+            NotRun("nothing they use changed", (f"{name}.policytest.yaml",)),
+            NotRun(f"their scheduler is not {name}", (f"{name}-b.policytest.yaml",), named=True),
+        ),
     )
 
 

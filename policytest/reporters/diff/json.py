@@ -1,7 +1,8 @@
 """``policytest diff --format json``: the whole diff for automation.
 
 ``{"base", "head", "summary": {...}, "configs": [...], "fixtures": [...],
-"findings": {"introduced": [...], "resolved": [...]}, "notRun": [...]}``; keys may be
+"findings": {"introduced": [...], "resolved": [...]}, "notRun": [...],
+"notRunReasons": [{"reason", "fixtures"}]}``; keys may be
 added, never renamed. Every before/after pair is ``{"before": ..., "after": ...}``.
 A case that several changes act on lists under ``causes`` what each one alone does
 (``effect``: a case of its own, the base against the base with that change only), and
@@ -163,6 +164,9 @@ def as_json(report: DiffReport) -> dict[str, Any]:
         "notSimulated": [
             {"name": item.name, "kind": item.kind, "effect": item.effect, "side": side}
             for item, side in report.not_simulated
+        ],
+        "notRunReasons": [
+            {"reason": group.reason, "fixtures": list(group.paths)} for group in report.skipped
         ],
     }
 

@@ -15,6 +15,7 @@ from policytest.diff.model import (
     DiffReport,
     Effect,
     FixtureDiff,
+    NotRun,
     SettingChange,
     SettingsChange,
 )
@@ -110,11 +111,24 @@ def unchanged_sentence(report: DiffReport) -> str:
             f"{plural(len(unchanged), 'fixture')} ({plural(cases, 'case')}) rank and place "
             "as before"
         )
-    if report.not_run:
-        parts.append(f"{plural(len(report.not_run), 'fixture')} not run ({report.not_run_reason})")
+    parts += [_not_run(group) for group in report.skipped]
     if not parts:
         return "no fixture uses a changed config"
     return "; ".join(parts)
+
+
+MAX_NAMED = 10
+"""Fixtures named in a sentence before the rest are counted."""
+
+
+def _not_run(group: NotRun) -> str:
+    """``2 fixtures not run (why): a, b`` (the names when the group is to be named)."""
+    sentence = f"{plural(len(group.paths), 'fixture')} not run ({group.reason})"
+    if not group.named:
+        return sentence
+    names = ", ".join(group.paths[:MAX_NAMED])
+    more = len(group.paths) - MAX_NAMED
+    return f"{sentence}: {names}" + (f" and {more} more" if more > 0 else "")
 
 
 def winner(side: CaseSide | None) -> str:
