@@ -12,8 +12,9 @@ it:
   ``\\n``), so a value can neither add a line nor start a workflow command.
 - :func:`github_data` / :func:`github_property` for GitHub Actions workflow commands.
 - :func:`markdown_code` / :func:`markdown_text` for GitHub-flavoured Markdown: every
-  character Markdown or HTML could read as syntax is an HTML entity, so a value shows as
-  text only (no heading, link, image, table cell or ``@mention``), and long values are cut.
+  character Markdown or HTML could read as syntax where it stands is an HTML entity, so a
+  value shows as text only (no heading, link, image, table cell or ``@mention``), and
+  long values are cut; the others (``.``, ``:``, ``(``) stay readable.
 - :func:`mermaid` for a label in a Mermaid chart of a Markdown comment: a short run of
   letters, digits and a few punctuation characters inside double quotes, nothing else.
 - :func:`xml` for XML attributes and text (characters XML 1.0 cannot hold are escaped).
@@ -106,18 +107,53 @@ def github_property(value: object) -> str:
     return github_data(value).replace(":", "%3A").replace(",", "%2C")
 
 
-_MARKDOWN_INLINE = frozenset("\\`*_[]()!<>&|~$:.@#")
-"""Characters GitHub's Markdown reads as syntax in the middle of a line: escapes, code,
-emphasis, links and images, HTML and entities, table cells, strikethrough, maths, and
-the starts of autolinks (``http:``, ``www.``), mentions and issue references."""
 _PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+_MARKDOWN_SYNTAX = re.compile(
+    r"[\\`*\[\]<|~$@]"  # escapes, code, emphasis, links and images, HTML, table cells,
+    # strikethrough, maths, mentions and e-mail autolinks
+    r"|&(?=[#0-9A-Za-z])"  # a character reference
+    r"|#(?=[0-9])"  # an issue reference
+    r"|:(?=//|[\w+-]+:)"  # a URL's scheme (an autolink), an emoji shortcode
+    r"|(?i:www)\."  # a www. autolink
+    r"|_+"  # emphasis, unless inside a word
+)
+"""What GitHub's Markdown may read as syntax in the middle of a line, and nothing else:
+``.``, ``:``, ``(`` and the like stay as they are, so a comment reads in a log and on
+any forge."""
+_ORDERED_LIST = re.compile(r"[0-9]{1,9}(?=[.)])")
+
+
+def _entity(text: str) -> str:
+    return "".join(f"&#{ord(char)};" for char in text)
 
 
 def _entities(value: str) -> str:
-    return "".join(
-        f"&#{ord(c)};" if c in _MARKDOWN_INLINE or (i == 0 and c in _PUNCTUATION) else c
-        for i, c in enumerate(value)  # a leading punctuation character could open a block
-    )
+    """``value`` with each character Markdown or HTML could read as syntax an HTML
+    entity (which means the same in a paragraph, a table cell and an HTML block)."""
+    start = 0
+    head = ""
+    number = _ORDERED_LIST.match(value)
+    if number:  # `1.` or `1)` opens an ordered list where a line starts
+        start = number.end() + 1
+        head = number[0] + _entity(value[number.end()])
+    elif value[:1] in _PUNCTUATION:  # `#`, `>`, `-`, `+`, `=`, fences open a block
+        start = 1
+        head = _entity(value[0])
+
+    rest = value[start:]
+
+    def quote(match: re.Match[str]) -> str:
+        text = match[0]
+        if text[0] == "_":
+            before = rest[match.start() - 1] if match.start() else ""
+            after = rest[match.end()] if match.end() < len(rest) else ""
+            inside_a_word = before.isalnum() and after.isalnum()
+            return text if inside_a_word else _entity(text)
+        if text[0] in "wW":
+            return text[:3] + _entity(".")
+        return _entity(text)
+
+    return head + _MARKDOWN_SYNTAX.sub(quote, rest)
 
 
 def markdown_text(value: object, limit: int = MARKDOWN_TEXT_LIMIT) -> str:
@@ -125,10 +161,11 @@ def markdown_text(value: object, limit: int = MARKDOWN_TEXT_LIMIT) -> str:
     paragraph, a table cell, inside an HTML block).
 
     One line (control characters escaped as :func:`text` does); every character Markdown
-    or HTML reads as syntax an HTML entity (and a leading punctuation character, which could
-    open a block), so nothing is Markdown or HTML syntax; a word joiner after ``@`` and
-    ``#``, so GitHub links no user, team or issue; cut after ``limit`` characters with a
-    marker.
+    or HTML would read as syntax where it stands an HTML entity (a leading punctuation
+    character or list number, which could open a block, too), so nothing is Markdown or
+    HTML syntax, and nothing else is (a comment must read in a CI log as well); a word
+    joiner after ``@`` and an issue's ``#``, so GitHub links no user, team or issue; cut
+    after ``limit`` characters with a marker.
     """
     return _markdown(_unlinked(_escape_controls(cut(str(value), limit))))
 

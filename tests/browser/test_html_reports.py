@@ -111,7 +111,7 @@ def test_diff_report(browser, run_line: RunLine, workspace: Path) -> None:
     cases = page.locator("section.case")
     assert cases.count() == 2
     sides = cases.first.locator(".side-by-side > div")
-    assert [sides.nth(i).locator("h3").inner_text() for i in range(2)] == [
+    assert [sides.nth(i).locator("h4").inner_text() for i in range(2)] == [
         "before failed",
         "after passed",
     ]

@@ -55,10 +55,10 @@ RELEASE = "kubernetesVersion 1.34 -> 1.36"
 VERDICT = f"{CONFIG} alone moves the winner; {RELEASE} alone keeps the winner"
 
 
-@pytest.fixture(scope="module")
-def history(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def config_and_release_commit(path: Path) -> Path:
+    """A repository at ``path`` whose last commit changes the config and the release."""
     repo = committed_repo(
-        tmp_path_factory.mktemp("attribution"),
+        path,
         {
             ".policytest.yaml": 'kubernetesVersion: "1.34"\n',
             "configs/kube.yaml": MOST,
@@ -70,6 +70,11 @@ def history(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     git(repo, "commit", "--quiet", "-am", "LeastAllocated, and kube-scheduler 1.36")
     return repo
+
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return config_and_release_commit(tmp_path_factory.mktemp("attribution"))
 
 
 @pytest.fixture

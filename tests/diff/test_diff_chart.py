@@ -99,6 +99,20 @@ def test_no_chart_without_a_placement_change() -> None:
     assert "mermaid" not in render(unchanged)
 
 
+def test_no_chart_of_cases_that_use_as_many_nodes() -> None:
+    """``2 -> 2``: the placements changed, the chart would say nothing; a case that
+    uses another number of nodes beside it is drawn alone."""
+    moved = [sequence("moved", {"a": 2, "b": 1, "c": 0}), sequence("packed", {"a": 2, "b": 2})]
+    after = [sequence("moved", {"a": 1, "b": 2, "c": 0}), sequence("packed", {"a": 4, "b": 0})]
+    two_to_two = DiffReport("a", "b", fixtures=(compare_fixture("f", "why", moved[:1], after[:1]),))
+    assert two_to_two.count("placements") == 1
+    assert nodes_used_chart(two_to_two) is None
+    assert "mermaid" not in render(two_to_two)
+    both = DiffReport("a", "b", fixtures=(compare_fixture("f", "why", moved, after),))
+    chart = nodes_used_chart(both)
+    assert chart is not None and 'x-axis ["1. packed"]' in chart
+
+
 def ranked(case: str, scores: dict[str, float]) -> CaseResult:
     nodes = tuple(
         NodeScore(name, True, None, total, {"binpack": total}) for name, total in scores.items()

@@ -69,6 +69,12 @@ NASTY = [
     "<!-- comment",
     "- item\n1. item\n> quote\n    code\n---\n===",
     "\\",
+    "1. item",
+    "12) item",
+    "_em_ __strong__ snake_case_name_",
+    ":+1: :tada:",
+    "&copy &#x41; &lt",
+    "http://evil.example/x ftp://evil.example WWW.evil.example",
     "a" * 3_000,
 ]
 names = st.one_of(
@@ -116,6 +122,37 @@ def test_escapes_are_visible() -> None:
     assert quoting.text(":") == "\\x3a"
     assert quoting.text("plain name-1.yaml") == "plain name-1.yaml"
     assert quoting.text("x" * 3000).endswith("… (3000 characters)")
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "fixtures/kube.policytest.yaml: one pod (1.36)",
+        "kubernetesVersion 1.34 -> 1.36; scores: node-a 414 -> 480 (+66)",
+        "gpu_node_1 {busy: 3, empty: 3}, 50% = 'ok'?",
+    ],
+)
+def test_markdown_leaves_what_is_not_syntax_as_it_is(value: str) -> None:
+    """A comment reads in a CI log and on any forge: only syntax is an entity."""
+    assert quoting.markdown_text(value) == value
+    assert quoting.markdown_code(value) == f"<code>{value}</code>"
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        ("http://evil.example", "http&#58;//evil.example"),  # no autolink
+        ("see www.evil.example", "see www&#46;evil.example"),
+        ("a@evil.example", "a&#64;\u2060evil.example"),
+        ("#12 and a#b", "&#35;\u206012 and a#b"),  # no issue link; a block's `#` at the start
+        (":+1: x:y", "&#58;+1: x:y"),  # no emoji
+        ("1. first", "1&#46; first"),  # no ordered list where the value starts a line
+        ("_a_ b_c", "&#95;a&#95; b_c"),  # emphasis, not a name's underscore
+        ("R&D &amp; & co", "R&#38;D &#38;amp; & co"),  # no character reference
+    ],
+)
+def test_markdown_quotes_syntax_where_it_stands(value: str, shown: str) -> None:
+    assert quoting.markdown_text(value) == shown
 
 
 # --- text and GitHub output gain no line ------------------------------------------------
@@ -334,7 +371,7 @@ def test_a_70000_character_case_name_keeps_every_section() -> None:
     assert "| Fixture | Case | What changed |" in md
     assert "<summary>Findings: 1 introduced" in md
     assert "<summary>Config " in md and "<summary>Fixture " in md
-    assert re.search(r"… &#40;700\d\d characters&#41;", md)  # cut, saying how long it was
+    assert re.search(r"… \(700\d\d characters\)", md)  # cut, saying how long it was
     assert "Truncated" not in md
 
 

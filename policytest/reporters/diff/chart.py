@@ -1,7 +1,7 @@
 """The charts of a pull-request comment: Mermaid ``xychart-beta`` blocks GitHub draws.
 
-For the sequences whose placements changed: the nodes they use before (bars) and
-after (a line), one category per case, so a reviewer sees at a glance whether the
+For the sequences that use another number of nodes: the nodes they use before (bars)
+and after (a line), one category per case, so a reviewer sees at a glance whether the
 change packs tighter or spreads. For the first single-pod cases whose ranking changed:
 the best nodes' scores before (bars) and after (a line). Every label and title from an
 input goes through :func:`policytest.reporters.quoting.mermaid`; the rest is ours.
@@ -34,11 +34,16 @@ def charts(report: DiffReport) -> list[str]:
 
 
 def nodes_used_chart(report: DiffReport) -> str | None:
-    """A fenced ``mermaid`` block, or ``None`` when no sequence placed differently."""
+    """A fenced ``mermaid`` block, or ``None`` when no sequence uses another number of
+    nodes (a case that places differently on as many nodes, ``2 -> 2``, draws nothing
+    the table does not say)."""
     cases = [
         case
         for _, case in report.changed_cases
-        if case.placements_changed and case.before is not None and case.after is not None
+        if case.placements_changed
+        and case.before is not None
+        and case.after is not None
+        and case.before.nodes_used != case.after.nodes_used
     ][:MAX_CASES]
     if not cases:
         return None

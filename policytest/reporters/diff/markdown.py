@@ -50,6 +50,11 @@ def text(value: str) -> str:
     )
 
 
+def _arrow(ours: str) -> str:
+    """Numbers and words of our own (ranks, scores), never from an input: arrows only."""
+    return ours.replace(" -> ", " → ")
+
+
 def code(value: str) -> str:
     """A name, path or key as inline code that shows as text only (also in a table cell
     and inside an HTML block)."""
@@ -244,8 +249,7 @@ def _config(config: ConfigDiff) -> str:
     what = {"added": "new file", "removed": "file removed"}.get(
         config.change, words.plural(len(config.settings), "effective setting") + " changed"
     )
-    where = ", ".join(part for part in (config.kind, config.document) if part)
-    summary = f"Config {code(config.path)} ({text(where)}): {what}"
+    summary = f"Config {code(config.path)} ({text(words.described(config))}): {what}"
     if config.change in ("added", "removed"):
         rows = ["| Setting | Value |", "| --- | --- |"]
         rows += [
@@ -306,15 +310,12 @@ def _case(case: CaseDiff) -> list[str]:
             f"Ranking {code(words.ranking(case.before))} → {code(words.ranking(case.after))}",
             "",
         ]
-    nodes = [node for node in case.nodes if node.changed] if case.comparable else []
+    nodes = words.node_rows(case)
     if nodes:
         lines += ["| Node | Rank | Score | Change |", "| --- | --- | --- | --- |"]
         lines += [
-            f"| {text(node.name)} | {words.rank(node.rank_before)} → "
-            f"{words.rank(node.rank_after)} | "
-            f"{words.score(node.score_before, node.filtered_before)} → "
-            f"{words.score(node.score_after, node.filtered_after)} | {words.delta(node.delta)} |"
-            for node in nodes[:MAX_NODE_ROWS]
+            f"| {text(name)} | {_arrow(ranks)} | {_arrow(scores)} | {change} |"
+            for name, ranks, scores, change in nodes[:MAX_NODE_ROWS]
         ]
         if len(nodes) > MAX_NODE_ROWS:
             lines.append(f"| … | {len(nodes) - MAX_NODE_ROWS} more nodes | | |")
@@ -326,10 +327,5 @@ def _case(case: CaseDiff) -> list[str]:
         ]
         if len(case.placements) > MAX_NODE_ROWS:
             lines.append(f"| … | {len(case.placements) - MAX_NODE_ROWS} more nodes | |")
-        lines += [
-            "",
-            f"Nodes used {case.before.nodes_used} → {case.after.nodes_used}, "
-            f"pending {case.before.pending} → {case.after.pending}.",
-            "",
-        ]
+        lines += ["", f"{_arrow(words.nodes_used(case)).capitalize()}.", ""]
     return lines

@@ -58,8 +58,7 @@ def _capital(sentence: str) -> str:
 
 
 def _document(config: ConfigDiff) -> str:
-    details = ", ".join(part for part in (config.kind, config.document) if part)
-    return f" ({text(details)})"
+    return f" ({text(words.described(config))})"
 
 
 def _config(config: ConfigDiff, color: bool) -> list[str]:
@@ -119,28 +118,16 @@ def _case(case: CaseDiff) -> list[str]:
     if case.ranking_changed:
         before, after = text(words.ranking(case.before)), text(words.ranking(case.after))
         lines.append(f"    ranking  {before} -> {after}")
-    nodes = [node for node in case.nodes if node.changed] if case.comparable else []
+    nodes = words.node_rows(case)
     if nodes:
         rows = [["node", "rank", "score", "change"]]
-        rows += [
-            [
-                text(node.name),
-                f"{words.rank(node.rank_before)} -> {words.rank(node.rank_after)}",
-                f"{words.score(node.score_before, node.filtered_before)} -> "
-                f"{words.score(node.score_after, node.filtered_after)}",
-                words.delta(node.delta),
-            ]
-            for node in nodes
-        ]
+        rows += [[text(name), *numbers] for name, *numbers in nodes]
         lines += [f"    {row}" for row in _table(rows)]
     if case.placements_changed:
         rows = [["node", "pods before", "pods after"]]
         rows += [[text(p.node), str(p.before), str(p.after)] for p in case.placements]
         lines += [f"    {row}" for row in _table(rows)]
-        lines.append(
-            f"    nodes used {case.before.nodes_used} -> {case.after.nodes_used}, "
-            f"pending {case.before.pending} -> {case.after.pending}"
-        )
+        lines.append(f"    {words.nodes_used(case)}")
     return lines
 
 

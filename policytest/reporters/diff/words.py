@@ -12,6 +12,7 @@ from policytest.diff.model import (
     CaseDiff,
     CaseSide,
     Cause,
+    ConfigDiff,
     DiffReport,
     Effect,
     FixtureDiff,
@@ -269,6 +270,33 @@ def _focus(*cases: CaseDiff) -> set[str]:
     return set(list(names)[:MAX_FOCUS])
 
 
+def node_rows(case: CaseDiff) -> list[tuple[str, str, str, str]]:
+    """The nodes whose rank, score or filter changed: (name, ``rank -> rank``,
+    ``score -> score``, change), in rank order after the change."""
+    nodes = [node for node in case.nodes if node.changed] if case.comparable else []
+    return [
+        (
+            node.name,
+            f"{rank(node.rank_before)} -> {rank(node.rank_after)}",
+            f"{score(node.score_before, node.filtered_before)} -> "
+            f"{score(node.score_after, node.filtered_after)}",
+            delta(node.delta),
+        )
+        for node in nodes
+    ]
+
+
+def nodes_used(case: CaseDiff) -> str:
+    """``nodes used 2 -> 3, pending 1 -> 0`` of a sequence on both sides."""
+    before, after = case.before, case.after
+    if before is None or after is None:
+        return ""
+    return (
+        f"nodes used {before.nodes_used} -> {after.nodes_used}, "
+        f"pending {before.pending} -> {after.pending}"
+    )
+
+
 def outcome(side: CaseSide | None) -> str:
     """One side of a case on its own (an added or removed case or fixture)."""
     if side is None:
@@ -286,6 +314,12 @@ def fixture_summary(fixture: FixtureDiff) -> str:
     if fixture.change == "removed":
         return f"fixture removed ({plural(len(fixture.cases), 'case')})"
     return f"{len(fixture.changed_cases)} of {plural(len(fixture.cases), 'case')} changed"
+
+
+def described(config: ConfigDiff) -> str:
+    """``kube-scheduler, ConfigMap scheduler-config, key scheduler-config.yaml``: what a
+    changed config is and where in its file."""
+    return ", ".join(part for part in (config.kind, config.document) if part)
 
 
 def setting_value(setting: Setting | None) -> str:

@@ -1,9 +1,12 @@
-"""``diff --format html``: every changed case before and after, side by side.
+"""``diff --format html`` (and ``upgrade``'s): every changed case before and after.
 
-The page opens with the headline sentence the other formats share, then each changed
-config's effective settings (the cause), the findings introduced and resolved, and per
-changed case the ranking on each side as stacked per-plugin score bars, each node's
-utilisation and the pods it received (the effect).
+The page says everything the text and Markdown reports say, from the same sentences
+(:mod:`policytest.reporters.diff.words`): the headline, the settings that changed and
+the release facts behind the changes, each changed config's effective settings (the
+cause), the findings introduced and resolved, and per changed fixture and case what
+changed (the release it was judged as, which change alone caused it, the ranking, each
+node's rank and score change, the placements), then the ranking on each side as stacked
+per-plugin score bars with each node's utilisation and the pods it received.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from policytest.diff.model import CaseDiff, CaseSide, DiffReport
+from policytest.diff.model import CaseDiff, CaseSide, ConfigDiff, DiffReport, FixtureDiff
 from policytest.reporters.diff import words
 from policytest.reporters.html.page import render_page, shown
 from policytest.reporters.html.views import node_table, not_simulated, pods_placed
@@ -20,36 +23,29 @@ from policytest.scoring.protocol import NodeScore
 
 
 def render(report: DiffReport, *, color: bool = False) -> str:
+    unchanged = report.has_changes and (report.unchanged_fixtures or report.not_run)
     return render_page(
         "diff.html.j2",
-        title="policytest diff",
+        title=f"policytest {report.command}",
         base=shown(report.base),
         head=shown(report.head),
         headline=shown(words.headline(report)),
-        configs=[
-            {
-                "path": shown(config.path),
-                "what": shown(", ".join(p for p in (config.kind, config.document) if p)),
-                "change": config.change,
-                "settings": [
-                    (
-                        shown(change.key),
-                        shown(words.setting_value(change.before)),
-                        shown(words.setting_value(change.after)),
-                    )
-                    for change in config.settings
-                ],
-                "fixtures": [shown(path) for path in config.fixtures],
-            }
-            for config in report.changed_configs
+        settings_path=shown(report.settings_path),
+        settings=[shown(words.setting_change(change)) for change in report.settings],
+        facts=[
+            (shown(fact), words.plural(count, "case"))
+            for fact, count in words.release_facts(report)
+        ],
+        configs=[_config(config) for config in report.changed_configs],
+        same_text=[
+            (shown(config.path), shown(words.described(config)))
+            for config in report.configs
+            if config.change == "unchanged"
         ],
         introduced=[format_finding(finding, color=False) for finding in report.introduced],
         resolved=[format_finding(finding, color=False) for finding in report.resolved],
-        cases=[
-            _case(shown(fixture.path), shown(fixture.reason), case)
-            for fixture, case in report.changed_cases
-        ],
-        unchanged=shown(words.unchanged_sentence(report)),
+        fixtures=[_fixture(fixture) for fixture in report.changed_fixtures],
+        unchanged=shown(words.unchanged_sentence(report)) if unchanged else "",
         not_simulated=not_simulated(
             replace(item, effect=item.effect + words.side_note(side))
             for item, side in report.not_simulated
@@ -57,10 +53,43 @@ def render(report: DiffReport, *, color: bool = False) -> str:
     )
 
 
-def _case(path: str, reason: str, case: CaseDiff) -> dict[str, Any]:
+def _config(config: ConfigDiff) -> dict[str, Any]:
     return {
-        "path": path,
-        "reason": reason,
+        "path": shown(config.path),
+        "what": shown(words.described(config)),
+        "change": config.change,
+        "settings": [
+            (
+                shown(change.key),
+                shown(words.setting_value(change.before)),
+                shown(words.setting_value(change.after)),
+                shown(words.setting_cause(change)) if change.cause else "",
+            )
+            for change in config.settings
+        ],
+        "fixtures": [shown(path) for path in config.fixtures],
+    }
+
+
+def _fixture(fixture: FixtureDiff) -> dict[str, Any]:
+    one_side = fixture.change in ("added", "removed")
+    return {
+        "path": shown(fixture.path),
+        "reason": shown(fixture.reason),
+        "summary": shown(words.fixture_summary(fixture)),
+        "outcomes": [
+            (shown(case.name), shown(words.outcome(case.after or case.before)))
+            for case in fixture.cases
+        ]
+        if one_side
+        else [],
+        "cases": [] if one_side else [_case(case) for case in fixture.changed_cases],
+    }
+
+
+def _case(case: CaseDiff) -> dict[str, Any]:
+    both = case.before is not None and case.after is not None
+    return {
         "name": shown(case.name),
         "summary": shown(words.case_summary(case)),
         "release": shown(case.release_change),
@@ -74,6 +103,16 @@ def _case(path: str, reason: str, case: CaseDiff) -> dict[str, Any]:
             for cause in case.causes
         ],
         "why": [] if case.causes else [shown(fact) for fact in case.why],
+        "ranking": (
+            (shown(words.ranking(case.before)), shown(words.ranking(case.after)))
+            if case.ranking_changed
+            else None
+        ),
+        "nodes": [(shown(name), *numbers) for name, *numbers in words.node_rows(case)],
+        "placements": [(shown(p.node), p.before, p.after) for p in case.placements]
+        if both and case.placements_changed
+        else [],
+        "used": shown(words.nodes_used(case)) if both and case.placements_changed else "",
         "sides": [
             (label, side.status, shown(words.first_line(side.message)), _table(case, side, label))
             for label, side in (("before", case.before), ("after", case.after))
