@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from tests.browser.conftest import open_page, screenshot
-from tests.conftest import RunLine
+from tests.conftest import RunLine, git, write_files
 from tests.diff.test_diff_attribution import DIFF, history, in_history
 
 pytestmark = pytest.mark.usefixtures("browser", "in_history")
@@ -67,6 +67,27 @@ def test_the_diff_page_says_what_the_text_says(
         assert said in body
     assert "unchanged" not in body  # both fixtures' cases changed: nothing to sum up
     screenshot(opened, "diff-causes", tmp_path)
+
+
+def test_a_new_fixture_shows_each_case_it_brings(
+    browser: Any, run_line: RunLine, history: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "--quiet", str(history), str(clone))
+    pack = (clone / "fixtures/pack.policytest.yaml").read_text()
+    write_files(clone, {"fixtures/new.policytest.yaml": pack.replace("name: pack", "name: new")})
+    monkeypatch.chdir(clone)
+    argv = ["diff", "--base", "HEAD"]
+    text = run_line(argv).stdout
+    assert (
+        "Fixture fixtures/new.policytest.yaml (the fixture is new): new fixture with 2 cases"
+        in text
+    )
+    opened = open_page(browser, _page(run_line, argv, tmp_path / "new.html"))
+    body = _normal(opened.page.locator("body").inner_text())
+    assert [phrase for phrase in _phrases(text) if not _shown(phrase, body)] == []
+    assert opened.page.locator("section.case").count() == 2  # each with its one side
+    assert opened.page.locator("section.case .side").count() == 2
 
 
 def test_score_only_changes_show_their_deltas(

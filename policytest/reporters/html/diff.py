@@ -72,18 +72,13 @@ def _config(config: ConfigDiff) -> dict[str, Any]:
 
 
 def _fixture(fixture: FixtureDiff) -> dict[str, Any]:
-    one_side = fixture.change in ("added", "removed")
+    """A changed fixture and its changed cases (every case of a new or removed one, each
+    with the one side it has)."""
     return {
         "path": shown(fixture.path),
         "reason": shown(fixture.reason),
         "summary": shown(words.fixture_summary(fixture)),
-        "outcomes": [
-            (shown(case.name), shown(words.outcome(case.after or case.before)))
-            for case in fixture.cases
-        ]
-        if one_side
-        else [],
-        "cases": [] if one_side else [_case(case) for case in fixture.changed_cases],
+        "cases": [_case(case) for case in fixture.changed_cases],
     }
 
 
