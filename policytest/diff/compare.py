@@ -405,7 +405,7 @@ class _Comparison:
                 # a setting the head's file holds as the base's does when judged as the
                 # base is changed by the settings file, not by the edit
                 edit_alone = self._views(self.after, path, self.side_options[id(self.before)])
-                settings = "; ".join(change.describe() for change in self.settings)
+                settings = "; ".join(c.describe() for c in self.settings if c.key in self._alone)
                 compared = tuple(
                     attribute_settings(config, edit_alone or (), settings) for config in compared
                 )

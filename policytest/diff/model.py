@@ -340,8 +340,8 @@ class CaseDiff:
     @property
     def effect(self) -> Effect | None:
         """The most important thing that changed: a new winner, another ranking, other
-        placements, another status, other scores (``None``: nothing, or the case is on
-        one side only)."""
+        placements, another status, another error, other scores (``None``: nothing, or
+        the case is on one side only)."""
         return next((effect for effect in EFFECTS if self.has(effect)), None)
 
     def has(self, effect: Effect) -> bool:
@@ -708,8 +708,7 @@ class DiffReport:
         return tuple((fixture, case) for fixture in self.fixtures for case in fixture.changed_cases)
 
     def count(self, what: Effect) -> int:
-        """How many cases have a new winner, another ranking, other placements, another
-        status."""
+        """How many cases have ``what`` (a new winner, another ranking, ...)."""
         return sum(1 for _, case in self.changed_cases if case.has(what))
 
     @property
