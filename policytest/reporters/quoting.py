@@ -244,8 +244,8 @@ def sarif(value: object) -> str:
     """``value`` for a SARIF (JSON) string: lone surrogates (bytes of a file name that
     were not UTF-8) are shown as ``\\xNN`` escapes, since JSON files must be UTF-8."""
     shown = str(value)
-    if not any(0xD800 <= ord(char) <= 0xDFFF for char in shown):
-        return shown
+    if shown.isascii() or not any(0xD800 <= ord(char) <= 0xDFFF for char in shown):
+        return shown  # an ASCII text is known as such without a look at its characters
     return "".join(_escaped_char(char) if 0xD800 <= ord(char) <= 0xDFFF else char for char in shown)
 
 
