@@ -31,7 +31,7 @@ from policytest.scoring.spreading_sequence import (
 )
 from policytest.scoring.verdicts import INFEASIBLE, Scores, Verdict
 
-__all__ = ["Choice", "SessionTotals", "build_nodes", "place_all"]
+__all__ = ["Choice", "SessionTotals", "TopologyVersion", "build_nodes", "place_all"]
 
 Choice = tuple[str | None, tuple[str, ...]]
 """Where one pod went (``None``: pending) and the nodes it tied with."""
@@ -73,13 +73,29 @@ class KeptScoring(Protocol):
     def kept_total(self, pod: Pod, name: str, kept: Verdict) -> float | None: ...
 
 
+@runtime_checkable
+class KindKeys(Protocol):
+    """A cluster that knows what of a pod its verdicts read (its labels or not)."""
+
+    def kind_key(self, pod: Pod) -> Pod: ...
+
+
 class _Kind:
     """One pod kind's totals: per node (cluster order), and ranked by value; ``kept``:
     its verdicts from the full scoring, whose topology part a bind leaves as it is."""
 
-    def __init__(self, totals: list[float], kept: Sequence[Verdict] | None = None) -> None:
+    def __init__(
+        self, pod: Pod, totals: list[float], kept: Sequence[Verdict] | None = None
+    ) -> None:
+        self.pod = pod
+        """The pod the kind was scored for (the key it is kept under: the clusters
+        remember their set-up per pod object)."""
         self.totals = totals
         self.kept = kept
+        self.seen = 0
+        """How many node changes of a session's log the totals include."""
+        self.version: object = None
+        """The topology plugins' view version the totals were last brought up to."""
         self.ranked = Ranked()
         for index, total in enumerate(totals):
             if total != INFEASIBLE:
@@ -108,6 +124,7 @@ class _Totals:
         self.state = state
         self.cycles = state if isinstance(state, CycleScoring) else None
         self.kept = state if isinstance(state, KeptScoring) else None
+        self.keys = state if isinstance(state, KindKeys) else None
         self.max_kinds = max_kinds
         self.names: list[str] = []
         self.index: dict[str, int] = {}
@@ -125,17 +142,17 @@ class _Totals:
         kept: _Kind | SpreadingKind | None
         if last is not None and last[0] is pod:
             _, key, kept = last
-        else:  # no scorer reads a pod's name: a snapshot's pending pods all have one
-            key = replace(pod, name="") if pod.name else pod
+        else:
+            key = self._key(pod)
             kept = self.kinds.get(key)
         if kept is not None:
-            if isinstance(kept, _Kind) or kept.catch_up(pod, self.binds):
+            if self._current(pod, key, kept):
                 if last is None or last[2] is not kept:  # to the end: the last used
                     self.kinds[key] = self.kinds.pop(key)
                 self.last = (pod, key, kept)
                 return kept, None
             self._forget(key)
-        scores, spreading = self._score(pod)
+        scores, spreading = self._score(key)
         if not self.names:
             self.names = (
                 list(scores.names)
@@ -148,12 +165,28 @@ class _Totals:
             kind = SpreadingKind(self.cycles, scores, spreading, len(self.binds))
         else:
             verdicts = scores.verdicts if isinstance(scores, Scores) and self.kept else None
-            kind = _Kind(_totals(scores), verdicts)
+            kind = _Kind(key, _totals(scores), verdicts)
+        self._new(kind)
         self.kinds[key] = kind
         self.last = (pod, key, kind)
         if len(self.kinds) > self.max_kinds:
             self._forget(next(iter(self.kinds)))
         return kind, scores
+
+    def _current(self, pod: Pod, key: Pod, kind: _Kind | SpreadingKind) -> bool:
+        """Bring a kept kind up to date for ``pod`` (of kind ``key``); ``False``: it
+        cannot be, score it again. A plain kind is kept up to date at every bind."""
+        return isinstance(kind, _Kind) or kind.catch_up(pod, self.binds)
+
+    def _key(self, pod: Pod) -> Pod:
+        """The kind ``pod`` is of: the pod without what no verdict of it reads (its name:
+        a snapshot's pending pods all have one)."""
+        if self.keys is not None:
+            return self.keys.kind_key(pod)
+        return replace(pod, name="") if pod.name else pod
+
+    def _new(self, kind: _Kind | SpreadingKind) -> None:
+        """A kind just scored on every node (a session marks what it includes)."""
 
     def _forget(self, pod: Pod) -> None:
         kind = self.kinds.pop(pod)
@@ -196,24 +229,70 @@ class _Totals:
         return score.total if score.feasible else INFEASIBLE
 
 
+@runtime_checkable
+class TopologyVersion(Protocol):
+    """A cluster whose topology plugins' view counts what can move a pod's scores on
+    nodes it was not bound to (``ClusterView.version``; ``None``: no such plugins)."""
+
+    @property
+    def topology_version(self) -> object: ...
+
+
 class SessionTotals(_Totals):
-    """Kept pod kinds for a Volcano session, which also takes binds back (a discarded
-    statement): a node whose pods were taken off is rescored for the kinds that can be
-    (a spreading kind catches up from binds alone, so it is forgotten)."""
+    """Kept pod kinds for a Volcano session, brought up to date when next used.
+
+    A session switches kinds at every job, and binds and takes back (a discarded
+    statement) many pods between two uses of a kind: a plain kind keeps the log
+    position it was scored up to and, when used again, rescores each node changed
+    since once (binpacking fills few nodes, so far fewer than the binds). A kind whose
+    scores a change could have moved elsewhere (the view's version moved, or its binds
+    are not local) is scored again on every node; a spreading kind catches up from the
+    binds alone, so a node that lost pods forgets it."""
 
     def __init__(self, state: ClusterState) -> None:
         super().__init__(state, MAX_KINDS)
+        self.changes: list[int] = []
+        """Positions of the nodes whose pods changed, in order (a bind or an undo)."""
+        self.versioned = state if isinstance(state, TopologyVersion) else None
+
+    def bound(self, name: str) -> None:
+        """``name`` gained a pod: logged for the kinds to catch up when next used."""
+        position = self.index.get(name)
+        if position is None:  # nothing scored yet
+            return
+        self.binds.append(position)
+        self.changes.append(position)
 
     def changed(self, name: str) -> None:
-        """``name`` lost pods: rescore it for every kept kind that allows it."""
-        if not self.index:
+        """``name`` lost pods: logged, and every spreading kind forgotten."""
+        position = self.index.get(name)
+        if position is None:
             return
-        position = self.index[name]
+        self.changes.append(position)
         for pod, kind in list(self.kinds.items()):
-            if isinstance(kind, SpreadingKind) or not self.state.local_binds(pod):
+            if isinstance(kind, SpreadingKind):
                 self._forget(pod)
-            else:
-                kind.set(position, self._rescored(pod, kind, name, position))
+
+    def _new(self, kind: _Kind | SpreadingKind) -> None:
+        if isinstance(kind, _Kind):
+            kind.seen = len(self.changes)
+            kind.version = self._version()
+
+    def _version(self) -> object:
+        return None if self.versioned is None else self.versioned.topology_version
+
+    def _current(self, pod: Pod, key: Pod, kind: _Kind | SpreadingKind) -> bool:
+        if isinstance(kind, SpreadingKind):
+            return kind.catch_up(pod, self.binds)
+        if kind.seen == len(self.changes):
+            return True
+        if kind.version != self._version() or not self.state.local_binds(kind.pod):
+            return False
+        names = self.names
+        for position in set(self.changes[kind.seen :]):
+            kind.set(position, self._rescored(kind.pod, kind, names[position], position))
+        kind.seen = len(self.changes)
+        return True
 
 
 def _totals(scores: Sequence[NodeScore]) -> list[float]:

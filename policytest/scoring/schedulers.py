@@ -57,6 +57,7 @@ from policytest.scoring.plugins.profile import (
     ProfilePlugins,
     binds_locally,
     extra_filter,
+    reads_own_labels,
     with_cycle_scores,
 )
 from policytest.scoring.plugins.view import ClusterView
@@ -64,6 +65,7 @@ from policytest.scoring.protocol import BalanceDetail, LazyDetails, NotSimulated
 from policytest.scoring.rsf import RsfScore, proportional_filter, rsf_scorer
 from policytest.scoring.verdicts import (
     INFEASIBLE,
+    MEMO_LIMIT,
     KeyTable,
     Scores,
     Verdict,
@@ -134,9 +136,16 @@ class _NodeLabels:
 
 
 _NO_LABELS: Mapping[str, str] = {}
-_PREPARED_LIMIT = 16
-"""Pods whose scoring set-up and verdicts a cluster keeps at once."""
-_Prepared = tuple[Callable[[str], Verdict], Callable[[str], Verdict], bool, dict[int, Verdict]]
+_PREPARED_LIMIT = 32
+"""Pods whose scoring set-up and verdicts a cluster keeps at once: twice the pod kinds a
+sequence keeps (``fast.MAX_KINDS``), so that scoring a new kind does not drop the
+verdicts of the kept ones."""
+_KeptTotals = dict[tuple[int, int], tuple[Verdict, float]]
+"""A pod's totals after a bind, by (node key, id of the verdict whose terms were kept),
+with that verdict (its id stays its own while it is held here)."""
+_Prepared = tuple[
+    Callable[[str], Verdict], Callable[[str], Verdict], bool, dict[int, Verdict], _KeptTotals
+]
 
 
 class _FillingCluster:
@@ -152,7 +161,9 @@ class _FillingCluster:
     view: ClusterView | None
     extra: Callable[[str, str], str | None] | None
 
-    def _node_keys(self) -> dict[str, int]:
+    def node_keys(self) -> dict[str, int]:
+        """Each node's accounting as a number: nodes with equal numbers give a pod that
+        no filter tells them apart for equal verdicts."""
         raise NotImplementedError
 
     def _guarded(self) -> frozenset[str]:
@@ -168,6 +179,25 @@ class _FillingCluster:
         node for a pod whose topology scores a sequence keeps."""
         return self._collector(pod, None)([name]).verdicts[0]
 
+    def kind_key(self, pod: Pod) -> Pod:
+        """``pod`` as far as its verdicts depend on it: without its name, which no
+        scorer reads, and without its labels while the topology plugins cannot read
+        them (:func:`~policytest.scoring.plugins.profile.reads_own_labels`), so that the
+        pods of jobs that differ only in their labels share one kind in a sequence."""
+        key = replace(pod, name="") if pod.name else pod
+        labelled = key.workload.labels
+        if labelled and (
+            self.view is None or not reads_own_labels(self.scheduler.profile, pod, self.view)
+        ):
+            key = replace(key, workload=replace(key.workload, labels=()))
+        return key
+
+    @property
+    def topology_version(self) -> object:
+        """What the topology plugins' view counts of the changes that can move a pod's
+        scores on nodes it was not bound to (``None``: the conf runs none of them)."""
+        return None if self.view is None else self.view.version
+
     def local_binds(self, pod: Pod) -> bool:
         """Whether binding a pod changes this pod's score on the bound node only."""
         return self.view is None or binds_locally(self.scheduler.profile, pod, self.view)
@@ -177,7 +207,7 @@ class _FillingCluster:
     ) -> Callable[[Sequence[str] | None], Scores]:
         """The filters and resource scores of ``pod`` on given nodes (every node:
         ``None``), with the topology filters ``extra``."""
-        plain, own, trivial, verdicts_by_key = self._prepared(pod)
+        plain, own, trivial, verdicts_by_key, _ = self._prepared(pod)
         self.extra = extra
         trivial = trivial and extra is None
         guarded = self._guarded() if trivial else None
@@ -185,7 +215,7 @@ class _FillingCluster:
 
         def collect(names: Sequence[str] | None) -> Scores:
             return node_scores(
-                self.infos, names, self._node_keys(), guarded, self.guarded_at, memo, plain, own
+                self.infos, names, self.node_keys(), guarded, self.guarded_at, memo, plain, own
             )
 
         return collect
@@ -207,7 +237,7 @@ def _prepared_once(
     if entry is None or entry[0] is not pod:
         if len(cache) >= _PREPARED_LIMIT:
             cache.clear()
-        entry = cache[id(pod)] = (pod, (*prepare(pod), {}))
+        entry = cache[id(pod)] = (pod, (*prepare(pod), {}, {}))
     return entry[1]
 
 
@@ -296,7 +326,7 @@ class VolcanoScheduler:
             {node.name: volcano_node_info(node, self.overhead_first) for node in nodes},
             view=ClusterView.of(nodes, objects) if self.profile.active else None,
         )
-        state._node_keys()  # part of loading the cluster, as the kube view nodeorder reads
+        state.node_keys()  # part of loading the cluster, as the kube view nodeorder reads
         state._guarded()
         return state
 
@@ -363,18 +393,29 @@ class VolcanoCluster(_FillingCluster):
         """``pod``'s total on node ``name`` after a bind there, from the node's resource
         verdict and the nodeorder terms of ``kept`` (its verdict when last scored on every
         node), for a pod whose terms no bind moves; ``None``: score the node instead."""
+        _, _, trivial, _, totals = self._prepared(pod)
+        shared = self.memo and trivial and name not in self._guarded()
+        state = (self.node_keys()[name], id(kept))
+        if shared:  # a plain node's total follows from its key and the kept terms
+            found = totals.get(state)
+            if found is not None and found[0] is kept:
+                return found[1]
         terms = kept_terms(kept, self.scheduler.profile)
         if terms is None or pod.workload.host_ports or pod.workload.node_name:
             return None
         verdict = self.resource_verdict(pod, name)
-        if not verdict[0]:
-            return INFEASIBLE
-        if terms:
-            verdict = add_terms(verdict, terms, self.scheduler.nodeorder_batch)
-        total: float = verdict[2]
+        total: float = INFEASIBLE
+        if verdict[0]:
+            if terms:
+                verdict = add_terms(verdict, terms, self.scheduler.nodeorder_batch)
+            total = verdict[2]
+        if shared:
+            if len(totals) >= MEMO_LIMIT:
+                totals.clear()
+            totals[state] = (kept, total)
         return total
 
-    def _node_keys(self) -> dict[str, int]:
+    def node_keys(self) -> dict[str, int]:
         """Each node's key (``verdicts.volcano_key``), made on first use."""
         if len(self.keys) != len(self.infos):
             kube = any(entry.nodeorder for entry in self.scheduler.entries)
@@ -522,27 +563,29 @@ class VolcanoCluster(_FillingCluster):
             self.view.bind(node_name, pod.workload)
         if node_name in self.kube_infos:  # integer sums: adding one pod equals recounting
             self.kube_infos[node_name] = kube_node_info_with_pod(self.kube_infos[node_name], pod)
+        self._rekey(node_name)
+
+    def _rekey(self, node_name: str) -> None:
+        """The node's key after its pods changed (once keys are made)."""
         if self.keys:
             kube = any(entry.nodeorder for entry in self.scheduler.entries)
             self.keys[node_name] = self.table(
                 volcano_key(self.infos[node_name], self._kube_info(node_name) if kube else None)
             )
 
-    def unbound(self, names: Sequence[str]) -> None:
-        """Recount the given nodes from their pods, after pods were taken off them (a
-        Volcano session discarding a statement); the topology plugins' view is made
-        again from every node (it keeps only what binds add)."""
-        first = self.scheduler.overhead_first
-        kube = any(entry.nodeorder for entry in self.scheduler.entries)
-        for name in names:
-            self.infos[name] = volcano_node_info(self.nodes[name], first)
-            self.kube_infos.pop(name, None)
-            if self.keys:
-                self.keys[name] = self.table(
-                    volcano_key(self.infos[name], self._kube_info(name) if kube else None)
-                )
+    def unbind(self, node_name: str, pod: Pod) -> None:
+        """Take ``pod`` off the node it was bound to last (a Volcano session discarding
+        a statement, last bind first): the node's pods and the topology plugins' view
+        as before that bind; its accounting counted again from its pods (float sums do
+        not subtract back exactly)."""
+        node = self.nodes[node_name]
+        at = len(node.pods) - 1 - node.pods[::-1].index(pod)
+        node = self.nodes[node_name] = replace(node, pods=node.pods[:at] + node.pods[at + 1 :])
+        self.infos[node_name] = volcano_node_info(node, self.scheduler.overhead_first)
+        self.kube_infos.pop(node_name, None)
         if self.view is not None:
-            self.view = ClusterView.of(list(self.nodes.values()), self.view.objects)
+            self.view.unbind(node_name, pod.workload)
+        self._rekey(node_name)
 
     def utilisation(self) -> Mapping[str, Mapping[str, tuple[int, int]]]:
         return {
@@ -669,7 +712,7 @@ class KubeCluster(_FillingCluster):
         total: float = verdict[2] + sum(plugins.get(plugin, 0) for plugin in PROFILE_SCORES)
         return total
 
-    def _node_keys(self) -> dict[str, int]:
+    def node_keys(self) -> dict[str, int]:
         return self.keys
 
     def _guarded(self) -> frozenset[str]:

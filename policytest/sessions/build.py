@@ -27,7 +27,7 @@ from policytest.sessions.objects import (
     membership,
 )
 from policytest.sessions.resource import Resource
-from policytest.sessions.state import BOUND, Job, Task
+from policytest.sessions.state import Job, Task
 
 __all__ = ["Jobs", "build_jobs"]
 
@@ -45,15 +45,28 @@ def build_jobs(
     scheduling: SchedulingObjects,
     pods: Sequence[tuple[Mapping[str, Any], Pod]],
     overhead_first: bool,
-    bound: Mapping[str, str] | None = None,
 ) -> Jobs:
-    """Jobs from the PodGroups and the case's pods (each its entry and its scorer pod);
-    ``bound``: pods already bound, by key, to their node."""
+    """Jobs from the PodGroups and the case's pods (each its entry and its scorer pod)."""
     notes: list[str] = []
     queues = {queue.name: queue for queue in scheduling.queues}
     groups = {group.key: group for group in scheduling.pod_groups}
     made: dict[str, Job] = {}
     missing: dict[str, list[str]] = {}
+    interned: dict[Pod, Pod] = {}  # a job's tasks of one shape share one scorer pod
+
+    def job_of(group: PodGroup) -> Job:
+        job = made.get(group.key)
+        if job is None:
+            job = made[group.key] = Job(group, _priority(scheduling, group.priority_class))
+            job.phase = group.phase
+        return job
+
+    def resources(pod: Pod) -> tuple[Pod, Resource]:
+        scored = _scored(pod)
+        return interned.setdefault(scored, scored), Resource.of(
+            volcano_pod_request(pod, overhead_first)
+        )
+
     for entry, pod in pods:
         member = membership(entry if isinstance(entry, Mapping) else {})
         name = pod.name or f"pod-{len(made)}"
@@ -76,31 +89,25 @@ def build_jobs(
         if group is None:
             missing.setdefault(job_key, []).append(key)
             continue
-        job = made.get(job_key)
-        if job is None:
-            job = made[job_key] = Job(group, _priority(scheduling, group.priority_class))
-            job.phase = group.phase
-        request = volcano_pod_request(pod, overhead_first)
-        resreq = Resource.of(request)
         priority = member.priority
         if priority is None:
             found = scheduling.priority_class(member.priority_class)
             priority = found.value if found else scheduling.default_priority
-        task = Task(
-            key=key,
-            name=name,
-            job=job_key,
-            role=member.role,
-            priority=priority,
-            created=member.created,
-            uid=member.uid or key,
-            pod=_scored(pod),
-            resreq=resreq,
-            best_effort=resreq.is_empty(),
+        scored, resreq = resources(pod)
+        job_of(group).add(
+            Task(
+                key=key,
+                name=name,
+                job=job_key,
+                role=member.role,
+                priority=priority,
+                created=member.created,
+                uid=member.uid or key,
+                pod=scored,
+                resreq=resreq,
+                best_effort=resreq.is_empty(),
+            )
         )
-        if bound and key in bound:
-            task.status, task.node = BOUND, bound[key]
-        job.add(task)
     for job_key, keys in missing.items():
         notes.append(
             f"PodGroup {job_key} does not exist: Volcano never schedules its "

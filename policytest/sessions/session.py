@@ -30,14 +30,14 @@ scheduler picks at random among them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Final
 
-from policytest.core.limits import Limits
 from policytest.scoring.cluster import Node
 from policytest.scoring.fast import SessionTotals
 from policytest.scoring.schedulers import VolcanoCluster, VolcanoScheduler
+from policytest.scoring.verdicts import KeyTable
 from policytest.scoring.workload import ClusterObjects
 from policytest.sessions.heap import PriorityQueue
 from policytest.sessions.objects import Queue
@@ -59,6 +59,8 @@ from policytest.sessions.state import (
 __all__ = ["run_sessions"]
 
 DEFAULT_OVERCOMMIT: Final = 1.2
+_JOB_ORDERS: Final = ("priority", "gang", "drf")
+"""The plugins whose job-order functions the session runs."""
 
 
 @dataclass
@@ -86,7 +88,7 @@ class Session:
         jobs: list[Job],
         queues: Mapping[str, Queue],
         index: int,
-        limits: Limits | None,
+        totals: Callable[[VolcanoCluster], SessionTotals] = SessionTotals,
     ) -> None:
         self.plan = plan
         self.scheduler = scheduler
@@ -96,11 +98,13 @@ class Session:
         self.jobs = jobs
         self.queues = queues
         self.index = index
-        self.limits = limits
         self.version = plan.version
         self.names = list(cluster.infos)
+        numbered = KeyTable()
+        self.shapes = {name: numbered(_shape(node)) for name, node in cluster.nodes.items()}
+        """Each node's shape as a number (a bind leaves a node's shape as it is)."""
         self.position = {name: i for i, name in enumerate(self.names)}
-        self.totals = SessionTotals(cluster)
+        self.totals = totals(cluster)
         infos = cluster.infos.values()
         self.total = total(Resource.of(info.allocatable) for info in infos)
         self._choices: dict[str, _Choice] = {}
@@ -112,7 +116,6 @@ class Session:
                 task.last_allocated = False
         self.binds: list[Bind] = []
         self.discarded: list[tuple[str, str]] = []
-        self.ties: list[_Choice] = []
         self.proportion = Proportion(self.total, queues, jobs) if plan.has("proportion") else None
         self.drf = Drf(self.total, jobs) if plan.has("drf") else None
         self.overcommit = None
@@ -120,16 +123,24 @@ class Session:
             used = total(Resource.of(info.used) for info in infos)
             self.overcommit = Overcommit(_overcommit_factor(plan), self.total, used, jobs)
 
+        self._flags: dict[tuple[str, str], bool] = {}
+        self.job_orders = tuple(
+            plugin.name
+            for tier in plan.tiers
+            for plugin in tier
+            if plugin.enabled("enableJobOrder") and plugin.name in _JOB_ORDERS
+        )
+        """The job-order functions in tier order (an entry listed twice asks twice)."""
+        self.task_priority = self._each("enableTaskOrder", "priority")
+        """priority's task order (the only task-order function simulated)."""
+
     # --- the plugins' functions, tier by tier ---------------------------------------------
 
     def job_order(self, left: Job, right: Job) -> bool:
-        for tier in self.plan.tiers:
-            for plugin in tier:
-                if not plugin.enabled("enableJobOrder"):
-                    continue
-                result = self._job_compare(plugin.name, left, right)
-                if result:
-                    return result < 0
+        for plugin in self.job_orders:
+            result = self._job_compare(plugin, left, right)
+            if result:
+                return result < 0
         if left.group.created == right.group.created:
             return left.key < right.key  # a job's UID is namespace/name
         return left.group.created < right.group.created
@@ -151,11 +162,8 @@ class Session:
         return 0
 
     def task_order(self, left: Task, right: Task) -> bool:
-        for tier in self.plan.tiers:
-            for plugin in tier:
-                enabled = plugin.name == "priority" and plugin.enabled("enableTaskOrder")
-                if enabled and left.priority != right.priority:
-                    return left.priority > right.priority
+        if self.task_priority and left.priority != right.priority:
+            return left.priority > right.priority
         if left.index is None or right.index is None or left.index == right.index:
             if left.created == right.created:
                 return left.uid < right.uid
@@ -163,19 +171,23 @@ class Session:
         return left.index < right.index
 
     def queue_order(self, left: Queue, right: Queue) -> bool:
-        for tier in self.plan.tiers:
-            for plugin in tier:
-                if plugin.name == "proportion" and plugin.enabled("enableQueueOrder"):
-                    assert self.proportion is not None
-                    result = self.proportion.compare(left, right)
-                    if result:
-                        return result < 0
+        if self.proportion is not None and self._each("enableQueueOrder", "proportion"):
+            result = self.proportion.compare(left, right)
+            if result:
+                return result < 0
         if left.created == right.created:
             return left.name < right.name  # a queue's UID is its name
         return left.created < right.created
 
     def _each(self, flag: str, plugin: str) -> bool:
-        return any(p.name == plugin and p.enabled(flag) for tier in self.plan.tiers for p in tier)
+        """Whether an entry of ``plugin`` has ``flag`` on (the session registers its
+        function then), asked once per session."""
+        known = self._flags.get((flag, plugin))
+        if known is None:
+            tiers = self.plan.tiers
+            known = any(p.name == plugin and p.enabled(flag) for tier in tiers for p in tier)
+            self._flags[flag, plugin] = known
+        return known
 
     def overused(self, queue: Queue) -> bool:
         return (
@@ -352,8 +364,6 @@ class Session:
     def _best_node(self, task: Task, job: Job) -> _Choice | None:
         """The node allocate picks for ``task`` (ties to the first in cluster order), or
         ``None`` with the reason kept as the task's fit error."""
-        if self.limits is not None:
-            self.limits.charge("node-scores", len(self.names))
         kind, _ = self.totals.of(task.pod)
         best = kind.best()
         if not best:
@@ -362,7 +372,7 @@ class Session:
                 job.failed_roles.add(task.role)
             return None
         chosen = self.names[best[0]]
-        tied = tuple(self.names[i] for i in best[1:])
+        tied = tuple(map(self.names.__getitem__, best[1:]))
         return _Choice(chosen, tied, bool(tied) and self._identical(chosen, tied))
 
     def _fit_error(self, task: Task) -> str:
@@ -378,10 +388,14 @@ class Session:
         return f"0/{failed} nodes are unavailable: {listed}."
 
     def _identical(self, chosen: str, tied: Sequence[str]) -> bool:
-        keys = self.cluster._node_keys()
-        nodes = self.cluster.nodes
-        shape = _shape(nodes[chosen])
-        return all(keys[n] == keys[chosen] and _shape(nodes[n]) == shape for n in tied)
+        """Whether the tied nodes are indistinguishable from the chosen one: the same
+        accounting (node key) and the same shape (allocatable, taints, labels but the
+        hostname, images); the real scheduler's random pick then only swaps names."""
+        keys = self.cluster.node_keys()
+        shapes = self.shapes
+        names = (chosen, *tied)
+        states = zip(map(keys.__getitem__, names), map(shapes.__getitem__, names), strict=True)
+        return len(set(states)) == 1
 
     def _allocate(self, statement: _Statement, task: Task, choice: _Choice) -> None:
         job = self._job(task)
@@ -391,8 +405,6 @@ class Session:
         self.totals.bound(choice.node)
         self._allocated(task, +1)
         statement.operations.append((task, choice.node))
-        if choice.tied_with:
-            self.ties.append(choice)
         self._choices[task.key] = choice
 
     def _commit(self, statement: _Statement) -> None:
@@ -409,28 +421,16 @@ class Session:
 
     def _discard(self, statement: _Statement) -> None:
         """Undo the statement's allocations, last first: each node as it was before."""
-        if not statement.operations:
-            return
-        cluster = self.cluster
-        touched: list[str] = []
         for task, node in reversed(statement.operations):
             job = self._job(task)
             job.set_status(task, PENDING)
             task.node = None
             task.last_allocated = True
-            kept = cluster.nodes[node]
-            at = len(kept.pods) - 1 - kept.pods[::-1].index(task.pod)
-            cluster.nodes[node] = replace(kept, pods=kept.pods[:at] + kept.pods[at + 1 :])
-            if node not in touched:
-                touched.append(node)
+            self.cluster.unbind(node, task.pod)
+            self.totals.changed(node)
             self._allocated(task, -1)
             self.discarded.append((task.key, node))
-            choice = self._choices.pop(task.key, None)
-            if choice is not None and choice in self.ties:
-                self.ties.remove(choice)
-        cluster.unbound(touched)
-        for node in touched:
-            self.totals.changed(node)
+            self._choices.pop(task.key, None)
 
     def backfill(self) -> None:
         queues: PriorityQueue[Queue] = PriorityQueue(self.queue_order)
@@ -548,16 +548,17 @@ def run_sessions(
     jobs: list[Job],
     queues: Mapping[str, Queue],
     sessions: int,
-    limits: Limits | None = None,
+    totals: Callable[[VolcanoCluster], SessionTotals] = SessionTotals,
 ) -> SessionsResult:
     """Run ``sessions`` sessions: binds of one are bound pods in the next (their tasks
-    Bound, their pods on the nodes), PodGroup phases carry over."""
+    Bound, their pods on the nodes), PodGroup phases carry over. ``totals`` keeps the
+    pod kinds' totals per node as the cluster fills (the tests hold the fast one to
+    scoring every node for every task)."""
     records = []
     current = list(nodes)
     for index in range(1, sessions + 1):
         cluster = scheduler.cluster(current, objects)
-        session = Session(plan, scheduler, cluster, jobs, queues, index, limits)
-        session._choices = {}
+        session = Session(plan, scheduler, cluster, jobs, queues, index, totals)
         session.run()
         records.append(_record(session))
         for job in jobs:

@@ -62,6 +62,7 @@ __all__ = [
     "ProfilePlugins",
     "extra_filter",
     "feasible_names",
+    "reads_own_labels",
     "with_cycle_scores",
     "with_rows",
 ]
@@ -549,6 +550,27 @@ def binds_locally(plugins: ProfilePlugins, pod: Pod, view: ClusterView) -> bool:
     (a sequence asks it of every kept pod kind after every bind)."""
     known = None if pod.workload.affinity.any else _remembered_local(pod, view)
     return known if known is not None else PodCycle(plugins, pod, view).local()
+
+
+def reads_own_labels(plugins: ProfilePlugins, pod: Pod, view: ClusterView) -> bool:
+    """Whether the topology plugins may read ``pod``'s own labels when they score it now:
+    its spread constraints (their ``matchLabelKeys``, whether it matches itself), a
+    Service or controller that gives it default constraints, pod affinity terms of its
+    own (self-match) or of bound pods (whose selectors match it). When none can, pods
+    that differ only in labels (the jobs of a Volcano session, each labelled with its
+    own name) get equal verdicts on every node."""
+    workload = pod.workload
+    if not plugins.active or not workload.labels:
+        return False
+    if workload.spread or workload.affinity.any or workload.owners or workload.implied_owner:
+        return True
+    if view.with_affinity:
+        return True
+    key = ("services", workload.namespace)
+    known = view.memo.get(key)
+    if known is None:
+        known = view.memo[key] = bool(view.objects.services(workload.namespace))
+    return known
 
 
 def _remembered_local(pod: Pod, view: ClusterView) -> bool | None:

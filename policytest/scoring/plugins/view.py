@@ -97,9 +97,12 @@ class ClusterView:
     static_raw: dict[object, dict[str, int]] = field(default_factory=dict)
     """Raw scores that depend on nothing a bind changes (taints, labels, images), per
     plugin and what it reads of the pod: by node name (sparse ones leave 0s out)."""
-    local: dict[Pod, tuple[tuple[int, int], bool]] = field(default_factory=dict)
+    local: dict[Pod, tuple[tuple[int, int, int], bool]] = field(default_factory=dict)
     """Per pod without affinity terms: whether binds leave its scores on other nodes
     as they are, and the view's ``version`` it was answered at."""
+
+    unbound_with_affinity: int = 0
+    """How many pods with affinity terms were taken off (:meth:`unbind`)."""
 
     @classmethod
     def of(cls, nodes: Sequence[Node], objects: ClusterObjects = NO_OBJECTS) -> ClusterView:
@@ -197,10 +200,11 @@ class ClusterView:
         return names
 
     @property
-    def version(self) -> tuple[int, int]:
+    def version(self) -> tuple[int, int, int]:
         """What a bind can change that a pod without affinity terms reads to know if its
-        scores are local (both only grow): the pods with affinity, the implied owners."""
-        return len(self.with_affinity), len(self.implied)
+        scores are local (each only grows): the pods with affinity, the implied owners,
+        the pods with affinity taken off again."""
+        return len(self.with_affinity), len(self.implied), self.unbound_with_affinity
 
     def bind(self, node_name: str, workload: PodWorkload) -> None:
         node = self.by_name[node_name]
@@ -218,3 +222,44 @@ class ClusterView:
             if matches:
                 counts = found.counts = dict(found.counts)
                 counts[node_name] = counts.get(node_name, 0) + 1
+
+    def unbind(self, node_name: str, workload: PodWorkload) -> None:
+        """Take off ``node_name`` the pod bound there last with ``workload`` (a Volcano
+        session discarding a statement undoes its binds last first): the node's pods,
+        the pods with affinity, the counts by label set and of every matched selector
+        as they were before that bind. The owners it implied stay: they exist."""
+        node = self.by_name[node_name]
+        del node.pods[_last(node.pods, workload)]
+        if workload.affinity.any:
+            entries = self.with_affinity
+            at = next(
+                i
+                for i in range(len(entries) - 1, -1, -1)
+                if entries[i][0] is node and entries[i][1] == workload
+            )
+            del entries[at]
+            self.unbound_with_affinity += 1
+        labels = workload.labels
+        by_node = self.pods_by_labels[workload.namespace][labels]
+        _decrement(by_node, node_name)
+        for found in self.matched.get(workload.namespace, {}).values():
+            matches = found.label_sets.get(labels)
+            if matches is None:
+                matches = found.label_sets[labels] = found.selector.matches(label_map(labels))
+            if matches:
+                found.counts = dict(found.counts)
+                _decrement(found.counts, node_name)
+
+
+def _last(items: list[PodWorkload], workload: PodWorkload) -> int:
+    """The position of the last item equal to ``workload``."""
+    return len(items) - 1 - items[::-1].index(workload)
+
+
+def _decrement(counts: dict[str, int], name: str) -> None:
+    """One fewer for ``name`` (left out at none, as the counts are kept)."""
+    left = counts[name] - 1
+    if left:
+        counts[name] = left
+    else:
+        del counts[name]
