@@ -90,7 +90,8 @@ def run_session_case(
         ]
     except (SchedulingSpecError, ValueError) as error:
         return replace(result, status="error", message=message_lines([str(error)]))
-    built = build_jobs(scheduling, pods, scheduler.overhead_first)
+    bound = ((node.name, pod) for node in nodes for pod in node.pods)
+    built = build_jobs(scheduling, pods, scheduler.overhead_first, bound)
     sessions = case.sessions or 1
     run = run_sessions(plan, scheduler, nodes, objects, built.jobs, built.queues, sessions)
     run = replace(run, notes=built.notes)

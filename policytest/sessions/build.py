@@ -12,7 +12,7 @@ the way Volcano's cache builds them, and what it does with input it cannot use:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,6 +20,7 @@ from policytest.scoring.accounting import volcano_pod_request
 from policytest.scoring.cluster import Pod
 from policytest.sessions.objects import (
     GROUP_NAME,
+    TASK_SPEC,
     VOLCANO,
     PodGroup,
     Queue,
@@ -27,7 +28,7 @@ from policytest.sessions.objects import (
     membership,
 )
 from policytest.sessions.resource import Resource
-from policytest.sessions.state import Job, Task
+from policytest.sessions.state import RUNNING, Job, Task
 
 __all__ = ["Jobs", "build_jobs"]
 
@@ -45,8 +46,14 @@ def build_jobs(
     scheduling: SchedulingObjects,
     pods: Sequence[tuple[Mapping[str, Any], Pod]],
     overhead_first: bool,
+    running: Iterable[tuple[str, Pod]] = (),
 ) -> Jobs:
-    """Jobs from the PodGroups and the case's pods (each its entry and its scorer pod)."""
+    """Jobs from the PodGroups, the case's pods (each its entry and its scorer pod) and
+    the cluster's bound pods (``running``: node name and pod): a bound pod naming a
+    PodGroup is one of its tasks, Running on its node, so it counts towards the gang,
+    the job's and its queue's allocated resources as the scheduler's cache counts it.
+    Every PodGroup is a job, with or without pods (enqueue admits a PodGroup before
+    the job controller makes its pods)."""
     notes: list[str] = []
     queues = {queue.name: queue for queue in scheduling.queues}
     groups = {group.key: group for group in scheduling.pod_groups}
@@ -108,6 +115,31 @@ def build_jobs(
                 best_effort=resreq.is_empty(),
             )
         )
+    for index, (node, pod) in enumerate(running):
+        annotations = dict(pod.annotations)
+        group = groups.get(f"{pod.workload.namespace}/{annotations.get(GROUP_NAME)}")
+        if group is None or GROUP_NAME not in annotations:
+            continue  # load on its node only, as for the scheduler
+        job = job_of(group)
+        key = f"{group.namespace}/{pod.name or f'(bound on {node}, #{index})'}"
+        scored, resreq = resources(pod)
+        task = Task(
+            key=key,
+            name=pod.name,
+            job=group.key,
+            role=annotations.get(TASK_SPEC) or dict(pod.workload.labels).get(TASK_SPEC, ""),
+            priority=job.priority,
+            created="",
+            uid=key,
+            pod=scored,
+            resreq=resreq,
+            best_effort=resreq.is_empty(),
+            status=RUNNING,
+            node=node,
+        )
+        job.add(task)
+    for group in groups.values():
+        job_of(group)
     for job_key, keys in missing.items():
         notes.append(
             f"PodGroup {job_key} does not exist: Volcano never schedules its "

@@ -21,8 +21,8 @@ What differs between releases (the release row's version): before v1.10 allocate
 queue back before allocating and stopped a job at its first task that fit nowhere; from
 v1.10 a task whose role already failed is skipped and a job goes on past a failure when
 its other tasks can still make it ready; v1.12 and v1.13 put a job with tasks left back
-in its queue even when its statement was discarded; up to v1.13 a PodGroup is Running
-once enough tasks are allocated, from v1.14 once they are bound (a session later).
+in its queue even when its statement was discarded; up to v1.12 a PodGroup is Running
+once enough tasks are allocated, from v1.13 once they are bound (a session later).
 
 Ties between equally scored nodes are broken by cluster order and recorded: the real
 scheduler picks at random among them.
@@ -51,6 +51,7 @@ from policytest.sessions.state import (
     BOUND,
     PENDING,
     READY_STATUSES,
+    RUNNING,
     SCHEDULED_STATUSES,
     Job,
     Task,
@@ -474,10 +475,11 @@ class Session:
     # --- closing ----------------------------------------------------------------------------
 
     def close(self) -> None:
+        """gang's ``OnSessionClose`` (the Unschedulable condition of a job with tasks
+        that is not ready), then each job's phase as the job updater writes it."""
         for job in self.jobs:
-            if not job.tasks:
-                continue
-            if not job.is_ready():
+            job.unschedulable = ""
+            if job.tasks and not job.is_ready():
                 schedulable = (
                     sum(1 for t in job.tasks if t.status == PENDING and t.last_allocated)
                     + job.ready_num()
@@ -486,15 +488,20 @@ class Session:
                 job.unschedulable = (
                     f"{unready}/{len(job.tasks)} tasks in gang unschedulable: {fit_error(job)}"
                 )
-            else:
-                job.unschedulable = ""
             job.phase = self._phase(job)
 
     def _phase(self, job: Job) -> str:
-        statuses = READY_STATUSES if self.version < (1, 14) else SCHEDULED_STATUSES
+        """``getPodGroupPhase`` (``jobStatus`` before v1.13, which counted allocated
+        tasks, not bound ones): Unknown for a job with running tasks that gang found
+        unschedulable this session; Running once enough tasks count (Completed when
+        none does: all would be finished, and none here ever is); else Pending, unless
+        it was admitted (Inqueue stays)."""
+        if job.unschedulable and self.plan.has("gang") and job.counts[RUNNING]:
+            return "Unknown"
+        statuses = READY_STATUSES if self.version < (1, 13) else SCHEDULED_STATUSES
         scheduled = sum(1 for task in job.tasks if task.status in statuses)
         if scheduled >= job.min_available:
-            return "Running"
+            return "Completed" if scheduled == 0 else "Running"
         if job.phase != "Inqueue":
             return "Pending"
         return job.phase

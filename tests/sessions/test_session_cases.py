@@ -197,3 +197,86 @@ def test_jobs_that_never_start_say_why(
     assert result["status"] == "passed", result["message"]
     assert result["podGroups"]["default/train"]["phase"] == phase
     assert reason in result["podGroups"]["default/train"]["reason"]
+
+
+def test_a_running_gang_counts_its_bound_pods(run_line: RunLine, tmp_path: Path) -> None:
+    """A snapshot's running job with 3 of its 4 tasks bound: the scheduler counts the 3
+    towards the gang, so the pending one completes it (alone it could never be ready)."""
+    group = "{scheduling.k8s.io/group-name: train}"
+    cluster = (  # a third node, with the job's running pods
+        "  - name: n3\n    allocatable: {cpu: '8', memory: 32Gi, pods: '110'}\n"
+        f"    pods: [{{requests: {{cpu: '2'}}, annotations: {group}, count: 3}}]\n"
+        "  podGroups: [{name: train, minMember: 4, phase: Running}]\n"
+    )
+    case = (
+        "- name: one more\n  sessions: 2\n  pods:\n  - metadata: {name: train-w-3, "
+        f"annotations: {group}}}\n    spec: {{schedulerName: volcano, containers: "
+        "[{name: c, resources: {requests: {cpu: '2'}}}]}\n"
+        "  expect: {jobs: {train: {bound: 4, phase: Running}}}\n"
+    )
+    path = fixture(tmp_path, cluster, case)
+    result = results(run_line, path)
+    assert result["status"] == "passed", result["message"]
+    assert [b["pod"] for b in result["binds"]] == ["default/train-w-3"]
+
+
+@pytest.mark.parametrize(
+    ("release", "phase"),
+    [
+        pytest.param("1.12", "Running", id="1.12-allocated-counts"),
+        pytest.param("1.13", "Inqueue", id="1.13-bound-counts"),
+        pytest.param("1.15", "Inqueue", id="1.15"),
+    ],
+)
+def test_a_gang_bound_this_session_is_running_from_the_next_since_1_13(
+    run_line: RunLine, tmp_path: Path, release: str, phase: str
+) -> None:
+    """``getPodGroupPhase`` (v1.13 on) counts bound tasks, which the session's own binds
+    are not yet; ``jobStatus`` before counted allocated ones."""
+    case = (
+        "- name: one\n  jobs:\n  - {name: train, tasks: [{name: w, replicas: 2, "
+        "requests: {cpu: '1'}}]}\n  expect: {jobs: {train: {bound: 2}}}\n"
+    )
+    path = fixture(tmp_path, "", case)
+    done = run_line(["run", "--format", "json", "--volcano-version", release, str(path)])
+    result = json.loads(done.stdout)["results"][0]
+    assert result["status"] == "passed", result["message"]
+    assert result["podGroups"]["default/train"]["phase"] == phase
+
+
+def test_podgroup_phases_the_job_updater_writes(run_line: RunLine, tmp_path: Path) -> None:
+    """A gang with running pods that cannot complete this session is Unknown; a PodGroup
+    of minMember 0 with nothing bound yet is Completed (no task is scheduled, and all
+    of none are finished); a PodGroup without pods is admitted by enqueue, and what its
+    minResources claim keeps a later job out."""
+    group = "{scheduling.k8s.io/group-name: stuck}"
+    cluster = (
+        "  - name: n3\n    allocatable: {cpu: '8', memory: 32Gi, pods: '110'}\n"
+        f"    pods: [{{requests: {{cpu: '1'}}, annotations: {group}, count: 2}}]\n"
+        "  podGroups:\n"
+        "  - {name: stuck, minMember: 4, phase: Running}\n"
+        "  - {name: any, minMember: 0, phase: Inqueue}\n"
+        "  - {name: a-ghost, minMember: 1, minResources: {cpu: '16'}}\n"
+        "  - {name: late, minMember: 1, minResources: {cpu: '8'}}\n"
+    )
+    pending = "  - metadata: {{name: {name}, annotations: "
+    pending += "{{scheduling.k8s.io/group-name: {group}}}}}\n"
+    pending += "    spec: {{schedulerName: volcano, containers: [{{name: c, resources: "
+    pending += "{{requests: {{cpu: '{cpu}'}}}}}}]}}\n"
+    case = (
+        "- name: phases\n  pods:\n"
+        + pending.format(name="stuck-w-2", group="stuck", cpu="9")
+        + pending.format(name="stuck-w-3", group="stuck", cpu="9")
+        + pending.format(name="any-w-0", group="any", cpu="1")
+        + pending.format(name="late-w-0", group="late", cpu="8")
+        + "  ties: allow\n  expect: {jobs: {stuck: {bound: 2}}}\n"
+    )
+    result = results(run_line, fixture(tmp_path, cluster, case))
+    assert result["status"] == "passed", result["message"]
+    phases = {key: group["phase"] for key, group in result["podGroups"].items()}
+    assert phases == {
+        "default/stuck": "Unknown",
+        "default/any": "Completed",
+        "default/a-ghost": "Inqueue",
+        "default/late": "Pending",
+    }

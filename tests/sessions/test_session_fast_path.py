@@ -262,7 +262,12 @@ def _run(
     ]
     built_nodes = build_nodes(_node_spec(i, node) for i, node in enumerate(nodes))
     scheduler = SCHEDULERS[conf]
-    built = build_jobs(scheduling, pods, scheduler.overhead_first)
+    built = build_jobs(
+        scheduling,
+        pods,
+        scheduler.overhead_first,
+        ((node.name, pod) for node in built_nodes for pod in node.pods),
+    )
     assert scheduler.session is not None
     totals = StraightforwardTotals if straightforward else SessionTotals
     return run_sessions(

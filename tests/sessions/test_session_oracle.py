@@ -67,7 +67,8 @@ def _replayed(identifier: str, release: str) -> tuple[SessionsResult, dict[str, 
     volcano = scheduler(record["input"]["conf"], release)
     nodes = build_nodes((node["name"], node) for node in snapshot.nodes)
     pods = [(p, pod_from_dict(p, default_requests_from_limits=False)) for p in snapshot.pending]
-    built = build_jobs(scheduling_objects(snapshot.objects), pods, volcano.overhead_first)
+    bound = ((node.name, pod) for node in nodes for pod in node.pods)
+    built = build_jobs(scheduling_objects(snapshot.objects), pods, volcano.overhead_first, bound)
     assert volcano.session is not None
     result = run_sessions(
         volcano.session, volcano, nodes, NO_OBJECTS, built.jobs, built.queues,
