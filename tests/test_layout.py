@@ -26,6 +26,7 @@ STAGES = (
     "core",
     "read",
     "scoring",
+    "sessions",
     "volcano",
     "kube",
     "check",

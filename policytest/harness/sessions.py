@@ -8,18 +8,17 @@ sequence expectations (``placements``, ``nodesUsed``, ``pending``) over every bi
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import replace
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, Literal
 
 from policytest.core.suggest import did_you_mean
 from policytest.harness.model import Case, Fixture
-from policytest.harness.runner import CaseResult, message_lines
 from policytest.scoring.cluster import Node
 from policytest.scoring.specs import pods_from_dict
 from policytest.scoring.workload import ClusterObjects
 from policytest.sessions.result import SessionsResult
 
-__all__ = ["is_session_case", "run_session_case"]
+__all__ = ["SessionCase", "is_session_case", "run_session_case"]
 
 _NOTHING = (
     "expect is empty: this case checks nothing (the scheduler bound {got}); "
@@ -44,14 +43,26 @@ def _names_group(entry: object) -> bool:
     return isinstance(annotations, Mapping) and "scheduling.k8s.io/group-name" in annotations
 
 
+@dataclass(frozen=True)
+class SessionCase:
+    """What a session case came to, for the runner's result: ``failed`` or ``passed``
+    with its problems, or ``error`` with the one that stopped it; the placements and
+    pending pods over every bind, and the sessions run."""
+
+    status: Literal["passed", "failed", "error"]
+    problems: tuple[str, ...] = ()
+    placements: Mapping[str, int] | None = None
+    pending: int | None = None
+    sessions: SessionsResult | None = None
+
+
 def run_session_case(
     fixture: Fixture,
     case: Case,
     scheduler: Any,
-    result: CaseResult,
     nodes: Sequence[Node],
     objects: ClusterObjects,
-) -> CaseResult:
+) -> SessionCase:
     """Run the case's sessions and judge its expectations."""
     from policytest.harness.checks import scheduling_objects_of
     from policytest.sessions.build import build_jobs
@@ -61,14 +72,11 @@ def run_session_case(
 
     plan = getattr(scheduler, "session", None)
     if plan is None:
-        return replace(
-            result,
-            status="error",
-            message=message_lines(
-                [
-                    f"case `{case.name}` schedules Volcano jobs (`jobs`, `sessions` or pods "
-                    "naming a PodGroup), but the config is not a Volcano conf"
-                ]
+        return SessionCase(
+            "error",
+            (
+                f"case `{case.name}` schedules Volcano jobs (`jobs`, `sessions` or pods "
+                "naming a PodGroup), but the config is not a Volcano conf",
             ),
         )
     try:
@@ -89,7 +97,7 @@ def run_session_case(
             )
         ]
     except (SchedulingSpecError, ValueError) as error:
-        return replace(result, status="error", message=message_lines([str(error)]))
+        return SessionCase("error", (str(error),))
     bound = ((node.name, pod) for node in nodes for pod in node.pods)
     built = build_jobs(scheduling, pods, scheduler.overhead_first, bound)
     sessions = case.sessions or 1
@@ -99,15 +107,8 @@ def run_session_case(
     for bind in run.binds:
         placements[bind.node] += 1
     pending = len(pods) - len(run.binds)
-    problems = list(_problems(case, run, placements, pending))
-    return replace(
-        result,
-        status="failed" if problems else "passed",
-        message=message_lines(problems),
-        placements=placements,
-        pending=pending,
-        sessions=run,
-    )
+    problems = tuple(_problems(case, run, placements, pending))
+    return SessionCase("failed" if problems else "passed", problems, placements, pending, run)
 
 
 def _problems(

@@ -92,7 +92,7 @@ from policytest.scoring.workload import NO_OBJECTS, ClusterObjects
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from policytest.core.releases import BalancedFormula
-    from policytest.sessions.plan import SessionPlan
+    from policytest.scoring.session_plan import SessionPlan
 
 VOLCANO_NOT_MODELLED = (
     "nodeorder.nodeaffinity",

@@ -50,6 +50,7 @@ from policytest.scoring.weights import TYPE_ANNOTATION, WEIGHT_ANNOTATION
 
 __all__ = [
     "COMPACT_KIND",
+    "DEFAULT_QUEUE",
     "MIRROR_ANNOTATION",
     "ORDER_KEY",
     "VOLUME_OBJECT_KEYS",
@@ -59,6 +60,7 @@ __all__ = [
     "compact_json",
     "read_snapshot",
     "read_snapshot_stream",
+    "short_form",
 ]
 
 COMPACT_KIND: Final = "ClusterSnapshot"
@@ -81,7 +83,9 @@ _OBJECT_KEYS: Final = {
     "Namespace": "namespaces",
 }
 _SCHEDULING_KINDS: Final = frozenset({"PriorityClass", "Queue", "PodGroup"})
-"""Kinds kept in the fixture's short form (:func:`policytest.sessions.objects.short_form`)."""
+"""Kinds kept in the fixture's short form (:func:`short_form`)."""
+DEFAULT_QUEUE: Final = "default"
+"""The queue of a PodGroup that names none (and the one Volcano makes at start-up)."""
 _POD_SCHEDULING: Final = ("priority", "priorityClassName", "schedulerName")
 """PodSpec fields the Volcano session (job and task order) and PrioritySort read."""
 _GROUP_ANNOTATIONS: Final = (
@@ -479,8 +483,6 @@ def _build(objects: Iterator[Mapping[str, Any]], shown: str, max_pods: int | Non
             snapshot.objects.setdefault(_OBJECT_KEYS[kind], []).append(_workload_object(obj))
             counts.workload_objects += 1
         elif kind in _SCHEDULING_KINDS:
-            from policytest.sessions.objects import short_form
-
             key, kept = short_form(obj) or ("", {})
             snapshot.objects.setdefault(key, []).append(kept)
             counts.scheduling_objects += 1
@@ -651,6 +653,52 @@ def _volume_object(obj: Mapping[str, Any]) -> dict[str, Any]:
     if required is not None:
         kept["nodeAffinity"] = required
     return kept
+
+
+def short_form(obj: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
+    """A PriorityClass, Queue or PodGroup object as the compact snapshot's short form,
+    with its cluster key; ``None`` for another kind."""
+    kind = obj.get("kind")
+    metadata = _mapping(obj.get("metadata"))
+    spec = _mapping(obj.get("spec"))
+    status = _mapping(obj.get("status"))
+    kept: dict[str, Any] = {"name": metadata.get("name")}
+    if kind == "PriorityClass":
+        kept["value"] = obj.get("value", 0)
+        if obj.get("globalDefault"):
+            kept["globalDefault"] = True
+        return "priorityClasses", kept
+    if kind == "Queue":
+        for key in ("weight", "capability", "deserved", "priority"):
+            if spec.get(key) is not None:
+                kept[key] = spec[key]
+        guarantee = _mapping(spec.get("guarantee")).get("resource")
+        if guarantee:
+            kept["guarantee"] = guarantee
+        if status.get("state"):
+            kept["state"] = status["state"]
+        _tie_breakers(metadata, kept)
+        return "queues", kept
+    if kind == "PodGroup":
+        if metadata.get("namespace"):
+            kept["namespace"] = metadata["namespace"]
+        for key in ("minMember", "minTaskMember", "minResources", "priorityClassName"):
+            if spec.get(key) is not None:
+                kept[key] = spec[key]
+        # written even when defaulted, so that --anonymize hashes it with the Queue's name
+        kept["queue"] = spec.get("queue") or DEFAULT_QUEUE
+        if status.get("phase"):
+            kept["phase"] = status["phase"]
+        _tie_breakers(metadata, kept)
+        return "podGroups", kept
+    return None
+
+
+def _tie_breakers(metadata: Mapping[str, Any], kept: dict[str, Any]) -> None:
+    """Creation time and UID: the job and queue orders' last tie-breakers."""
+    for key in ("creationTimestamp", "uid"):
+        if metadata.get(key):
+            kept[key] = metadata[key]
 
 
 def _identity(obj: Mapping[str, Any], *, name: bool) -> dict[str, Any]:

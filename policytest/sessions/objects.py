@@ -26,6 +26,7 @@ from typing import Any, Final, TypeVar
 
 from policytest.core.errors import PolicytestError
 from policytest.scoring.quantity import QuantityError, parse_quantity
+from policytest.scoring.snapshot import DEFAULT_QUEUE
 
 __all__ = [
     "GROUP_NAME",
@@ -46,7 +47,6 @@ TASK_SPEC: Final = "volcano.sh/task-spec"
 TASK_INDEX: Final = "volcano.sh/task-index"
 JOB_NAME: Final = "volcano.sh/job-name"
 TASK_PRIORITY: Final = "volcano.sh/task-priority"
-DEFAULT_QUEUE: Final = "default"
 VOLCANO: Final = "volcano"
 SCHEDULING_KEYS: Final = ("priorityClasses", "queues", "podGroups")
 """The cluster's keys for the scheduling objects (fixture and compact snapshot)."""
@@ -219,52 +219,6 @@ def _items(
         raise
 
 
-def short_form(obj: Mapping[str, Any]) -> tuple[str, dict[str, Any]] | None:
-    """A PriorityClass, Queue or PodGroup object as the compact snapshot's short form,
-    with its cluster key; ``None`` for another kind."""
-    kind = obj.get("kind")
-    metadata = _mapping(obj.get("metadata"))
-    spec = _mapping(obj.get("spec"))
-    status = _mapping(obj.get("status"))
-    kept: dict[str, Any] = {"name": metadata.get("name")}
-    if kind == "PriorityClass":
-        kept["value"] = obj.get("value", 0)
-        if obj.get("globalDefault"):
-            kept["globalDefault"] = True
-        return "priorityClasses", kept
-    if kind == "Queue":
-        for key in ("weight", "capability", "deserved", "priority"):
-            if spec.get(key) is not None:
-                kept[key] = spec[key]
-        guarantee = _mapping(spec.get("guarantee")).get("resource")
-        if guarantee:
-            kept["guarantee"] = guarantee
-        if status.get("state"):
-            kept["state"] = status["state"]
-        _identity(metadata, kept)
-        return "queues", kept
-    if kind == "PodGroup":
-        if metadata.get("namespace"):
-            kept["namespace"] = metadata["namespace"]
-        for key in ("minMember", "minTaskMember", "minResources", "priorityClassName"):
-            if spec.get(key) is not None:
-                kept[key] = spec[key]
-        # written even when defaulted, so that --anonymize hashes it with the Queue's name
-        kept["queue"] = spec.get("queue") or DEFAULT_QUEUE
-        if status.get("phase"):
-            kept["phase"] = status["phase"]
-        _identity(metadata, kept)
-        return "podGroups", kept
-    return None
-
-
-def _identity(metadata: Mapping[str, Any], kept: dict[str, Any]) -> None:
-    """Creation time and UID: the job and queue orders' last tie-breakers."""
-    for key in ("creationTimestamp", "uid"):
-        if metadata.get(key):
-            kept[key] = metadata[key]
-
-
 def _priority_class(item: object, where: str) -> PriorityClass:
     entry = _map(item, where)
     metadata = _map(entry.get("metadata"), f"{where}.metadata")
@@ -360,10 +314,6 @@ def _map(data: object, where: str) -> Mapping[str, Any]:
     if not isinstance(data, Mapping):
         raise SchedulingSpecError(f"{where}: expected a mapping, got {type(data).__name__}")
     return data
-
-
-def _mapping(data: object) -> Mapping[str, Any]:
-    return data if isinstance(data, Mapping) else {}
 
 
 def _list(data: object, where: str) -> Sequence[Any]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from policytest.sessions.plan import SessionPlan
+    from policytest.scoring.session_plan import SessionPlan
 
 __all__ = ["Bind", "JobOutcome", "SessionRecord", "SessionsResult"]
 

@@ -37,11 +37,11 @@ from typing import Final
 from policytest.scoring.cluster import Node
 from policytest.scoring.fast import SessionTotals
 from policytest.scoring.schedulers import VolcanoCluster, VolcanoScheduler
+from policytest.scoring.session_plan import SessionPlan
 from policytest.scoring.verdicts import KeyTable
 from policytest.scoring.workload import ClusterObjects
 from policytest.sessions.heap import PriorityQueue
 from policytest.sessions.objects import Queue
-from policytest.sessions.plan import SessionPlan
 from policytest.sessions.plugins import Drf, Overcommit, Proportion
 from policytest.sessions.resource import Resource, total
 from policytest.sessions.result import Bind, JobOutcome, SessionRecord, SessionsResult

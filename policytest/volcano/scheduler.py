@@ -10,8 +10,8 @@ from policytest.scoring.schedulers import (
     VolcanoPredicates,
     VolcanoScheduler,
 )
+from policytest.scoring.session_plan import EVICTING_ACTIONS
 from policytest.scoring.weights import BinpackWeights, NodeOrderWeights, ResourceStrategyFitArgs
-from policytest.sessions.plan import EVICTING_ACTIONS
 from policytest.volcano.arguments import get_int
 from policytest.volcano.conf import VolcanoConf
 from policytest.volcano.corrections import volcano_corrections
@@ -29,7 +29,7 @@ from policytest.volcano.versions import release as release_tables
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from policytest.sessions.plan import SessionPlan
+    from policytest.scoring.session_plan import SessionPlan
 
 
 def volcano_scheduler(conf: VolcanoConf) -> VolcanoScheduler:
@@ -71,7 +71,7 @@ def volcano_scheduler(conf: VolcanoConf) -> VolcanoScheduler:
 
 def session_plan(conf: VolcanoConf, version: tuple[int, int]) -> SessionPlan:
     """The conf's actions and its tiers' registered plugin entries, as a session runs them."""
-    from policytest.sessions.plan import PluginPlan, SessionPlan
+    from policytest.scoring.session_plan import PluginPlan, SessionPlan
 
     tiers = tuple(
         tuple(
