@@ -20,11 +20,10 @@ from typing import Any
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from policytest.core.options import CheckOptions
 from policytest.scoring.cluster import Pod
 from policytest.scoring.fast import SessionTotals, build_nodes
 from policytest.scoring.plugins.view import ClusterView
-from policytest.scoring.schedulers import VolcanoCluster, VolcanoScheduler
+from policytest.scoring.schedulers import VolcanoCluster
 from policytest.scoring.specs import pods_from_dict
 from policytest.scoring.verdicts import INFEASIBLE, Scores
 from policytest.scoring.workload import NO_OBJECTS
@@ -33,6 +32,7 @@ from policytest.sessions.jobs import expand_jobs
 from policytest.sessions.objects import scheduling_objects
 from policytest.sessions.result import SessionsResult
 from policytest.sessions.session import run_sessions
+from tests.sessions.replay import scheduler
 
 CONFS = {
     "helm default": """
@@ -102,20 +102,7 @@ class StraightforwardTotals(SessionTotals):
             self.cluster.view = ClusterView.of(list(self.cluster.nodes.values()), view.objects)
 
 
-def _scheduler(conf: str) -> VolcanoScheduler:
-    from policytest.check.configs import load_config
-    from policytest.read.recognise import Kind
-    from policytest.read.source import read_bytes
-    from policytest.volcano.scheduler import volcano_scheduler
-
-    options = CheckOptions(volcano_version="1.15")
-    document = read_bytes("volcano-scheduler.conf", conf.encode(), options.limits).documents[0]
-    model, _ = load_config(document, Kind.VOLCANO, options)
-    assert model is not None
-    return volcano_scheduler(model)  # type: ignore[arg-type]
-
-
-SCHEDULERS = {name: _scheduler(conf) for name, conf in CONFS.items()}
+SCHEDULERS = {name: scheduler(conf, "1.15") for name, conf in CONFS.items()}
 
 _node = st.fixed_dictionaries(
     {

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import gzip
-import io
 import json
 from collections.abc import Mapping
 from pathlib import Path
@@ -18,16 +17,8 @@ from typing import Any
 
 import pytest
 
-from policytest.core.options import CheckOptions
-from policytest.scoring.fast import build_nodes
-from policytest.scoring.schedulers import VolcanoScheduler
-from policytest.scoring.snapshot import read_snapshot_stream
-from policytest.scoring.specs import pod_from_dict
-from policytest.scoring.workload import NO_OBJECTS
-from policytest.sessions.build import build_jobs
-from policytest.sessions.objects import scheduling_objects
 from policytest.sessions.result import SessionsResult
-from policytest.sessions.session import run_sessions
+from tests.sessions.replay import replay_list
 
 DATA = Path(__file__).parent.parent / "data" / "oracle" / "volcano-session"
 RELEASES = ("1.15.1", "1.16.0-alpha.1")
@@ -39,20 +30,6 @@ def records(release: str) -> tuple[dict[str, Any], ...]:
         return tuple(json.loads(line) for line in lines)
 
 
-@functools.cache
-def scheduler(conf: str, release: str) -> VolcanoScheduler:
-    from policytest.check.configs import load_config
-    from policytest.read.recognise import Kind
-    from policytest.read.source import read_bytes
-    from policytest.volcano.scheduler import volcano_scheduler
-
-    options = CheckOptions(volcano_version=release[:4])
-    document = read_bytes("volcano-scheduler.conf", conf.encode(), options.limits).documents[0]
-    model, _ = load_config(document, Kind.VOLCANO, options)
-    assert model is not None
-    return volcano_scheduler(model)  # type: ignore[arg-type]
-
-
 def replay(record: Mapping[str, Any], release: str) -> tuple[SessionsResult, dict[str, str]]:
     """The record's input run (once per record): the result, and each pending pod's node
     ("" unbound)."""
@@ -62,24 +39,8 @@ def replay(record: Mapping[str, Any], release: str) -> tuple[SessionsResult, dic
 @functools.cache
 def _replayed(identifier: str, release: str) -> tuple[SessionsResult, dict[str, str]]:
     record = next(r for r in records(release) if r["id"] == identifier)
-    dump = json.dumps(record["input"]["objects"]).encode()
-    snapshot = read_snapshot_stream(io.BytesIO(dump), record["id"])
-    volcano = scheduler(record["input"]["conf"], release)
-    nodes = build_nodes((node["name"], node) for node in snapshot.nodes)
-    pods = [(p, pod_from_dict(p, default_requests_from_limits=False)) for p in snapshot.pending]
-    bound = ((node.name, pod) for node in nodes for pod in node.pods)
-    built = build_jobs(scheduling_objects(snapshot.objects), pods, volcano.overhead_first, bound)
-    assert volcano.session is not None
-    result = run_sessions(
-        volcano.session, volcano, nodes, NO_OBJECTS, built.jobs, built.queues,
-        record["input"]["sessions"],
-    )  # fmt: skip
-    final = {
-        f"{p['metadata'].get('namespace', 'default')}/{p['metadata']['name']}": ""
-        for p in snapshot.pending
-    }
-    final.update({bind.pod: bind.node for bind in result.binds})
-    return result, final
+    source = record["input"]
+    return replay_list(source["objects"], source["conf"], source["sessions"], release, identifier)
 
 
 def _bound(final: Mapping[str, str]) -> set[str]:
