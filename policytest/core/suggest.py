@@ -77,3 +77,20 @@ def did_you_mean(name: str, choices: Iterable[str], *, cutoff: float = CUTOFF) -
     """``"; did you mean `X`?"`` for the closest choice, or ``""``."""
     found = closest(name, choices, cutoff=cutoff)
     return f"; did you mean `{found}`?" if found else ""
+
+
+PART_OF_MINIMUM = 6
+"""The shortest name taken for a part of a longer one (``Fit`` is no such part)."""
+
+
+def part_of(name: str, choices: Iterable[str]) -> list[str]:
+    """The choices ``name`` is a truncation of (``BalancedAllocation`` of
+    ``NodeResourcesBalancedAllocation``), up to case and separators: no slip of the
+    keyboard, but no other name either. A longer name that contains a choice
+    (``MyNodeResourcesFit``) is somebody's own, not a truncation."""
+    folded = _folded(name)
+    if len(folded) < PART_OF_MINIMUM:
+        return []
+    return sorted(
+        option for option in set(choices) if folded in _folded(option) and _folded(option) != folded
+    )

@@ -14,8 +14,9 @@ from policytest.core.records import replace
 from policytest.core.releases import KubeRelease, Version, show
 from policytest.core.suggest import did_you_mean
 from policytest.kube import rules
-from policytest.kube.builds import options_registry
+from policytest.kube.builds import DISTRIBUTIONS, SCHEDULER_PLUGINS, options_registry
 from policytest.kube.decode import at_path, decode_document
+from policytest.kube.framework import Problem
 from policytest.kube.model import KubeSchedulerConfig
 from policytest.kube.registry import (
     API_GROUP,
@@ -26,7 +27,7 @@ from policytest.kube.registry import (
     served_api_version,
 )
 from policytest.kube.release_facts import field_findings
-from policytest.kube.semantics import analyse, profile_costs
+from policytest.kube.semantics import Analysis, analyse, profile_costs
 from policytest.read.goyaml import DecodeError, decode, scalar_value
 from policytest.read.nodes import MappingNode, ScalarNode
 from policytest.read.source import PT001_UNREADABLE, Document, ParseFailure, child
@@ -73,6 +74,7 @@ def load(
         findings.append(too_many)
     elif decoded.usable:
         analysis = analyse(decoded.value, api_version, options_registry(options), release)
+        analysis = _as_known_build(decoded.value, api_version, analysis, options) or analysis
         config = analysis.config
         findings.extend(
             p.rule.at(document, at_path(document, p.path, key=p.key), p.message, p.severity)
@@ -81,6 +83,71 @@ def load(
     if any(finding.severity is Severity.ERROR for finding in findings):
         config = None
     return config, _sorted(findings)
+
+
+_NAMED = (rules.KS020_UNKNOWN_PLUGIN, rules.KS041_UNKNOWN_PLUGIN_CONFIG)
+_AT_POINTS = (rules.KS021_WRONG_EXTENSION_POINT, rules.KS024_QUEUE_SORT_BIND)
+"""What the extension points of a build's plugins decide."""
+
+
+def _as_known_build(
+    config: dict[str, Any], api_version: str, analysis: Analysis, options: CheckOptions
+) -> Analysis | None:
+    """``analysis`` with the extension points checked as a scheduler-plugins build,
+    when every plugin the config names that upstream lacks is one of that build's and
+    the settings declare no build.
+
+    Such a config is written for that build, and a plugin of it at the wrong extension
+    point (``TopologicalSort``, a queue sort only, under ``preFilter``) is refused by
+    every scheduler-plugins build: judged upstream it is only "does not exist". Its
+    plugins stay KS020 (upstream kube-scheduler refuses them), each saying whose it is
+    and how to declare the build; a misplaced one is KS021 instead, saying it was judged
+    as that build.
+    """
+    if options.kube_distribution is not None or options.kube_plugins:
+        return None
+    unknown = [p for p in analysis.problems if p.rule in _NAMED and p.path[-1:] == ("name",)]
+    origin, build = DISTRIBUTIONS[SCHEDULER_PLUGINS]
+    if not unknown or not {_value_at(config, p.path) for p in unknown} <= set(build):
+        return None
+    known = options_registry(replace(options, kube_distribution=SCHEDULER_PLUGINS))
+    again = analyse(config, api_version, known, kube_release(options))
+    judged = f"checked as {origin}, the build of every plugin this config names that upstream lacks"
+    found = [p for p in again.problems if p.rule in _AT_POINTS]
+    placed = {p.path for p in found}
+    problems = [
+        _whose(problem, origin) if problem in unknown else problem
+        for problem in analysis.problems
+        if problem.path not in placed
+    ]
+    problems += [replace(p, message=f"{p.message} ({judged})") for p in found]
+    return replace(analysis, problems=tuple(problems))
+
+
+def _whose(problem: Problem, origin: str) -> Problem:
+    """An unknown-plugin problem that names the build it is of."""
+    head, _, _ = problem.message.partition("; if your scheduler is a custom build")
+    return replace(
+        problem,
+        message=(
+            f"{head}; it is a plugin of {origin}, as is every plugin this config names that "
+            "upstream lacks, so its extension points are checked as that build's: if your "
+            "scheduler is a custom build with them, declare `kubeScheduler.distribution: "
+            "scheduler-plugins` in the project settings file .policytest.yaml"
+        ),
+    )
+
+
+def _value_at(config: Any, path: tuple[object, ...]) -> object:
+    """The decoded value at ``path`` (``None`` where it leads nowhere)."""
+    for step in path:
+        if isinstance(config, dict) and isinstance(step, str):
+            config = config.get(step)
+        elif isinstance(config, list) and isinstance(step, int) and 0 <= step < len(config):
+            config = config[step]
+        else:
+            return None
+    return config
 
 
 def _too_many_profiles(

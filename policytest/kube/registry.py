@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from policytest.core.releases import Version
-from policytest.core.suggest import did_you_mean
+from policytest.core.suggest import did_you_mean, part_of
 from policytest.scoring.kube_args import DEFAULT_RESOURCES as DEFAULT_RESOURCES
 from policytest.scoring.kube_args import MAX_CUSTOM_PRIORITY_SCORE as MAX_CUSTOM_PRIORITY_SCORE
 from policytest.scoring.kube_args import MAX_NODE_SCORE as MAX_NODE_SCORE
@@ -171,4 +171,15 @@ def plugin_hint(name: str, known: Iterable[str] | None = None) -> str:
     replacement = RETIRED_PLUGINS.get(name)
     if replacement is not None:
         return f"; {name} no longer exists in v1: use {replacement}"
-    return did_you_mean(name, PLUGINS if known is None else known)
+    choices = tuple(PLUGINS if known is None else known)
+    slip = did_you_mean(name, choices)
+    if slip:
+        return slip
+    whole = part_of(name, [plugin for plugin in choices if plugin in PLUGINS])
+    if whole:
+        meant = " or ".join(f"`{plugin}`" for plugin in whole[:3])
+        return f"; did you mean {meant}? (`{name}` is only part of the name)"
+    retired = part_of(name, RETIRED_PLUGINS)
+    if len(retired) == 1:
+        return f"; `{retired[0]}` no longer exists in v1: use {RETIRED_PLUGINS[retired[0]]}"
+    return ""

@@ -4,7 +4,10 @@ Without the project settings, such plugins are unknown to kube-scheduler (KS020)
 say so, suggesting the settings file rather than a wrong in-tree name. With
 ``kubeScheduler.distribution: scheduler-plugins`` the plugins of scheduler-plugins
 v0.34.7 are known at their extension points (Coscheduling is a queue sort), their args
-are accepted, and in-tree names that v1 removed are still errors.
+are accepted, and in-tree names that v1 removed are still errors. Without them, a config
+whose every unknown plugin is scheduler-plugins' has its extension points checked as that
+build's, so ``TopologicalSort`` (a queue sort) under ``preFilter`` is reported, as every
+scheduler-plugins build refuses it; before, only the settings file made that visible.
 """
 
 from __future__ import annotations
@@ -56,7 +59,15 @@ def test_without_settings_out_of_tree_plugins_are_unknown(
     assert _rules(result.stdout) == rules, result
     assert "KS024" not in result.stdout  # no follow-on queue-sort count
     assert "did you mean" not in result.stdout, result
-    assert "declare them in the project settings file .policytest.yaml" in result.stdout
+    if name == "in-house-plugin.yaml":
+        assert "declare them in the project settings file .policytest.yaml" in result.stdout
+    else:  # every unknown name is scheduler-plugins': the message says whose
+        assert (
+            "it is a plugin of scheduler-plugins v0.34.7, as is every plugin this config names "
+            "that upstream lacks, so its extension points are checked as that build's: if your "
+            "scheduler is a custom build with them, declare `kubeScheduler.distribution: "
+            "scheduler-plugins`" in result.stdout
+        )
 
 
 @pytest.mark.parametrize(
@@ -197,6 +208,23 @@ def test_scheduler_plugins_table_is_what_v0_34_7_registers() -> None:
         ("PrioritySrot", "; did you mean `PrioritySort`?"),
         ("nodeaffinity", "; did you mean `NodeAffinity`?"),
         ("GangSchedulling", "; did you mean `GangScheduling`?"),
+        (
+            "BalancedAllocation",
+            "; did you mean `NodeResourcesBalancedAllocation`? (`BalancedAllocation` is only "
+            "part of the name)",
+        ),
+        (
+            "Affinity",
+            "; did you mean `InterPodAffinity` or `NodeAffinity`? (`Affinity` is only part of "
+            "the name)",
+        ),
+        (
+            "MostAllocated",
+            "; `NodeResourcesMostAllocated` no longer exists in v1: use NodeResourcesFit with "
+            "scoringStrategy.type MostAllocated",
+        ),
+        ("NodeResourcesFitWithGPUTopology", ""),  # it contains an in-tree name: a plugin of its own
+        ("Fit", ""),  # too short to be taken for a part of a name
     ],
 )
 def test_suggestions_only_when_plausible(name: str, hint: str) -> None:
@@ -226,3 +254,38 @@ def test_args_of_a_declared_plugin_are_unchecked(run_line: RunLine, tmp_path: Pa
     text = (BUILDS / "in-house-plugin.yaml").read_text()
     config.write_text(text.replace("localityWeight: 10", "anyFieldAtAll: {nested: true}"))
     assert run_line(["validate", "--settings", settings, config]).exit_code == 0
+
+
+TOPOLOGICAL = BUILDS / "topological-sort-prefilter.yaml"
+
+
+@pytest.mark.parametrize("settings", ["# no builds declared\n", SCHEDULER_PLUGINS_SETTINGS])
+def test_a_scheduler_plugins_queue_sort_at_pre_filter_with_or_without_settings(
+    run_line: RunLine, tmp_path: Path, settings: str
+) -> None:
+    result = run_line(["validate", "--settings", _settings(tmp_path, settings), TOPOLOGICAL])
+    assert result.exit_code == 1, result
+    misplaced = (
+        f'{TOPOLOGICAL}:15:15: KS021 error: plugin "TopologicalSort" does not extend '
+        "PreFilterPlugin: kube-scheduler refuses to start; it implements queueSort, so move it "
+        "there or enable it under multiPoint"
+    )
+    assert misplaced in result.stdout
+    inferred = "checked as scheduler-plugins v0.34.7, the build of every plugin this config names"
+    assert (inferred in result.stdout) is settings.startswith("#")  # said when inferred
+    assert _rules(result.stdout) == (
+        ["KS021", "KS020", "KS041"] if settings.startswith("#") else ["KS021"]
+    )
+
+
+def test_no_build_is_inferred_when_an_unknown_plugin_is_no_scheduler_plugins_one(
+    run_line: RunLine, tmp_path: Path
+) -> None:
+    config = tmp_path / "mixed.yaml"
+    text = TOPOLOGICAL.read_text(encoding="utf-8").replace(
+        "weight: 5", "weight: 5\n      - name: Own"
+    )
+    config.write_text(text, encoding="utf-8")
+    result = run_line(["validate", "--settings", _settings(tmp_path, "# none\n"), config])
+    assert "KS021" not in result.stdout and "scheduler-plugins v0.34.7" not in result.stdout
+    assert 'PreFilterPlugin "TopologicalSort" does not exist' in result.stdout
