@@ -27,6 +27,11 @@ from policytest.read.recognise import (
 )
 from policytest.read.source import INVALID_YAML, Document, SourceFile, empty_root
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from policytest.check.bundle import Bundle
+    from policytest.volcano.lookalike import Lookalike, Place
+
 SCHEDULER_KINDS = (Kind.VOLCANO, Kind.KUBE_SCHEDULER)
 """The kinds a fixture can run (the legacy Policy API is only reported)."""
 
@@ -55,21 +60,57 @@ def check_config(document: Document, kind: Kind, options: CheckOptions) -> list[
     return load_config(document, kind, options)[1]
 
 
-def lookalike_note(document: Document, kind: Kind) -> str | None:
-    """Why a document recognised as a Volcano conf by its shape alone is another
-    scheduler's config (see :mod:`policytest.volcano.lookalike`), else ``None``. What
-    Volcano reads by name (``volcano-scheduler.conf``) is always its conf."""
+def other_scheduler(document: Document, kind: Kind, bundle: Bundle | None) -> Finding | None:
+    """PT010 for a document recognised as a Volcano conf by its shape alone that is
+    another scheduler's config (see :mod:`policytest.volcano.lookalike`), from what it
+    and the files around it (``bundle``) say, else ``None``. What Volcano reads by name
+    (``volcano-scheduler.conf``) is always its conf."""
+    found = lookalike_of(document, kind, bundle)
+    if found is None:
+        return None
+    from policytest.volcano import lookalike
+
+    message = lookalike.not_checked(found, document.root)
+    return lookalike.PT010_OTHER_SCHEDULER.at(document, document.root, message)
+
+
+def lookalike_of(document: Document, kind: Kind, bundle: Bundle | None) -> Lookalike | None:
+    """Whose config a Volcano-shaped document is, when not Volcano's (see
+    :func:`other_scheduler`)."""
     if kind is not Kind.VOLCANO or document.unparsed is not None:
         return None
     if named_volcano_conf(document):
         return None
     from policytest.volcano.lookalike import lookalike
 
-    reason = lookalike(document.root)
-    if reason is None:
-        return None
+    return lookalike(document.root, _places(document, bundle))
+
+
+def _places(document: Document, bundle: Bundle | None) -> tuple[Place, ...]:
+    """What the files around ``document`` say of the scheduler that reads it."""
+    from policytest.check.bundle import KAI, KUBE_BATCH
+    from policytest.volcano.lookalike import Place
+
+    places = [
+        Place(runner.family, f"{runner.workload} at {runner.where} runs it, image `{runner.image}`")
+        for runner in (bundle.of(document) if bundle is not None else ())
+        if runner.family in (KAI, KUBE_BATCH)
+    ]
     embedding = document.embedding
-    return f"ConfigMap key `{embedding.key}`: {reason}" if embedding else reason
+    if embedding is not None and (
+        embedding.namespace == "kai-scheduler" or embedding.configmap.startswith("kai-scheduler")
+    ):
+        where = f" in namespace `{embedding.namespace}`" if embedding.namespace else ""
+        places.append(Place(KAI, f"its ConfigMap `{embedding.configmap}`{where} is {KAI}'s"))
+    named = embedding.configmap if embedding is not None else os.path.basename(document.path)
+    if KUBE_BATCH in named:
+        places.append(Place(KUBE_BATCH, f"it is named `{named}`", strong=False))
+    near = bundle.kai_near(document) if bundle is not None else None
+    if near is not None:
+        places.append(
+            Place(KAI, f"a {KAI} `{near.kind}` is beside it ({near.where})", strong=False)
+        )
+    return tuple(places)
 
 
 def read_as_scheduler(source: SourceFile, options: CheckOptions) -> SourceFile:

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 
 from policytest.check import suppress
-from policytest.check.configs import check_config, lookalike_note, read_as_scheduler
+from policytest.check.configs import check_config, other_scheduler, read_as_scheduler
 from policytest.core.findings import Finding, Severity
 from policytest.core.options import CheckOptions, RuleFilter
 from policytest.core.records import field, record, replace
@@ -30,7 +30,7 @@ from policytest.read.walk import walk
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from policytest.check.bundle import BundleEvidence
+    from policytest.check.bundle import Bundle
 
 _LOOKS_LIKE_OURS = (
     r"(?m)KubeSchedulerConfiguration|kubescheduler\.config\.k8s\.io|policytest/v1|PolicyTest|"
@@ -47,7 +47,9 @@ class ValidationReport:
     checked: tuple[str, ...]
     skipped: tuple[str, ...] = field(default=())
     notes: tuple[tuple[str, str], ...] = field(default=())
-    """(path, why): documents skipped as another scheduler's config (a look-alike)."""
+    """(path, why): paths skipped for a reason of their own (a Python virtualenv)."""
+    judged: tuple[tuple[str, str], ...] = field(default=())
+    """(path, release): configs judged as the release their files state, and why."""
 
     def count(self, severity: Severity) -> int:
         return sum(1 for finding in self.findings if finding.severity is severity)
@@ -77,22 +79,23 @@ def validate_paths(
     skipped: list[str] = []
     notes: list[tuple[str, str]] = []
     virtualenvs: list[str] = []
-    bundles: dict[str, BundleEvidence] = {}
+    bundles: dict[str, Bundle] = {}
+    judged: dict[tuple[str, str], None] = {}
     for path, explicit in walk(paths, is_yaml_path, virtualenvs):
         root = options.root or _default_root(path)
         source = read_as_scheduler(read_file(path, options.limits, root), options)
-        file_notes: list[str] = []
-        ours, file_findings = _check_source(source, options, explicit, check_fixture, file_notes)
-        notes.extend((source.path, note) for note in file_notes)
+        around = _Around(source, root, options, bundles, judged)
+        ours, file_findings = _check_source(source, options, explicit, check_fixture, around)
         if not ours:
             skipped.append(source.path)
             continue
         checked.append(source.path)
-        file_findings = _with_custom_builds(file_findings, source, root, options, bundles)
         findings.extend(suppress.kept(file_findings, source, rules))
     skipped += virtualenvs
     notes += ((path, "a Python virtualenv, not walked") for path in virtualenvs)
-    return ValidationReport(tuple(sorted(findings)), tuple(checked), tuple(skipped), tuple(notes))
+    return ValidationReport(
+        tuple(sorted(findings)), tuple(checked), tuple(skipped), tuple(notes), tuple(judged)
+    )
 
 
 def _check_source(
@@ -100,7 +103,7 @@ def _check_source(
     options: CheckOptions,
     explicit: bool,
     check_fixture: Checker,
-    notes: list[str],
+    around: _Around,
 ) -> tuple[bool, list[Finding]]:
     """Whether the file holds anything of ours, and the findings for it.
 
@@ -151,11 +154,11 @@ def _check_source(
     for position, document in enumerate(documents):
         following = documents[position + 1] if position + 1 < len(documents) else None
         for embedded, kind in expand(document, options.limits):
-            note = lookalike_note(embedded, kind)
-            if note is not None:
-                notes.append(note)  # another scheduler's config: not ours
-                continue
             ours = True
+            other = other_scheduler(embedded, kind, around.bundle())
+            if other is not None:
+                findings.append(other)  # another scheduler's config: not checked
+                continue
             template = templates.config_template(embedded) if templates else None
             if template is not None:
                 templated = templated or [template]  # said once per file
@@ -163,7 +166,7 @@ def _check_source(
             if kind is Kind.FIXTURE:
                 findings.extend(check_fixture(embedded, options))
             else:
-                findings.extend(check_config(embedded, kind, options))
+                findings.extend(around.check(embedded, kind))
             if kind in _MARKED and (following or embedded.embedding):
                 from policytest.check.markers import marker_findings
 
@@ -190,24 +193,56 @@ def template_checks(path: str, text: str) -> ModuleType | None:
     return templates
 
 
-def _with_custom_builds(
-    findings: list[Finding],
-    source: SourceFile,
-    root: str | None,
-    options: CheckOptions,
-    bundles: dict[str, BundleEvidence],
-) -> list[Finding]:
-    """Unknown plugins beside a custom scheduler build are warnings that name it (see
-    :mod:`policytest.check.bundle`); the bundle is read once, and only when needed."""
-    if not any(f.rule in ("KS020", "VC004") for f in findings):
-        return findings  # no unknown plugin: the bundle is never read
-    from policytest.check.bundle import as_custom_build, bundle_texts, scan
+class _Around:
+    """A file's configs checked where they are: as the release their files state, with
+    the custom build that runs them (see :mod:`policytest.check.bundle`). The files of
+    a directory are read once per run, when its first config is checked."""
 
-    bundle = source.path if source.path == STDIN_NAME else os.path.dirname(source.path)
-    if bundle not in bundles:
-        texts = bundle_texts(source.path, source.head, root, options.limits.max_file_bytes)
-        bundles[bundle] = scan(texts)
-    return [as_custom_build(finding, bundles[bundle]) for finding in findings]
+    def __init__(
+        self,
+        source: SourceFile,
+        root: str | None,
+        options: CheckOptions,
+        bundles: dict[str, Bundle],
+        judged: dict[tuple[str, str], None],
+    ) -> None:
+        self.source = source
+        self.root = root
+        self.options = options
+        self.bundles = bundles
+        self.judged = judged
+        """(path, release) of the configs judged as their files state (in order, once)."""
+
+    def bundle(self) -> Bundle:
+        from policytest.check.bundle import read_bundle
+
+        path = self.source.path
+        directory = path if path == STDIN_NAME else os.path.dirname(path)
+        if directory not in self.bundles:
+            self.bundles[directory] = read_bundle(
+                path, self.source.documents, self.root, self.options.limits
+            )
+        return self.bundles[directory]
+
+    def check(self, config: Document, kind: Kind) -> list[Finding]:
+        """The findings of one config, judged as its files say."""
+        if kind not in _MARKED:
+            return check_config(config, kind, self.options)
+        from policytest.check import bundle
+
+        scheduler = bundle.KUBE if kind is Kind.KUBE_SCHEDULER else bundle.VOLCANO
+        around = self.bundle()
+        judged: CheckOptions | Finding = self.options
+        if bundle.may_state(config, self.source.documents, around):
+            from policytest.check.declared import judge
+
+            judged, said = judge(config, scheduler, self.source.documents, around, self.options)
+            self.judged.update(((config.path, what), None) for what in said)
+        if isinstance(judged, Finding):
+            return [judged]
+        runner = bundle.custom_build(config, scheduler, around)
+        found = check_config(config, kind, judged)
+        return [bundle.as_custom_build(finding, config, runner) for finding in found]
 
 
 def _claimed(source: SourceFile) -> bool:

@@ -71,13 +71,12 @@ def execute(args: Any) -> int:
         sys.stderr.write(f"{text(describe_settings(args))}\n")
         for line in describe(kube_release(options), volcano_release(options)):
             sys.stderr.write(f"{line}\n")
+        for path, release in report.judged:
+            sys.stderr.write(f"judged as {text(release)}: {text(path)}\n")
         noted = dict(report.notes)
         for skipped in report.skipped:
             why = noted.get(skipped, "not a scheduler config or fixture")
             sys.stderr.write(f"skipped ({text(why)}): {text(skipped)}\n")
-        for path, note in report.notes:
-            if path not in report.skipped:
-                sys.stderr.write(f"skipped a document ({text(note)}): {text(path)}\n")
     failing = report.count(Severity.ERROR) + (report.count(Severity.WARNING) if args.strict else 0)
     return int(ExitCode.FINDINGS if failing else ExitCode.OK)
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from policytest.check.configs import lookalike_of
 from policytest.check.validate import template_checks
 from policytest.core.options import CheckOptions
 from policytest.harness.load import load_fixture
@@ -93,18 +94,22 @@ def _views(
     prefix = f"document {document.index + 1}" if several else ""
     if kind is Kind.VOLCANO or kind is Kind.KUBE_SCHEDULER:
         embedding = document.embedding
-        where = f"ConfigMap {embedding.configmap}, key {embedding.key}" if embedding else ""
+        where = embedding.described if embedding else ""
         label = ", ".join(part for part in (prefix, where) if part)
         template = _config_template(document)
+        other = lookalike_of(document, kind, None)
         if template is not None:
             yield ConfigView(label, VOLCANO if kind is Kind.VOLCANO else KUBE, (template,))
+        elif other is not None:  # as validate's PT010 says
+            status = f"not checked: {other.scheduler}'s config, not Volcano's ({other.why})"
+            yield ConfigView(label, other.scheduler, (Setting(STATUS, status),))
         else:
             yield _view(document, kind, label, options)
     elif kind is Kind.CONFIGMAP_VALUE and document.unparsed is not None:
         from policytest.check.configmap import scheduler_of
 
         embedding = document.embedding
-        where = f"ConfigMap {embedding.configmap}, key {embedding.key}" if embedding else ""
+        where = embedding.described if embedding else ""
         label = ", ".join(part for part in (prefix, where) if part)
         status = f"rejected: {document.unparsed.message}"
         yield ConfigView(label, scheduler_of(document), (Setting(STATUS, status),))

@@ -24,7 +24,7 @@ from policytest.core.records import replace
 from policytest.core.suggest import closest
 from policytest.read import positions
 from policytest.read.goyaml import scalar_text
-from policytest.read.nodes import MappingNode, Node, ScalarNode
+from policytest.read.nodes import NULL, PLAIN, MappingNode, Node, ScalarNode
 from policytest.read.source import (
     Document,
     Embedding,
@@ -112,15 +112,19 @@ def expand(document: Document, limits: Limits) -> list[tuple[Document, Kind]]:
 
 def _wrapped(document: Document, limits: Limits) -> list[tuple[Document, Kind]]:
     """The configs a wrapper holds wherever they are nested (an Ansible task's
-    ``definition``, a knavigator workflow's ``params``, a bare ``data:`` fragment): only
-    the unmistakable ones, a ConfigMap (``kind: ConfigMap``, or a ``data`` mapping with a
-    ``volcano-scheduler.conf`` key) or a ``KubeSchedulerConfiguration``. Positions stay
-    those of the file: each one is a sub-tree of this document."""
+    ``definition``, a knavigator workflow's ``params``, a bare ``data:`` fragment, a
+    chart's values): only the unmistakable ones, a ConfigMap (``kind: ConfigMap``, or a
+    ``data`` mapping with a ``volcano-scheduler.conf`` key), a ``KubeSchedulerConfiguration``
+    or a chart value the chart writes into its scheduler's ConfigMap (Volcano's
+    ``custom.scheduler_config_override``). Positions stay those of the file: each one is
+    a sub-tree of this document, or a string in it."""
     found: list[tuple[Document, Kind]] = []
     pending: list[Node] = [document.root]
+    budget = NodeCounter.of(limits)
     while pending and len(found) < limits.max_documents:
         node = pending.pop()
         if isinstance(node, MappingNode):
+            found.extend(_chart_values(document, node, limits, budget))
             holder = _holder_kind(node)
             if holder is not None:
                 item = document.item(node)
@@ -147,11 +151,53 @@ def _holder_kind(node: MappingNode) -> str | None:
     return None
 
 
+VOLCANO_VALUES = ("custom", "scheduler_config_override")
+"""Volcano's chart (``installer/helm/chart/volcano``, from v1.10) writes this value, a
+block string, into its scheduler ConfigMap as ``volcano-scheduler.conf`` (its
+``templates/scheduler.yaml``; the agent scheduler's template too)."""
+VOLCANO_VALUES_KEY = ".".join(VOLCANO_VALUES)
+SCHEDULER_PLUGINS_VALUES_KEY = "plugins"
+"""The ``values key`` of the config scheduler-plugins' chart builds from its values
+(see :mod:`policytest.read.chart_values`)."""
+
+
+def _chart_values(
+    document: Document, node: MappingNode, limits: Limits, budget: NodeCounter
+) -> list[tuple[Document, Kind]]:
+    """The config a chart builds from its values (see :mod:`policytest.read.chart_values`):
+    the Volcano conf under ``custom.scheduler_config_override`` (at any depth: an
+    umbrella chart nests it under the subchart's name), checked as the conf it becomes,
+    with positions inside the values file (a null value leaves the chart's own default
+    conf, which is not in this file); the KubeSchedulerConfiguration scheduler-plugins'
+    chart builds from ``plugins`` and ``pluginConfig``."""
+    if child(node, "scheduler") is not None and child(node, "plugins") is not None:
+        from policytest.read.chart_values import scheduler_plugins_config
+
+        built = scheduler_plugins_config(document, node)
+        if built is not None:
+            return [(built, Kind.KUBE_SCHEDULER)]
+    holder = child(node, VOLCANO_VALUES[0])
+    value = child(holder, VOLCANO_VALUES[1]) if isinstance(holder, MappingNode) else None
+    if not isinstance(value, ScalarNode) or _helm_false(value):
+        return []
+    embedding = Embedding("", VOLCANO_VALUES_KEY)
+    return [(_embedded_document(document, value, embedding, limits, budget), Kind.VOLCANO)]
+
+
+def _helm_false(node: ScalarNode) -> bool:
+    """Is the value one the chart's ``{{- if }}`` skips (null, an empty string,
+    ``false``), so that it writes its default conf instead?"""
+    text = str(node.value)
+    plain = node.tag == PLAIN and text in ("~", "null", "Null", "NULL", "false", "False")
+    return node.tag == NULL or plain or not text.strip()
+
+
 def named_volcano_conf(document: Document) -> bool:
     """Is this the conf Volcano reads by name (a file or ConfigMap key
-    ``volcano-scheduler.conf``), rather than a document recognised by shape alone?"""
+    ``volcano-scheduler.conf``, or the chart value written there), rather than a
+    document recognised by shape alone?"""
     if document.embedding is not None:
-        return document.embedding.key == VOLCANO_CONF_NAME
+        return document.embedding.key in (VOLCANO_CONF_NAME, VOLCANO_VALUES_KEY)
     return os.path.basename(document.path) == VOLCANO_CONF_NAME
 
 
@@ -170,7 +216,9 @@ _SCHEDULER_KINDS = (Kind.VOLCANO, Kind.KUBE_SCHEDULER, Kind.KUBE_POLICY)
 def _configmap_documents(document: Document, limits: Limits) -> list[tuple[Document, Kind]]:
     """The configs in a ConfigMap's ``data`` (strings) and ``binaryData`` (base64), and
     the values meant as configs that Kubernetes would refuse."""
-    name = scalar(child(child(document.root, "metadata") or document.root, "name")) or ""
+    metadata = child(document.root, "metadata") or document.root
+    name = scalar(child(metadata, "name")) or ""
+    namespace = scalar(child(metadata, "namespace")) or ""
     found: list[tuple[Document, Kind]] = []
     # one node budget for all the values: 13 values of 595,000 nodes each cost 61 s
     # and 2.95 GB when each had the file's budget of its own
@@ -181,7 +229,7 @@ def _configmap_documents(document: Document, limits: Limits) -> list[tuple[Docum
             continue
         for key_node, value_node in mapping_items(values):
             key = str(key_node.value)
-            embedding = Embedding(name, key)
+            embedding = Embedding(name, key, namespace=namespace)
             if not isinstance(value_node, ScalarNode):
                 if _named_as_config(key) or kind_of(value_node) in _SCHEDULER_KINDS:
                     what = "a mapping" if isinstance(value_node, MappingNode) else "a list"

@@ -94,6 +94,16 @@ class Embedding:
     configmap: str
     key: str
     ignored: tuple[Node, ...] = ()
+    namespace: str = ""
+    """The ConfigMap's ``metadata.namespace`` (``""`` when it has none)."""
+
+    @property
+    def described(self) -> str:
+        """``ConfigMap X, key Y``; ``values key Y`` for a chart's values that the chart
+        writes into its ConfigMap (no ConfigMap name of its own)."""
+        if not self.configmap:
+            return f"values key {self.key}"
+        return f"ConfigMap {self.configmap}, key {self.key}"
 
 
 @record(frozen=True)

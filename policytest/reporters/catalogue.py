@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from policytest.check import configmap as _configmap
+from policytest.check import declared as _declared
 from policytest.check import markers as _markers
 from policytest.check import templates as _templates
 from policytest.core.rules import Rule, registered_rules
@@ -16,6 +17,7 @@ from policytest.harness import model as _harness
 from policytest.kube import rules as _kube
 from policytest.read import schema as _schema
 from policytest.read import source as _source
+from policytest.volcano import lookalike as _lookalike
 from policytest.volcano import plugin_rules as _volcano_plugins
 from policytest.volcano import rules as _volcano
 
@@ -23,11 +25,13 @@ RULE_MODULES = (
     _source,
     _schema,
     _configmap,
+    _declared,
     _markers,
     _templates,
     _harness,
     _volcano,
     _volcano_plugins,
+    _lookalike,
     _kube,
 )
 """Every module that declares rules (a test keeps this list complete)."""

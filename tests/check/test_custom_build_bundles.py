@@ -1,10 +1,16 @@
-"""An unknown plugin beside a custom scheduler build is a warning naming that build.
+"""An unknown plugin of a config a custom scheduler build runs is a warning naming it.
 
 Shaped like real repositories: a multi-architecture scheduler that deploys its own image
-(``ghcr.io/.../kube-arch-scheduler``) next to the KubeSchedulerConfiguration it ships,
-and an Ascend NPU installer that runs vc-scheduler with ``--plugins-dir`` next to a
+(``ghcr.io/.../kube-arch-scheduler``) mounting the KubeSchedulerConfiguration it ships,
+and an Ascend NPU installer that runs vc-scheduler with ``--plugins-dir`` mounting a
 conf naming the vendor plugin. Before, both were errors saying the scheduler refuses to
 start (or skips the plugin); the same config without the evidence still is.
+
+Evidence is only what runs *this* config: a GitOps monorepo (``monorepo/``) deploys one
+team's custom scheduler beside another team's config and an in-house Volcano admission
+webhook beside the Volcano conf. Before, every unknown plugin of every config there
+became a warning citing the one custom Deployment (a truncated in-tree name too), and the
+webhook's ``vc-webhook-manager`` image was taken for a custom Volcano build.
 """
 
 from __future__ import annotations
@@ -16,7 +22,9 @@ from pathlib import Path
 
 import pytest
 
-from policytest.check.bundle import scan
+from policytest.check.bundle import scan, scheduler_image
+from policytest.core.limits import DEFAULT_LIMITS
+from policytest.read.source import read_bytes
 from tests.check.helpers import validate_json
 from tests.conftest import DATA, RunLine
 
@@ -27,7 +35,7 @@ def _findings(run_line: RunLine, *paths: Path | str) -> list[dict[str, object]]:
     return validate_json(run_line, *paths)[1]
 
 
-def test_own_scheduler_image_beside_the_config(run_line: RunLine) -> None:
+def test_own_scheduler_image_mounting_the_config(run_line: RunLine) -> None:
     found = _findings(run_line, BUNDLES / "kube-arch-scheduler" / "scheduler-config.yaml")
     assert [(f["rule"], f["severity"], f["line"]) for f in found] == [
         ("KS020", "warning", 17),
@@ -35,12 +43,16 @@ def test_own_scheduler_image_beside_the_config(run_line: RunLine) -> None:
     ]
     message = str(found[1]["message"])
     assert message.startswith('ScorePlugin "ArchScore" does not exist upstream, but ')
-    assert "deployment.yaml:18 deploys its own scheduler image" in message
-    assert "`ghcr.io/example-org/kube-arch-scheduler:v0.4.1`" in message
+    assert (
+        "Deployment `kube-arch-scheduler` (" in message
+        and "deployment.yaml:18) mounts this config and runs its own scheduler image "
+        "`ghcr.io/example-org/kube-arch-scheduler:v0.4.1`"
+        in message
+    )
     assert "declare the build's plugins under `kubeScheduler.plugins`" in message
 
 
-def test_plugins_dir_beside_the_volcano_conf(run_line: RunLine) -> None:
+def test_plugins_dir_of_the_scheduler_mounting_the_volcano_conf(run_line: RunLine) -> None:
     findings = _findings(run_line, BUNDLES / "volcano-npu" / "volcano-scheduler-configmap.yaml")
     assert [f["rule"] for f in findings] == ["VC004", "VB015"]  # binpack.weight 10 under nodeorder
     found = findings[0]
@@ -50,10 +62,39 @@ def test_plugins_dir_beside_the_volcano_conf(run_line: RunLine) -> None:
         14,
         15,
     )
-    assert "volcano-scheduler.yaml:23 runs the scheduler with `--plugins-dir`" in str(
-        found["message"]
+    assert (
+        "Deployment `volcano-scheduler` (" in str(found["message"])
+        and "volcano-scheduler.yaml:18) mounts this config and runs the scheduler with "
+        "`--plugins-dir`"
+        in str(found["message"])
     )
     assert "under `volcano.plugins`" in str(found["message"])
+
+
+def test_a_config_file_named_by_the_config_flag(run_line: RunLine) -> None:
+    """kustomize's configMapGenerator names the ConfigMap; ``--config`` names the file."""
+    [found] = _findings(run_line, BUNDLES / "file-config" / "gpu-scheduler-config.yaml")
+    assert (found["rule"], found["severity"]) == ("KS020", "warning")
+    assert "deployment.yaml:15) mounts this config and runs its own scheduler image" in str(
+        found["message"]
+    )
+
+
+def test_evidence_does_not_leak_between_the_configs_of_a_monorepo(run_line: RunLine) -> None:
+    found = _findings(run_line, BUNDLES / "monorepo")
+    rows = [(Path(str(f["path"])).name, f["line"], f["rule"], f["severity"]) for f in found]
+    assert rows == [
+        ("arch-scheduler.yaml", 38, "KS020", "warning"),  # ArchScore: team A's own build
+        ("arch-scheduler.yaml", 39, "KS020", "error"),  # BalancedAllocation: a truncation
+        ("team-b-scheduler-config.yaml", 9, "KS020", "error"),  # nothing runs it
+        ("volcano-scheduler-configmap.yaml", 13, "VC004", "error"),  # a webhook is no scheduler
+    ]
+    assert "arch-scheduler.yaml:16) mounts this config" in str(found[0]["message"])
+    assert str(found[1]["message"]).endswith(
+        "did you mean `NodeResourcesBalancedAllocation`? (`BalancedAllocation` is only part "
+        "of the name)"
+    )
+    assert all("custom build, which probably" not in str(f["message"]) for f in found[1:])
 
 
 def test_without_evidence_the_unknown_plugin_stays_an_error(run_line: RunLine) -> None:
@@ -80,24 +121,67 @@ def test_evidence_on_stdin_comes_from_the_stream_itself(
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text.encode())))
     found = _findings(run_line, "-")
     assert {(f["rule"], f["severity"]) for f in found} == {("KS020", "warning")}
-    assert "<stdin>:18 deploys its own scheduler image" in str(found[0]["message"])
+    assert "(<stdin>:18) mounts this config and runs its own scheduler image" in str(
+        found[0]["message"]
+    )
+
+
+def test_a_scheduler_in_the_same_file_is_evidence_without_a_mount(
+    run_line: RunLine, tmp_path: Path
+) -> None:
+    bundle = BUNDLES / "kube-arch-scheduler"
+    deployment = (bundle / "deployment.yaml").read_text("utf-8")
+    text = deployment.replace("name: kube-arch-scheduler-config", "name: another") + "---\n"
+    path = tmp_path / "bundle.yaml"
+    path.write_text(text + (bundle / "scheduler-config.yaml").read_text("utf-8"), "utf-8")
+    found = _findings(run_line, path)
+    assert {(f["rule"], f["severity"]) for f in found} == {("KS020", "warning")}
+    assert "Deployment `kube-arch-scheduler` in this file (" in str(found[0]["message"])
 
 
 @pytest.mark.parametrize(
-    ("text", "kube", "volcano"),
+    ("image", "family", "build"),
     [
-        pytest.param("image: registry.k8s.io/kube-scheduler:v1.35.4\n", False, False, id="k8s"),
-        pytest.param("image: volcanosh/vc-scheduler:v1.15.0\n", False, False, id="volcano"),
-        pytest.param("- image: quay.io/acme/gpu-scheduler:1\n", True, False, id="own-kube"),
-        pytest.param("image: acme/vc-scheduler:npu\n", False, True, id="own-volcano"),
-        pytest.param("args: [--plugins-dir=/plugins]\n", False, True, id="plugins-dir"),
-        pytest.param("image: nginx:1.27\n", False, False, id="other-image"),
-        pytest.param("image: {{ .Values.image }}\n", False, False, id="templated"),
-        pytest.param("# runs with --plugins-dir=plugins\n", False, False, id="comment"),
-        pytest.param('"message": "loads it from --plugins-dir, list it"', False, False, id="prose"),
-        pytest.param("# image: acme/kube-scheduler-x:1\n", False, False, id="commented-image"),
+        pytest.param("registry.k8s.io/kube-scheduler:v1.35.4", "kube-scheduler", None, id="k8s"),
+        pytest.param(
+            "registry.k8s.io/scheduler-plugins/kube-scheduler:v0.34.7",
+            "kube-scheduler",
+            "scheduler-plugins",
+            id="scheduler-plugins",
+        ),
+        pytest.param("volcanosh/vc-scheduler:v1.15.0", "Volcano", None, id="volcano"),
+        pytest.param("quay.io/acme/gpu-scheduler:1", "kube-scheduler", "own", id="own-kube"),
+        pytest.param("acme/vc-scheduler:npu", "Volcano", "own", id="own-volcano"),
+        pytest.param("ghcr.io/nvidia/kai-scheduler/scheduler:v0.9.3", "KAI Scheduler", None),
+        pytest.param("kubesigs/kube-batch:v0.5", "kube-batch", None, id="kube-batch"),
+        pytest.param("volcanosh/vc-webhook-manager:v1.15.0", None, None, id="webhook"),
+        pytest.param("acme/vc-webhook-manager:v1.9", None, None, id="own-webhook"),
+        pytest.param("volcanosh/vc-controller-manager:v1.15.0", None, None, id="controller"),
+        pytest.param("nginx:1.27", None, None, id="other-image"),
+        pytest.param("{{ .Values.image }}", None, None, id="templated"),
     ],
 )
-def test_what_counts_as_evidence(text: str, kube: bool, volcano: bool) -> None:
-    found = scan([("deploy.yaml", text)])
-    assert (found.kube is not None, found.volcano is not None) == (kube, volcano)
+def test_which_images_run_a_scheduler(image: str, family: str | None, build: str | None) -> None:
+    assert scheduler_image(image) == (family, build)
+
+
+@pytest.mark.parametrize(
+    ("container", "plugins_dir", "config_files"),
+    [
+        pytest.param("args: [--plugins-dir=/plugins]", True, set(), id="plugins-dir"),
+        pytest.param("args: [--plugins-dir, plugins]", True, set(), id="plugins-dir-apart"),
+        pytest.param("args: [--config=/etc/a/config.yaml]", False, {"config.yaml"}, id="config"),
+        pytest.param("command: [s, --scheduler-conf, /c/v.conf]", False, {"v.conf"}, id="conf"),
+        pytest.param("args: ['# --plugins-dir=plugins']", False, set(), id="a-comment-string"),
+    ],
+)
+def test_what_a_scheduler_container_reads(
+    container: str, plugins_dir: bool, config_files: set[str]
+) -> None:
+    text = (
+        "kind: Pod\nmetadata: {name: s}\nspec:\n  containers:\n"
+        f"  - image: acme/vc-scheduler:1\n    {container}\n"
+    )
+    documents = read_bytes("pod.yaml", text.encode(), DEFAULT_LIMITS).documents
+    [runner] = scan([("pod.yaml", documents)]).runners
+    assert (runner.plugins_dir, set(runner.config_files)) == (plugins_dir, config_files)

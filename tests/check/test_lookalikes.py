@@ -1,9 +1,12 @@
 """Other programs' files are not broken scheduler configs.
 
-ConfigMaps of Fluent Bit and supervisord have ``*.conf`` keys; NVIDIA's KAI Scheduler
-reads a config with ``actions:`` and ``tiers:``. None of them is a Volcano conf, so
-none draws a finding; a Volcano conf with a real mistake still does, also when all of
-them arrive together from ``helm template | policytest validate -``.
+ConfigMaps of Fluent Bit and supervisord have ``*.conf`` keys: skipped. NVIDIA's KAI
+Scheduler and kube-batch read confs of Volcano's shape (``actions``, ``tiers``): each is
+one PT010 info saying whose it is and that it is not checked, never Volcano's verdicts.
+Before, a KAI config without ``actions`` (KAI fills them from its defaults) was "Volcano
+rejects the whole file", its ``proportion`` ``kValue`` an argument Volcano ignores and
+``minruntime`` an unknown plugin. A Volcano conf with a real mistake is still reported,
+also when all of them arrive together from ``helm template | policytest validate -``.
 """
 
 from __future__ import annotations
@@ -14,57 +17,110 @@ from pathlib import Path
 
 import pytest
 
+from policytest.volcano.lookalike import PT010_OTHER_SCHEDULER
+from tests.check.helpers import example_rules, validate_json
 from tests.conftest import DATA, RunLine
 
 LOOKALIKES = DATA / "realrepos" / "lookalikes"
 RENDERED = DATA / "realrepos" / "helm" / "rendered.yaml"
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        "fluent-bit-configmap.yaml",
-        "supervisord-configmap.yaml",
-        "kai-scheduler-configmap.yaml",
-        "kai-config.yaml",
-    ],
-)
+@pytest.mark.parametrize("name", ["fluent-bit-configmap.yaml", "supervisord-configmap.yaml"])
 def test_other_programs_configs_are_skipped(run_line: RunLine, name: str) -> None:
     result = run_line(["validate", LOOKALIKES / name])
     assert result.exit_code == 0, result
     assert "All clean: 0 files checked." in result.stdout
 
 
-def test_kai_scheduler_config_is_one_note_with_verbose(run_line: RunLine) -> None:
-    result = run_line(["validate", "--verbose", LOOKALIKES / "kai-scheduler-configmap.yaml"])
-    assert result.exit_code == 0, result
-    notes = [line for line in result.stderr.splitlines() if line.startswith("skipped")]
-    assert len(notes) == 1, result
-    assert "another scheduler's config shaped like a Volcano conf" in notes[0]
-    assert "`consolidation`, `stalegangeviction`" in notes[0]
-    assert "16 of its 19 plugins" in notes[0]
+@pytest.mark.parametrize(
+    ("name", "line", "why"),
+    [
+        pytest.param(
+            "kai-scheduler-configmap.yaml",
+            13,
+            "its ConfigMap `kai-scheduler-default` in namespace `kai-scheduler` is KAI Scheduler's",
+            id="operator-configmap",
+        ),
+        pytest.param(
+            "kai-config.yaml",
+            2,
+            "its plugins `nodeavailability`, `resourcetype`, `subgrouporder` are KAI "
+            "Scheduler's, not Volcano's",
+            id="mounted-config",
+        ),
+        pytest.param(
+            "kai-shard-config-without-actions.yaml",
+            3,
+            "its plugins `minruntime`, `nodeplacement` are KAI Scheduler's, not Volcano's; "
+            "KAI Scheduler fills a missing `actions` from its defaults",
+            id="no-actions",
+        ),
+    ],
+)
+def test_a_kai_scheduler_config_is_one_info_saying_it_is_not_checked(
+    run_line: RunLine, name: str, line: int, why: str
+) -> None:
+    code, found = validate_json(run_line, LOOKALIKES / name)
+    assert code == 0
+    assert [(f["rule"], f["severity"], f["line"]) for f in found] == [("PT010", "info", line)]
+    assert str(found[0]["message"]) == (
+        f"this is KAI Scheduler's config, not Volcano's ({why}): policytest judges Volcano's "
+        "and kube-scheduler's configs, so nothing in it is checked (Volcano's verdicts do "
+        "not apply to it)"
+    )
 
 
-def test_a_fluent_bit_configmap_is_listed_as_not_a_scheduler_config(run_line: RunLine) -> None:
-    result = run_line(["validate", "-v", LOOKALIKES / "fluent-bit-configmap.yaml"])
-    assert "skipped (not a scheduler config or fixture)" in result.stderr
-    assert "VC001" not in result.stdout
+def test_a_kube_batch_conf_is_known_by_the_scheduler_that_mounts_it(run_line: RunLine) -> None:
+    """kube-batch's plugins are all Volcano's: only its Deployment tells them apart."""
+    code, found = validate_json(run_line, LOOKALIKES / "kube-batch")
+    assert code == 0
+    [other] = found
+    assert (Path(str(other["path"])).name, other["rule"]) == ("kube-batch-conf.yaml", "PT010")
+    assert str(other["message"]).startswith(
+        "this is kube-batch's config, not Volcano's (Deployment `kube-batch` at "
+    )
+    assert "deployment.yaml:18 runs it, image `kubesigs/kube-batch:v0.5`)" in str(other["message"])
 
 
-def test_helm_template_on_stdin_reports_only_the_volcano_conf(
+def test_a_scheduling_shard_beside_a_conf_of_no_volcano_only_plugin(
+    run_line: RunLine, tmp_path: Path
+) -> None:
+    """KAI's objects beside a conf make it KAI's unless its plugins are Volcano's own."""
+    shard = "apiVersion: kai.scheduler/v1\nkind: SchedulingShard\nmetadata: {name: default}\n"
+    (tmp_path / "shard.yaml").write_text(shard, encoding="utf-8")
+    kai = "tiers:\n- plugins:\n  - name: predicates\n  - name: proportion\n"
+    (tmp_path / "scheduler.yaml").write_text(kai, encoding="utf-8")
+    volcano = kai + "  - name: binpack\n"
+    (tmp_path / "volcano.yaml").write_text(volcano, encoding="utf-8")
+    code, found = validate_json(run_line, tmp_path)
+    assert code == 1
+    rows = [(Path(str(f["path"])).name, f["rule"]) for f in found]
+    assert rows == [("scheduler.yaml", "PT010"), ("volcano.yaml", "VC002")]  # no `actions`
+    assert "a KAI Scheduler `SchedulingShard` is beside it (" in str(found[0]["message"])
+
+
+def test_helm_template_on_stdin_reports_the_volcano_conf_and_one_info(
     run_line: RunLine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     stream = io.TextIOWrapper(io.BytesIO(RENDERED.read_bytes()), encoding="utf-8")
     monkeypatch.setattr(sys, "stdin", stream)
-    result = run_line(["validate", "--verbose", "-"])
+    result = run_line(["validate", "-"])
     assert result.exit_code == 1, result
     findings = [line for line in result.stdout.splitlines() if line.startswith("<stdin>:")]
-    assert [line.split(" ")[1] for line in findings] == ["VB015", "VB002"]
-    assert findings[1:] == [
+    assert [line.split(" ")[1] for line in findings] == ["PT010", "VB015", "VB002"]
+    assert findings[2:] == [
         "<stdin>:128:24: VB002 error: `binpack.cpu: -1` is negative: Volcano silently uses "
         "weight 1 instead; use 0 to leave the resource out of the score, or a positive weight"
     ]
-    assert "skipped a document (ConfigMap key `config.yaml`: another scheduler's" in result.stderr
+    assert "this is KAI Scheduler's config, not Volcano's" in findings[0]
+
+
+@pytest.mark.parametrize(("label", "expected"), [("Failing", ["PT010"]), ("Passing", [])])
+def test_the_rule_examples(
+    run_line: RunLine, tmp_path: Path, label: str, expected: list[str]
+) -> None:
+    found = example_rules(run_line, tmp_path, PT010_OTHER_SCHEDULER.doc, label)[1]
+    assert [rule for rule in found if rule != "VB015"] == expected
 
 
 CONFIGMAP = """\
