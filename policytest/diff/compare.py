@@ -430,7 +430,7 @@ class _Comparison:
             for path in candidates
             if side.has(path) and (self.differs(path) or path in self.rejudged)
         ]
-        side.materialise(paths)
+        side.materialise([*paths, *_neighbours(paths, side)])
         # a link that leaves the repository is not read: the path rule makes it a finding
         files = [side.path(path) for path in paths if os.path.lexists(side.path(path))]
         if not files:
@@ -487,6 +487,22 @@ def _scrub(text: str, side: Side) -> str:
     for prefix in sorted(prefixes, key=len, reverse=True):
         text = text.replace(prefix, side.origin)
     return text
+
+
+_MAX_NEIGHBOURS = 200
+"""As many files of a directory as ``validate`` reads around a config (check.bundle)."""
+
+
+def _neighbours(paths: Sequence[str], side: Side) -> list[str]:
+    """The YAML files beside ``paths`` on ``side``: the Deployment that runs a config, its
+    chart's ``Chart.yaml``, so a change is judged with what runs it, as ``validate`` does."""
+    directories = {path.rpartition("/")[0] for path in paths}
+    beside: dict[str, list[str]] = {directory: [] for directory in directories}
+    for path in sorted(side.files):
+        directory = path.rpartition("/")[0]
+        if directory in beside and is_yaml_path(path) and len(beside[directory]) < _MAX_NEIGHBOURS:
+            beside[directory].append(path)
+    return [path for found in beside.values() for path in found]
 
 
 def _chart_of(path: str, side: Side) -> list[str]:

@@ -1,0 +1,58 @@
+"""``diff`` judges a changed config with what runs it, as ``validate`` does.
+
+Only the changed files are copied out of each revision; before, the Deployment beside a
+config (its custom scheduler image, the release its tag states) was left behind, so a
+plugin of the custom build added by a pull request was an error in ``diff`` and a warning
+in ``validate``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import DATA, RunLine, committed_repo, git
+
+BUNDLE = DATA / "realrepos" / "custom-build-bundles" / "kube-arch-scheduler"
+
+
+@pytest.fixture
+def pull_request(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The custom scheduler's Deployment and its config on main; the pull request adds
+    a score plugin of the build to the config."""
+    config = (BUNDLE / "scheduler-config.yaml").read_text(encoding="utf-8")
+    score = (
+        "        score:\n          enabled:\n          - name: ArchScore\n            weight: 5\n"
+    )
+    base = config.replace(score, "")
+    assert base != config
+    repo = committed_repo(
+        tmp_path / "repo",
+        {
+            "deploy/deployment.yaml": (BUNDLE / "deployment.yaml").read_text(encoding="utf-8"),
+            "deploy/scheduler-config.yaml": base,
+        },
+    )
+    (repo / "deploy" / "scheduler-config.yaml").write_text(config, encoding="utf-8")
+    git(repo, "commit", "--quiet", "-am", "ArchScore")
+    monkeypatch.chdir(repo)
+    return repo
+
+
+def test_a_plugin_of_the_build_that_runs_the_config_is_a_warning(
+    run_line: RunLine, pull_request: Path
+) -> None:
+    result = run_line(["diff", "--base", "HEAD~1", "--head", "HEAD", "--format", "json"])
+    assert result.exit_code == 0, result
+    introduced = json.loads(result.stdout)["findings"]["introduced"]
+    assert [(f["rule"], f["severity"]) for f in introduced] == [("KS020", "warning")]
+    assert (
+        "Deployment `kube-arch-scheduler` (deploy/deployment.yaml:18) mounts this config"
+        in introduced[0]["message"]
+    )
+    validated = json.loads(run_line(["validate", "--format", "json", "deploy"]).stdout)
+    assert [f["message"] for f in validated["findings"] if f["line"] == 20] == [
+        introduced[0]["message"]
+    ]
