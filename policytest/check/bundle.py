@@ -47,10 +47,9 @@ SCHEDULER_PLUGINS = "scheduler-plugins"
 
 _WORKLOADS = frozenset({"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Pod"})
 _UPSTREAM_KUBE = ("registry.k8s.io/kube-scheduler:", "k8s.gcr.io/kube-scheduler:")
-_SCHEDULER_PLUGINS_IMAGES = (
-    "registry.k8s.io/scheduler-plugins/kube-scheduler:",
-    "k8s.gcr.io/scheduler-plugins/kube-scheduler:",
-)
+_SCHEDULER_PLUGINS_IMAGE = "scheduler-plugins/kube-scheduler"
+"""scheduler-plugins' image (``registry.k8s.io/scheduler-plugins/kube-scheduler``), also
+built locally or mirrored (``localhost:5000/scheduler-plugins/kube-scheduler``)."""
 _UPSTREAM_VOLCANO = ("volcanosh/", "docker.io/volcanosh/")
 _CONFIG_FLAGS = ("--config", "--scheduler-conf")
 _HINT = re.compile(r"image:[^\n]*(?:scheduler|kube-batch)|kai\.scheduler/", re.IGNORECASE)
@@ -317,7 +316,7 @@ def scheduler_image(image: str) -> tuple[str | None, str | None]:
         return VOLCANO, None if reference.startswith(_UPSTREAM_VOLCANO) else "own"
     if reference.startswith(_UPSTREAM_KUBE):
         return KUBE, None
-    if reference.startswith(_SCHEDULER_PLUGINS_IMAGES):
+    if reference.rsplit(":", 1)[0].endswith(_SCHEDULER_PLUGINS_IMAGE):
         return KUBE, SCHEDULER_PLUGINS
     return KUBE, "own"
 

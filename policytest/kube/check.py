@@ -24,6 +24,7 @@ from policytest.kube.registry import (
     CURRENT_API_VERSION,
     KIND,
     POLICY_REMOVED,
+    RETIRED_PLUGINS,
     served_api_version,
 )
 from policytest.kube.release_facts import field_findings
@@ -106,7 +107,13 @@ def _as_known_build(
     """
     if options.kube_distribution is not None or options.kube_plugins:
         return None
-    unknown = [p for p in analysis.problems if p.rule in _NAMED and p.path[-1:] == ("name",)]
+    unknown = [
+        problem
+        for problem in analysis.problems
+        if problem.rule in _NAMED
+        and problem.path[-1:] == ("name",)
+        and _value_at(config, problem.path) not in RETIRED_PLUGINS  # in-tree, if no more
+    ]
     origin, build = DISTRIBUTIONS[SCHEDULER_PLUGINS]
     if not unknown or not {_value_at(config, p.path) for p in unknown} <= set(build):
         return None

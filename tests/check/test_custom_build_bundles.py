@@ -149,6 +149,12 @@ def test_a_scheduler_in_the_same_file_is_evidence_without_a_mount(
             "scheduler-plugins",
             id="scheduler-plugins",
         ),
+        pytest.param(
+            "localhost:5000/scheduler-plugins/kube-scheduler:latest",
+            "kube-scheduler",
+            "scheduler-plugins",
+            id="scheduler-plugins-built-locally",
+        ),
         pytest.param("volcanosh/vc-scheduler:v1.15.0", "Volcano", None, id="volcano"),
         pytest.param("quay.io/acme/gpu-scheduler:1", "kube-scheduler", "own", id="own-kube"),
         pytest.param("acme/vc-scheduler:npu", "Volcano", "own", id="own-volcano"),

@@ -289,3 +289,24 @@ def test_no_build_is_inferred_when_an_unknown_plugin_is_no_scheduler_plugins_one
     result = run_line(["validate", "--settings", _settings(tmp_path, "# none\n"), config])
     assert "KS021" not in result.stdout and "scheduler-plugins v0.34.7" not in result.stdout
     assert 'PreFilterPlugin "TopologicalSort" does not exist' in result.stdout
+
+
+def test_a_retired_in_tree_name_does_not_stop_the_build_being_inferred(
+    run_line: RunLine, tmp_path: Path
+) -> None:
+    """scheduler-plugins' Trimaran example disables ``NodeResourcesLeastAllocated``, which
+    v1 no longer has: an in-tree name, not an out-of-tree plugin of another build."""
+    config = tmp_path / "trimaran.yaml"
+    config.write_text(
+        HEADER + "profiles:\n- plugins:\n    score:\n      disabled:\n"
+        "      - name: NodeResourcesLeastAllocated\n      enabled:\n"
+        "      - name: TargetLoadPacking\n",
+        encoding="utf-8",
+    )
+    result = run_line(["validate", "--settings", _settings(tmp_path, "# none\n"), config])
+    assert _rules(result.stdout) == ["KS041", "KS020"], result
+    assert "NodeResourcesLeastAllocated no longer exists in v1" in result.stdout
+    assert (
+        'ScorePlugin "TargetLoadPacking" does not exist: kube-scheduler refuses to start; it '
+        "is a plugin of scheduler-plugins v0.34.7" in result.stdout
+    )
