@@ -166,7 +166,9 @@ def read_bundle(
     except OSError:
         return scan([(path, documents)])
     files: list[tuple[str, tuple[Document, ...]]] = [(path, documents)]
-    chart = None
+    chart = (
+        _chart_above(directory, root, limits) if os.path.basename(directory) == "config" else None
+    )
     for name in names[:_MAX_FILES]:
         sibling = os.path.join(directory, name) if os.path.dirname(path) else name
         if os.path.normpath(sibling) == os.path.normpath(path):
@@ -182,6 +184,17 @@ def read_bundle(
     return replace(scan(files), chart=chart)
 
 
+def _chart_above(directory: str, root: str | None, limits: Limits) -> Chart | None:
+    """The chart whose ``config/`` holds a config (Volcano's chart keeps the confs its
+    ``basic.scheduler_config_file`` names there)."""
+    path = os.path.join(os.path.dirname(directory) or ".", "Chart.yaml")
+    try:
+        data = read_regular(path, limits.max_file_bytes, root)
+    except (Refused, OSError):
+        return None
+    return _chart(path, read_bytes(path, data, limits).documents)
+
+
 _CLUSTER_KINDS = frozenset({"Cluster", "ClusterConfiguration"})
 _CHART_VALUES_KEYS = frozenset({VOLCANO_VALUES_KEY, SCHEDULER_PLUGINS_VALUES_KEY})
 
@@ -193,6 +206,8 @@ def may_state(config: Document, documents: tuple[Document, ...], bundle: Bundle)
     if bundle.nearest(config):
         return True
     if config.embedding is not None and config.embedding.key in _CHART_VALUES_KEYS:
+        return True
+    if bundle.chart is not None:
         return True
     return any(scalar(child(document.root, "kind")) in _CLUSTER_KINDS for document in documents)
 

@@ -117,9 +117,10 @@ def declared_release(
     runners: tuple[Runner, ...],
     chart: Chart | None = None,
 ) -> Declared | None:
-    """The release the config's own file (a cluster definition, a chart's values), its
-    chart (``Chart.yaml`` beside the values) or the scheduler that runs it states, in
-    that order; ``None`` when nothing states one, or the runners disagree."""
+    """The release the config's own file (a cluster definition, a chart's values), the
+    scheduler that runs it or its chart (``Chart.yaml`` beside it, or above the chart's
+    ``config/``) states, in that order; ``None`` when nothing states one, or the runners
+    disagree."""
     if scheduler == KUBE:
         cluster = _cluster_release(documents)
         if cluster is not None:
@@ -135,7 +136,9 @@ def declared_release(
         for declared in [_image_release(runner)]
         if declared is not None
     }
-    return next(iter(found.values())) if len(found) == 1 else None
+    if found:
+        return next(iter(found.values())) if len(found) == 1 else None
+    return _chart_release(chart, scheduler)  # a conf of the chart's own (its config/)
 
 
 def _cluster_release(documents: tuple[Document, ...]) -> Declared | None:

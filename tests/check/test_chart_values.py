@@ -44,6 +44,16 @@ def test_the_values_image_tag_is_the_release_judged(run_line: RunLine) -> None:
     ) in result.stderr  # before Chart.yaml's version 1.12.1: the image is what runs
 
 
+def test_a_conf_of_the_charts_config_directory_is_the_charts_release(run_line: RunLine) -> None:
+    """Volcano's chart keeps the conf ``basic.scheduler_config_file`` names in ``config/``:
+    its Chart.yaml (1.12.1) says which release reads it, and 1.12 reads predicates'
+    ``predicate.DynamicResourceAllocationEnable`` (1.15, the default, would not)."""
+    conf = CHARTS / "volcano" / "config" / "volcano-scheduler.conf"
+    assert [f["rule"] for f in validate_json(run_line, conf)[1]] == ["VB015"]
+    flagged = validate_json(run_line, "--volcano-version", "1.15", conf)[1]
+    assert [f["rule"] for f in flagged] == ["VC012", "VB015"]
+
+
 def test_an_umbrella_charts_dependency_is_the_release(run_line: RunLine) -> None:
     [action, _rsf] = validate_json(run_line, CHARTS / "platform" / "values.yaml")[1]
     assert (action["rule"], action["severity"], action["line"]) == ("VC002", "warning", 5)
