@@ -88,6 +88,12 @@ _KAI_ONLY = frozenset(
 )
 """KAI's plugins no other scheduler names (``elastic``, ``ray``, ``topology``, ``snapshot``
 could be a Volcano fork's own)."""
+KUBE_BATCH_PLUGINS = frozenset(
+    {"drf", "gang", "predicates", "priority", "nodeorder", "conformance", "proportion"}
+)
+"""``pkg/scheduler/plugins/factory.go`` of kube-batch (kubernetes-sigs/kube-batch, v0.5):
+all of them Volcano's too, so only the place tells a kube-batch conf from Volcano's."""
+_PLUGINS_OF = {KAI: KAI_PLUGINS, KUBE_BATCH: KUBE_BATCH_PLUGINS}
 _VOLCANO_ONLY = frozenset(PLUGINS) - KAI_PLUGINS
 OTHER = "another scheduler"
 
@@ -150,7 +156,8 @@ class Place:
     why: str
     strong: bool = True
     """A scheduler that runs it (or its own ConfigMap); weak: an object of that
-    scheduler beside it, which a conf of Volcano's plugins outweighs."""
+    scheduler beside it, or its name, which a conf naming a Volcano plugin that scheduler
+    lacks outweighs."""
 
 
 def lookalike(root: Node, places: tuple[Place, ...] = ()) -> Lookalike | None:
@@ -158,10 +165,11 @@ def lookalike(root: Node, places: tuple[Place, ...] = ()) -> Lookalike | None:
     if not isinstance(root, MappingNode):
         return None
     plugins = _plugin_names(root)
-    volcano_only = [name for name in plugins if name in _VOLCANO_ONLY]
     for place in places:
-        if place.strong or not volcano_only:
+        theirs = _PLUGINS_OF.get(place.scheduler, frozenset())
+        if place.strong or not [name for name in plugins if name in PLUGINS and name not in theirs]:
             return Lookalike(place.scheduler, place.why)
+    volcano_only = [name for name in plugins if name in _VOLCANO_ONLY]
     kai_only = [name for name in dict.fromkeys(plugins) if name in _KAI_ONLY]
     if kai_only and not volcano_only:
         listed = ", ".join(f"`{name}`" for name in kai_only[:3])

@@ -82,6 +82,31 @@ def test_a_kube_batch_conf_is_known_by_the_scheduler_that_mounts_it(run_line: Ru
     assert "deployment.yaml:18 runs it, image `kubesigs/kube-batch:v0.5`)" in str(other["message"])
 
 
+@pytest.mark.parametrize(
+    ("extra", "rules"),
+    [("", ["PT010"]), ("  - name: binpack\n", ["VB012"])],
+    ids=["kube-batch-plugins", "a-volcano-plugin-kube-batch-lacks"],
+)
+def test_a_conf_named_for_kube_batch(
+    run_line: RunLine, tmp_path: Path, extra: str, rules: list[str]
+) -> None:
+    """kube-batch's own ``config/kube-batch-conf.yaml``; a Volcano plugin kube-batch does
+    not have outweighs the name."""
+    conf = tmp_path / "kube-batch-conf.yaml"
+    conf.write_text(
+        'actions: "reclaim, allocate, backfill, preempt"\ntiers:\n- plugins:\n'
+        "  - name: priority\n  - name: gang\n- plugins:\n  - name: drf\n"
+        "  - name: predicates\n  - name: proportion\n  - name: nodeorder\n" + extra,
+        encoding="utf-8",
+    )
+    found = validate_json(run_line, conf)[1]
+    assert [f["rule"] for f in found] == rules
+    if not extra:
+        assert "kube-batch's config, not Volcano's (it is named `kube-batch-conf.yaml`)" in str(
+            found[0]["message"]
+        )
+
+
 def test_a_scheduling_shard_beside_a_conf_of_no_volcano_only_plugin(
     run_line: RunLine, tmp_path: Path
 ) -> None:
