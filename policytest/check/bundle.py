@@ -46,7 +46,7 @@ KUBE, VOLCANO, KAI, KUBE_BATCH = "kube-scheduler", "Volcano", "KAI Scheduler", "
 SCHEDULER_PLUGINS = "scheduler-plugins"
 
 _WORKLOADS = frozenset({"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Pod"})
-_UPSTREAM_KUBE = ("registry.k8s.io/kube-scheduler:", "k8s.gcr.io/kube-scheduler:")
+_UPSTREAM_KUBE = frozenset({"registry.k8s.io/kube-scheduler", "k8s.gcr.io/kube-scheduler"})
 _SCHEDULER_PLUGINS_IMAGE = "scheduler-plugins/kube-scheduler"
 """scheduler-plugins' image (``registry.k8s.io/scheduler-plugins/kube-scheduler``), also
 built locally or mirrored (``localhost:5000/scheduler-plugins/kube-scheduler``)."""
@@ -319,19 +319,20 @@ def scheduler_image(image: str) -> tuple[str | None, str | None]:
     controller, a templated image)."""
     if not image or "{" in image:
         return None, None
-    reference = image.split("@", 1)[0]
-    name = reference.rsplit("/", 1)[-1].split(":", 1)[0]
+    head, _, last = image.split("@", 1)[0].rpartition("/")
+    name = last.split(":", 1)[0]
+    repository = f"{head}/{name}" if head else name  # no tag, no digest
     if name == "kube-batch":
-        return KUBE_BATCH, "own" if "kubesigs/" not in reference else None
+        return KUBE_BATCH, None if repository == "kubesigs/kube-batch" else "own"
     if "scheduler" not in name:
         return None, None  # vc-webhook-manager, vc-controller-manager, koord-manager
-    if "kai-scheduler" in reference:
+    if "kai-scheduler" in repository:
         return KAI, None
-    if name.startswith("vc-") or "volcano" in reference:
-        return VOLCANO, None if reference.startswith(_UPSTREAM_VOLCANO) else "own"
-    if reference.startswith(_UPSTREAM_KUBE):
+    if name.startswith("vc-") or "volcano" in repository:
+        return VOLCANO, None if repository.startswith(_UPSTREAM_VOLCANO) else "own"
+    if repository in _UPSTREAM_KUBE:
         return KUBE, None
-    if reference.rsplit(":", 1)[0].endswith(_SCHEDULER_PLUGINS_IMAGE):
+    if repository.endswith(_SCHEDULER_PLUGINS_IMAGE):
         return KUBE, SCHEDULER_PLUGINS
     return KUBE, "own"
 

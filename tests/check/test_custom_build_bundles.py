@@ -150,6 +150,15 @@ def test_a_scheduler_in_the_same_file_is_evidence_without_a_mount(
             id="scheduler-plugins",
         ),
         pytest.param(
+            "registry.k8s.io/kube-scheduler@sha256:0a1b2c", "kube-scheduler", None, id="digest"
+        ),
+        pytest.param(
+            "localhost:5000/scheduler-plugins/kube-scheduler",
+            "kube-scheduler",
+            "scheduler-plugins",
+            id="scheduler-plugins-untagged-local",
+        ),
+        pytest.param(
             "localhost:5000/scheduler-plugins/kube-scheduler:latest",
             "kube-scheduler",
             "scheduler-plugins",
