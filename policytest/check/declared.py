@@ -52,12 +52,13 @@ PT009_UNJUDGED_RELEASE = rule(
     of the scheduler image that runs it (a Deployment in the same file, or beside it
     mounting it: ``registry.k8s.io/kube-scheduler:v1.30.2``, ``volcanosh/vc-scheduler:
     v1.9.0``, a fork's ``...-vc1.3-...``, scheduler-plugins' ``v0.34.7`` for Kubernetes
-    1.34). When that release is not one policytest models, judging the config as another
-    one would report what that other release does (``v1beta2`` refused by 1.36 in a
-    cluster that runs 1.24), so the config is not checked and this info says so. To
-    judge it anyway, pass ``--kubernetes-version`` or ``--volcano-version`` (a flag wins
-    over what the files say); upgrading the cluster to a release in the table makes it
-    checked. See docs/releases.md.
+    1.34), or its chart (the image tag in its values, ``Chart.yaml``). When that release
+    is not one policytest models, judging the config as another one would report what
+    that other release does (``v1beta2`` refused by 1.36 in a cluster that runs 1.24), so
+    the config is not checked and this info says so. To judge it anyway, pass
+    ``--kubernetes-version`` or ``--volcano-version`` (a flag wins over what the files
+    say); upgrading the cluster to a release in the table makes it checked. See
+    docs/releases.md.
 
     Failing::
 

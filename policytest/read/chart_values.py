@@ -25,18 +25,17 @@ from __future__ import annotations
 import re
 
 from policytest.read.nodes import MAP, SEQ, STR, MappingNode, Mark, Node, ScalarNode, SequenceNode
-from policytest.read.recognise import SCHEDULER_PLUGINS_VALUES_KEY
-from policytest.read.source import Document, Embedding, child, scalar, sequence_items
+from policytest.read.source import child, scalar, sequence_items
 
 _API_VERSION = "kubescheduler.config.k8s.io/v1"
 _WORD_START = re.compile(r"(?<![A-Za-z0-9_])([a-z])")
 """Go's ``strings.Title`` (sprig's ``title``): a letter after a separator is upper-cased."""
 
 
-def scheduler_plugins_config(document: Document, values: MappingNode) -> Document | None:
+def scheduler_plugins_config(values: MappingNode) -> MappingNode | None:
     """The KubeSchedulerConfiguration the scheduler-plugins chart builds from ``values``
-    (a mapping with ``scheduler.image`` of scheduler-plugins and ``plugins.enabled``),
-    else ``None``."""
+    (a mapping with ``scheduler.image`` of scheduler-plugins and ``plugins.enabled``), as
+    a tree of the values' own nodes, else ``None``."""
     scheduler = child(values, "scheduler")
     image = scalar(child(scheduler, "image")) if isinstance(scheduler, MappingNode) else None
     plugins = child(values, "plugins")
@@ -70,10 +69,7 @@ def scheduler_plugins_config(document: Document, values: MappingNode) -> Documen
             ),
         ],
     )
-    embedding = Embedding("", SCHEDULER_PLUGINS_VALUES_KEY)
-    return Document(
-        document.path, document.index, root, document.text, document.positions, embedding
-    )
+    return root
 
 
 def _names(listed: Node | None) -> SequenceNode:

@@ -173,9 +173,10 @@ def _chart_values(
     if child(node, "scheduler") is not None and child(node, "plugins") is not None:
         from policytest.read.chart_values import scheduler_plugins_config
 
-        built = scheduler_plugins_config(document, node)
+        built = scheduler_plugins_config(node)
         if built is not None:
-            return [(built, Kind.KUBE_SCHEDULER)]
+            embedding = Embedding("", SCHEDULER_PLUGINS_VALUES_KEY)
+            return [(replace(document.item(built), embedding=embedding), Kind.KUBE_SCHEDULER)]
     holder = child(node, VOLCANO_VALUES[0])
     value = child(holder, VOLCANO_VALUES[1]) if isinstance(holder, MappingNode) else None
     if not isinstance(value, ScalarNode) or _helm_false(value):

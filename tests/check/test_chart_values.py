@@ -84,9 +84,9 @@ def test_the_built_config_is_the_charts_template_rendered() -> None:
     path = CHARTS / "scheduler-plugins" / "values.yaml"
     [document] = read_bytes(str(path), path.read_bytes(), DEFAULT_LIMITS).documents
     assert isinstance(document.root, MappingNode)
-    built = scheduler_plugins_config(document, document.root)
+    built = scheduler_plugins_config(document.root)
     assert built is not None
-    [profile] = sequence_items(child(built.root, "profiles"))
+    [profile] = sequence_items(child(built, "profiles"))
     multi_point = child(child(profile, "plugins"), "multiPoint")
     names = {
         key: [scalar(child(entry, "name")) for entry in sequence_items(child(multi_point, key))]
