@@ -68,6 +68,37 @@ def configure(subparsers: Any) -> None:
     )
     parser.add_argument("--profile", default=None, metavar="NAME", help="kube-scheduler profile")
     parser.add_argument("--format", choices=FORMATS, default="text", help="output format")
+    group = parser.add_argument_group("orders, sweeps and parallel runs")
+    group.add_argument(
+        "--orders",
+        type=_count,
+        default=0,
+        metavar="N",
+        help="also replay N random arrival orders of each case's pods (seeded: the same N "
+        "orders every time) and report nodes in use over them: min, median, max",
+    )
+    group.add_argument(
+        "--seed", type=int, default=0, metavar="S", help="the random orders' seed (default 0)"
+    )
+    group.add_argument(
+        "--vary",
+        action="append",
+        default=[],
+        type=_axis,
+        metavar="KEY=V1,V2",
+        help="sweep the one --config over these values (repeatable: every combination); "
+        "KEY is a Volcano plugin argument (binpack.weight, leastrequested.weight, "
+        "PLUGIN:ARG) or a kube-scheduler PLUGIN.weight or PLUGIN.FIELD... of its args "
+        "(NodeResourcesFit.scoringStrategy.type); see docs/fixtures.md",
+    )
+    group.add_argument(
+        "--workers",
+        type=_count,
+        default=None,
+        metavar="N",
+        help="run the runs in N local worker processes (default: the machine's cores; 1: "
+        "in this process)",
+    )
     add_fixture_options(parser)
     add_quiet_option(parser)
     parser.set_defaults(execute=execute)
@@ -96,6 +127,27 @@ def keep_selector(text: str) -> dict[str, Any]:
     return selector
 
 
+def _axis(text: str) -> Any:
+    """``--vary KEY=V1,V2`` as a sweep's axis."""
+    from policytest.harness.sweep import SweepError, axis
+
+    try:
+        return axis(text)
+    except SweepError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _count(text: str) -> int:
+    """A count given on the command line (0 or more)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a count (0 or more), got {text!r}")
+    return value
+
+
 def _labelled(config: str) -> tuple[str, str]:
     """``LABEL=FILE`` (a file that exists, named by something that is not one) as
     (LABEL, FILE); else the config names itself."""
@@ -122,6 +174,10 @@ def _inputs_problem(args: Any) -> str | None:
         return "--snapshot needs the configs to compare: --config FILE (repeatable)"
     if args.snapshot is not None and "fixture" in args.config:
         return "--config fixture names a fixture's own config; with --snapshot, name files"
+    if args.vary and (len(args.config) != 1 or args.config == ["fixture"]):
+        return "--vary sweeps one config: name it with one --config FILE"
+    if args.workers == 0:
+        return "--workers needs at least 1"
     return None
 
 
@@ -130,12 +186,7 @@ def execute(args: Any) -> int:
     from policytest.core.exitcodes import ExitCode
     from policytest.harness.load import config_scheduler, root_for
     from policytest.harness.releases import release_label
-    from policytest.harness.simulate import (
-        NoSuchCase,
-        SimulationError,
-        load_workloads,
-        simulate,
-    )
+    from policytest.harness.simulate import NoSuchCase, SimulationError, load_workloads
     from policytest.harness.suite import refusal
     from policytest.reporters.quoting import text
     from policytest.reporters.run.packing import render_json, render_text
@@ -152,6 +203,7 @@ def execute(args: Any) -> int:
         if problem is not None:
             return usage_error(problem)
     from policytest.core.findings import Severity
+    from policytest.harness.runs import PackingJob
     from policytest.kube.scheduler import UnknownProfile
     from policytest.scoring.protocol import Scheduler
 
@@ -170,11 +222,23 @@ def execute(args: Any) -> int:
         return int(ExitCode.FINDINGS)
     # each config as the scheduler loads it; its findings are shown, and only a config
     # the scheduler refuses stops the simulation
-    schedulers: dict[str, Scheduler | None] = {}
+    schedulers: list[tuple[str, Scheduler | None]] = []
     findings = {f for workload in workloads for f in workload.findings}
+    variants: list[Any] = []
+    if args.vary:
+        from policytest.harness.sweep import SweepError, variants_of
+
+        try:
+            variants = variants_of(next(iter(configs.values())), args.vary, args.profile, options)
+        except SweepError as error:
+            sys.stderr.write(f"policytest: {text(error)}\n")
+            return int(ExitCode.FINDINGS)
+        schedulers = [(variant.name, variant.scheduler) for variant in variants]
     for label, path in (configs or {"fixture": "fixture"}).items():
+        if variants:
+            break
         if path == "fixture":
-            schedulers[label] = None
+            schedulers.append((label, None))
             continue
         try:
             loaded, found = config_scheduler(path, args.profile, options)
@@ -187,35 +251,69 @@ def execute(args: Any) -> int:
             for finding in errors:
                 sys.stderr.write(f"  {format_finding(finding, color=False)}\n")
             return int(ExitCode.FINDINGS)
-        schedulers[label] = loaded
+        schedulers.append((label, loaded))
         findings.update(visible(found, options))
     for finding in sorted(findings):
         sys.stderr.write(f"config: {format_finding(finding, color=False)}\n")
-    reports = []
-    for workload in workloads:
-        for label, scheduler in schedulers.items():
+    jobs = []
+    for index, workload in enumerate(workloads):
+        for label, scheduler in schedulers:
             chosen = scheduler or workload.scheduler
             if chosen is None:
                 sys.stderr.write(f"policytest: {text(args.fixture)}: {text(workload.refusal)}\n")
                 return int(ExitCode.FINDINGS)
-            bar = Progress(
-                sys.stderr,
-                f"{text(workload.case)} [{text(label)}]",
-                len(workload.pods),
-                "pods",
-                quiet=args.quiet,
-            )
             release = workload.release if scheduler is None else release_label(chosen.name, options)
-            progress = bar.update if bar.enabled else None
-            reports.append(simulate(chosen, workload, label, progress, release))
-            bar.close()
+            jobs.append(PackingJob(index, label, chosen, release))
+            jobs += [
+                PackingJob(index, label, chosen, release, order, args.seed)
+                for order in range(args.orders)
+            ]
+    outcomes = _run(args, workloads, jobs)
+    if isinstance(outcomes, int):
+        return outcomes
+    reports = [outcome.result for outcome in outcomes if outcome.result is not None]
     if args.format == "html":
         from policytest.reporters.html.simulate import render
 
-        write(render(reports))
+        write(render(reports, variants))
     else:
-        write((render_json if args.format == "json" else render_text)(reports))
-    return int(ExitCode.OK)
+        write((render_json if args.format == "json" else render_text)(reports, variants))
+    failed = [outcome for outcome in outcomes if outcome.error]
+    for outcome in failed:
+        sys.stderr.write(
+            f"policytest: run failed: {text(str(outcome.job))}: {text(outcome.error)}\n"
+        )
+    return int(ExitCode.INTERNAL if failed else ExitCode.OK)
+
+
+def _run(args: Any, workloads: list[Any], jobs: list[Any]) -> list[Any] | int:
+    """Every job's outcome: one run in this process (a progress line counting its pods),
+    several on the engine the options name (a progress line counting runs)."""
+    from policytest.harness.parallel import Outcome, engine_for
+    from policytest.harness.runs import run_all
+    from policytest.harness.simulate import simulate
+    from policytest.reporters.quoting import text
+
+    if len(jobs) == 1:
+        (job,) = jobs
+        workload = workloads[job.workload]
+        bar = Progress(
+            sys.stderr,
+            f"{text(workload.case)} [{text(job.label)}]",
+            len(workload.pods),
+            "pods",
+            quiet=args.quiet,
+        )
+        report = simulate(job.scheduler, workload, job.label, bar.update, job.release)
+        bar.close()
+        return [Outcome(job, report)]
+    engine = engine_for(args.workers)
+    bar = Progress(sys.stderr, "simulate", len(jobs), "runs", quiet=args.quiet)
+    try:
+        return run_all(engine, workloads, jobs, bar.update)
+    finally:
+        bar.close()
+        engine.close()
 
 
 def _snapshot_workloads(args: Any, options: Any) -> list[Any]:

@@ -6,7 +6,9 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
 
+from policytest.harness.runs import OrderSpread, spread
 from policytest.harness.simulate import Breakdown, PackingReport, RepackPacking, ResourceUse
+from policytest.harness.sweep import Variant, best
 from policytest.reporters.quoting import json_document, text
 from policytest.reporters.run.scheduling import not_simulated_lines, not_simulated_names
 from policytest.reporters.run.text import frees
@@ -14,23 +16,89 @@ from policytest.reporters.run.text import frees
 __all__ = ["render_json", "render_text"]
 
 
-def render_text(reports: Sequence[PackingReport]) -> str:
-    """A table per workload: rows are metrics, columns are the configs compared."""
+def render_text(reports: Sequence[PackingReport], variants: Sequence[Variant] = ()) -> str:
+    """A table per workload: rows are metrics, columns are the configs compared (for a
+    sweep, a row per variant and the best named); then the random arrival orders."""
     blocks = []
+    spreads = spread(reports)
     for (path, case), group in by_workload(reports):
         unsimulated = not_simulated_lines(
             list(dict.fromkeys(item for report in group for item in report.not_simulated))
         )
         notes = "".join(f"  {line}\n" for line in unsimulated)
-        lines = [heading(path, case, group[0]), *repack_lines(group)]
-        table = _table(metric_rows(group))
-        blocks.append("\n".join(lines) + f"\n{table}{_unplaced(group)}{notes}")
+        lines = [heading(path, case, group[0])]
+        if variants:
+            lines += repack_lines(group, answer=False)
+            body = _table(sweep_rows(group, variants, spreads)) + _best_line(group, variants)
+        else:
+            lines += repack_lines(group)
+            body = _table(metric_rows(group)) + _unplaced(group) + _orders(group, spreads)
+        blocks.append("\n".join(lines) + f"\n{body}{notes}")
     return "\n".join(blocks)
 
 
-def repack_lines(group: Sequence[PackingReport]) -> list[str]:
+def sweep_rows(
+    group: Sequence[PackingReport], variants: Sequence[Variant], spreads: Sequence[OrderSpread]
+) -> list[tuple[str, list[str]]]:
+    """A sweep's table, transposed for :func:`_table`: a column per variant would not fit,
+    so each row is a variant (its values, nodes in use, freed, pending, cpu use, whether
+    it is a candidate) and the first "row" holds the headers."""
+    keys = [key for key, _ in variants[0].params]
+    by_label = {report.label: report for report in group}
+    ordered = {(s.label): s for s in spreads if (s.path, s.case) == _place(group[0])}
+    headers = [*keys, "nodes in use", "freed", "pending", "cpu mean"]
+    if ordered:
+        headers.append("orders min / median / max")
+    headers.append("candidate")
+    rows = [(headers[0], headers[1:])]
+    for variant in variants:
+        report = by_label[variant.name]
+        cells = [text(value) for _, value in variant.params]
+        freed = "-" if report.repack is None else f"{report.repack.nodes_freed:,}"
+        cpu = _find(report, "cpu")
+        cells += [f"{report.nodes_in_use:,}", freed, f"{report.pending:,}"]
+        cells.append("-" if cpu is None else f"{cpu.mean_utilisation:.1%}")
+        if ordered:
+            over = ordered[variant.name]
+            cells.append(f"{over.least} / {_number(over.median)} / {over.most}")
+        cells.append("yes" if variant.candidate else "no: corrected")
+        rows.append((cells[0], cells[1:]))
+    return rows
+
+
+def _best_line(group: Sequence[PackingReport], variants: Sequence[Variant]) -> str:
+    chosen = best(variants, group)
+    if chosen is None:
+        return "  best: none (every variant is one the scheduler corrects)\n"
+    report = next(r for r in group if r.label == chosen.name)
+    found = ", ".join(f"{f.rule} {f.severity.value}" for f in chosen.findings) or "none"
+    freed = "" if report.repack is None else f" ({frees(report.repack.nodes_freed)})"
+    return (
+        f"  best: {text(chosen.name)}: {report.nodes_in_use:,} nodes in use{freed}, "
+        f"{report.pending:,} pending; its findings: {found}\n"
+    )
+
+
+def _orders(group: Sequence[PackingReport], spreads: Sequence[OrderSpread]) -> str:
+    """``--orders``: nodes in use over each config's random arrival orders."""
+    mine = [s for s in spreads if (s.path, s.case) == _place(group[0])]
+    if not mine:
+        return ""
+    first = mine[0]
+    parts = [f"{text(s.label)} {s.least}, {_number(s.median)}, {s.most}" for s in mine]
+    return f"  nodes in use over {first.runs:,} random arrival orders (min, median, max): " + (
+        "; ".join(parts) + "\n"
+    )
+
+
+def _place(report: PackingReport) -> tuple[str, str]:
+    return report.path, report.case
+
+
+def repack_lines(group: Sequence[PackingReport], *, answer: bool = True) -> list[str]:
     """A repack's answer in one line (each config: the nodes it needs, the nodes it
-    frees), then what stayed where it was and what the reader should know."""
+    frees; left out with ``answer`` false: a sweep's table says it), then what stayed
+    where it was and what the reader should know."""
     first = group[0].repack
     if first is None:
         return []
@@ -43,9 +111,10 @@ def repack_lines(group: Sequence[PackingReport]) -> list[str]:
     ]
     stayed = ", ".join(f"{count:,} {reason}" for reason, count in first.pods_kept.items())
     lines = [
-        "  repack: " + "; ".join(answers),
+        *(["  repack: " + "; ".join(answers)] if answer else []),
         f"  {_count(group[0].pods, 'pod')} placed again in creation order; "
-        f"stayed where they are: {stayed or 'none'}",
+        f"stayed where they are: {stayed or 'none'}; {first.nodes_in_use_before:,} nodes "
+        "in use today",
     ]
     return lines + [f"  note: {text(note)}" for note in first.notes]
 
@@ -117,15 +186,63 @@ def _in_use(row: Breakdown) -> str:
     return f"{row.in_use:,} in use, {frees(row.freed)}"
 
 
-def render_json(reports: Sequence[PackingReport]) -> str:
-    """``{"reports": [...]}``: every field of every report (utilisation as 0..1), its keys
-    in camelCase as ``run`` and ``diff`` write theirs (``nodesUsed``, ``fullNodes``)."""
+def render_json(reports: Sequence[PackingReport], variants: Sequence[Variant] = ()) -> str:
+    """``{"reports": [...]}``: every field of every report in the case's own order
+    (utilisation as 0..1), its keys in camelCase as ``run`` and ``diff`` write theirs
+    (``nodesUsed``, ``fullNodes``); ``orders``: per config, nodes in use over the random
+    orders; ``sweep``: the variants and the best of each workload."""
     shown = [
         {key: value for key, value in asdict(report).items() if key not in _PER_NODE}
         | _repack_counts(report)
         for report in reports
+        if report.order is None
     ]
-    return json_document({"reports": [_camel_keys(item, nested=True) for item in shown]})
+    document: dict[str, Any] = {"reports": [_camel_keys(item, nested=True) for item in shown]}
+    spreads = spread(reports)
+    if spreads:
+        document["orders"] = [
+            {
+                "path": s.path,
+                "case": s.case,
+                "label": s.label,
+                "runs": s.runs,
+                "min": s.least,
+                "median": s.median,
+                "max": s.most,
+                "nodesInUse": [
+                    r.nodes_in_use
+                    for r in reports
+                    if r.order is not None
+                    and (r.path, r.case, r.label) == (s.path, s.case, s.label)
+                ],
+            }
+            for s in spreads
+        ]
+    if variants:
+        document["sweep"] = _sweep_json(reports, variants)
+    return json_document(document)
+
+
+def _sweep_json(reports: Sequence[PackingReport], variants: Sequence[Variant]) -> dict[str, Any]:
+    from policytest.reporters.json_report import finding_json
+
+    main = [report for report in reports if report.order is None]
+    return {
+        "variants": [
+            {
+                "label": variant.name,
+                "params": dict(variant.params),
+                "candidate": variant.candidate,
+                "findings": [finding_json(f) for f in variant.findings],
+            }
+            for variant in variants
+        ],
+        "best": [
+            {"path": path, "case": case, "label": chosen.name if chosen else None}
+            for (path, case), group in by_workload(main)
+            for chosen in [best(variants, group)]
+        ],
+    }
 
 
 def _repack_counts(report: PackingReport) -> dict[str, Any]:
@@ -167,9 +284,11 @@ _PER_NODE = frozenset({"utilisation", "before"})
 def by_workload(
     reports: Sequence[PackingReport],
 ) -> list[tuple[tuple[str, str], list[PackingReport]]]:
+    """The reports of each workload in the case's own order (random orders left out)."""
     groups: dict[tuple[str, str], list[PackingReport]] = {}
     for report in reports:
-        groups.setdefault((report.path, report.case), []).append(report)
+        if report.order is None:
+            groups.setdefault((report.path, report.case), []).append(report)
     return list(groups.items())
 
 

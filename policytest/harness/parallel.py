@@ -1,0 +1,194 @@
+"""Independent runs in parallel: in this process, in local worker processes, or on Dask.
+
+A sweep's variants and ``--orders``' arrival orders are runs that share one large input
+(the workload: nodes, pods, a repack's start) and differ in a small job (a config, an
+order). Every engine here has one shape, ``run(function, shared, jobs, done)``: the shared
+input is pickled once, here, and each worker process unpickles it once (a local worker
+when it starts, a Dask worker the first time a run of it lands there); each job is sent
+with its run. A run's exception is caught where it ran and comes back as that job's
+failure (its parameters are the job), so it never loses the others' results; a local
+worker that dies fails the runs it held, and the rest run again in a fresh pool.
+Results come back in the jobs' order, whatever ran them and whenever they finished: the
+same inputs give the same results, byte for byte, on every engine.
+
+The engines have the shape of ``concurrent.futures`` (submit, as completed), so another
+engine is one more class.
+"""
+
+from __future__ import annotations
+
+import copyreg
+import os
+import pickle
+import types
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
+
+__all__ = [
+    "Engine",
+    "LocalPool",
+    "Outcome",
+    "Serial",
+    "engine_for",
+]
+
+J = TypeVar("J")
+R = TypeVar("R")
+Done = Callable[[int], None]
+"""Told how many runs have finished, as they finish."""
+
+
+def _mapping_proxy(items: dict[Any, Any]) -> types.MappingProxyType[Any, Any]:
+    return types.MappingProxyType(items)
+
+
+# The scorers keep their weights in read-only mappings; a config's scheduler travels to a
+# worker with its job, so they pickle as the mapping they wrap.
+copyreg.pickle(types.MappingProxyType, lambda proxy: (_mapping_proxy, (dict(proxy),)))
+
+
+@dataclass(frozen=True)
+class Outcome(Generic[J, R]):
+    """One run: its job, and its result or why it failed (``"ValueError: ..."``)."""
+
+    job: J
+    result: R | None
+    error: str = ""
+
+
+class Engine(Protocol):
+    def run(
+        self,
+        function: Callable[[Any, J], R],
+        shared: object,
+        jobs: Sequence[J],
+        done: Done | None = None,
+    ) -> list[Outcome[J, R]]: ...
+
+    def close(self) -> None: ...
+
+
+def attempt(function: Callable[[Any, J], R], shared: object, job: J) -> Outcome[J, R]:
+    """Run one job, its failure caught as its outcome (the boundary of a worker)."""
+    try:
+        return Outcome(job, function(shared, job))
+    except Exception as error:
+        return Outcome(job, None, f"{type(error).__name__}: {error}")
+
+
+class Serial:
+    """Every run in this process, one after another (``--workers 1``)."""
+
+    def run(
+        self,
+        function: Callable[[Any, J], R],
+        shared: object,
+        jobs: Sequence[J],
+        done: Done | None = None,
+    ) -> list[Outcome[J, R]]:
+        outcomes = []
+        for count, job in enumerate(jobs, 1):
+            outcomes.append(attempt(function, shared, job))
+            if done is not None:
+                done(count)
+        return outcomes
+
+    def close(self) -> None:
+        pass
+
+
+_SHARED: dict[str, object] = {}
+"""The shared input of this worker process, by token (a worker keeps the last only)."""
+
+
+def unpickled(token: str, data: bytes) -> object:
+    """The shared input, unpickled the first time this process sees ``token``."""
+    if token not in _SHARED:
+        _SHARED.clear()
+        _SHARED[token] = pickle.loads(data)
+    return _SHARED[token]
+
+
+def _install(token: str, data: bytes) -> None:
+    """A local worker's initializer: the shared input, unpickled once as it starts."""
+    unpickled(token, data)
+
+
+def _pooled(token: str, function: Callable[[Any, J], R], job: J) -> Outcome[J, R]:
+    return attempt(function, _SHARED[token], job)
+
+
+def shipped(shared: object) -> tuple[str, bytes]:
+    """The shared input pickled once, with a token that names it in the workers."""
+    data = pickle.dumps(shared, protocol=pickle.HIGHEST_PROTOCOL)
+    return f"{os.getpid()}-{id(shared)}-{len(data)}", data
+
+
+class LocalPool:
+    """Runs in ``workers`` local processes (``--workers N``): each worker unpickles the
+    shared input once, when it starts (``spawn``: no state of this process leaks in)."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+
+    def run(
+        self,
+        function: Callable[[Any, J], R],
+        shared: object,
+        jobs: Sequence[J],
+        done: Done | None = None,
+    ) -> list[Outcome[J, R]]:
+        token, data = shipped(shared)
+        results: dict[int, Outcome[J, R]] = {}
+        pending = list(range(len(jobs)))
+        alone = False  # after a worker died: each job in a pool of its own
+        while pending:
+            groups = [[index] for index in pending] if alone else [pending]
+            for group in groups:
+                self._pool(function, token, data, jobs, group, results, done)
+            failed = [i for i in pending if i not in results]
+            pending, alone = failed, True
+        return [results[index] for index in range(len(jobs))]
+
+    def _pool(
+        self,
+        function: Callable[[Any, J], R],
+        token: str,
+        data: bytes,
+        jobs: Sequence[J],
+        indices: list[int],
+        results: dict[int, Outcome[J, R]],
+        done: Done | None,
+    ) -> None:
+        """Run ``indices`` in one pool; a worker that dies fails the pool's unfinished
+        runs, which stay out of ``results`` (and run again alone) unless they ran alone."""
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+        from concurrent.futures.process import BrokenProcessPool
+
+        context = multiprocessing.get_context("spawn")
+        workers = min(self.workers, len(indices))
+        with ProcessPoolExecutor(
+            workers, context, initializer=_install, initargs=(token, data)
+        ) as pool:
+            futures = {pool.submit(_pooled, token, function, jobs[i]): i for i in indices}
+            for future in as_completed(futures):
+                index = futures[future]
+                try:
+                    results[index] = future.result()
+                except BrokenProcessPool:
+                    if len(indices) == 1:
+                        results[index] = Outcome(jobs[index], None, "the worker process died")
+                    continue
+                if done is not None:
+                    done(len(results))
+
+    def close(self) -> None:
+        pass
+
+
+def engine_for(workers: int | None) -> Engine:
+    """``--workers N`` (default: the machine's cores; 1 runs in this process)."""
+    count = workers or os.cpu_count() or 1
+    return Serial() if count == 1 else LocalPool(count)
