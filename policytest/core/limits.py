@@ -157,12 +157,17 @@ class TooDeep(PolicytestError):
 class NodeCounter:
     """Called once per node as it is composed; raises :class:`TooManyNodes` past the
     file's limit or past what the invocation has left, whichever comes first (one
-    comparison per node: the invocation is charged by whoever composes, afterwards)."""
+    comparison per node: the invocation is charged by whoever composes, afterwards).
+
+    ``aliases`` counts the aliases composed (a composer that cannot tell counts one for
+    a text that may hold any): a tree without them is a tree, which every walk visits
+    node by node, and one with them has its expansion charged once it is composed."""
 
     def __init__(self, limit: int, invocation_left: int | None = None) -> None:
         self.limit = limit
         self.left = limit if invocation_left is None else min(limit, invocation_left)
         self._spent = invocation_left is not None and invocation_left < limit
+        self.aliases = 0
 
     @classmethod
     def of(cls, limits: Limits) -> NodeCounter:

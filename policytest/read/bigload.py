@@ -113,6 +113,7 @@ class _EventComposer:
             found = self.anchors.get(event.anchor)
             if found is None:
                 raise _Refused
+            self.count.aliases += 1
             return found
         anchor = event.anchor
         if anchor is not None and anchor in self.anchors:

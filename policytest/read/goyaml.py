@@ -327,9 +327,9 @@ class Budget:
         """Count one visited node; raise :class:`DecodeLimit` past the limits."""
         self.remaining -= 1
         if self.remaining < 0:
-            raise DecodeLimit("document expands to too many nodes (alias bomb?); not decoded", node)
+            raise DecodeLimit(_TOO_MANY_NODES, node)
         if depth > self.max_depth:
-            raise DecodeLimit(f"document nests deeper than {self.max_depth} levels", node)
+            raise DecodeLimit(_too_deep(self.max_depth), node)
         if node.__class__ is not ScalarNode:
             self._revisit(node)
 
@@ -341,15 +341,95 @@ class Budget:
         items = node.value if isinstance(node, SequenceNode) else _flat(node.value)
         self.aliased -= 1 + sum(1 for item in items if item.__class__ is ScalarNode)
         if self.aliased < 0:
-            raise DecodeLimit(
-                "document reaches too many nodes through aliases (an alias bomb?); "
-                "not decoded (raise the limit with --limit alias-nodes=N)",
-                node,
-            )
+            raise DecodeLimit(_TOO_MANY_ALIASED, node)
+
+
+_TOO_MANY_NODES = "document expands to too many nodes (alias bomb?); not decoded"
+_TOO_MANY_ALIASED = (
+    "document reaches too many nodes through aliases (an alias bomb?); "
+    "not decoded (raise the limit with --limit alias-nodes=N)"
+)
+_SELF_HOLDING = (
+    "an alias refers to a node that holds it, so the document never ends "
+    "(yaml.v2: anchor value contains itself); not decoded"
+)
+
+
+def _too_deep(max_depth: int) -> str:
+    return f"document nests deeper than {max_depth} levels"
 
 
 def _flat(pairs: list[tuple[Node, Node]]) -> list[Node]:
     return [item for pair in pairs for item in pair]
+
+
+def charge_expansion(root: Node, limits: Limits) -> None:
+    """Charge a composed document that holds aliases with everything a walk of it may
+    reach (every key and value, aliases and merge keys followed), as a :class:`Budget`
+    would charge that walk; raise :class:`DecodeLimit` past ``max_nodes``,
+    ``max_alias_nodes`` or ``max_depth``.
+
+    The reader calls this as it composes, so no later walk (decoding, recognising, the
+    search for configs nested in a wrapper, merge keys, the checks) can reach more nodes,
+    reach shared nodes more often, or nest deeper than the limits allow: a billion-laughs
+    document is refused here, whoever would have walked it. It does not walk the
+    expansion: it counts, over the distinct nodes in topological order, how many times a
+    walk reaches each one (the paths from the root to it), so its cost is that of the
+    composed graph, however far the aliases would reach."""
+    order = _topological(root)
+    reached = {id(root): 1}
+    deepest = {id(root): 0}
+    nodes_left, aliased_left = limits.max_nodes, limits.max_alias_nodes
+    for node in order:
+        paths, depth = reached[id(node)], deepest[id(node)]
+        nodes_left -= paths
+        if nodes_left < 0:
+            raise DecodeLimit(_TOO_MANY_NODES, node)
+        if depth > limits.max_depth:
+            raise DecodeLimit(_too_deep(limits.max_depth), node)
+        if node.__class__ is ScalarNode:
+            continue
+        items = node.value if node.__class__ is SequenceNode else _flat(node.value)
+        if paths > 1:  # reached again through aliases: charged as Budget charges it
+            scalars = sum(1 for item in items if item.__class__ is ScalarNode)
+            aliased_left -= (paths - 1) * (1 + scalars)
+            if aliased_left < 0:
+                raise DecodeLimit(_TOO_MANY_ALIASED, node)
+        for item in items:
+            key = id(item)
+            reached[key] = reached.get(key, 0) + paths
+            if deepest.get(key, -1) <= depth:
+                deepest[key] = depth + 1
+
+
+def _topological(root: Node) -> list[Node]:
+    """The distinct nodes under ``root``, each before every node it holds; raise
+    :class:`DecodeLimit` for a node that holds itself (``&a [*a]``: yaml.v2 refuses it,
+    "anchor value contains itself", and its expansion has no end)."""
+    finished: list[Node] = []
+    state: dict[int, bool] = {}  # False while a node's items are being visited
+    stack: list[tuple[Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            state[id(node)] = True
+            finished.append(node)
+            continue
+        seen = state.get(id(node))
+        if seen is False:
+            raise DecodeLimit(_SELF_HOLDING, node)
+        if seen:
+            continue
+        state[id(node)] = False
+        stack.append((node, True))
+        if node.__class__ is SequenceNode:
+            stack.extend((item, False) for item in node.value if not state.get(id(item)))
+        elif node.__class__ is MappingNode:
+            stack.extend(
+                (item, False) for pair in node.value for item in pair if not state.get(id(item))
+            )
+    finished.reverse()
+    return finished
 
 
 OnDuplicate = Callable[[MappingNode, ScalarNode], None]

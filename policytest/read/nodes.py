@@ -77,7 +77,13 @@ class Node:
         self.end_mark = end_mark
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}(tag={self.tag!r}, value={self.value!r})"
+        """The node alone, never its items: a repr that recursed into them would walk
+        every alias (a traceback's or a debugger's repr of an alias bomb never ends)."""
+        mark = self.start_mark
+        where = f"line {mark.line + 1}, column {mark.column + 1}"
+        if isinstance(self.value, str):
+            return f"{type(self).__name__}(tag={self.tag!r}, value={self.value!r}, {where})"
+        return f"{type(self).__name__}(tag={self.tag!r}, {len(self.value)} items, {where})"
 
 
 class ScalarNode(Node):

@@ -18,6 +18,7 @@ from __future__ import annotations
 import enum
 import os
 import re
+from collections.abc import Iterable
 
 from policytest.core.limits import Limits, NodeCounter
 from policytest.core.records import replace
@@ -92,52 +93,124 @@ def _meant_as_kube_config(kind: str | None) -> bool:
 
 
 def expand(document: Document, limits: Limits) -> list[tuple[Document, Kind]]:
-    """The documents to check inside ``document``: itself, List items, ConfigMap data."""
-    root = document.root
-    kind = scalar(child(root, "kind"))
-    if kind == "List":
+    """The documents to check inside ``document``: itself, List items, ConfigMap data.
+
+    One search per document: a node reached again through an alias (a List item, a
+    wrapped ConfigMap) is searched once, so its configs are found once, and every
+    ConfigMap value composed in it shares one ``yaml-nodes`` budget (a value shared by
+    many ConfigMaps through an alias is charged each time it is composed)."""
+    return _Search(limits).expand(document)
+
+
+class _Search:
+    """The search of one document: what it has visited and the node budget it shares."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self.budget = NodeCounter.of(limits)
+        self.searched: set[int] = set()
+
+    def first_visit(self, node: Node) -> bool:
+        """Whether ``node`` is reached for the first time (the document holds it, so its
+        id is never reused during the search)."""
+        if id(node) in self.searched:
+            return False
+        self.searched.add(id(node))
+        return True
+
+    def expand(self, document: Document) -> list[tuple[Document, Kind]]:
+        root = document.root
+        kind = scalar(child(root, "kind"))
+        if kind == "List":
+            found: list[tuple[Document, Kind]] = []
+            for item in sequence_items(child(root, "items"))[: self.limits.max_documents]:
+                if self.first_visit(item):
+                    found.extend(self.expand(document.item(item)))
+            return found
+        if kind == "ConfigMap":
+            return self.configmap_documents(document)
+        recognised = kind_of(root)
+        if recognised is Kind.OTHER and _is_volcano_file(document):
+            return [(document, Kind.VOLCANO)]
+        if recognised is Kind.OTHER:
+            return self.wrapped(document)
+        return [(document, recognised)]
+
+    def wrapped(self, document: Document) -> list[tuple[Document, Kind]]:
+        """The configs a wrapper holds wherever they are nested (an Ansible task's
+        ``definition``, a knavigator workflow's ``params``, a bare ``data:`` fragment,
+        a chart's values): only the unmistakable ones, a ConfigMap (``kind: ConfigMap``,
+        or a ``data`` mapping with a ``volcano-scheduler.conf`` key), a
+        ``KubeSchedulerConfiguration`` or a chart value the chart writes into its
+        scheduler's ConfigMap (Volcano's ``custom.scheduler_config_override``). Positions
+        stay those of the file: each one is a sub-tree of this document, or a string in it."""
         found: list[tuple[Document, Kind]] = []
-        for item in sequence_items(child(root, "items"))[: limits.max_documents]:
-            found.extend(expand(document.item(item), limits))
+        pending: list[Node] = [document.root]
+        while pending and len(found) < self.limits.max_documents:
+            node = pending.pop()
+            if isinstance(node, MappingNode):
+                found.extend(_chart_values(document, node, self.limits, self.budget))
+                holder = _holder_kind(node)
+                if holder is not None:
+                    item = document.item(node)
+                    found.extend(
+                        self.configmap_documents(item)
+                        if holder == "ConfigMap"
+                        else [(item, Kind.KUBE_SCHEDULER)]
+                    )
+                    continue
+                items: Iterable[Node] = (value for _, value in reversed(node.value))
+            else:
+                items = reversed(sequence_items(node))
+            pending.extend(item for item in items if self.first_visit(item))
         return found
-    if kind == "ConfigMap":
-        return _configmap_documents(document, limits)
-    recognised = kind_of(root)
-    if recognised is Kind.OTHER and _is_volcano_file(document):
-        return [(document, Kind.VOLCANO)]
-    if recognised is Kind.OTHER:
-        return _wrapped(document, limits)
-    return [(document, recognised)]
 
-
-def _wrapped(document: Document, limits: Limits) -> list[tuple[Document, Kind]]:
-    """The configs a wrapper holds wherever they are nested (an Ansible task's
-    ``definition``, a knavigator workflow's ``params``, a bare ``data:`` fragment, a
-    chart's values): only the unmistakable ones, a ConfigMap (``kind: ConfigMap``, or a
-    ``data`` mapping with a ``volcano-scheduler.conf`` key), a ``KubeSchedulerConfiguration``
-    or a chart value the chart writes into its scheduler's ConfigMap (Volcano's
-    ``custom.scheduler_config_override``). Positions stay those of the file: each one is
-    a sub-tree of this document, or a string in it."""
-    found: list[tuple[Document, Kind]] = []
-    pending: list[Node] = [document.root]
-    budget = NodeCounter.of(limits)
-    while pending and len(found) < limits.max_documents:
-        node = pending.pop()
-        if isinstance(node, MappingNode):
-            found.extend(_chart_values(document, node, limits, budget))
-            holder = _holder_kind(node)
-            if holder is not None:
-                item = document.item(node)
-                found.extend(
-                    _configmap_documents(item, limits)
-                    if holder == "ConfigMap"
-                    else [(item, Kind.KUBE_SCHEDULER)]
-                )
+    def configmap_documents(self, document: Document) -> list[tuple[Document, Kind]]:
+        """The configs in a ConfigMap's ``data`` (strings) and ``binaryData`` (base64),
+        and the values meant as configs that Kubernetes would refuse."""
+        metadata = child(document.root, "metadata") or document.root
+        name = scalar(child(metadata, "name")) or ""
+        owner = Embedding(name, "", namespace=scalar(child(metadata, "namespace")) or "")
+        found: list[tuple[Document, Kind]] = []
+        for section in ("data", "binaryData"):
+            values = child(document.root, section)
+            if not isinstance(values, MappingNode):
                 continue
-            pending.extend(value for _, value in reversed(node.value))
-        else:
-            pending.extend(reversed(sequence_items(node)))
-    return found
+            for key_node, value_node in mapping_items(values):
+                embedding = replace(owner, key=str(key_node.value))
+                found.extend(self.configmap_value(document, section, embedding, value_node))
+        return found
+
+    def configmap_value(
+        self, document: Document, section: str, embedding: Embedding, value_node: Node
+    ) -> list[tuple[Document, Kind]]:
+        """The config one ConfigMap value holds, if any (see :meth:`configmap_documents`)."""
+        name, key = embedding.configmap, embedding.key
+        if not isinstance(value_node, ScalarNode):
+            if _named_as_config(key) or kind_of(value_node) in _SCHEDULER_KINDS:
+                what = "a mapping" if isinstance(value_node, MappingNode) else "a list"
+                problem = (
+                    f"`{section}.{key}` of ConfigMap `{name}` is {what}, not a string: "
+                    f"Kubernetes refuses the ConfigMap ({section} values are strings), so "
+                    f"the scheduler keeps its previous configuration; write `{key}: |` "
+                    "and indent the config under it"
+                )
+                return [_unusable(document, value_node, embedding, problem)]
+            return []
+        decoded, problem = (None, "") if section == "data" else _binary_text(value_node)
+        if section != "data" and decoded is None:
+            if _named_as_config(key):
+                message = f"`binaryData.{key}` of ConfigMap `{name}` {problem}"
+                return [_unusable(document, value_node, embedding, message)]
+            return []
+        text = scalar_text(value_node) if decoded is None else decoded
+        if key != VOLCANO_CONF_NAME and not _may_hold_config(text):
+            return []
+        embedded = _embedded_document(
+            document, value_node, embedding, self.limits, self.budget, decoded
+        )
+        embedded_kind = _embedded_kind(embedded, key)
+        return [] if embedded_kind is None else [(embedded, embedded_kind)]
 
 
 def _holder_kind(node: MappingNode) -> str | None:
@@ -212,50 +285,6 @@ def _is_volcano_file(document: Document) -> bool:
 
 
 _SCHEDULER_KINDS = (Kind.VOLCANO, Kind.KUBE_SCHEDULER, Kind.KUBE_POLICY)
-
-
-def _configmap_documents(document: Document, limits: Limits) -> list[tuple[Document, Kind]]:
-    """The configs in a ConfigMap's ``data`` (strings) and ``binaryData`` (base64), and
-    the values meant as configs that Kubernetes would refuse."""
-    metadata = child(document.root, "metadata") or document.root
-    name = scalar(child(metadata, "name")) or ""
-    namespace = scalar(child(metadata, "namespace")) or ""
-    found: list[tuple[Document, Kind]] = []
-    # one node budget for all the values: 13 values of 595,000 nodes each cost 61 s
-    # and 2.95 GB when each had the file's budget of its own
-    budget = NodeCounter.of(limits)
-    for section in ("data", "binaryData"):
-        values = child(document.root, section)
-        if not isinstance(values, MappingNode):
-            continue
-        for key_node, value_node in mapping_items(values):
-            key = str(key_node.value)
-            embedding = Embedding(name, key, namespace=namespace)
-            if not isinstance(value_node, ScalarNode):
-                if _named_as_config(key) or kind_of(value_node) in _SCHEDULER_KINDS:
-                    what = "a mapping" if isinstance(value_node, MappingNode) else "a list"
-                    problem = (
-                        f"`{section}.{key}` of ConfigMap `{name}` is {what}, not a string: "
-                        f"Kubernetes refuses the ConfigMap ({section} values are strings), so "
-                        f"the scheduler keeps its previous configuration; write `{key}: |` "
-                        "and indent the config under it"
-                    )
-                    found.append(_unusable(document, value_node, embedding, problem))
-                continue
-            decoded, problem = (None, "") if section == "data" else _binary_text(value_node)
-            if section != "data" and decoded is None:
-                if _named_as_config(key):
-                    message = f"`binaryData.{key}` of ConfigMap `{name}` {problem}"
-                    found.append(_unusable(document, value_node, embedding, message))
-                continue
-            text = scalar_text(value_node) if decoded is None else decoded
-            if key != VOLCANO_CONF_NAME and not _may_hold_config(text):
-                continue
-            embedded = _embedded_document(document, value_node, embedding, limits, budget, decoded)
-            embedded_kind = _embedded_kind(embedded, key)
-            if embedded_kind is not None:
-                found.append((embedded, embedded_kind))
-    return found
 
 
 def _named_as_config(key: str) -> bool:

@@ -262,7 +262,7 @@ def compose_all(text: str, limits: Limits, count: NodeCounter | None = None) -> 
     _refuse_deep_flow(text, limits.max_depth)
     roots: list[Node] = []
     count = count or NodeCounter.of(limits)
-    before = count.left
+    before, aliases = count.left, count.aliases
     try:
         for root in _composed(text, limits.max_depth, count):
             if _is_empty(root):
@@ -274,6 +274,8 @@ def compose_all(text: str, limits: Limits, count: NodeCounter | None = None) -> 
                     root.start_mark.column,
                 )
             roots.append(root)
+        if count.aliases > aliases:
+            _charge_expansions(roots, limits)
     except TooManyNodes as exc:
         message = (
             limits.refuse("yaml-nodes", "YAML nodes")
@@ -293,6 +295,19 @@ def compose_all(text: str, limits: Limits, count: NodeCounter | None = None) -> 
     finally:
         limits.charge("yaml-nodes", before - max(count.left, 0))
     return roots
+
+
+def _charge_expansions(roots: list[Node], limits: Limits) -> None:
+    """Refuse a text whose documents expand, through their aliases, beyond what one
+    walk may visit (see :func:`policytest.read.goyaml.charge_expansion`)."""
+    from policytest.read.goyaml import DecodeLimit, charge_expansion
+
+    for root in roots:
+        try:
+            charge_expansion(root, limits)
+        except DecodeLimit as exc:
+            mark = exc.node.start_mark
+            raise ParseFailure(str(exc), mark.line, mark.column) from exc
 
 
 SMALL_TEXT = 128 * 1024
@@ -385,6 +400,8 @@ def _pure_composed(text: str, count: NodeCounter) -> Iterator[Node]:
             super().descend_resolver(parent, index)
 
     yaml.Resolver = CountingResolver
+    if "*" in text:
+        count.aliases += 1  # may hold one: the copy keeps them shared, uncounted
     try:
         for root in yaml.compose_all(io.StringIO(text)):
             yield adopted(root)

@@ -17,9 +17,10 @@ from pathlib import Path
 
 import pytest
 
-from policytest.core.limits import DEFAULT_LIMITS, Limits, describe, limit_names
+from policytest.core.limits import DEFAULT_LIMITS, Limits, NodeCounter, describe, limit_names
 from policytest.core.options import CheckOptions
 from policytest.harness.suite import run_file
+from policytest.read import bigload
 from policytest.read.goyaml import Budget, DecodeLimit, decode
 from policytest.read.source import read_bytes
 from tests.conftest import RunLine
@@ -228,11 +229,19 @@ def test_pods_brought_in_by_merge_keys_count_too(repo: Path) -> None:
 # --- the alias budget ---------------------------------------------------------------------
 
 
+def test_alias_bomb_is_refused_as_it_is_read() -> None:
+    source = read_bytes("bomb.yaml", alias_bomb(), DEFAULT_LIMITS)
+    (problem,) = source.problems
+    assert not source.documents
+    assert (problem.rule, problem.line, problem.column) == ("PT001", 7, 5)
+    assert "reaches too many nodes through aliases (an alias bomb?)" in problem.message
+
+
 def test_alias_bomb_stops_at_the_alias_budget_not_the_node_budget() -> None:
-    (document,) = read_bytes("bomb.yaml", alias_bomb(), DEFAULT_LIMITS).documents
+    (root,) = bigload.compose_all(alias_bomb().decode(), 200, NodeCounter(1_000))
     budget = Budget.of(DEFAULT_LIMITS)
     with pytest.raises(DecodeLimit, match="through aliases"):
-        decode(document.root, document.text, budget=budget)
+        decode(root, alias_bomb().decode(), budget=budget)
     spent = DEFAULT_LIMITS.max_nodes - budget.remaining
     assert spent <= 2 * DEFAULT_LIMITS.max_alias_nodes  # far short of the 1,000,000 budget
 
