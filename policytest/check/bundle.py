@@ -173,26 +173,47 @@ def read_bundle(
         sibling = os.path.join(directory, name) if os.path.dirname(path) else name
         if os.path.normpath(sibling) == os.path.normpath(path):
             continue
-        try:
-            data = read_regular(sibling, limits.max_file_bytes, root)
-        except (Refused, OSError):
+        data = _sibling_bytes(sibling, root, limits)
+        if data is None:
             continue  # what cannot be read is no evidence
         if name == "Chart.yaml":
             chart = _chart(sibling, read_bytes(sibling, data, limits).documents)
         elif _HINT.search(data.decode("utf-8", "replace")):
             files.append((sibling, read_bytes(sibling, data, limits).documents))
+        else:
+            limits.charge("file-bytes", len(data))  # read_bytes charges what it reads
     return replace(scan(files), chart=chart)
+
+
+_MAX_SIBLING_BYTES = 1 << 20
+"""A manifest that runs a scheduler, or a ``Chart.yaml``, is a few KiB: a larger file
+beside a config is no evidence and is not read further (200 files of 16 MiB would
+otherwise be read for every directory holding a config)."""
+
+
+def _sibling_bytes(path: str, root: str | None, limits: Limits) -> bytes | None:
+    """The bytes of a file beside a config, or ``None``: unreadable, larger than
+    :data:`_MAX_SIBLING_BYTES`, or past the invocation's ``total-file-bytes``."""
+    left = limits.left("file-bytes")
+    size = min(limits.max_file_bytes, _MAX_SIBLING_BYTES)
+    if left is not None and left < size:
+        return None
+    try:
+        data = read_regular(path, size + 1, root)
+    except (Refused, OSError):
+        return None
+    if len(data) > size:
+        limits.charge("file-bytes", len(data))
+        return None
+    return data
 
 
 def _chart_above(directory: str, root: str | None, limits: Limits) -> Chart | None:
     """The chart whose ``config/`` holds a config (Volcano's chart keeps the confs its
     ``basic.scheduler_config_file`` names there)."""
     path = os.path.join(os.path.dirname(directory) or ".", "Chart.yaml")
-    try:
-        data = read_regular(path, limits.max_file_bytes, root)
-    except (Refused, OSError):
-        return None
-    return _chart(path, read_bytes(path, data, limits).documents)
+    data = _sibling_bytes(path, root, limits)
+    return None if data is None else _chart(path, read_bytes(path, data, limits).documents)
 
 
 _CLUSTER_KINDS = frozenset({"Cluster", "ClusterConfiguration"})

@@ -139,6 +139,19 @@ def test_a_scheduler_in_the_same_file_is_evidence_without_a_mount(
     assert "Deployment `kube-arch-scheduler` in this file (" in str(found[0]["message"])
 
 
+def test_a_file_beside_the_config_over_a_mebibyte_is_no_evidence(
+    run_line: RunLine, tmp_path: Path
+) -> None:
+    """A scheduler's manifest is a few KiB: a hostile bundle of 200 files of 16 MiB is
+    not read in full for every config beside it."""
+    shutil.copytree(BUNDLES / "kube-arch-scheduler", tmp_path / "bundle")
+    deployment = tmp_path / "bundle" / "deployment.yaml"
+    padding = "# " + "x" * 1022 + "\n"
+    deployment.write_text(deployment.read_text("utf-8") + padding * 1024, "utf-8")
+    found = _findings(run_line, tmp_path / "bundle" / "scheduler-config.yaml")
+    assert {(f["rule"], f["severity"]) for f in found} == {("KS020", "error")}
+
+
 @pytest.mark.parametrize(
     ("image", "family", "build"),
     [
