@@ -17,6 +17,9 @@ from policytest.commands.common import (
 from policytest.commands.progress import add_quiet_option
 
 FORMATS = ("text", "html")
+FAIL_ON = ("never", "failure")
+"""When ``explain`` exits 1 although it wrote its report: never (a report command, as
+``simulate``), or when a case it explains does not pass (``--fail-on failure``)."""
 
 
 def configure(subparsers: Any) -> None:
@@ -34,6 +37,13 @@ def configure(subparsers: Any) -> None:
         default="text",
         help="text for terminals, html for a self-contained page that draws the packing "
         "(default: text)",
+    )
+    parser.add_argument(
+        "--fail-on",
+        choices=FAIL_ON,
+        default="never",
+        help="exit 1 when a case it explains fails or errors (failure), or only when it "
+        "cannot explain (never, the default: a report, not a test; `run` is the test)",
     )
     add_top_options(parser)
     add_fixture_options(parser)
@@ -81,4 +91,5 @@ def execute(args: Any) -> int:
         write("\n".join(render_case(result, args.top, color=color) for result in results))
     from policytest.harness.suite import RunReport
 
-    return int(ExitCode.OK if RunReport(tuple(results)).ok else ExitCode.FINDINGS)
+    failed = args.fail_on == "failure" and not RunReport(tuple(results)).ok
+    return int(ExitCode.FINDINGS if failed else ExitCode.OK)

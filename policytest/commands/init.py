@@ -51,7 +51,7 @@ def configure(subparsers: Any) -> None:
         default=None,
         metavar="FILE",
         help="the fixture to write (default: fixtures/<config name>.policytest.yaml); an "
-        "existing file is never replaced",
+        "existing file is never replaced; - prints it (its config path as from fixtures/)",
     )
     add_scheduler_options(parser)
     parser.set_defaults(execute=execute)
@@ -77,7 +77,9 @@ def execute(args: Any) -> int:
     except scaffold.ScaffoldError as error:
         return usage_error(f"--pod: {error}")
     name = os.path.basename(args.config).split(".")[0]
-    output = args.output or os.path.join("fixtures", f"{name}.policytest.yaml")
+    default = os.path.join("fixtures", f"{name}.policytest.yaml")
+    output = args.output or default
+    printed = output == "-"
     scheduler, findings = config_scheduler(args.config, None, check_options(args))
     if scheduler is None:
         refused = [f for f in findings if f.severity is Severity.ERROR] or findings
@@ -85,9 +87,18 @@ def execute(args: Any) -> int:
             sys.stderr.write(f"policytest: error: {text(describe(finding))}\n")
         sys.stderr.write(f"policytest: no fixture written: {text(args.config)} is not usable\n")
         return int(ExitCode.FINDINGS)
-    reference = scaffold.config_reference(args.config, output)
+    reference = scaffold.config_reference(args.config, default if printed else output)
+    fixture = scaffold.fixture_text(name, reference, nodes, pod)
+    if printed:
+        sys.stdout.write(fixture)
+        sys.stderr.write(
+            f"policytest: its config path is relative to {text(os.path.dirname(default))}/; "
+            "save it there, then `policytest run --update FILE` records what the scheduler "
+            "does, for you to review\n"
+        )
+        return int(ExitCode.OK)
     try:
-        scaffold.write_new(output, scaffold.fixture_text(name, reference, nodes, pod))
+        scaffold.write_new(output, fixture)
     except FileExistsError:
         return usage_error(f"{output} exists; name another file with -o")
     except OSError as error:

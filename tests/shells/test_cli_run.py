@@ -161,6 +161,24 @@ def test_explain_one_case_and_unknown_case(run_line: RunLine, bundled_repo: Path
     assert run_line(["explain", path, "--case", "nope"]).exit_code == 2
 
 
+@pytest.mark.parametrize("report", ["text", "html"])
+def test_explain_exits_0_once_it_wrote_its_report_unless_asked(
+    run_line: RunLine, bundled_repo: Path, report: str
+) -> None:
+    """A report command: ``explain --format html > report.html`` on a failing case wrote
+    its report and exits 0; ``--fail-on failure`` makes a failing case exit 1."""
+    path = bundled_repo / "fixtures" / "kube-most-allocated.policytest.yaml"
+    path.write_text(
+        path.read_text().replace("[node-1, node-2, node-3]", "[node-3, node-2, node-1]")
+    )
+    argv = ["explain", path, "--case", "one pod", "--format", report]
+    assert run_line(["run", path]).exit_code == 1
+    explained = run_line(argv)
+    assert explained.exit_code == 0, explained
+    assert "node-3" in explained.stdout
+    assert run_line([*argv, "--fail-on", "failure"]).exit_code == 1
+
+
 @pytest.mark.parametrize(
     ("name", "plugin"),
     [

@@ -142,3 +142,17 @@ def test_update_fills_a_sequence_decided_by_ties_with_what_ties_cannot_change(
     assert "expect: {ranking: [[a, b]]}" in text
     assert "expect: {nodesUsed: 2, pending: 0}" in text
     assert run_line(["run"]).exit_code == 0
+
+
+def test_init_prints_the_fixture_with_dash(run_line: RunLine, repo: Path) -> None:
+    """``-o -`` prints what the default file would hold (its config path as from
+    fixtures/), writes no file, and says where the path is relative to."""
+    printed = run_line([*INIT, "-o", "-"])
+    assert printed.exit_code == 0, printed
+    assert printed.stdout.startswith("# Written by `policytest init`.")
+    assert 'config: "../deploy/volcano-scheduler.conf"' in printed.stdout
+    assert "relative to fixtures/" in printed.stderr
+    assert not (repo / "fixtures").exists() and not (repo / "-").exists()
+    (repo / "fixtures").mkdir()
+    (repo / WRITTEN).write_text(printed.stdout)
+    assert run_line(["run", "--update"]).exit_code == 0

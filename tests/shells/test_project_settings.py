@@ -155,9 +155,9 @@ def test_run_does_not_take_the_settings_file_for_a_fixture(
 
 def test_explain_reads_the_settings(run_line: RunLine, project: Path) -> None:
     fixture = "fixtures/gang-packing.policytest.yaml"
-    assert run_line(["explain", fixture]).exit_code == 0
+    assert run_line(["explain", fixture, "--fail-on", "failure"]).exit_code == 0
     (project / ".policytest.yaml").unlink()
-    assert run_line(["explain", fixture]).exit_code == 1
+    assert run_line(["explain", fixture, "--fail-on", "failure"]).exit_code == 1
 
 
 def test_simulate_reads_the_settings(run_line: RunLine, project: Path) -> None:
