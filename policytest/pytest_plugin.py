@@ -348,11 +348,13 @@ class CaseItem(pytest.Item):
         if result.corrections:
             lines.append("as the scheduler loads the config:")
             lines += [f"  {text(correction)}" for correction in result.corrections]
-        lines.append(
-            "(run with --policytest-update to accept the actual results)"
-            if self.result.status == "failed"
-            else ""
-        )
+        if self.result.status == "failed":  # after an update, the lines above say why
+            updated = self.config.getoption("policytest_update")
+            lines.append(
+                "(--policytest-update could not make this case pass)"
+                if updated
+                else "(run with --policytest-update to accept the actual results)"
+            )
         # the file as pytest names it (relative to its rootdir): a report shows no
         # absolute path of the checkout
         return "\n".join(lines).rstrip().replace(str(self.path), self.nodeid.split("::")[0])
