@@ -65,8 +65,9 @@ def add_scheduler_options(parser: argparse.ArgumentParser) -> None:
         "--settings",
         default=None,
         metavar="FILE",
-        help="the project settings file (default: the nearest .policytest.yaml in the "
-        "working directory or above it); flags override it",
+        help="the project settings file (default: the nearest .policytest.yaml from the "
+        "working directory up to the root: the git checkout's top, else the working "
+        "directory); flags override it",
     )
     group.add_argument(
         "--no-settings",
@@ -257,7 +258,7 @@ def describe_settings(args: Any) -> str:
     """Which settings file this run read and what it changes, for ``--verbose``."""
     settings: ProjectSettings = args.project_settings
     if settings.path is None:
-        why = "--no-settings" if args.no_settings else "no .policytest.yaml here or above"
+        why = "--no-settings" if args.no_settings else _not_found(getattr(args, "root", None))
         return f"settings: none read ({why})"
     said = [
         f"{key} {', '.join(value) if isinstance(value, tuple) else value}"
@@ -278,6 +279,26 @@ def describe_settings(args: Any) -> str:
         settings.volcano_plugins
     )
     return f"settings: {settings.path} ({'; '.join(said) or 'nothing set'})"
+
+
+def _not_found(root: str | None) -> str:
+    """Where the search for ``.policytest.yaml`` looked, and the nearest file above that it
+    does not read (the rule is :func:`~policytest.read.project_settings.search_boundary`'s)."""
+    from policytest.read.project_settings import search_boundary, unread_settings
+
+    start = os.getcwd()
+    boundary = search_boundary(start, root)
+    if boundary == os.path.realpath(start):
+        looked = "in the working directory"
+        if root is None:
+            looked += ", which is in no git checkout: nothing above it is read"
+    else:
+        top = "--root" if root is not None else "the top of the git checkout"
+        looked = f"from the working directory up to {top}, {boundary}"
+    unread = unread_settings(start, root)
+    if unread is not None:
+        looked += f"; {unread} is above that, not read (--settings FILE or --root DIR reads it)"
+    return f"no .policytest.yaml {looked}"
 
 
 def checked_versions(settings: ProjectSettings) -> ProjectSettings:

@@ -2,8 +2,9 @@
 builds a repository's configs are written for, and which rules apply.
 
 It is found from the working directory upwards (the nearest one wins, up to the root:
-the git repository holding the working directory, or ``--root``; without git, the
-working directory only: a settings file above the checkout is never read), or named
+``--root``, else the top of the git checkout holding the working directory; without git,
+the working directory only: a settings file above the root is never read, as no config
+or snapshot above it is; ``--verbose`` names one it left unread), or named
 with ``--settings FILE`` (``--policytest-settings`` or the ``policytest_settings`` ini
 option in pytest). Every command and the pytest plugin read
 it; command-line flags override it. The file is checked here against
@@ -101,14 +102,35 @@ def options_from(settings: ProjectSettings, base: CheckOptions | None = None) ->
 
 
 def find_settings(start: str, root: str | None = None) -> str | None:
-    """The nearest settings file in ``start`` or a directory above it, up to ``root``
-    (default: the git repository holding ``start``, else ``start`` itself). A name that
-    exists but is not a regular file (a FIFO, a link to ``/dev/stdin``) is returned
-    too: reading it is refused with an error, never skipped in silence."""
+    """The nearest settings file in ``start`` or a directory above it, up to
+    :func:`search_boundary`. A name that exists but is not a regular file (a FIFO, a link
+    to ``/dev/stdin``) is returned too: reading it is refused with an error, never
+    skipped in silence."""
+    return _nearest(os.path.abspath(start), search_boundary(start, root))
+
+
+def search_boundary(start: str, root: str | None = None) -> str:
+    """The highest directory the search for a settings file reaches from ``start``: the
+    root a fixture's config must stay inside (``root``, else the git checkout holding
+    ``start``, else ``start`` itself: without git nothing above the working directory is
+    read, as no config or snapshot above it is)."""
     from policytest.read.paths import git_root
 
     directory = os.path.abspath(start)
-    boundary = os.path.realpath(root or git_root(directory) or directory)
+    return os.path.realpath(root or git_root(directory) or directory)
+
+
+def unread_settings(start: str, root: str | None = None) -> str | None:
+    """The nearest settings file above :func:`search_boundary`, which the search does not
+    read: named by ``--verbose`` so a user sees why it was not used."""
+    boundary = search_boundary(start, root)
+    parent = os.path.dirname(boundary)
+    return None if parent == boundary else _nearest(parent, None)
+
+
+def _nearest(directory: str, boundary: str | None) -> str | None:
+    """The first settings file in ``directory`` and the directories above it, stopping
+    after ``boundary`` (``None``: at the filesystem root)."""
     while True:
         for name in SETTINGS_NAMES:
             candidate = os.path.join(directory, name)

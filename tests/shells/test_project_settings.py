@@ -5,6 +5,7 @@ overridden by flags; a malformed file is a usage error naming file, line and key
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -441,3 +442,30 @@ def test_every_mistake_of_the_settings_file_is_reported_at_once(
     assert "; also line 2: key `ignor`: unknown key `ignor`; did you mean `ignore`?" in (
         result.stderr
     )
+
+
+def test_verbose_says_where_it_looked_and_what_it_left_unread(
+    run_line: RunLine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """issue 37: without git, `validate --verbose` said "no .policytest.yaml here or above"
+    while one lay above; the search stops at the root (as docs/settings.md says), and the
+    message says where it stopped and names the file it did not read."""
+    (tmp_path / ".policytest.yaml").write_text("ignore: [VB012]\n")
+    work = tmp_path / "project" / "sub"
+    work.mkdir(parents=True)
+    monkeypatch.chdir(work)
+    plain = run_line(["validate", "--verbose", "."])
+    assert (
+        "settings: none read (no .policytest.yaml in the working directory, which is in no "
+        f"git checkout: nothing above it is read; {tmp_path / '.policytest.yaml'} is above "
+        "that, not read (--settings FILE or --root DIR reads it))"
+    ) in plain.stderr
+    rooted = run_line(["validate", "--verbose", "--root", str(tmp_path), "."])
+    assert f"settings: {tmp_path / '.policytest.yaml'} (ignore VB012)" in rooted.stderr
+    (tmp_path / "project" / ".git").mkdir()
+    checkout = run_line(["validate", "--verbose", "."])
+    top = os.path.realpath(tmp_path / "project")
+    assert f"up to the top of the git checkout, {top}; " in checkout.stderr
+    (tmp_path / "project" / ".policytest.yml").write_text("ignore: [KS]\n")
+    found = run_line(["validate", "--verbose", "."]).stderr
+    assert f"settings: {tmp_path / 'project' / '.policytest.yml'} (ignore KS)" in found
