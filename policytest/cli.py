@@ -32,7 +32,24 @@ COMMANDS = (
     "init",
     "schema",
     "rules",
+    "completion",
 )
+
+DOCS = "https://github.com/policytest/policytest/blob/main/docs"
+"""Where the documentation lives: every help page ends with its page there."""
+DOCS_PAGES = {
+    "validate": "validating.md",
+    "run": "fixtures.md",
+    "explain": "fixtures.md",
+    "diff": "ci.md#policytest-diff",
+    "upgrade": "ci.md#policytest-upgrade",
+    "simulate": "fixtures.md",
+    "snapshot": "fixtures.md#real-clusters-snapshots",
+    "init": "fixtures.md",
+    "schema": "editors.md",
+    "rules": "rules.md",
+    "completion": "cli.md#shell-completion",
+}
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -42,6 +59,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser = _Parser(
         prog="policytest",
         description="Validate and test Kubernetes scheduler bin-packing configuration.",
+        epilog=f"docs: {DOCS}/cli.md (`policytest COMMAND --help` for one command)",
         formatter_class=_RawDescriptionFormatter,  # keeps --version's lines
     )
     parser.add_argument("--version", action="version", version=_version())
@@ -50,8 +68,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     )
     for name in (only,) if only in COMMANDS else COMMANDS:
         importlib.import_module(f"policytest.commands.{name}").configure(subparsers)
-    for command in subparsers.choices.values():  # its own usage for its own mistakes
+    for name, command in subparsers.choices.items():  # its own usage for its own mistakes
         command.set_defaults(command_parser=command)
+        command.epilog = f"docs: {DOCS}/{DOCS_PAGES[name]}"
     return parser
 
 

@@ -99,18 +99,51 @@ def add_scheduler_options(parser: argparse.ArgumentParser) -> None:
         help=f"refuse files larger than N bytes (default {Limits().max_file_bytes}; "
         "the same as --limit file-bytes=N)",
     )
-    defaults = Limits()
     group.add_argument(
         "--limit",
-        type=limit_setting,
-        action="append",
+        action=_LimitAction,
         default=[],
         metavar="NAME=N",
-        help="change an input limit (repeatable; see docs/robustness.md); the defaults: "
-        + ", ".join(
-            f"{name}={getattr(defaults, attribute)}" for attribute, name, _ in describe_limits()
-        ),
+        help="change an input limit (repeatable); `--limit help` lists the limits and "
+        "their defaults (docs/robustness.md)",
     )
+
+
+class _LimitAction(argparse.Action):
+    """``--limit NAME=N``, appended to the list of settings; ``--limit help`` prints
+    every limit with its default and exits."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        if values == "help":
+            write(limits_help())
+            parser.exit()
+        try:
+            setting = limit_setting(str(values))
+        except argparse.ArgumentTypeError as error:
+            parser.error(f"argument --limit: {error}")
+        setattr(namespace, self.dest, [*getattr(namespace, self.dest, []), setting])
+
+
+def limits_help() -> str:
+    """The input limits, one a line: name, default, what it bounds."""
+    defaults = Limits()
+    rows = [
+        (name, f"{getattr(defaults, attribute):,}", summary)
+        for attribute, name, summary in describe_limits()
+    ]
+    width = max(len(name) for name, _, _ in rows)
+    number = max(len(value) for _, value, _ in rows)
+    lines = [
+        "Input limits (--limit NAME=N; docs/robustness.md says what each refusal says):",
+        *(f"  {n:<{width}}  {v:>{number}}  {s}" for n, v, s in rows),
+    ]
+    return "\n".join(lines) + "\n"
 
 
 def add_output_format(parser: argparse.ArgumentParser, formats: Iterable[str]) -> None:
@@ -390,8 +423,26 @@ def rule_list(text: str) -> tuple[str, ...]:
     return listed
 
 
-def use_color(stream: TextIO) -> bool:
-    """Colour only on a terminal, and never when ``NO_COLOR`` is set."""
+COLOR_CHOICES = ("auto", "always", "never")
+
+
+def add_color_option(parser: argparse.ArgumentParser) -> None:
+    """``--color auto|always|never``: colour in text output."""
+    parser.add_argument(
+        "--color",
+        choices=COLOR_CHOICES,
+        default="auto",
+        help="colour the text output: auto (the default) colours it on a terminal, unless "
+        "NO_COLOR is set (FORCE_COLOR colours it anywhere); always and never override both",
+    )
+
+
+def use_color(stream: TextIO, choice: str = "auto") -> bool:
+    """Whether to colour what goes to ``stream``: as ``--color`` says (``choice``); for
+    ``auto``, never when ``NO_COLOR`` is set, always when ``FORCE_COLOR`` is, else on a
+    terminal only (https://no-color.org, https://force-color.org)."""
+    if choice != "auto":
+        return choice == "always"
     if os.environ.get("NO_COLOR"):
         return False
     if os.environ.get("FORCE_COLOR"):

@@ -12,6 +12,7 @@ import argparse
 import sys
 
 from policytest.commands.common import (
+    add_color_option,
     add_scheduler_options,
     check_options,
     checked_versions,
@@ -107,11 +108,12 @@ def add_review_options(parser: argparse.ArgumentParser, introducer: str) -> None
         help=f"exit 1 when {introducer} introduces error findings (findings, the default), "
         "also when any ranking or placement changes (ranking-change), or never",
     )
+    add_color_option(parser)
 
 
 def show_review(args: Any, report: DiffReport) -> int:
     """Print a review in the format asked for; its exit code for ``--fail-on``."""
-    color = args.format == "text" and use_color(sys.stdout)
+    color = args.format == "text" and use_color(sys.stdout, args.color)
     write(render_diff(args.format, report, color=color))
     code = report.exit_code(args.fail_on)
     invocation = getattr(args, "invocation", None)

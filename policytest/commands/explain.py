@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from policytest.commands.common import (
+    add_color_option,
     add_fixture_options,
     add_top_options,
     check_options,
@@ -46,6 +47,7 @@ def configure(subparsers: Any) -> None:
         "cannot explain (never, the default: a report, not a test; `run` is the test)",
     )
     add_top_options(parser)
+    add_color_option(parser)
     add_fixture_options(parser)
     add_quiet_option(parser)
     parser.set_defaults(execute=execute)
@@ -87,7 +89,7 @@ def execute(args: Any) -> int:
 
         write(render_cases("policytest explain", results, args.fixture))
     else:
-        color = use_color(sys.stdout)
+        color = use_color(sys.stdout, args.color)
         write("\n".join(render_case(result, args.top, color=color) for result in results))
     from policytest.harness.suite import RunReport
 

@@ -39,6 +39,8 @@ def execute(args: Any) -> int:
     wanted = args.rule.upper()
     for rule in rules:
         if rule.id == wanted:
-            write(f"{rule.id} ({rule.severity.value}): {rule.summary}\n\n{rule.doc}\n")
+            from policytest.reporters.catalogue import rule_text
+
+            write(f"{rule.id} ({rule.severity.value}): {rule.summary}\n\n{rule_text(rule.doc)}\n")
             return 0
     return usage_error(f"no rule {args.rule!r}; `policytest rules` lists them all")

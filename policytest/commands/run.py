@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable
 
 from policytest.commands.common import (
+    add_color_option,
     add_fixture_options,
     add_output_format,
     add_top_options,
@@ -48,7 +49,15 @@ def configure(subparsers: Any) -> None:
         help="rewrite the expectations of failing cases from the actual "
         "results (comments and formatting kept)",
     )
+    parser.add_argument(
+        "--cases-only",
+        action="store_true",
+        help="judge the cases alone: the configs' own findings are neither listed nor "
+        "counted (`policytest validate` reports them: the policytest-run hook runs beside "
+        "policytest-validate); a config the scheduler refuses still errors its cases",
+    )
     add_top_options(parser)
+    add_color_option(parser)
     add_fixture_options(parser)
     add_quiet_option(parser)
     parser.set_defaults(execute=execute)
@@ -100,6 +109,19 @@ def marked_updated(before: RunReport, after: RunReport, written: list[str]) -> R
     )
 
 
+def cases_only(report: RunReport) -> RunReport:
+    """The report without the configs' own findings, except where they are why a case
+    errors (the scheduler refuses the config)."""
+    from dataclasses import replace
+
+    return replace(
+        report,
+        results=tuple(
+            r if r.status == "error" else replace(r, findings=()) for r in report.results
+        ),
+    )
+
+
 def execute(args: Any) -> int:
     from policytest.core.errors import PathNotFound
     from policytest.core.exitcodes import ExitCode
@@ -136,10 +158,12 @@ def execute(args: Any) -> int:
         again = run_paths(paths, check_options(args), progress, placed)  # a budget of its own
         report = marked_updated(report, again, written)
         line.close()
+    if args.cases_only:
+        report = cases_only(report)
     if chosen == "text":
         from policytest.reporters.run.text import render
 
-        write(render(report, color=use_color(sys.stdout), top=args.top))
+        write(render(report, color=use_color(sys.stdout, args.color), top=args.top))
     else:
         write(render_run(chosen, report, color=False))
     return int(ExitCode.OK if report.ok else ExitCode.FINDINGS)

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from policytest.commands.common import (
+    add_color_option,
     add_fixture_options,
     add_output_format,
     check_options,
@@ -32,12 +33,14 @@ def configure(subparsers: Any) -> None:
     )
     parser.add_argument(
         "paths",
-        nargs="+",
+        nargs="*",
         metavar="PATH",
-        help="files or directories (walked recursively); - reads standard input",
+        help="files or directories (walked recursively; default: ., as ruff and yamllint "
+        "do); - reads standard input",
     )
     add_output_format(parser, VALIDATE_FORMATS)
     parser.add_argument("--strict", action="store_true", help="warnings also fail (exit 1)")
+    add_color_option(parser)
     parser.add_argument(
         "-v",
         "--verbose",
@@ -59,10 +62,10 @@ def execute(args: Any) -> int:
     chosen = output_format(args)
     options = check_options(args)
     try:
-        report = validate_paths(args.paths, options)
+        report = validate_paths(args.paths or ["."], options)
     except PathNotFound as missing:
         return usage_error(f"path does not exist: {missing}")
-    color = chosen == "text" and _color_stdout()
+    color = chosen == "text" and use_color(sys.stdout, args.color)
     write(render_validation(chosen, report, color=color))
     if args.verbose:
         from policytest.core.options import kube_release, volcano_release
@@ -79,7 +82,3 @@ def execute(args: Any) -> int:
             sys.stderr.write(f"skipped ({text(why)}): {text(skipped)}\n")
     failing = report.count(Severity.ERROR) + (report.count(Severity.WARNING) if args.strict else 0)
     return int(ExitCode.FINDINGS if failing else ExitCode.OK)
-
-
-def _color_stdout() -> bool:
-    return use_color(sys.stdout)

@@ -85,3 +85,13 @@ def _markdown_body(doc: str) -> str:
     if in_block:
         close()
     return "\n".join(out).rstrip("\n")
+
+
+def rule_text(doc: str) -> str:
+    """A rule's documentation as text for a terminal: the reStructuredText it is written
+    in (``code``, ``Failing::`` before an indented example) as plain text (`code`,
+    ``Failing:``), the examples kept indented."""
+    import re
+
+    text = re.sub(r"``(.+?)``", r"`\1`", doc, flags=re.DOTALL)
+    return re.sub(r"(?m)^(\S.*?):(:)$", r"\1\2", text)

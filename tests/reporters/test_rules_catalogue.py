@@ -41,3 +41,11 @@ def test_rules_command_lists_and_explains(run_line: RunLine) -> None:
     one = run_line(["rules", "pt002"])
     assert one.exit_code == 0 and one.stdout.startswith("PT002 (error): ")
     assert run_line(["rules", "XX999"]).exit_code == 2
+
+
+def test_rules_explains_one_rule_as_plain_text(run_line: RunLine) -> None:
+    """issue 37: `rules VB003` printed reStructuredText (``code``, `Failing::`)."""
+    one = run_line(["rules", "VB003"])
+    assert "``" not in one.stdout and "::" not in one.stdout, one
+    assert "With `binpack.weight` 0 the plugin" in one.stdout
+    assert "\nFailing:\n\n    - name: binpack\n" in one.stdout

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -10,6 +11,7 @@ import pytest
 from policytest import cli
 from policytest.commands import rules
 from policytest.core.gctuning import OLDEST_GENERATION_THRESHOLD
+from tests.conftest import RunLine
 
 
 def test_commands_run_without_full_collections_and_restore_the_thresholds(
@@ -57,10 +59,65 @@ def test_help_is_as_wide_as_argparse_would_make_it(
         ours = cli.build_parser(command)
         if command is not None:
             ours = ours._subparsers._group_actions[0].choices[command]  # type: ignore[union-attr]
-        plain = argparse.ArgumentParser(prog=ours.prog, description=ours.description)
+        plain = argparse.ArgumentParser(
+            prog=ours.prog, description=ours.description, epilog=ours.epilog
+        )
         plain._actions, plain._action_groups = ours._actions, ours._action_groups
         plain._mutually_exclusive_groups = ours._mutually_exclusive_groups
         plain.formatter_class = (
             argparse.RawDescriptionHelpFormatter if command is None else argparse.HelpFormatter
         )
         assert ours.format_help() == plain.format_help()
+
+
+@pytest.mark.parametrize(
+    ("command", "page"),
+    [("validate", "validating.md"), ("run", "fixtures.md"), ("diff", "ci.md#policytest-diff")],
+)
+def test_help_ends_with_its_docs_page_and_no_limit_defaults(
+    run_line: RunLine, command: str, page: str
+) -> None:
+    """issue 37: help pages had no docs link and ended with 13 limit defaults."""
+    shown = run_line([command, "--help"])
+    assert shown.exit_code == 0
+    assert " ".join(shown.stdout.split()).endswith(
+        f"docs: https://github.com/policytest/policytest/blob/main/docs/{page}"
+    )
+    assert "yaml-nodes" not in shown.stdout and "total-node-scores" not in shown.stdout
+    assert "`--limit help` lists the limits" in " ".join(shown.stdout.split())
+
+
+def test_limit_help_lists_every_limit_with_its_default(run_line: RunLine) -> None:
+    shown = run_line(["run", "--limit", "help"])
+    assert shown.exit_code == 0
+    assert "  file-bytes                16,777,216  bytes read from one file\n" in shown.stdout
+    assert shown.stdout.count("\n") == 14  # a title and the 13 limits
+    assert run_line(["run", "--limit", "nope=1"]).exit_code == 2
+
+
+@pytest.mark.parametrize(
+    ("flag", "environment", "coloured"),
+    [
+        ("auto", {}, False),  # not a terminal
+        ("auto", {"FORCE_COLOR": "1"}, True),
+        ("always", {"NO_COLOR": "1"}, True),
+        ("never", {"FORCE_COLOR": "1"}, False),
+    ],
+)
+def test_color_flag_beside_the_environment(
+    run_line: RunLine,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    flag: str,
+    environment: dict[str, str],
+    coloured: bool,
+) -> None:
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    for key, value in environment.items():
+        monkeypatch.setenv(key, value)
+    conf = tmp_path / "volcano-scheduler.conf"
+    conf.write_text("actions: [\n")
+    shown = run_line(["validate", "--color", flag, conf])
+    assert shown.exit_code == 1
+    assert ("\x1b[" in shown.stdout) is coloured, shown

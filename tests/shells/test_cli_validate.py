@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import DATA, VOLCANO_CONF, RunLine
+from tests.conftest import DATA, VOLCANO_CONF, RunLine, user_repository
 
 BROKEN_FIXTURE = """\
 apiVersion: policytest/v1
@@ -200,7 +200,6 @@ def test_missing_path_is_a_usage_error(run_line: RunLine, tmp_path: Path) -> Non
 @pytest.mark.parametrize(
     "argv",
     [
-        ["validate"],
         ["validate", "--format", "xml", "x"],
         ["validate", "--bogus", "x"],
         ["nope"],
@@ -209,7 +208,6 @@ def test_missing_path_is_a_usage_error(run_line: RunLine, tmp_path: Path) -> Non
         ["validate", "--kubernetes-version", "1", "x"],
     ],
     ids=[
-        "no-path",
         "bad-format",
         "unknown-flag",
         "unknown-command",
@@ -220,6 +218,18 @@ def test_missing_path_is_a_usage_error(run_line: RunLine, tmp_path: Path) -> Non
 )
 def test_usage_errors_exit_2(run_line: RunLine, argv: list[str]) -> None:
     assert run_line(argv).exit_code == 2
+
+
+def test_validate_with_no_path_checks_the_working_directory(
+    run_line: RunLine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As ruff and yamllint do: no path is `.`."""
+    user_repository(tmp_path, monkeypatch, {"deploy/volcano-scheduler.conf": VOLCANO_CONF})
+    (tmp_path / "deploy" / "broken-scheduler.conf").write_text("actions: [\n")
+    result = run_line(["validate"])
+    assert result.exit_code == 1, result
+    assert result.stdout.startswith("./deploy/broken-scheduler.conf:")
+    assert "in 2 files" in result.stdout
 
 
 HOSTILE = {

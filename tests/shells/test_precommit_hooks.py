@@ -110,7 +110,7 @@ def test_hook_ids_and_entries() -> None:
     validate, run = hooks["policytest-validate"], hooks["policytest-run"]
     assert (validate["entry"], validate["language"]) == ("policytest validate", "python")
     assert validate.get("pass_filenames", True) is True
-    assert (run["entry"], run["language"]) == ("policytest run", "python")
+    assert (run["entry"], run["language"]) == ("policytest run --cases-only", "python")
     assert run["pass_filenames"] is False
     assert run.get("always_run", False) is False
 
@@ -480,6 +480,37 @@ class TestRealPreCommit:
         assert "off-scheduler.conf:5:33: VB003 error: " in failed.output, failed
         assert passed.returncode == 0, passed
         assert "off-scheduler.conf:5:33: VB003 warning: " in passed.output, passed
+
+    def test_a_config_error_is_shown_once_by_the_validate_hook(self, user_repo: UserRepo) -> None:
+        """issue 37: both hooks printed the config's error, and the run hook said "1
+        passed, 0 failed" while failing; it leaves the config's findings to validate."""
+        off = user_repo.path / "off-scheduler.conf"
+        off.write_text(
+            'actions: "enqueue, allocate"\ntiers:\n- plugins:\n  - name: binpack\n'
+            "    arguments: {binpack.weight: 0}\n",
+            encoding="utf-8",
+        )
+        fixture = user_repo.path / "fixtures" / "off.policytest.yaml"
+        fixture.write_text(
+            PASSING_FIXTURE.replace(
+                PASSING_FIXTURE[
+                    PASSING_FIXTURE.index("  volcano:") : PASSING_FIXTURE.index("cluster:")
+                ],
+                "  config: ../off-scheduler.conf\n",
+            ),
+            encoding="utf-8",
+        )
+        try:
+            result = user_repo.pre_commit(
+                "run", "--color=never", "--files", "off-scheduler.conf", str(fixture)
+            )
+        finally:
+            off.unlink()  # the repository is shared by the module's tests
+            fixture.unlink()
+        assert result.returncode == 1, result
+        assert any(re.match(r"policytest validate\.+Failed$", line) for line in result.lines)
+        assert any(re.match(r"policytest run\.+Passed$", line) for line in result.lines)
+        assert result.output.count("off-scheduler.conf:5:33: VB003 error: ") == 1, result
 
     def test_run_hook_skips_commits_without_configs(self, user_repo: UserRepo) -> None:
         result = user_repo.pre_commit(

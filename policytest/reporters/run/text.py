@@ -224,6 +224,8 @@ def summary(report: RunReport) -> str:
     findings = report.config_findings
     if findings:
         line += f"; config findings: {_counted(findings)}"
+        if any(f.severity is Severity.ERROR for f in findings):
+            line += " (an error fails the run, as it fails validate)"
     unsimulated = dict.fromkeys(item for r in report.results for item in r.not_simulated)
     if unsimulated:
         line += f"; not simulated: {not_simulated_names(list(unsimulated))}"
