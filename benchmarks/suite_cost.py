@@ -93,7 +93,9 @@ def main() -> int:
         done = subprocess.run(command, env=env, check=False, capture_output=True, text=True)
         wall = time.perf_counter() - started
         reports = [json.loads(p.read_text()) for p in sorted(Path(directory).glob("*.json"))]
-    print(done.stdout.strip().splitlines()[-1] if done.stdout.strip() else done.stderr[-2000:])
+    said = done.stdout.strip().splitlines() or done.stderr[-2000:].splitlines()
+    print("\n".join(line for line in said if line.startswith(("FAILED", "ERROR"))))
+    print(said[-1] if said else "(pytest said nothing)")
     _print(reports, wall, args.top)
     return done.returncode
 
