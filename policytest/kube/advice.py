@@ -181,15 +181,11 @@ def _spreading_beats_packing(profile: ProfileData, framework: Framework) -> Iter
     yield Problem(
         rules.KS047_SPREADING_BEATS_PACKING,
         fit.strategy_path("type") if fit.path is not None else profile.path,
-        f"{fit.strategy} packs with NodeResourcesFit weight {packing}, but "
-        f"PodTopologySpread (weight {spread}) applies its default constraints (hostname "
-        "maxSkew 3, zone maxSkew 5) to every pod a Service, ReplicaSet, "
-        "ReplicationController or StatefulSet selects: a node holding replicas of the same "
-        f"workload loses up to {100 * spread} points, while a pod taking 5% of a node gains "
-        f"about {5 * packing} for packing, so the scheduler spreads Deployments over every "
-        "node. Set PodTopologySpread's `defaultingType: List` (no defaultConstraints), "
-        "disable its score, or give NodeResourcesFit a weight of at least "
-        f"{PACKING_RATIO * spread}",
+        f"{fit.strategy} (NodeResourcesFit weight {packing}) loses to PodTopologySpread's "
+        f"default spreading (weight {spread}): Deployment replicas spread over every node. "
+        "Set PodTopologySpread's `defaultingType: List`, disable its score, or give "
+        f"NodeResourcesFit a weight of at least {PACKING_RATIO * spread} (`policytest rules "
+        "KS047` says why)",
         key=fit.path is not None,
     )
 

@@ -156,7 +156,12 @@ def metric_rows(group: Sequence[PackingReport]) -> list[tuple[str, list[str]]]:
         rows.append(("not simulated", [not_simulated_names(r.not_simulated) or "-" for r in group]))
     for name in _resource_names(group):
         uses = [_find(report, name) for report in group]
-        rows.append((f"{text(name)} utilisation mean / max", [_utilisation(u) for u in uses]))
+        rows.append(
+            (
+                f"{text(name)} utilisation mean / max over nodes in use",
+                [_utilisation(u) for u in uses],
+            )
+        )
         rows.append((f"{text(name)} stranded on full nodes", [_stranded(u) for u in uses]))
     if group[0].repack is not None:
         rows += _repack_rows(group)
@@ -310,8 +315,8 @@ def _utilisation(use: ResourceUse | None) -> str:
 
 
 def _stranded(use: ResourceUse | None) -> str:
-    if use is None:
-        return "-"
+    if use is None or use.stranded is None:
+        return "-"  # not a resource of this config's report, or one no pod requests
     return f"{_number(use.stranded)} {use.unit}".rstrip()
 
 
