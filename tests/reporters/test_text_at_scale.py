@@ -14,7 +14,7 @@ from policytest.reporters.run import DEFAULT_TOP
 from policytest.reporters.run.availability import availability, reason_groups
 from policytest.reporters.run.text import PER_LINE, node_table, placement_lines
 from policytest.scoring.protocol import NodeScore
-from tests.conftest import RunLine
+from tests.conftest import VOLCANO_CONF, RunLine, user_repository
 
 
 def test_availability_counts_each_reason_and_sorts_as_kube_scheduler() -> None:
@@ -120,3 +120,27 @@ def test_explain_colours_on_a_terminal_unless_no_color(
     result = run_line(["explain", fixture])
     assert ("\033[31m[failed]\033[0m" in result.stdout) is coloured
     assert ("\033[" in result.stdout) is coloured
+
+
+def test_an_empty_expectation_names_the_best_nodes_not_every_node(
+    run_line: RunLine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """issue 37: the message inlined a 36-node ranking of long names on one line."""
+    nodes = "".join(
+        f'  - {{name: a-rather-long-node-name-in-pool-{i:02d}, allocatable: {{cpu: "{8 + i}",'
+        f' memory: 64Gi, pods: "110"}}}}\n'
+        for i in range(36)
+    )
+    fixture = (
+        "apiVersion: policytest/v1\nkind: PolicyTest\nscheduler: {config: volcano.yaml}\n"
+        f"cluster:\n  nodes:\n{nodes}cases:\n"
+        '- name: one\n  pod: {requests: {cpu: "1"}}\n  expect: {}\n'
+        '- name: many\n  pods: [{requests: {cpu: "4"}, count: 60}]\n  expect: {}\n'
+    )
+    user_repository(
+        tmp_path, monkeypatch, {"volcano.yaml": VOLCANO_CONF, "f.policytest.yaml": fixture}
+    )
+    shown = run_line(["run", "f.policytest.yaml", "--format", "json"])
+    one, many = (r["message"] for r in __import__("json").loads(shown.stdout)["results"])
+    assert "... 31 more]" in one and len(one) < 400, one
+    assert ", ... " in many and "more nodes}" in many and len(many) < 600, many
