@@ -41,6 +41,7 @@ from policytest.read.nodes import (
 )
 from policytest.read.paths import Refused, read_regular
 from policytest.read.positions import IDENTITY, Position
+from policytest.read.syntax import FLOW_TOKENS
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -406,15 +407,17 @@ def _pure_composed(text: str, count: NodeCounter) -> Iterator[Node]:
         for root in yaml.compose_all(io.StringIO(text)):
             yield adopted(root)
     except MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line, column = (mark.line, mark.column) if mark is not None else (0, 0)
-        raise ParseFailure(f"{INVALID_YAML}: {_yaml_message(exc)}", line, column) from exc
+        from policytest.read.syntax import explained
+
+        said = explained(exc, text)
+        if said is None:
+            mark = exc.problem_mark or exc.context_mark
+            line, column = (mark.line, mark.column) if mark is not None else (0, 0)
+            said = _yaml_message(exc), line, column
+        raise ParseFailure(f"{INVALID_YAML}: {said[0]}", said[1], said[2]) from exc
     except YAMLError as exc:  # ReaderError: a character YAML does not allow
         line, column = _reader_error_position(exc, text)
         raise ParseFailure(f"{INVALID_YAML}: {_first_line(str(exc))}", line, column) from exc
-
-
-_FLOW_TOKENS = r"""[\[\]{}\n#]|"(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*'"""
 
 
 def _refuse_deep_flow(text: str, max_depth: int) -> None:
@@ -428,7 +431,7 @@ def _refuse_deep_flow(text: str, max_depth: int) -> None:
         return
     depth = 0
     in_comment = False
-    for match in re.finditer(_FLOW_TOKENS, text):
+    for match in re.finditer(FLOW_TOKENS, text):
         token = match.group()
         if token == "\n":
             in_comment = False

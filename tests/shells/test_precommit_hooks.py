@@ -137,8 +137,9 @@ tiers:
     arguments: {binpack.weight: [10}
 """
 BROKEN_CONF_FINDING = (
-    "broken-scheduler.yaml:5:36: VC001 error: invalid YAML: "
-    "expected ',' or ']', but got '}' (while parsing a flow sequence); Volcano trims the "
+    "broken-scheduler.yaml:5:33: VC001 error: invalid YAML: "
+    "this `[` starts a list that `}` at line 5, column 36 closes: close it with `]`; Volcano "
+    "trims the "
     "file and then cannot parse it, so it keeps its previous configuration"
 )
 BROKEN_FIXTURE = """\
