@@ -45,28 +45,35 @@ def _status(field: str) -> int:
     return 0
 
 
-_TESTS: list[tuple[str, float, int]] = []
+_TESTS = pytest.StashKey[list[tuple[str, float, int]]]()
+"""Each test of the session: its id, seconds, and KiB the resident set grew."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.stash[_TESTS] = []
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
     before, started = _status("VmRSS"), time.perf_counter()
     yield
-    _TESTS.append((item.nodeid, time.perf_counter() - started, _status("VmRSS") - before))
+    tests = item.config.stash[_TESTS]
+    tests.append((item.nodeid, time.perf_counter() - started, _status("VmRSS") - before))
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     directory = os.environ.get("SUITE_COST_DIR")
     if not directory:
         return
+    tests = session.config.stash[_TESTS]
     worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
-    slowest = sorted(_TESTS, key=lambda test: -test[1])[:_KEEP]
-    growing = sorted(_TESTS, key=lambda test: -test[2])[:_KEEP]
+    slowest = sorted(tests, key=lambda test: -test[1])[:_KEEP]
+    growing = sorted(tests, key=lambda test: -test[2])[:_KEEP]
     report = {
         "worker": worker,
-        "tests": len(_TESTS),
+        "tests": len(tests),
         "peakKiB": _status("VmHWM"),
-        "seconds": sum(test[1] for test in _TESTS),
+        "seconds": sum(test[1] for test in tests),
         "slowest": slowest,
         "growing": growing,
     }

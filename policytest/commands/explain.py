@@ -19,8 +19,8 @@ from policytest.commands.progress import add_quiet_option
 
 FORMATS = ("text", "html")
 FAIL_ON = ("never", "failure")
-"""When ``explain`` exits 1 although it wrote its report: never (a report command, as
-``simulate``), or when a case it explains does not pass (``--fail-on failure``)."""
+"""When ``explain`` exits 1 although it wrote its report: only when a case errors (its
+input cannot be explained), or also when a case fails (``--fail-on failure``)."""
 
 
 def configure(subparsers: Any) -> None:
@@ -43,8 +43,9 @@ def configure(subparsers: Any) -> None:
         "--fail-on",
         choices=FAIL_ON,
         default="never",
-        help="exit 1 when a case it explains fails or errors (failure), or only when it "
-        "cannot explain (never, the default: a report, not a test; `run` is the test)",
+        help="exit 1 also when a case it explains fails (failure), or only when a case "
+        "cannot be explained: it errors, on input no scheduler would take (never, the "
+        "default: a report, not a test; `run` is the test)",
     )
     add_top_options(parser)
     add_color_option(parser)
@@ -93,5 +94,6 @@ def execute(args: Any) -> int:
         write("\n".join(render_case(result, args.top, color=color) for result in results))
     from policytest.harness.suite import RunReport
 
+    unexplained = any(result.status == "error" for result in results)  # bad input
     failed = args.fail_on == "failure" and not RunReport(tuple(results)).ok
-    return int(ExitCode.FINDINGS if failed else ExitCode.OK)
+    return int(ExitCode.FINDINGS if unexplained or failed else ExitCode.OK)

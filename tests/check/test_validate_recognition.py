@@ -52,7 +52,7 @@ def where(findings: list[Finding]) -> list[tuple[str, int, int]]:
             id="volcano-key",
         ),
         pytest.param(
-            "scheduler.conf", 'actions: "allocate\ntiers: []\n', [("VC001", 8, 14)], id="conf-key"
+            "scheduler.conf", 'actions: "allocate\ntiers: []\n', [("VC001", 7, 14)], id="conf-key"
         ),
         pytest.param(
             "config", 'actions: "allocate"\ntiers:\n\t- plugins: []\n', [("VC001", 9, 5)], id="tab"
@@ -61,7 +61,7 @@ def where(findings: list[Finding]) -> list[tuple[str, int, int]]:
             "scheduler-config.yaml",
             "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
             "profiles: [{schedulerName: a}\n",
-            [("KS006", 10, 5)],
+            [("KS006", 9, 15)],  # at the `[` never closed
             id="kube",
         ),
     ],

@@ -223,7 +223,8 @@ def test_explain_shows_both_balance_terms(run_line: RunLine, suite: Path) -> Non
         and c["differs_from_1_35"]
     )
     path = suite / f"{case['id']}.policytest.yaml"
-    result = run_line(["explain", str(path), "--root", str(suite), "--kubernetes-version", "1.36"])
+    argv = ["explain", str(path), "--root", str(suite), "--kubernetes-version", "1.36"]
+    result = run_line([*argv, "--fail-on", "failure"])
     # the generated cases assert nothing (the oracle's scores are checked from the JSON),
     # so the case fails as an empty expectation does, and explain still shows every term
     assert result.exit_code == 1 and "expect is empty" in result.stdout, result

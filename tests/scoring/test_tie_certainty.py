@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from policytest.harness.model import Expectation
-from policytest.harness.runner import Placement, _deciding_ties, place_sequence
+from policytest.harness.runner import Placement, deciding_ties, place_sequence
 from policytest.scoring.cluster import Node, Pod
 from policytest.scoring.kube import BalancedArgs, FitScoring
 from policytest.scoring.protocol import Scheduler
@@ -64,7 +64,7 @@ def test_certain_outcomes_hold_in_every_node_order(
     actual = _placed(scheduler, nodes, pods)
     other = _placed(scheduler, list(data.draw(st.permutations(nodes))), pods)
     placements, steps = actual.placements, actual.steps
-    if not _deciding_ties(Expectation(nodes_used=actual.nodes_used), placements, steps):
+    if not deciding_ties(Expectation(nodes_used=actual.nodes_used), placements, steps):
         assert (other.nodes_used, other.pending) == (actual.nodes_used, actual.pending)
-    if not _deciding_ties(Expectation(placements=placements), placements, steps):
+    if not deciding_ties(Expectation(placements=placements), placements, steps):
         assert other.placements == placements

@@ -89,7 +89,8 @@ def test_run_scores_as_loaded_and_still_fails_on_the_error_finding(
     assert result.stdout.count("VB002") == 1, result
     assert f"configs/volcano.yaml:{GPU_LINE}:" in result.stdout
     assert result.stdout.rstrip().endswith(
-        "Cases: 2 passed, 0 failed; judged as Volcano 1.15; config findings: 1 error"
+        "Cases: 2 passed, 0 failed; judged as Volcano 1.15; config findings: 1 error (an error "
+        "fails the run, as it fails validate)"
     )
 
 

@@ -213,7 +213,7 @@ def test_diff_reads_the_settings(run_line: RunLine, project: Path) -> None:
         ("volcano:\n  plugin: [magic]\n", 2, "volcano.plugin", "did you mean `plugins`?"),
         ("ignore: [VB012]\nignore: [KS]\n", 2, "ignore", "written twice"),
         ("- ignore\n", 1, "", "must be a mapping"),
-        ("ignore: [VB012\n", 2, "", "invalid YAML"),
+        ("ignore: [VB012\n", 1, "", "invalid YAML: this `[` starts a list that is never closed"),
     ],
 )
 def test_malformed_settings_are_usage_errors(
