@@ -69,7 +69,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     for name in (only,) if only in COMMANDS else COMMANDS:
         importlib.import_module(f"policytest.commands.{name}").configure(subparsers)
     for name, command in subparsers.choices.items():  # its own usage for its own mistakes
-        command.set_defaults(command_parser=command)
+        command.set_defaults(command_parser=command, build_parser=build_parser)
         command.epilog = f"docs: {DOCS}/{DOCS_PAGES[name]}"
     return parser
 

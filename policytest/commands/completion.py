@@ -51,11 +51,9 @@ class Command:
     words: tuple[str, ...] = ()
 
 
-def commands() -> list[Command]:
-    """Every command of the parser, as completion needs it."""
-    from policytest.cli import build_parser
-
-    parser = build_parser()
+def commands(parser: argparse.ArgumentParser) -> list[Command]:
+    """Every command of ``parser`` (the whole ``policytest`` parser), as completion needs
+    it."""
     found = []
     for action in parser._actions:  # argparse lists its actions nowhere public
         if isinstance(action, argparse._SubParsersAction):
@@ -94,7 +92,7 @@ def _words(name: str, parser: argparse.ArgumentParser) -> tuple[str, ...]:
 
 def execute(args: Any) -> int:
     render = {"bash": bash, "zsh": zsh, "fish": fish}[args.shell]
-    write(render(commands()))
+    write(render(commands(args.build_parser())))  # the command line built them all
     return 0
 
 
