@@ -99,6 +99,13 @@ def configure(subparsers: Any) -> None:
         help="run the runs in N local worker processes (default: the machine's cores; 1: "
         "in this process)",
     )
+    group.add_argument(
+        "--dask",
+        default=None,
+        metavar="ADDRESS",
+        help="run them on the Dask cluster at ADDRESS (tcp://host:8786), or 'local' for a "
+        "LocalCluster of --workers processes (pip install 'policytest[dask]')",
+    )
     add_fixture_options(parser)
     add_quiet_option(parser)
     parser.set_defaults(execute=execute)
@@ -288,13 +295,15 @@ def execute(args: Any) -> int:
 
 def _run(args: Any, workloads: list[Any], jobs: list[Any]) -> list[Any] | int:
     """Every job's outcome: one run in this process (a progress line counting its pods),
-    several on the engine the options name (a progress line counting runs)."""
-    from policytest.harness.parallel import Outcome, engine_for
+    several on the engine the options name (a progress line counting runs); an exit code
+    when the engine cannot start (before anything is written)."""
+    from policytest.core.exitcodes import ExitCode
+    from policytest.harness.parallel import EngineError, Outcome, engine_for
     from policytest.harness.runs import run_all
     from policytest.harness.simulate import simulate
     from policytest.reporters.quoting import text
 
-    if len(jobs) == 1:
+    if len(jobs) == 1 and args.dask is None:
         (job,) = jobs
         workload = workloads[job.workload]
         bar = Progress(
@@ -307,7 +316,11 @@ def _run(args: Any, workloads: list[Any], jobs: list[Any]) -> list[Any] | int:
         report = simulate(job.scheduler, workload, job.label, bar.update, job.release)
         bar.close()
         return [Outcome(job, report)]
-    engine = engine_for(args.workers)
+    try:
+        engine = engine_for(args.workers, args.dask)
+    except EngineError as error:
+        sys.stderr.write(f"policytest: error: {text(error)}\n")
+        return int(ExitCode.USAGE)
     bar = Progress(sys.stderr, "simulate", len(jobs), "runs", quiet=args.quiet)
     try:
         return run_all(engine, workloads, jobs, bar.update)

@@ -11,8 +11,8 @@ worker that dies fails the runs it held, and the rest run again in a fresh pool.
 Results come back in the jobs' order, whatever ran them and whenever they finished: the
 same inputs give the same results, byte for byte, on every engine.
 
-The engines have the shape of ``concurrent.futures`` (submit, as completed), so another
-engine is one more class.
+Dask (``pip install 'policytest[dask]'``, :mod:`policytest.harness.daskengine`) is
+imported only for ``--dask``.
 """
 
 from __future__ import annotations
@@ -25,8 +25,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
+from policytest.core.errors import PolicytestError
+
 __all__ = [
     "Engine",
+    "EngineError",
     "LocalPool",
     "Outcome",
     "Serial",
@@ -46,6 +49,11 @@ def _mapping_proxy(items: dict[Any, Any]) -> types.MappingProxyType[Any, Any]:
 # The scorers keep their weights in read-only mappings; a config's scheduler travels to a
 # worker with its job, so they pickle as the mapping they wrap.
 copyreg.pickle(types.MappingProxyType, lambda proxy: (_mapping_proxy, (dict(proxy),)))
+
+
+class EngineError(PolicytestError):
+    """An engine that cannot run anything (a Dask scheduler that does not answer, Dask
+    not installed): one line that names it."""
 
 
 @dataclass(frozen=True)
@@ -188,7 +196,12 @@ class LocalPool:
         pass
 
 
-def engine_for(workers: int | None) -> Engine:
-    """``--workers N`` (default: the machine's cores; 1 runs in this process)."""
+def engine_for(workers: int | None, dask: str | None = None) -> Engine:
+    """``--workers N`` (default: the machine's cores; 1 runs in this process), or
+    ``--dask ADDRESS`` (:class:`EngineError` when it cannot start)."""
     count = workers or os.cpu_count() or 1
+    if dask is not None:
+        from policytest.harness.daskengine import DaskEngine
+
+        return DaskEngine(dask, count)
     return Serial() if count == 1 else LocalPool(count)
