@@ -27,6 +27,7 @@ placement above looks for a node with room for every pod, which takes hours for 
 from __future__ import annotations
 
 import argparse
+import bisect
 import hashlib
 import json
 import random
@@ -317,6 +318,7 @@ def dump(
                 _milli(allocatable["cpu"]) - 400,
                 _mebi(allocatable["memory"]) - 448,
             ]
+    room = Room(ready, free)
     for index in range(app_pods):
         namespace, app, requests, limits = DEPLOYMENTS[index % len(DEPLOYMENTS)]
         name = f"{app}-{rng.getrandbits(32):08x}-{rng.getrandbits(20):05x}"
@@ -328,12 +330,11 @@ def dump(
         if app == "ingest":
             extra["init"] = {"cpu": "4", "memory": "1Gi"}
             cpu = max(cpu, 4000)
-        fitting = [n for n in ready if free[n][0] >= cpu and free[n][1] >= memory]
+        fitting = room.nodes(cpu, memory)
         if not fitting:
             continue
-        chosen = rng.choice(fitting)
-        free[chosen][0] -= cpu
-        free[chosen][1] -= memory
+        chosen = ready[rng.choice(fitting)]
+        room.take(chosen, cpu, memory)
         items.append(
             pod(
                 namespace,
@@ -435,6 +436,40 @@ def dump(
         )
     )
     return {"apiVersion": "v1", "kind": "List", "items": items, "metadata": {"resourceVersion": ""}}
+
+
+class Room:
+    """The nodes of ``order`` with room for a pod of each size, kept as pods are placed:
+    for each size, the positions ``[n for n in order if it fits]`` would list, without
+    scanning every node for every pod (50,000 pods on 5,000 nodes in seconds, and the
+    very same choices)."""
+
+    def __init__(self, order: list[str], free: dict[str, list[int]]) -> None:
+        self.order = order
+        self.free = free
+        self.position = {name: index for index, name in enumerate(order)}
+        self.fitting: dict[tuple[int, int], list[int]] = {}
+
+    def nodes(self, cpu: int, memory: int) -> list[int]:
+        key = (cpu, memory)
+        if key not in self.fitting:
+            self.fitting[key] = [
+                i
+                for i, n in enumerate(self.order)
+                if self.free[n][0] >= cpu and self.free[n][1] >= memory
+            ]
+        return self.fitting[key]
+
+    def take(self, node: str, cpu: int, memory: int) -> None:
+        free = self.free[node]
+        free[0] -= cpu
+        free[1] -= memory
+        position = self.position[node]
+        for (need_cpu, need_memory), positions in self.fitting.items():
+            if free[0] < need_cpu or free[1] < need_memory:
+                at = bisect.bisect_left(positions, position)
+                if at < len(positions) and positions[at] == position:
+                    del positions[at]
 
 
 def stateful_pods(

@@ -330,8 +330,10 @@ def _run(args: Any, workloads: list[Any], jobs: list[Any]) -> list[Any] | int:
 
 
 def _snapshot_workloads(args: Any, options: Any) -> list[Any]:
-    """The workload of ``--snapshot FILE``: a fixture made beside the snapshot (which is
-    streamed, so the file-bytes limit does not apply to it; the pods and nodes limits do)."""
+    """The workload of ``--snapshot FILE``: a fixture made beside the snapshot. The file
+    is named on the command line and streamed, so neither the file-bytes limit nor the
+    node-scores limits apply to it: its work is bounded by the pods and nodes limits
+    (every pod placed once, on at most every node)."""
     import os
 
     from policytest.core.records import replace
@@ -339,10 +341,19 @@ def _snapshot_workloads(args: Any, options: Any) -> list[Any]:
     from policytest.harness.simulate import load_workloads, snapshot_fixture
     from policytest.harness.snapshot import BOUND, PENDING
 
+    limits = options.limits
+    scores = limits.max_pods * limits.max_cluster_nodes
     size = os.path.getsize(args.snapshot)
-    if size > options.limits.max_file_bytes:
-        limits = options.limits.overridden([("file-bytes", size)])
-        options = replace(options, limits=limits)
+    options = replace(
+        options,
+        limits=limits.overridden(
+            [
+                ("file-bytes", max(size, limits.max_file_bytes)),
+                ("node-scores", max(scores, limits.max_node_scores)),
+                ("total-node-scores", max(scores, limits.max_total_node_scores)),
+            ]
+        ),
+    )
     made = snapshot_fixture(args.snapshot, BOUND if args.repack else PENDING, args.keep)
     root = Root(os.path.dirname(os.path.realpath(args.snapshot)), "the snapshot's directory")
     return load_workloads(args.snapshot, options, root, text=made)
