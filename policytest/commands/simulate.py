@@ -298,7 +298,7 @@ def _run(args: Any, workloads: list[Any], jobs: list[Any]) -> list[Any] | int:
     several on the engine the options name (a progress line counting runs); an exit code
     when the engine cannot start (before anything is written)."""
     from policytest.core.exitcodes import ExitCode
-    from policytest.harness.parallel import EngineError, Outcome, engine_for
+    from policytest.harness.parallel import EngineError, Outcome, engine_for, worker_count
     from policytest.harness.runs import run_all
     from policytest.harness.simulate import simulate
     from policytest.reporters.quoting import text
@@ -317,7 +317,12 @@ def _run(args: Any, workloads: list[Any], jobs: list[Any]) -> list[Any] | int:
         bar.close()
         return [Outcome(job, report)]
     try:
-        engine = engine_for(args.workers, args.dask)
+        if args.dask is None:
+            engine = engine_for(args.workers)
+        else:
+            from policytest.harness.daskengine import DaskEngine
+
+            engine = DaskEngine(args.dask, worker_count(args.workers))
     except EngineError as error:
         sys.stderr.write(f"policytest: error: {text(error)}\n")
         return int(ExitCode.USAGE)

@@ -34,6 +34,7 @@ __all__ = [
     "Outcome",
     "Serial",
     "engine_for",
+    "worker_count",
 ]
 
 J = TypeVar("J")
@@ -196,12 +197,13 @@ class LocalPool:
         pass
 
 
-def engine_for(workers: int | None, dask: str | None = None) -> Engine:
-    """``--workers N`` (default: the machine's cores; 1 runs in this process), or
-    ``--dask ADDRESS`` (:class:`EngineError` when it cannot start)."""
-    count = workers or os.cpu_count() or 1
-    if dask is not None:
-        from policytest.harness.daskengine import DaskEngine
+def worker_count(workers: int | None) -> int:
+    """``--workers N``, else the machine's cores."""
+    return workers or os.cpu_count() or 1
 
-        return DaskEngine(dask, count)
+
+def engine_for(workers: int | None) -> Engine:
+    """``--workers N`` (default: the machine's cores; 1 runs in this process); Dask's
+    engine is :class:`policytest.harness.daskengine.DaskEngine`."""
+    count = worker_count(workers)
     return Serial() if count == 1 else LocalPool(count)
