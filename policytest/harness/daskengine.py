@@ -4,17 +4,16 @@
 
 A platform team points it at the Dask cluster it already runs (the Dask Kubernetes
 operator, the Helm chart): the workers need policytest installed. The shared input is
-pickled once and scattered to every worker once (``broadcast``); each worker unpickles
-it the first time a run lands there. A run's exception comes back as its failure; a
-worker lost (``KilledWorker`` after Dask's own retries) fails the runs it held.
-"""
+scattered to every worker once (``broadcast``), and each run is given the worker's copy.
+A run's exception comes back as its failure; a worker lost (``KilledWorker`` after
+Dask's own retries) fails the runs it held."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from policytest.harness.parallel import Done, EngineError, Outcome, attempt, shipped, unpickled
+from policytest.harness.parallel import Done, EngineError, Outcome, attempt
 
 __all__ = ["DaskEngine"]
 
@@ -22,8 +21,8 @@ J = TypeVar("J")
 R = TypeVar("R")
 
 
-def _on_worker(token: str, data: bytes, function: Callable[[Any, J], R], job: J) -> Outcome[J, R]:
-    return attempt(function, unpickled(token, data), job)
+def _on_worker(shared: object, function: Callable[[Any, J], R], job: J) -> Outcome[J, R]:
+    return attempt(function, shared, job)
 
 
 class DaskEngine:
@@ -66,10 +65,9 @@ class DaskEngine:
     ) -> list[Outcome[J, R]]:
         from distributed import as_completed
 
-        token, data = shipped(shared)
-        [scattered] = self.client.scatter([data], broadcast=True, hash=False)
+        [scattered] = self.client.scatter([shared], broadcast=True, hash=False)
         futures = {
-            self.client.submit(_on_worker, token, scattered, function, job, pure=False): index
+            self.client.submit(_on_worker, scattered, function, job, pure=False): index
             for index, job in enumerate(jobs)
         }
         results: dict[int, Outcome[J, R]] = {}

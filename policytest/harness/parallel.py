@@ -2,14 +2,16 @@
 
 A sweep's variants and ``--orders``' arrival orders are runs that share one large input
 (the workload: nodes, pods, a repack's start) and differ in a small job (a config, an
-order). Every engine here has one shape, ``run(function, shared, jobs, done)``: the shared
-input is pickled once, here, and each worker process unpickles it once (a local worker
-when it starts, a Dask worker the first time a run of it lands there); each job is sent
-with its run. A run's exception is caught where it ran and comes back as that job's
-failure (its parameters are the job), so it never loses the others' results; a local
-worker that dies fails the runs it held, and the rest run again in a fresh pool.
-Results come back in the jobs' order, whatever ran them and whenever they finished: the
-same inputs give the same results, byte for byte, on every engine.
+order). Every engine here has one shape, ``run(function, shared, jobs, done)``: the
+shared input travels to each worker process once (a local worker gets it as it starts, a
+Dask worker from one broadcast scatter) and stays there for every run it takes; each job
+is sent with its run. The package serialises nothing itself: the process pool and Dask
+carry objects between this process and workers it started, never bytes from a file. A
+run's exception is caught where it ran and comes back as that job's failure (its
+parameters are the job), so it never loses the others' results; a local worker that dies
+fails the runs it held, and the rest run again in a fresh pool. Results come back in the
+jobs' order, whatever ran them and whenever they finished: the same inputs give the same
+results, byte for byte, on every engine.
 
 Dask (``pip install 'policytest[dask]'``, :mod:`policytest.harness.daskengine`) is
 imported only for ``--dask``.
@@ -19,7 +21,6 @@ from __future__ import annotations
 
 import copyreg
 import os
-import pickle
 import types
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -107,35 +108,21 @@ class Serial:
         pass
 
 
-_SHARED: dict[str, object] = {}
-"""The shared input of this worker process, by token (a worker keeps the last only)."""
+_SHARED: list[object] = []
+"""A local worker process's shared input, installed once as the worker starts."""
 
 
-def unpickled(token: str, data: bytes) -> object:
-    """The shared input, unpickled the first time this process sees ``token``."""
-    if token not in _SHARED:
-        _SHARED.clear()
-        _SHARED[token] = pickle.loads(data)
-    return _SHARED[token]
+def _install(shared: object) -> None:
+    """A local worker's initializer: keeps the shared input for every run it takes."""
+    _SHARED[:] = [shared]
 
 
-def _install(token: str, data: bytes) -> None:
-    """A local worker's initializer: the shared input, unpickled once as it starts."""
-    unpickled(token, data)
-
-
-def _pooled(token: str, function: Callable[[Any, J], R], job: J) -> Outcome[J, R]:
-    return attempt(function, _SHARED[token], job)
-
-
-def shipped(shared: object) -> tuple[str, bytes]:
-    """The shared input pickled once, with a token that names it in the workers."""
-    data = pickle.dumps(shared, protocol=pickle.HIGHEST_PROTOCOL)
-    return f"{os.getpid()}-{id(shared)}-{len(data)}", data
+def _pooled(function: Callable[[Any, J], R], job: J) -> Outcome[J, R]:
+    return attempt(function, _SHARED[0], job)
 
 
 class LocalPool:
-    """Runs in ``workers`` local processes (``--workers N``): each worker unpickles the
+    """Runs in ``workers`` local processes (``--workers N``): each worker receives the
     shared input once, when it starts (``spawn``: no state of this process leaks in)."""
 
     def __init__(self, workers: int) -> None:
@@ -148,14 +135,13 @@ class LocalPool:
         jobs: Sequence[J],
         done: Done | None = None,
     ) -> list[Outcome[J, R]]:
-        token, data = shipped(shared)
         results: dict[int, Outcome[J, R]] = {}
         pending = list(range(len(jobs)))
         alone = False  # after a worker died: each job in a pool of its own
         while pending:
             groups = [[index] for index in pending] if alone else [pending]
             for group in groups:
-                self._pool(function, token, data, jobs, group, results, done)
+                self._pool(function, shared, jobs, group, results, done)
             failed = [i for i in pending if i not in results]
             pending, alone = failed, True
         return [results[index] for index in range(len(jobs))]
@@ -163,8 +149,7 @@ class LocalPool:
     def _pool(
         self,
         function: Callable[[Any, J], R],
-        token: str,
-        data: bytes,
+        shared: object,
         jobs: Sequence[J],
         indices: list[int],
         results: dict[int, Outcome[J, R]],
@@ -179,9 +164,9 @@ class LocalPool:
         context = multiprocessing.get_context("spawn")
         workers = min(self.workers, len(indices))
         with ProcessPoolExecutor(
-            workers, context, initializer=_install, initargs=(token, data)
+            workers, context, initializer=_install, initargs=(shared,)
         ) as pool:
-            futures = {pool.submit(_pooled, token, function, jobs[i]): i for i in indices}
+            futures = {pool.submit(_pooled, function, jobs[i]): i for i in indices}
             for future in as_completed(futures):
                 index = futures[future]
                 try:

@@ -59,10 +59,10 @@ def test_every_engine_gives_the_same_outcomes_in_the_jobs_order() -> None:
     assert [o.job for o in pooled] == JOBS
 
 
-def test_the_shared_input_is_pickled_once_and_unpickled_once_per_worker() -> None:
+def test_the_shared_input_travels_once_per_worker_never_per_run() -> None:
     PICKLED["count"] = 0
     outcomes = LocalPool(2).run(square, Shared([1] * 100_000), list(range(12)))
-    assert PICKLED["count"] == 1  # once for every worker and every run
+    assert 1 <= PICKLED["count"] <= 2  # once for each worker, not for each of 12 runs
     results = [o.result for o in outcomes if o.result is not None]
     assert {result[1] for result in results} == {1}  # each worker unpickled it once
     assert len({result[2] for result in results}) <= 2
