@@ -57,6 +57,11 @@ UNSIMULATED_SESSION_PLUGINS: Final = {
     "nodegroup": "node groups",
 }
 """Plugins that take part in a session in ways not simulated, and what they decide."""
+CUSTOM_PLUGIN: Final = (
+    "a plugin of the scheduler's own build: whatever it decides in a session "
+    "(job, task or queue order, enqueue, node order) is not simulated"
+)
+HIERARCHICAL_DRF: Final = "queue order by hierarchical dominant shares (enableHierarchy)"
 
 
 @dataclass(frozen=True)
@@ -88,9 +93,14 @@ class SessionPlan:
 
     @property
     def unsimulated_plugins(self) -> tuple[str, ...]:
-        """``plugin: what it decides`` for each registered plugin whose part is not simulated."""
-        return tuple(
-            f"{name}: {UNSIMULATED_SESSION_PLUGINS[name]}"
+        """``plugin: what it decides`` for each registered plugin whose part is not
+        simulated: Volcano's own, a plugin of the scheduler's build (``--plugins-dir``),
+        and drf's hierarchical queue order (``enableHierarchy``)."""
+        named = [
+            f"{name}: {UNSIMULATED_SESSION_PLUGINS.get(name, CUSTOM_PLUGIN)}"
             for name in sorted(self.plugins)
-            if name in UNSIMULATED_SESSION_PLUGINS
-        )
+            if name not in SESSION_PLUGINS
+        ]
+        if any(p.name == "drf" and p.flags.get("enableHierarchy") for t in self.tiers for p in t):
+            named.append(f"drf: {HIERARCHICAL_DRF}")
+        return tuple(named)

@@ -280,3 +280,24 @@ def test_podgroup_phases_the_job_updater_writes(run_line: RunLine, tmp_path: Pat
         "default/a-ghost": "Inqueue",
         "default/late": "Pending",
     }
+
+
+def test_plugins_whose_part_is_not_simulated_are_named(run_line: RunLine, tmp_path: Path) -> None:
+    """A plugin of Volcano's whose session functions are not simulated (capacity), one of
+    the scheduler's own build (``--plugins-dir``, listed in the settings) and drf's
+    hierarchical queue order are each named, never left out in silence."""
+    (tmp_path / "settings.yaml").write_text("volcano:\n  plugins: [magic]\n")
+    case = "- name: one\n  jobs:\n  - {name: a, tasks: [{name: w}]}\n  expect: {pending: 0}\n"
+    path = fixture(tmp_path, "", case)
+    text = path.read_text()
+    second = text[text.index("    - plugins: [{name: overcommit}") : text.index("cluster:")]
+    hierarchy = (
+        "    - plugins: [{name: drf, enableHierarchy: true}, {name: capacity}, {name: magic},\n"
+    )
+    path.write_text(text.replace(second, hierarchy + "                {name: predicates}]\n"))
+    done = run_line(
+        ["run", "--format", "json", "--settings", str(tmp_path / "settings.yaml"), str(path)]
+    )
+    named = json.loads(done.stdout)["results"][0]["unsimulatedPlugins"]
+    assert [entry.split(":")[0] for entry in named] == ["capacity", "magic", "drf"]
+    assert "enableHierarchy" in named[2]
