@@ -7,7 +7,8 @@ sequence expectations (``placements``, ``nodesUsed``, ``pending``) over every bi
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
@@ -16,9 +17,16 @@ from policytest.harness.model import Case, Fixture
 from policytest.scoring.cluster import Node
 from policytest.scoring.specs import pods_from_dict
 from policytest.scoring.workload import ClusterObjects
-from policytest.sessions.result import SessionsResult
+from policytest.sessions.result import Bind, SessionsResult
 
-__all__ = ["SessionCase", "is_session_case", "run_session_case"]
+__all__ = [
+    "SessionCase",
+    "deciding_ties",
+    "expectation_names",
+    "is_session_case",
+    "lookup",
+    "run_session_case",
+]
 
 _NOTHING = (
     "expect is empty: this case checks nothing (the scheduler bound {got}); "
@@ -128,11 +136,12 @@ def _problems(
     if expect.pending is not None and expect.pending != pending:
         yield f"pending: expected {expect.pending}, got {pending}"
     groups = run.pod_groups
-    by_name = {key.split("/", 1)[1]: key for key in groups}
+    by_name = expectation_names(groups)
+    jobs = lookup(groups)
     for name, wanted in (expect.jobs or {}).items():
-        key = name if name in groups else by_name.get(name)
+        key = jobs.get(name)
         if key is None:
-            yield f"jobs: no job `{name}`{did_you_mean(name, sorted(by_name))}"
+            yield f"jobs: no job `{name}`{did_you_mean(name, sorted(by_name.values()))}"
             continue
         outcome = groups[key]
         if "bound" in wanted and wanted["bound"] != outcome.bound:
@@ -142,19 +151,16 @@ def _problems(
         if "phase" in wanted and wanted["phase"] != outcome.phase:
             yield f"jobs: {name} expected phase {wanted['phase']}, got {outcome.phase}"
     nodes_of = {bind.pod: bind.node for bind in run.binds}
-    pod_names = {key.split("/", 1)[1]: key for key in nodes_of}
+    pod_names = expectation_names(nodes_of)
+    pods = lookup(nodes_of)
     for pod, node in (expect.binds or {}).items():
-        key = pod if pod in nodes_of else pod_names.get(pod)
+        key = pods.get(pod)
         if key is None:
-            yield f"binds: pod `{pod}` was not bound{did_you_mean(pod, sorted(pod_names))}"
+            yield f"binds: pod `{pod}` was not bound{did_you_mean(pod, sorted(pod_names.values()))}"
         elif nodes_of[key] != node:
             yield f"binds: {pod} expected on {node}, got {nodes_of[key]}"
     if not case.ties_allowed:
-        deciding = [
-            bind
-            for bind in run.ties
-            if expect.binds or expect.placements is not None or not bind.identical
-        ]
+        deciding = deciding_ties(run, bool(expect.binds) or expect.placements is not None)
         if deciding and not expect.asserts_nothing():
             first = deciding[0]
             yield (
@@ -170,6 +176,28 @@ def _problems(
             "shares in a random order and may serve them in either order (set `ties: allow` "
             "to accept)"
         )
+
+
+def deciding_ties(run: SessionsResult, by_node: bool) -> list[Bind]:
+    """The binds a tie decided that an expectation depends on: every tie when it checks
+    which node a pod or count went to (``by_node``), else the ties between nodes that
+    differ (a tie between identical nodes only swaps names: job counts stand)."""
+    return [bind for bind in run.ties if by_node or not bind.identical]
+
+
+def expectation_names(keys: Iterable[str]) -> dict[str, str]:
+    """How an expectation names each ``namespace/name`` (a PodGroup, a pod): by its name
+    alone where no other namespace has that name, else by the whole key."""
+    keys = list(keys)
+    names = Counter(key.split("/", 1)[1] for key in keys)
+    return {key: key.split("/", 1)[1] if names[key.split("/", 1)[1]] == 1 else key for key in keys}
+
+
+def lookup(keys: Iterable[str]) -> dict[str, str]:
+    """The ``namespace/name`` each name an expectation may give stands for: the whole
+    key, and the name alone where no other namespace has it."""
+    shown = expectation_names(keys)
+    return {**{key: key for key in shown}, **{name: key for key, name in shown.items()}}
 
 
 def _counts(counts: Mapping[str, int]) -> str:

@@ -301,3 +301,75 @@ def test_plugins_whose_part_is_not_simulated_are_named(run_line: RunLine, tmp_pa
     named = json.loads(done.stdout)["results"][0]["unsimulatedPlugins"]
     assert [entry.split(":")[0] for entry in named] == ["capacity", "magic", "drf"]
     assert "enableHierarchy" in named[2]
+
+
+UPDATED_CLUSTER = """\
+apiVersion: policytest/v1
+kind: PolicyTest
+scheduler:
+  volcano:
+    actions: "enqueue, allocate, backfill"
+    tiers:
+    - plugins: [{name: priority}, {name: gang}]
+    - plugins: [{name: drf}, {name: predicates}, {name: proportion}, {name: binpack}]
+cluster:
+  nodes:
+  - {name: big, allocatable: {cpu: '16', memory: 64Gi, pods: '110'}}
+  - {name: small, allocatable: {cpu: '4', memory: 16Gi, pods: '110'}, used: {cpu: '1'}}
+cases:
+- name: two jobs  # the gang and a job too big for it
+  jobs:
+  - {name: train, tasks: [{name: w, replicas: 2, requests: {cpu: '6'}}]}
+  - {name: huge, tasks: [{name: w, replicas: 1, requests: {cpu: '32'}}]}
+"""
+
+
+@pytest.mark.parametrize(
+    ("expect", "written"),
+    [
+        pytest.param(
+            "  expect: {}  # to fill\n",
+            "  expect: {jobs: {train: {bound: 2, phase: Inqueue}, "
+            "huge: {bound: 0, phase: Pending}}, binds: {train-w-0: big, train-w-1: big}}"
+            "  # to fill\n",
+            id="empty",
+        ),
+        pytest.param(
+            "  expect:  # checked\n    jobs:\n      train: {bound: 1}\n      gone: {bound: 3}\n"
+            "    binds: {train-w-1: small, huge-w-0: big}\n",
+            "  expect:  # checked\n    jobs:\n      train: {bound: 2}\n"
+            "    binds: {train-w-1: big}\n",
+            id="asserted-only",
+        ),
+        pytest.param(
+            "  expect:\n    jobs: {train: {bound: 1, phase: Running}}  # wrong\n",
+            "  expect:\n    jobs: {train: {bound: 2, phase: Inqueue}}  # wrong\n",
+            id="comment-kept",
+        ),
+    ],
+)
+def test_update_fills_jobs_and_binds(
+    run_line: RunLine, tmp_path: Path, expect: str, written: str
+) -> None:
+    """``run --update`` writes each PodGroup's pods bound and phase and each pod's node
+    (an empty expect), or corrects what an expect asserts, dropping a job that does not
+    exist and a pod left pending, keeping comments; the case passes afterwards."""
+    path = tmp_path / "jobs.policytest.yaml"
+    path.write_text(UPDATED_CLUSTER + expect)
+    (tmp_path / ".git").mkdir()
+    done = run_line(["run", "--update", str(path)])
+    assert done.exit_code == 0, done
+    assert path.read_text() == UPDATED_CLUSTER + written
+    assert results(run_line, path)["status"] == "passed"
+
+
+def test_update_leaves_binds_out_when_a_tie_decided_them(run_line: RunLine, tmp_path: Path) -> None:
+    """Where the scheduler picked among equal nodes at random, the pods' nodes are not
+    guaranteed: an empty expect gets the jobs' counts and phases only."""
+    case = (
+        "- name: tied\n  jobs:\n  - {name: train, tasks: [{name: w, replicas: 1}]}\n  expect: {}\n"
+    )
+    path = fixture(tmp_path, "", case)
+    (tmp_path / ".git").mkdir()
+    assert run_line(["run", "--update", str(path)]).exit_code == 0
+    assert "  expect: {jobs: {train: {bound: 1, phase: Inqueue}}}\n" in path.read_text()
