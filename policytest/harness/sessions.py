@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from policytest.core.suggest import did_you_mean
+from policytest.harness.counts import count_problems
 from policytest.harness.model import Case, Fixture
 from policytest.scoring.cluster import Node
 from policytest.scoring.specs import pods_from_dict
@@ -27,11 +28,6 @@ __all__ = [
     "lookup",
     "run_session_case",
 ]
-
-_NOTHING = (
-    "expect is empty: this case checks nothing (the scheduler bound {got}); "
-    "`policytest run --update` (pytest: `--policytest-update`) records that for you to review"
-)
 
 
 def is_session_case(case: Case) -> bool:
@@ -123,25 +119,13 @@ def _problems(
     case: Case, run: SessionsResult, placements: Mapping[str, int], pending: int
 ) -> Iterator[str]:
     expect = case.expect
-    got = {name: count for name, count in placements.items() if count}
-    if expect.asserts_nothing():
-        yield _NOTHING.format(got=f"{len(run.binds)} pods, placements {_counts(got)}")
-    if expect.placements is not None:
-        expected = {name: count for name, count in expect.placements.items() if count}
-        if got != expected:
-            yield f"placements: expected {_counts(expected)}, got {_counts(got)}"
-    used = sum(1 for count in got.values() if count)
-    if expect.nodes_used is not None and expect.nodes_used != used:
-        yield f"nodesUsed: expected {expect.nodes_used}, got {used}"
-    if expect.pending is not None and expect.pending != pending:
-        yield f"pending: expected {expect.pending}, got {pending}"
+    yield from count_problems(expect, placements, pending, f"{len(run.binds)} pods bound, ")
     groups = run.pod_groups
-    by_name = expectation_names(groups)
     jobs = lookup(groups)
     for name, wanted in (expect.jobs or {}).items():
         key = jobs.get(name)
         if key is None:
-            yield f"jobs: no job `{name}`{did_you_mean(name, sorted(by_name.values()))}"
+            yield f"jobs: no job `{name}`{did_you_mean(name, _shown(groups))}"
             continue
         outcome = groups[key]
         if "bound" in wanted and wanted["bound"] != outcome.bound:
@@ -151,12 +135,11 @@ def _problems(
         if "phase" in wanted and wanted["phase"] != outcome.phase:
             yield f"jobs: {name} expected phase {wanted['phase']}, got {outcome.phase}"
     nodes_of = {bind.pod: bind.node for bind in run.binds}
-    pod_names = expectation_names(nodes_of)
     pods = lookup(nodes_of)
     for pod, node in (expect.binds or {}).items():
         key = pods.get(pod)
         if key is None:
-            yield f"binds: pod `{pod}` was not bound{did_you_mean(pod, sorted(pod_names.values()))}"
+            yield f"binds: pod `{pod}` was not bound{did_you_mean(pod, _shown(nodes_of))}"
         elif nodes_of[key] != node:
             yield f"binds: {pod} expected on {node}, got {nodes_of[key]}"
     if not case.ties_allowed:
@@ -200,5 +183,6 @@ def lookup(keys: Iterable[str]) -> dict[str, str]:
     return {**{key: key for key in shown}, **{name: key for key, name in shown.items()}}
 
 
-def _counts(counts: Mapping[str, int]) -> str:
-    return "{" + ", ".join(f"{name}: {count}" for name, count in sorted(counts.items())) + "}"
+def _shown(keys: Iterable[str]) -> list[str]:
+    """The names an expectation may give, for a did-you-mean."""
+    return sorted(expectation_names(keys).values())

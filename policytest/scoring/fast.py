@@ -11,6 +11,12 @@ behind :class:`~policytest.scoring.protocol.ClusterState`. What is saved is repe
   kinds) and only the bound node is rescored; the best node and its ties come from a
   heap of totals instead of building and ranking a ``NodeScore`` per node.
   Ties are broken exactly as :func:`policytest.harness.runner.rank` orders them (cluster order).
+- :class:`SessionTotals` keeps the kinds of a Volcano session, which binds and takes back
+  pods (a discarded gang) and switches kinds at every job: a kind is brought up to date
+  from the nodes changed since it was last used, when it is used again.
+
+Pods that differ only in what no verdict reads (a name; labels no topology plugin reads)
+are one kind (the cluster's ``kind_key``).
 """
 
 from __future__ import annotations

@@ -392,7 +392,11 @@ class VolcanoCluster(_FillingCluster):
     def kept_total(self, pod: Pod, name: str, kept: Verdict) -> float | None:
         """``pod``'s total on node ``name`` after a bind there, from the node's resource
         verdict and the nodeorder terms of ``kept`` (its verdict when last scored on every
-        node), for a pod whose terms no bind moves; ``None``: score the node instead."""
+        node), for a pod whose terms no bind moves (no topology filter can keep it off a
+        node); ``None``: score the node instead. A node that keeps the pod off needs no
+        terms, so a node it was kept off when last scored is rescored too."""
+        if pod.workload.host_ports or pod.workload.node_name:
+            return None
         _, _, trivial, _, totals = self._prepared(pod)
         shared = self.memo and trivial and name not in self._guarded()
         state = (self.node_keys()[name], id(kept))
@@ -400,12 +404,12 @@ class VolcanoCluster(_FillingCluster):
             found = totals.get(state)
             if found is not None and found[0] is kept:
                 return found[1]
-        terms = kept_terms(kept, self.scheduler.profile)
-        if terms is None or pod.workload.host_ports or pod.workload.node_name:
-            return None
         verdict = self.resource_verdict(pod, name)
         total: float = INFEASIBLE
         if verdict[0]:
+            terms = kept_terms(kept, self.scheduler.profile)
+            if terms is None:
+                return None
             if terms:
                 verdict = add_terms(verdict, terms, self.scheduler.nodeorder_batch)
             total = verdict[2]

@@ -229,12 +229,23 @@ def _priority_class(item: object, where: str) -> PriorityClass:
     return PriorityClass(name, value, bool(entry.get("globalDefault")))
 
 
-def _queue(item: object, where: str) -> Queue:
+def _parts(item: object, where: str) -> tuple[Mapping[str, Any], ...]:
+    """An object's metadata, spec and status: its own keys for the Kubernetes object,
+    the one mapping of the short form for each."""
     entry = _map(item, where)
-    full = "metadata" in entry or "spec" in entry
-    metadata = _map(entry.get("metadata"), f"{where}.metadata") if full else entry
-    spec = _map(entry.get("spec"), f"{where}.spec") if full else entry
-    status = _map(entry.get("status"), f"{where}.status") if full else entry
+    if "metadata" not in entry and "spec" not in entry:
+        return entry, entry, entry, entry
+    return (
+        entry,
+        _map(entry.get("metadata"), f"{where}.metadata"),
+        _map(entry.get("spec"), f"{where}.spec"),
+        _map(entry.get("status"), f"{where}.status"),
+    )
+
+
+def _queue(item: object, where: str) -> Queue:
+    entry, metadata, spec, status = _parts(item, where)
+    full = spec is not entry
     guarantee = spec.get("guarantee")
     if full:
         guarantee = _map(guarantee, f"{where}.spec.guarantee").get("resource")
@@ -255,11 +266,7 @@ def _queue(item: object, where: str) -> Queue:
 
 
 def _pod_group(item: object, where: str) -> PodGroup:
-    entry = _map(item, where)
-    full = "metadata" in entry or "spec" in entry
-    metadata = _map(entry.get("metadata"), f"{where}.metadata") if full else entry
-    spec = _map(entry.get("spec"), f"{where}.spec") if full else entry
-    status = _map(entry.get("status"), f"{where}.status") if full else entry
+    _, metadata, spec, status = _parts(item, where)
     phase = status.get("phase") or "Pending"
     if phase not in PHASES:
         raise SchedulingSpecError(f"{where}.phase: one of {', '.join(PHASES)}")

@@ -56,15 +56,40 @@ def inqueue_resource(job: Job, allocated: Resource) -> Resource:
     return reserved
 
 
-def _counts_inqueue(job: Job) -> bool:
-    """A job whose ``minResources`` count as claimed: Inqueue, or Running with enough
-    tasks allocated."""
-    if job.group.min_resources is None:
+def _running_claim(job: Job) -> bool:
+    """A Running job whose ``minResources`` still count as claimed (what its tasks have
+    not yet allocated): it has ``minMember`` tasks allocated (a job whose driver
+    finished keeps its PodGroup Running without claiming again)."""
+    if job.group.min_resources is None or job.phase != "Running":
         return False
-    if job.phase == "Inqueue":
-        return True
     allocated = sum(1 for task in job.tasks if task.status in ALLOCATED_STATUSES)
-    return job.phase == "Running" and allocated >= job.group.min_member
+    return allocated >= job.group.min_member
+
+
+def _queue_claim(job: Job, version: tuple[int, int]) -> Resource | None:
+    """What an admitted job's ``minResources`` claim of its queue (proportion's
+    ``inqueue``): an Inqueue job all of them before v1.15, from v1.15 what its allocated
+    tasks do not cover yet (as a Running job always); ``None``: nothing."""
+    if job.group.min_resources is None:
+        return None
+    if job.phase == "Inqueue":
+        if version < (1, 15):
+            return queue_resource(job.group.min_resources)
+        return inqueue_resource(job, job.allocated())
+    return inqueue_resource(job, job.allocated()) if _running_claim(job) else None
+
+
+def elastic_resource(job: Job, version: tuple[int, int]) -> Resource:
+    """``GetElasticResources``: what the job has allocated beyond its ``minResources``
+    (a queue's elastic part, which enqueue does not count against its capability);
+    before v1.11 nothing when some dimension is within them, else the difference."""
+    allocated = job.allocated()
+    minimum = queue_resource(job.group.min_resources or {})
+    if version < (1, 11):
+        if allocated.less_equal_partly(minimum, ZERO):
+            return Resource()
+        return allocated.clone().sub(minimum)
+    return exceeded_part(allocated, minimum)
 
 
 @dataclass
@@ -91,8 +116,17 @@ class _QueueAttr:
 class Proportion:
     """proportion's state for one session."""
 
-    def __init__(self, cluster_total: Resource, queues: Mapping[str, Queue], jobs: list[Job]):
+    def __init__(
+        self,
+        cluster_total: Resource,
+        queues: Mapping[str, Queue],
+        jobs: list[Job],
+        version: tuple[int, int],
+    ):
         self.attrs: dict[str, _QueueAttr] = {}
+        self.reserves_when_enqueued = version >= (1, 16)
+        """From v1.16 a job's ``minResources`` join its queue's claim once every plugin
+        admitted it (``JobEnqueued``), not when proportion alone does."""
         self.equal_shares = False
         guarantees = total(queue_resource(q.guarantee) for q in queues.values() if q.guarantee)
         for job in jobs:
@@ -111,8 +145,10 @@ class Proportion:
                     attr.request.add(task.resreq)
                 elif task.status == PENDING:
                     attr.request.add(task.resreq)
-            if _counts_inqueue(job):
-                attr.inqueue.add(inqueue_resource(job, job.allocated()))
+            claim = _queue_claim(job, version)
+            if claim is not None:
+                attr.inqueue.add(claim)
+            attr.elastic.add(elastic_resource(job, version))
         self._deserve(cluster_total)
 
     @staticmethod
@@ -187,8 +223,16 @@ class Proportion:
         wanted = minimum.clone().add(attr.allocated).add(attr.inqueue).sub(attr.elastic)
         if wanted.over_in_requested(attr.real_capability, minimum):
             return -1
-        attr.inqueue.add(minimum)
+        if not self.reserves_when_enqueued:
+            attr.inqueue.add(minimum)
         return 1
+
+    def enqueued(self, job: Job) -> None:
+        """``JobEnqueued`` (from v1.16): the admitted job's ``minResources`` join its
+        queue's claim."""
+        attr = self.attrs.get(job.queue)
+        if self.reserves_when_enqueued and attr is not None and job.group.min_resources:
+            attr.inqueue.add(queue_resource(job.group.min_resources))
 
     def allocate(self, job: Job, request: Resource, sign: int) -> None:
         attr = self.attrs.get(job.queue)
@@ -245,7 +289,7 @@ class Overcommit:
         for job in jobs:
             if job.phase == "Inqueue" and job.group.min_resources is not None:
                 self.inqueue.add(queue_resource(job.group.min_resources))
-            elif _counts_inqueue(job):
+            elif _running_claim(job):
                 self.inqueue.add(inqueue_resource(job, job.allocated()))
 
     def enqueueable(self, job: Job) -> int:

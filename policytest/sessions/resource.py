@@ -111,6 +111,22 @@ class Resource:
                 return False
         return True
 
+    def less_equal_partly(self, other: Resource, default: int) -> bool:
+        """``LessEqualPartly``: some dimension is at most ``other``'s (a scalar only
+        ``other`` has counts when ``default`` is zero, one only this has when infinity)."""
+        if _le(self.cpu, other.cpu) or _le(self.memory, other.memory):
+            return True
+        theirs = other.scalars or {}
+        mine = self.scalars or {}
+        if default == ZERO and any(name not in mine for name in theirs):
+            return True
+        for name, value in mine.items():
+            if name not in theirs and default == INFINITY:
+                return True
+            if _le(value, theirs.get(name, 0.0)):
+                return True
+        return False
+
     def less_equal_names(self, other: Resource, default: int) -> list[str]:
         """``LessEqualWithResourcesName``: the dimensions over ``other`` (none: fits)."""
         over = [CPU] if not _le(self.cpu, other.cpu) else []

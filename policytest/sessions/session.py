@@ -84,7 +84,6 @@ class Session:
     def __init__(
         self,
         plan: SessionPlan,
-        scheduler: VolcanoScheduler,
         cluster: VolcanoCluster,
         jobs: list[Job],
         queues: Mapping[str, Queue],
@@ -92,9 +91,6 @@ class Session:
         totals: Callable[[VolcanoCluster], SessionTotals] = SessionTotals,
     ) -> None:
         self.plan = plan
-        self.scheduler = scheduler
-        for job in jobs:
-            job.valid_reason = ""
         self.cluster = cluster
         self.jobs = jobs
         self.queues = queues
@@ -104,20 +100,22 @@ class Session:
         numbered = KeyTable()
         self.shapes = {name: numbered(_shape(node)) for name, node in cluster.nodes.items()}
         """Each node's shape as a number (a bind leaves a node's shape as it is)."""
-        self.position = {name: i for i, name in enumerate(self.names)}
         self.totals = totals(cluster)
         infos = cluster.infos.values()
         self.total = total(Resource.of(info.allocatable) for info in infos)
         self._choices: dict[str, _Choice] = {}
         self.by_key = {job.key: job for job in jobs}
-        for job in jobs:  # the session's own copy of each job: no fit errors yet
+        for job in jobs:  # what a session learns of a job is its own (the JobInfo is new)
             job.fit_errors.clear()
             job.failed_roles.clear()
+            job.valid_reason = ""
             for task in job.tasks:
                 task.last_allocated = False
         self.binds: list[Bind] = []
         self.discarded: list[tuple[str, str]] = []
-        self.proportion = Proportion(self.total, queues, jobs) if plan.has("proportion") else None
+        self.proportion = (
+            Proportion(self.total, queues, jobs, plan.version) if plan.has("proportion") else None
+        )
         self.drf = Drf(self.total, jobs) if plan.has("drf") else None
         self.overcommit = None
         if plan.has("overcommit"):
@@ -242,8 +240,11 @@ class Session:
         return True
 
     def enqueued(self, job: Job) -> None:
+        """``JobEnqueued``: every plugin's, of every tier, once enqueue admits the job."""
         if self.overcommit is not None and self._each("enableJobEnqueued", "overcommit"):
             self.overcommit.enqueued(job)
+        if self.proportion is not None and self._each("enableJobEnqueued", "proportion"):
+            self.proportion.enqueued(job)
 
     def _allocated(self, task: Task, sign: int) -> None:
         """The event handlers: proportion's and drf's allocated resources."""
@@ -565,7 +566,7 @@ def run_sessions(
     current = list(nodes)
     for index in range(1, sessions + 1):
         cluster = scheduler.cluster(current, objects)
-        session = Session(plan, scheduler, cluster, jobs, queues, index, totals)
+        session = Session(plan, cluster, jobs, queues, index, totals)
         session.run()
         records.append(_record(session))
         for job in jobs:

@@ -257,7 +257,7 @@ def test_podgroup_phases_the_job_updater_writes(run_line: RunLine, tmp_path: Pat
         "  - {name: stuck, minMember: 4, phase: Running}\n"
         "  - {name: any, minMember: 0, phase: Inqueue}\n"
         "  - {name: a-ghost, minMember: 1, minResources: {cpu: '16'}}\n"
-        "  - {name: late, minMember: 1, minResources: {cpu: '8'}}\n"
+        "  - {name: late, minMember: 1, minResources: {cpu: '9'}}\n"
     )
     pending = "  - metadata: {{name: {name}, annotations: "
     pending += "{{scheduling.k8s.io/group-name: {group}}}}}\n"
@@ -268,7 +268,7 @@ def test_podgroup_phases_the_job_updater_writes(run_line: RunLine, tmp_path: Pat
         + pending.format(name="stuck-w-2", group="stuck", cpu="9")
         + pending.format(name="stuck-w-3", group="stuck", cpu="9")
         + pending.format(name="any-w-0", group="any", cpu="1")
-        + pending.format(name="late-w-0", group="late", cpu="8")
+        + pending.format(name="late-w-0", group="late", cpu="9")
         + "  ties: allow\n  expect: {jobs: {stuck: {bound: 2}}}\n"
     )
     result = results(run_line, fixture(tmp_path, cluster, case))
@@ -373,3 +373,66 @@ def test_update_leaves_binds_out_when_a_tie_decided_them(run_line: RunLine, tmp_
     (tmp_path / ".git").mkdir()
     assert run_line(["run", "--update", str(path)]).exit_code == 0
     assert "  expect: {jobs: {train: {bound: 1, phase: Inqueue}}}\n" in path.read_text()
+
+
+@pytest.mark.parametrize(("limit", "runs"), [(12, True), (11, False)])
+def test_each_session_is_charged_to_the_node_score_budget(
+    run_line: RunLine, tmp_path: Path, limit: int, runs: bool
+) -> None:
+    """Two pending pods on two nodes for three sessions: 12 node scores, as each
+    session scores its pending pods again."""
+    case = (
+        "- name: three\n  sessions: 3\n  jobs:\n  - {name: a, tasks: [{name: w, replicas: 2, "
+        "requests: {cpu: '1'}}]}\n  ties: allow\n  expect: {jobs: {a: {bound: 2}}}\n"
+    )
+    path = fixture(tmp_path, "", case)
+    done = run_line(["run", "--format", "json", "--limit", f"node-scores={limit}", str(path)])
+    result = json.loads(done.stdout)["results"][0]
+    assert (result["status"] == "passed") == runs, result["message"]
+    assert ("--limit node-scores=N" in result["message"]) != runs
+
+
+@pytest.mark.parametrize(("release", "bound"), [("1.15", 0), ("1.16", 1)])
+def test_a_job_another_plugin_refuses_claims_its_queue_until_1_16(
+    run_line: RunLine, tmp_path: Path, release: str, bound: int
+) -> None:
+    """proportion admits job `a` (3 cpu of its queue's 4) and overcommit refuses it (2.8
+    cpu idle): up to v1.15 proportion has already counted `a` against the queue, so it
+    refuses `b` too; from v1.16 a job counts once every plugin admitted it."""
+    path = tmp_path / "claims.policytest.yaml"
+    path.write_text(
+        "apiVersion: policytest/v1\nkind: PolicyTest\nscheduler:\n  volcano:\n"
+        '    actions: "enqueue, allocate"\n'
+        "    tiers: [{plugins: [{name: proportion}, {name: overcommit}, {name: predicates}]}]\n"
+        "cluster:\n  nodes:\n"
+        "  - {name: n1, allocatable: {cpu: '4', memory: 16Gi, pods: '110'}, used: {cpu: '2'}}\n"
+        "  queues: [{name: q, capability: {cpu: '8'}}]\n"
+        "cases:\n- name: two\n  jobs:\n"
+        "  - {name: a, queue: q, tasks: [{name: w, requests: {cpu: '3'}}]}\n"
+        "  - {name: b, queue: q, tasks: [{name: w, requests: {cpu: '2'}}]}\n"
+        f"  expect: {{jobs: {{a: {{bound: 0, phase: Pending}}, b: {{bound: {bound}}}}}}}\n"
+    )
+    done = run_line(["run", "--format", "json", "--volcano-version", release, str(path)])
+    result = json.loads(done.stdout)["results"][0]
+    assert result["status"] == "passed", result["message"]
+
+
+def test_a_running_jobs_elastic_pods_do_not_hold_its_queue(
+    run_line: RunLine, tmp_path: Path
+) -> None:
+    """Job `r` runs 3 one-cpu pods for a minimum of 1 cpu: 2 cpu of them are elastic,
+    which enqueue does not count against the queue's 4 cpu, so `next` (2 cpu) is admitted."""
+    group = "{scheduling.k8s.io/group-name: r}"
+    cluster = (
+        "  - name: n3\n    allocatable: {cpu: '8', memory: 32Gi, pods: '110'}\n"
+        f"    pods: [{{requests: {{cpu: '1'}}, annotations: {group}, count: 3}}]\n"
+        "  queues: [{name: q, capability: {cpu: '4'}}]\n"
+        "  podGroups: [{name: r, queue: q, minMember: 1, minResources: {cpu: '1'}, "
+        "phase: Running}]\n"
+    )
+    case = (
+        "- name: admitted\n  jobs:\n  - {name: next, queue: q, tasks: [{name: w, "
+        "requests: {cpu: '2'}}]}\n  expect: {jobs: {next: {phase: Inqueue}}}\n"
+    )
+    result = results(run_line, fixture(tmp_path, cluster, case))
+    assert result["status"] == "passed", result["message"]
