@@ -40,8 +40,11 @@ SESSION_PLUGINS: Final = frozenset(
     }
 )
 """Plugins whose part in a session is simulated (the scorers' plugins included)."""
+CAPACITY_SINCE: Final = (1, 13)
+"""The first release whose capacity plugin (queues not hierarchical) is simulated."""
 UNSIMULATED_SESSION_PLUGINS: Final = {
-    "capacity": "queue order, queue capacity and enqueue by capacity",
+    "capacity": "hierarchical queues (enableHierarchy), and before v1.13 its queue order, "
+    "queue capacity and enqueue by capacity",
     "sla": "job order and enqueue by waiting time",
     "tdm": "revocable nodes",
     "task-topology": "task order and node order by task affinity",
@@ -92,6 +95,21 @@ class SessionPlan:
         return plugin in self.plugins
 
     @property
+    def simulates_capacity(self) -> bool:
+        """Whether the capacity plugin's part is simulated: registered, from v1.13, its
+        queues not hierarchical (no entry of it has ``enableHierarchy``)."""
+        return (
+            self.has("capacity")
+            and self.version >= CAPACITY_SINCE
+            and not self._hierarchical("capacity")
+        )
+
+    def _hierarchical(self, plugin: str) -> bool:
+        return any(
+            p.name == plugin and p.flags.get("enableHierarchy") for t in self.tiers for p in t
+        )
+
+    @property
     def unsimulated_plugins(self) -> tuple[str, ...]:
         """``plugin: what it decides`` for each registered plugin whose part is not
         simulated: Volcano's own, a plugin of the scheduler's build (``--plugins-dir``),
@@ -99,8 +117,8 @@ class SessionPlan:
         named = [
             f"{name}: {UNSIMULATED_SESSION_PLUGINS.get(name, CUSTOM_PLUGIN)}"
             for name in sorted(self.plugins)
-            if name not in SESSION_PLUGINS
+            if name not in SESSION_PLUGINS and (name != "capacity" or not self.simulates_capacity)
         ]
-        if any(p.name == "drf" and p.flags.get("enableHierarchy") for t in self.tiers for p in t):
+        if self._hierarchical("drf"):
             named.append(f"drf: {HIERARCHICAL_DRF}")
         return tuple(named)

@@ -1,6 +1,7 @@
 """The session plugins that order and admit jobs: priority, gang and drf's job order,
-proportion's queue share, overuse, allocatable check and enqueue check, and overcommit's
-enqueue check, each as the release's ``OnSessionOpen`` sets it up.
+proportion's queue share, overuse, allocatable check and enqueue check (the enqueue check
+and the queues' claims shared with capacity, :mod:`policytest.sessions.capacity`), and
+overcommit's enqueue check, each as the release's ``OnSessionOpen`` sets it up.
 
 proportion's ``deserved`` loop sums over a Go map, in an order that changes from run to
 run; here queues are visited by name, and a queue order that rests on two shares the
@@ -25,7 +26,18 @@ from policytest.sessions.resource import (
 )
 from policytest.sessions.state import ALLOCATED_STATUSES, PENDING, Job
 
-__all__ = ["Drf", "Overcommit", "Proportion", "queue_resource"]
+__all__ = [
+    "Drf",
+    "Overcommit",
+    "Proportion",
+    "QueueAttr",
+    "QueuePlugin",
+    "elastic_resource",
+    "queue_attrs",
+    "queue_claim",
+    "queue_resource",
+    "resource_max",
+]
 
 
 def queue_resource(resources: Mapping[str, str]) -> Resource:
@@ -66,7 +78,7 @@ def _running_claim(job: Job) -> bool:
     return allocated >= job.group.min_member
 
 
-def _queue_claim(job: Job, version: tuple[int, int]) -> Resource | None:
+def queue_claim(job: Job, version: tuple[int, int]) -> Resource | None:
     """What an admitted job's ``minResources`` claim of its queue (proportion's
     ``inqueue``): an Inqueue job all of them before v1.15, from v1.15 what its allocated
     tasks do not cover yet (as a Running job always); ``None``: nothing."""
@@ -93,7 +105,7 @@ def elastic_resource(job: Job, version: tuple[int, int]) -> Resource:
 
 
 @dataclass
-class _QueueAttr:
+class QueueAttr:
     queue: Queue
     deserved: Resource = field(default_factory=Resource)
     allocated: Resource = field(default_factory=Resource)
@@ -113,8 +125,50 @@ class _QueueAttr:
         self.share = max(self.share, 0.0)
 
 
-class Proportion:
-    """proportion's state for one session."""
+def queue_attrs(
+    cluster_total: Resource, queues: Mapping[str, Queue], jobs: list[Job], version: tuple[int, int]
+) -> dict[str, QueueAttr]:
+    """Each queue with jobs as proportion and capacity read it when a session opens: its
+    capability (a cpu or memory of 0 or less unlimited), its guarantee, its real
+    capability (the cluster less every queue's guarantee, plus its own, within its
+    capability), what its jobs have allocated and request, what admitted jobs claim
+    (:func:`queue_claim`) and their elastic part."""
+    attrs: dict[str, QueueAttr] = {}
+    guarantees = total(queue_resource(q.guarantee) for q in queues.values() if q.guarantee)
+    for job in jobs:
+        attr = attrs.get(job.queue)
+        if attr is None:
+            queue = queues[job.queue]
+            attr = attrs[job.queue] = QueueAttr(queue)
+            if queue.guarantee:
+                attr.guarantee = queue_resource(queue.guarantee)
+            real = exceeded_part(cluster_total, guarantees).add(attr.guarantee)
+            if queue.capability:
+                attr.capability = infinite_if_unset(queue_resource(queue.capability))
+                attr.real_capability = real.min_dimension(attr.capability, INFINITY)
+            else:
+                attr.capability = Resource()
+                attr.real_capability = real
+        for task in job.tasks:
+            if task.status in ALLOCATED_STATUSES:
+                attr.allocated.add(task.resreq)
+                attr.request.add(task.resreq)
+            elif task.status == PENDING:
+                attr.request.add(task.resreq)
+        claim = queue_claim(job, version)
+        if claim is not None:
+            attr.inqueue.add(claim)
+        attr.elastic.add(elastic_resource(job, version))
+    return attrs
+
+
+class QueuePlugin:
+    """What proportion and capacity do alike: each queue's attributes
+    (:func:`queue_attrs`); a job admitted while its ``minResources``, with what its queue
+    has allocated and admitted jobs claim, less the elastic part, stay within the
+    queue's real capability in each resource it asks for; its claim counted when it is
+    admitted (from v1.16 once every plugin admitted it, ``JobEnqueued``); the queue's
+    allocated and share kept up at each allocation."""
 
     def __init__(
         self,
@@ -122,45 +176,58 @@ class Proportion:
         queues: Mapping[str, Queue],
         jobs: list[Job],
         version: tuple[int, int],
-    ):
-        self.attrs: dict[str, _QueueAttr] = {}
+    ) -> None:
+        self.version = version
         self.reserves_when_enqueued = version >= (1, 16)
-        """From v1.16 a job's ``minResources`` join its queue's claim once every plugin
-        admitted it (``JobEnqueued``), not when proportion alone does."""
-        self.equal_shares = False
-        guarantees = total(queue_resource(q.guarantee) for q in queues.values() if q.guarantee)
-        for job in jobs:
-            attr = self.attrs.get(job.queue)
-            if attr is None:
-                attr = self.attrs[job.queue] = self._attr(queues[job.queue], cluster_total)
-                real = exceeded_part(cluster_total, guarantees).add(attr.guarantee)
-                if attr.capability is None:
-                    attr.capability = Resource()
-                    attr.real_capability = real
-                else:
-                    attr.real_capability = real.min_dimension(attr.capability, INFINITY)
-            for task in job.tasks:
-                if task.status in ALLOCATED_STATUSES:
-                    attr.allocated.add(task.resreq)
-                    attr.request.add(task.resreq)
-                elif task.status == PENDING:
-                    attr.request.add(task.resreq)
-            claim = _queue_claim(job, version)
-            if claim is not None:
-                attr.inqueue.add(claim)
-            attr.elastic.add(elastic_resource(job, version))
-        self._deserve(cluster_total)
+        self.attrs = queue_attrs(cluster_total, queues, jobs, version)
+        self.deserve(cluster_total)
 
-    @staticmethod
-    def _attr(queue: Queue, cluster_total: Resource) -> _QueueAttr:
-        attr = _QueueAttr(queue)
-        if queue.capability:
-            attr.capability = infinite_if_unset(queue_resource(queue.capability))
-        if queue.guarantee:
-            attr.guarantee = queue_resource(queue.guarantee)
-        return attr
+    def deserve(self, cluster_total: Resource) -> None:
+        """What the plugin works out from the queues when the session opens (each
+        queue's deserved and share)."""
+        raise NotImplementedError
 
-    def _deserve(self, cluster_total: Resource) -> None:
+    def update_share(self, attr: QueueAttr) -> None:
+        attr.update_share()
+
+    def enqueueable(self, job: Job, queue: Queue) -> int:
+        """+1 permit, -1 reject (neither plugin abstains)."""
+        if queue.state != "Open":
+            return -1
+        if job.group.min_resources is None:
+            return 1
+        attr = self.attrs[queue.name]
+        minimum = queue_resource(job.group.min_resources)
+        wanted = minimum.clone().add(attr.allocated).add(attr.inqueue).sub(attr.elastic)
+        if wanted.over_in_requested(attr.real_capability, minimum):
+            return -1
+        if not self.reserves_when_enqueued:
+            attr.inqueue.add(minimum)
+        return 1
+
+    def enqueued(self, job: Job) -> None:
+        """``JobEnqueued`` (from v1.16): the admitted job's ``minResources`` join its
+        queue's claim."""
+        attr = self.attrs.get(job.queue)
+        if self.reserves_when_enqueued and attr is not None and job.group.min_resources:
+            attr.inqueue.add(queue_resource(job.group.min_resources))
+
+    def allocate(self, job: Job, request: Resource, sign: int) -> None:
+        """The event handlers: the queue's allocated and share."""
+        attr = self.attrs.get(job.queue)
+        if attr is not None:
+            (attr.allocated.add if sign > 0 else attr.allocated.sub)(request)
+            self.update_share(attr)
+
+
+class Proportion(QueuePlugin):
+    """proportion's state for one session: each queue deserves what its weight earns of
+    the cluster (within its real capability and request, at least its guarantee)."""
+
+    equal_shares = False
+    """Queues were ordered across shares the deserved loop computes equal."""
+
+    def deserve(self, cluster_total: Resource) -> None:
         remaining = cluster_total.clone()
         met: set[str] = set()
         ordered = [self.attrs[name] for name in sorted(self.attrs)]
@@ -178,7 +245,7 @@ class Proportion:
                 if attr.real_capability is not None:
                     attr.deserved.min_dimension(attr.real_capability, INFINITY)
                 attr.deserved.min_dimension(attr.request, ZERO)
-                attr.deserved = _max(attr.deserved, attr.guarantee)
+                attr.deserved = resource_max(attr.deserved, attr.guarantee)
                 attr.update_share()
                 if attr.request.less_equal(attr.deserved, ZERO) or attr.deserved.semantic_equal(
                     old
@@ -212,36 +279,8 @@ class Proportion:
         attr = self.attrs[queue.name]
         return not attr.allocated.clone().add(request).over_in_requested(attr.deserved, request)
 
-    def enqueueable(self, job: Job, queue: Queue) -> int:
-        """+1 permit, -1 reject (proportion never abstains)."""
-        if queue.state != "Open":
-            return -1
-        attr = self.attrs[queue.name]
-        if attr.real_capability is None or job.group.min_resources is None:
-            return 1
-        minimum = queue_resource(job.group.min_resources)
-        wanted = minimum.clone().add(attr.allocated).add(attr.inqueue).sub(attr.elastic)
-        if wanted.over_in_requested(attr.real_capability, minimum):
-            return -1
-        if not self.reserves_when_enqueued:
-            attr.inqueue.add(minimum)
-        return 1
 
-    def enqueued(self, job: Job) -> None:
-        """``JobEnqueued`` (from v1.16): the admitted job's ``minResources`` join its
-        queue's claim."""
-        attr = self.attrs.get(job.queue)
-        if self.reserves_when_enqueued and attr is not None and job.group.min_resources:
-            attr.inqueue.add(queue_resource(job.group.min_resources))
-
-    def allocate(self, job: Job, request: Resource, sign: int) -> None:
-        attr = self.attrs.get(job.queue)
-        if attr is not None:
-            (attr.allocated.add if sign > 0 else attr.allocated.sub)(request)
-            attr.update_share()
-
-
-def _max(left: Resource, right: Resource) -> Resource:
+def resource_max(left: Resource, right: Resource) -> Resource:
     """``helpers.Max``: each dimension's larger value (scalars of either side)."""
     result = Resource(max(left.cpu, right.cpu), max(left.memory, right.memory))
     names = [

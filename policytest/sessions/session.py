@@ -40,6 +40,7 @@ from policytest.scoring.schedulers import VolcanoCluster, VolcanoScheduler
 from policytest.scoring.session_plan import SessionPlan
 from policytest.scoring.verdicts import KeyTable
 from policytest.scoring.workload import ClusterObjects
+from policytest.sessions.capacity import Capacity
 from policytest.sessions.heap import PriorityQueue
 from policytest.sessions.objects import Queue
 from policytest.sessions.plugins import Drf, Overcommit, Proportion
@@ -116,6 +117,12 @@ class Session:
         self.proportion = (
             Proportion(self.total, queues, jobs, plan.version) if plan.has("proportion") else None
         )
+        self.queue_plugins: dict[str, Proportion | Capacity] = {}
+        """The plugins that order queues and check them (proportion, capacity), by name."""
+        if self.proportion is not None:
+            self.queue_plugins["proportion"] = self.proportion
+        if plan.simulates_capacity:
+            self.queue_plugins["capacity"] = Capacity(self.total, queues, jobs, plan.version)
         self.drf = Drf(self.total, jobs) if plan.has("drf") else None
         self.overcommit = None
         if plan.has("overcommit"):
@@ -131,6 +138,13 @@ class Session:
         )
         """The job-order functions in tier order (an entry listed twice asks twice)."""
         self.task_priority = self._each("enableTaskOrder", "priority")
+        self.queue_orders = tuple(
+            plugin.name
+            for tier in plan.tiers
+            for plugin in tier
+            if plugin.enabled("enableQueueOrder") and plugin.name in self.queue_plugins
+        )
+        """The queue-order functions in tier order."""
         """priority's task order (the only task-order function simulated)."""
 
     # --- the plugins' functions, tier by tier ---------------------------------------------
@@ -170,8 +184,8 @@ class Session:
         return left.index < right.index
 
     def queue_order(self, left: Queue, right: Queue) -> bool:
-        if self.proportion is not None and self._each("enableQueueOrder", "proportion"):
-            result = self.proportion.compare(left, right)
+        for plugin in self.queue_orders:
+            result = self.queue_plugins[plugin].compare(left, right)
             if result:
                 return result < 0
         if left.created == right.created:
@@ -196,9 +210,12 @@ class Session:
         )
 
     def allocatable(self, queue: Queue, task: Task) -> bool:
-        if self.proportion is None or not self._each("enabledAllocatable", "proportion"):
-            return True
-        return self.proportion.allocatable(queue, task.resreq)
+        """``Session.Allocatable``: no plugin with the flag finds the queue full."""
+        return all(
+            plugin.allocatable(queue, task.resreq)
+            for name, plugin in self.queue_plugins.items()
+            if self._each("enabledAllocatable", name)
+        )
 
     def job_ready(self, job: Job) -> bool:
         if not self._each("enableJobReady", "gang"):
@@ -228,8 +245,9 @@ class Session:
                     continue
                 if plugin.name == "overcommit" and self.overcommit is not None:
                     vote = self.overcommit.enqueueable(job)
-                elif plugin.name == "proportion" and self.proportion is not None:
-                    vote = self.proportion.enqueueable(job, self.queues[job.queue])
+                elif plugin.name in self.queue_plugins:
+                    queue = self.queues[job.queue]
+                    vote = self.queue_plugins[plugin.name].enqueueable(job, queue)
                 else:
                     continue
                 if vote < 0:
@@ -243,14 +261,15 @@ class Session:
         """``JobEnqueued``: every plugin's, of every tier, once enqueue admits the job."""
         if self.overcommit is not None and self._each("enableJobEnqueued", "overcommit"):
             self.overcommit.enqueued(job)
-        if self.proportion is not None and self._each("enableJobEnqueued", "proportion"):
-            self.proportion.enqueued(job)
+        for name, plugin in self.queue_plugins.items():
+            if self._each("enableJobEnqueued", name):
+                plugin.enqueued(job)
 
     def _allocated(self, task: Task, sign: int) -> None:
-        """The event handlers: proportion's and drf's allocated resources."""
+        """The event handlers: the queue plugins' and drf's allocated resources."""
         job = self._job(task)
-        if self.proportion is not None:
-            self.proportion.allocate(job, task.resreq, sign)
+        for plugin in self.queue_plugins.values():
+            plugin.allocate(job, task.resreq, sign)
         if self.drf is not None:
             self.drf.allocate(job, task.resreq, sign)
 

@@ -283,7 +283,8 @@ def test_podgroup_phases_the_job_updater_writes(run_line: RunLine, tmp_path: Pat
 
 
 def test_plugins_whose_part_is_not_simulated_are_named(run_line: RunLine, tmp_path: Path) -> None:
-    """A plugin of Volcano's whose session functions are not simulated (capacity), one of
+    """A plugin of Volcano's whose session functions are not simulated (capacity's
+    hierarchical queues), one of
     the scheduler's own build (``--plugins-dir``, listed in the settings) and drf's
     hierarchical queue order are each named, never left out in silence."""
     (tmp_path / "settings.yaml").write_text("volcano:\n  plugins: [magic]\n")
@@ -292,7 +293,8 @@ def test_plugins_whose_part_is_not_simulated_are_named(run_line: RunLine, tmp_pa
     text = path.read_text()
     second = text[text.index("    - plugins: [{name: overcommit}") : text.index("cluster:")]
     hierarchy = (
-        "    - plugins: [{name: drf, enableHierarchy: true}, {name: capacity}, {name: magic},\n"
+        "    - plugins: [{name: drf, enableHierarchy: true},\n"
+        "                {name: capacity, enableHierarchy: true}, {name: magic},\n"
     )
     path.write_text(text.replace(second, hierarchy + "                {name: predicates}]\n"))
     done = run_line(

@@ -56,6 +56,13 @@ tiers:
     arguments: {binpack.weight: 10, binpack.resources: nvidia.com/gpu,
                 binpack.resources.nvidia.com/gpu: 8}
 """,
+    "capacity": """
+actions: "enqueue, allocate, backfill"
+tiers:
+- plugins: [{name: priority}, {name: gang}]
+- plugins: [{name: overcommit}, {name: drf}, {name: predicates}, {name: capacity},
+            {name: nodeorder}, {name: binpack}]
+""",
     "allocate only, no topology plugins": """
 actions: "allocate, backfill"
 tiers:
@@ -223,7 +230,10 @@ def _run(
 ) -> SessionsResult:
     cluster = {
         "priorityClasses": [{"name": "high", "value": 1000}, {"name": "low", "value": 10}],
-        "queues": [{"name": "q1", "weight": 2}, {"name": "q2"}],
+        "queues": [
+            {"name": "q1", "weight": 2, "capability": {"cpu": "12"}},
+            {"name": "q2", "deserved": {"cpu": "6", "memory": "16Gi"}},
+        ],
     }
     entries = []
     for index, job in enumerate(jobs):

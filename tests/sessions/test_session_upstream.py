@@ -103,11 +103,16 @@ def _conf(case: dict[str, Any]) -> str:
     return f"actions: {json.dumps(actions)}\ntiers: {json.dumps(tiers)}\n"
 
 
-CASES = [pytest.param(case, id=f"{case['test']}/{case['name']}") for case in UPSTREAM["cases"]]
+CASES = [
+    pytest.param(case, release, id=f"{case['test']}/{case['name']}-{release}")
+    for case in UPSTREAM["cases"]
+    for release in case["releases"]
+]
+CAPACITY = "pkg/scheduler/plugins/capacity/capacity_test.go"
+"""capacity's cases, which the session oracle's proof did not replay."""
 
 
-@pytest.mark.parametrize("release", RELEASES)
-@pytest.mark.parametrize("case", CASES)
+@pytest.mark.parametrize(("case", "release"), CASES)
 def test_upstream_session_cases_bind_as_upstream_expects(
     case: dict[str, Any], release: str
 ) -> None:
@@ -128,6 +133,7 @@ def test_the_replayed_cases_are_the_oracles_proof_cases(release: str) -> None:
     ours = {
         f"{case['test']}/{case['name'].replace(' ', '_')}": case["expectBindMap"]
         for case in UPSTREAM["cases"]
+        if case["file"] != CAPACITY
     }
     assert ours == replayed
     assert proof["summary"]["match"] == len(ours) == 15
