@@ -63,8 +63,10 @@ NEVER = {
     "importlib.resources",
     "policytest.harness.runner",
     "policytest.diff.model",
-    # Volcano's jobs and sessions: a cluster's objects, not a config's
+    # Volcano's jobs and sessions: a cluster's objects and what runs them, not a config's
+    "policytest.sessions",
     "policytest.sessions.objects",
+    "policytest.scoring.session_plan",
     # the scorers and the cluster model: validating a config needs its args, not a cluster
     "policytest.scoring.kube",
     "policytest.scoring.accounting",
