@@ -438,3 +438,28 @@ def test_a_running_jobs_elastic_pods_do_not_hold_its_queue(
     )
     result = results(run_line, fixture(tmp_path, cluster, case))
     assert result["status"] == "passed", result["message"]
+
+
+def test_update_allows_a_tie_between_different_nodes(run_line: RunLine, tmp_path: Path) -> None:
+    """Two nodes in different zones score alike: the scheduler picks one at random, and
+    what it picks may change which job fits; the update records the jobs and writes
+    `ties: allow` with the comment that says why, so the case passes."""
+    path = tmp_path / "zones.policytest.yaml"
+    path.write_text(
+        UPDATED_CLUSTER.replace(
+            UPDATED_CLUSTER[
+                UPDATED_CLUSTER.index("  - {name: big") : UPDATED_CLUSTER.index("cases:")
+            ],
+            "  - {name: a, allocatable: {cpu: '8', memory: 32Gi, pods: '110'}, "
+            "labels: {topology.kubernetes.io/zone: a}}\n"
+            "  - {name: b, allocatable: {cpu: '8', memory: 32Gi, pods: '110'}, "
+            "labels: {topology.kubernetes.io/zone: b}}\n",
+        )
+        + "  expect: {}\n"
+    )
+    (tmp_path / ".git").mkdir()
+    assert run_line(["run", "--update", str(path)]).exit_code == 0
+    text = path.read_text()
+    assert "  ties: allow  # run --update: a tie decided this outcome" in text
+    assert "binds" not in text
+    assert results(run_line, path)["status"] == "passed"
