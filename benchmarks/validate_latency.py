@@ -17,6 +17,9 @@ is doing. Run:
 
 ``--venv DIR`` reuses (or creates) the venv for this checkout instead of a temporary
 one (``pip install`` then runs again, so the code measured is the checkout's).
+``--siblings N`` writes N application manifests (a Deployment and its Service, 2.6 KB,
+with a ``schedulerName`` and an image of their own) beside the configs, as in a GitOps
+directory: ``validate`` reads the files beside a config for the scheduler that runs it.
 With check-jsonschema on the ``PATH`` (``pip install check-jsonschema``, a benchmark-only
 tool) its ``--schemafile`` run on the raw conf is compared too. It also lists the slowest
 imports of the validate path (``python -X importtime``), so a heavy import creeping onto
@@ -51,6 +54,8 @@ INPUTS = {
     "KubeSchedulerConfiguration": ("kube-scheduler.yaml", KUBE_CONFIG),
 }
 HEAVY = ("jsonschema", "numpy")
+ENV_VARS = 40
+"""Environment variables per application manifest (2.6 KB each)."""
 CHECKOUT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -85,6 +90,24 @@ def imports(command: list[str]) -> list[tuple[int, str]]:
     return rows
 
 
+def application(number: int) -> str:
+    """An application's Deployment and Service: no scheduler runs in it."""
+    env = "".join(
+        f'        - {{name: VAR_{index}, value: "setting {index} of app {number}"}}\n'
+        for index in range(ENV_VARS)
+    )
+    return (
+        f"apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: app-{number}\n"
+        f"spec:\n  replicas: 3\n  selector: {{matchLabels: {{app: app-{number}}}}}\n"
+        f"  template:\n    metadata: {{labels: {{app: app-{number}}}}}\n    spec:\n"
+        f"      schedulerName: volcano\n      containers:\n      - name: main\n"
+        f"        image: ghcr.io/example/app-{number}:v1.{number}.0\n"
+        f"        resources: {{requests: {{cpu: 500m, memory: 1Gi}}}}\n        env:\n{env}"
+        f"---\napiVersion: v1\nkind: Service\nmetadata:\n  name: app-{number}\n"
+        f"spec:\n  selector: {{app: app-{number}}}\n  ports: [{{port: 80}}]\n"
+    )
+
+
 def commands_of(bin_dir: str, files: dict[str, str], suffix: str) -> dict[str, list[str]]:
     """The hook as pre-commit runs it on each input, and the venv's bare interpreter."""
     commands = {
@@ -104,6 +127,9 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=21)
     parser.add_argument("--baseline", metavar="DIR", help="another checkout, interleaved")
     parser.add_argument("--venv", metavar="DIR", help="the venv for this checkout")
+    parser.add_argument(
+        "--siblings", type=int, default=0, metavar="N", help="application manifests beside"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         files = {}
@@ -111,6 +137,9 @@ def main() -> None:
             files[label] = os.path.join(scratch, name)
             with open(files[label], "w", encoding="utf-8") as handle:
                 handle.write(text)
+        for number in range(args.siblings):
+            with open(os.path.join(scratch, f"app-{number}.yaml"), "w", encoding="utf-8") as out:
+                out.write(application(number))
         ours = installed(CHECKOUT, args.venv or os.path.join(scratch, "venv"))
         commands = commands_of(ours, files, "")
         if args.baseline:
@@ -128,6 +157,8 @@ def main() -> None:
             label = "check-jsonschema --schemafile (raw conf)"
             commands[label] = [checker, "--schemafile", schema, files["raw conf"]]
         print(calibration())
+        if args.siblings:
+            print(f"beside the configs: {args.siblings} application manifests")
         for command in commands.values():  # warm OS caches
             run_process(command)
         walls: dict[str, list[float]] = {label: [] for label in commands}

@@ -15,8 +15,8 @@ and only a container whose image is a scheduler's (an admission webhook such as
 side by side; the custom image of one says nothing about another's config.
 
 The directory is read once per run, and a file is parsed only when its text names a
-scheduler image or a KAI Scheduler object, so clean configs pay for a directory listing
-and a text search.
+scheduler image or a KAI Scheduler object, so a config beside application manifests pays
+for reading them (up to 200 files of up to 1 MiB) and a search of their bytes.
 """
 
 from __future__ import annotations
@@ -52,8 +52,13 @@ _SCHEDULER_PLUGINS_IMAGE = "scheduler-plugins/kube-scheduler"
 built locally or mirrored (``localhost:5000/scheduler-plugins/kube-scheduler``)."""
 _UPSTREAM_VOLCANO = ("volcanosh/", "docker.io/volcanosh/")
 _CONFIG_FLAGS = ("--config", "--scheduler-conf")
-_HINT = re.compile(r"image:[^\n]*(?:scheduler|kube-batch)|kai\.scheduler/", re.IGNORECASE)
-"""A file worth parsing: it names a scheduler image or a KAI Scheduler object."""
+_IMAGE_HINT = re.compile(rb"""image["']?[ \t]*:[^\n]*(?:scheduler|kube-batch)""")
+_KAI_HINT = b"kai.scheduler/"
+"""A file worth parsing names a scheduler image (``image:`` in YAML, ``"image":`` in
+JSON) or a KAI Scheduler object. Searched in the file's bytes, case-sensitive as field
+and image names are, from the literal ``image`` on, which the regular expression skips
+to (a case-insensitive search of the decoded text was most of what a directory of
+application manifests cost the hook; see docs/performance.md)."""
 _MAX_FILES = 200
 
 
@@ -178,7 +183,7 @@ def read_bundle(
             continue  # what cannot be read is no evidence
         if name == "Chart.yaml":
             chart = _chart(sibling, read_bytes(sibling, data, limits).documents)
-        elif _HINT.search(data.decode("utf-8", "replace")):
+        elif _KAI_HINT in data or _IMAGE_HINT.search(data):
             files.append((sibling, read_bytes(sibling, data, limits).documents))
         else:
             limits.charge("file-bytes", len(data))  # read_bytes charges what it reads

@@ -16,6 +16,7 @@ webhook's ``vc-webhook-manager`` image was taken for a custom Volcano build.
 from __future__ import annotations
 
 import io
+import json
 import shutil
 import sys
 from pathlib import Path
@@ -24,7 +25,7 @@ import pytest
 
 from policytest.check.bundle import scan, scheduler_image
 from policytest.core.limits import DEFAULT_LIMITS
-from policytest.read.source import read_bytes
+from policytest.read.source import decoded, read_bytes
 from tests.check.helpers import validate_json
 from tests.conftest import DATA, RunLine
 
@@ -137,6 +138,20 @@ def test_a_scheduler_in_the_same_file_is_evidence_without_a_mount(
     found = _findings(run_line, path)
     assert {(f["rule"], f["severity"]) for f in found} == {("KS020", "warning")}
     assert "Deployment `kube-arch-scheduler` in this file (" in str(found[0]["message"])
+
+
+def test_a_json_deployment_beside_the_config_is_evidence(run_line: RunLine, tmp_path: Path) -> None:
+    """``kubectl get deployment -o json`` writes ``"image": "..."``: the file is read for
+    the scheduler it runs as its YAML form is (before, only ``image:`` was looked for)."""
+    bundle = BUNDLES / "kube-arch-scheduler"
+    shutil.copy(bundle / "scheduler-config.yaml", tmp_path)
+    deployment = read_bytes("d.yaml", (bundle / "deployment.yaml").read_bytes(), DEFAULT_LIMITS)
+    (tmp_path / "deployment.json").write_text(
+        json.dumps(decoded(deployment.documents[0], DEFAULT_LIMITS), indent=2), "utf-8"
+    )
+    found = _findings(run_line, tmp_path / "scheduler-config.yaml")
+    assert {(f["rule"], f["severity"]) for f in found} == {("KS020", "warning")}
+    assert "deployment.json:" in str(found[0]["message"])
 
 
 def test_a_file_beside_the_config_over_a_mebibyte_is_no_evidence(
