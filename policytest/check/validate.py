@@ -155,7 +155,7 @@ def _check_source(
         following = documents[position + 1] if position + 1 < len(documents) else None
         for embedded, kind in expand(document, options.limits):
             ours = True
-            other = other_scheduler(embedded, kind, around.bundle())
+            other = around.other_scheduler(embedded, kind)
             if other is not None:
                 findings.append(other)  # another scheduler's config: not checked
                 continue
@@ -223,6 +223,14 @@ class _Around:
                 path, self.source.documents, self.root, self.options.limits
             )
         return self.bundles[directory]
+
+    def other_scheduler(self, config: Document, kind: Kind) -> Finding | None:
+        """PT010 for another scheduler's config in the shape of a Volcano conf (see
+        :func:`~policytest.check.configs.other_scheduler`); the directory is read for a
+        Volcano conf only, never for a fixture."""
+        if kind is not Kind.VOLCANO:
+            return None
+        return other_scheduler(config, kind, self.bundle())
 
     def check(self, config: Document, kind: Kind) -> list[Finding]:
         """The findings of one config, judged as its files say."""

@@ -23,9 +23,9 @@ from pathlib import Path
 
 import pytest
 
-from policytest.check.bundle import scan, scheduler_image
-from policytest.core.limits import DEFAULT_LIMITS
-from policytest.read.source import decoded, read_bytes
+from policytest.check.bundle import Bundle, read_bundle, scan, scheduler_image
+from policytest.core.limits import DEFAULT_LIMITS, Limits
+from policytest.read.source import Document, decoded, read_bytes
 from tests.check.helpers import validate_json
 from tests.conftest import DATA, RunLine
 
@@ -165,6 +165,27 @@ def test_a_file_beside_the_config_over_a_mebibyte_is_no_evidence(
     deployment.write_text(deployment.read_text("utf-8") + padding * 1024, "utf-8")
     found = _findings(run_line, tmp_path / "bundle" / "scheduler-config.yaml")
     assert {(f["rule"], f["severity"]) for f in found} == {("KS020", "error")}
+
+
+def test_only_a_config_has_its_directory_read(
+    run_line: RunLine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What runs a config is read from its directory; a fixture has no scheduler of its
+    own there (before, a fixtures directory was read again, file by file, for each run)."""
+    read: list[str] = []
+
+    def recorded(
+        path: str, documents: tuple[Document, ...], root: str | None, limits: Limits
+    ) -> Bundle:
+        read.append(Path(path).name)
+        return read_bundle(path, documents, root, limits)
+
+    monkeypatch.setattr("policytest.check.bundle.read_bundle", recorded)
+    fixture = Path(__file__).parents[2] / "fixtures" / "volcano-gpu-two-nodes.policytest.yaml"
+    assert run_line(["validate", fixture]).exit_code == 0
+    assert read == []
+    run_line(["validate", BUNDLES / "kube-arch-scheduler" / "scheduler-config.yaml"])
+    assert read == ["scheduler-config.yaml"]
 
 
 @pytest.mark.parametrize(
