@@ -107,7 +107,11 @@ def github_property(value: object) -> str:
     return github_data(value).replace(":", "%3A").replace(",", "%2C")
 
 
-_PUNCTUATION = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+_BLOCK_START = frozenset("#>-+*=_`~|<[")
+"""What opens a block where a line starts: a heading (``#``), a quote (``>``), a list
+item or a thematic break (``-``, ``+``, ``*``, ``_``), a setext underline (``=``), a
+fence (`````, ``~``), a table (``|``), an HTML block (``<``), a link reference
+definition (``[``). ``.``, ``:``, ``(`` and the like open none."""
 _MARKDOWN_SYNTAX = re.compile(
     r"[\\`*\[\]<|~$@]"  # escapes, code, emphasis, links and images, HTML, table cells,
     # strikethrough, maths, mentions and e-mail autolinks
@@ -136,7 +140,7 @@ def _entities(value: str) -> str:
     if number:  # `1.` or `1)` opens an ordered list where a line starts
         start = number.end() + 1
         head = number[0] + _entity(value[number.end()])
-    elif value[:1] in _PUNCTUATION:  # `#`, `>`, `-`, `+`, `=`, fences open a block
+    elif value[:1] in _BLOCK_START:
         start = 1
         head = _entity(value[0])
 
@@ -161,8 +165,8 @@ def markdown_text(value: object, limit: int = MARKDOWN_TEXT_LIMIT) -> str:
     paragraph, a table cell, inside an HTML block).
 
     One line (control characters escaped as :func:`text` does); every character Markdown
-    or HTML would read as syntax where it stands an HTML entity (a leading punctuation
-    character or list number, which could open a block, too), so nothing is Markdown or
+    or HTML would read as syntax where it stands an HTML entity (a leading character or
+    list number that could open a block, too), so nothing is Markdown or
     HTML syntax, and nothing else is (a comment must read in a CI log as well); a word
     joiner after ``@`` and an issue's ``#``, so GitHub links no user, team or issue; cut
     after ``limit`` characters with a marker.

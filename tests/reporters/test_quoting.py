@@ -130,6 +130,10 @@ def test_escapes_are_visible() -> None:
         "fixtures/kube.policytest.yaml: one pod (1.36)",
         "kubernetesVersion 1.34 -> 1.36; scores: node-a 414 -> 480 (+66)",
         "gpu_node_1 {busy: 3, empty: 3}, 50% = 'ok'?",
+        ".policytest.yaml",  # the settings file, named in every settings change
+        "(absent)",  # a setting a change adds
+        ": x",
+        "/etc/kubernetes/config.yaml",
     ],
 )
 def test_markdown_leaves_what_is_not_syntax_as_it_is(value: str) -> None:
@@ -149,6 +153,11 @@ def test_markdown_leaves_what_is_not_syntax_as_it_is(value: str) -> None:
         ("1. first", "1&#46; first"),  # no ordered list where the value starts a line
         ("_a_ b_c", "&#95;a&#95; b_c"),  # emphasis, not a name's underscore
         ("R&D &amp; & co", "R&#38;D &#38;amp; & co"),  # no character reference
+        ("# x", "&#35;\u2060 x"),  # no heading where the value starts a line
+        ("> x", "&#62; x"),  # no block quote
+        ("- x", "&#45; x"),  # no list item
+        ("+ x", "&#43; x"),
+        ("===", "&#61;=="),  # no setext underline
     ],
 )
 def test_markdown_quotes_syntax_where_it_stands(value: str, shown: str) -> None:
