@@ -59,7 +59,9 @@ JSON) or a KAI Scheduler object. Searched in the file's bytes, case-sensitive as
 and image names are, from the literal ``image`` on, which the regular expression skips
 to (a case-insensitive search of the decoded text was most of what a directory of
 application manifests cost the hook; see docs/performance.md)."""
-_MAX_FILES = 200
+MAX_FILES = 200
+"""The YAML files of a directory read around a config (``diff`` copies as many out of
+each revision)."""
 
 
 @record(frozen=True)
@@ -171,10 +173,9 @@ def read_bundle(
     except OSError:
         return scan([(path, documents)])
     files: list[tuple[str, tuple[Document, ...]]] = [(path, documents)]
-    chart = (
-        _chart_above(directory, root, limits) if os.path.basename(directory) == "config" else None
-    )
-    for name in names[:_MAX_FILES]:
+    above = chart_above(directory)
+    chart = _chart_at(above, root, limits) if above is not None else None
+    for name in names[:MAX_FILES]:
         sibling = os.path.join(directory, name) if os.path.dirname(path) else name
         if os.path.normpath(sibling) == os.path.normpath(path):
             continue
@@ -213,10 +214,15 @@ def _sibling_bytes(path: str, root: str | None, limits: Limits) -> bytes | None:
     return data
 
 
-def _chart_above(directory: str, root: str | None, limits: Limits) -> Chart | None:
-    """The chart whose ``config/`` holds a config (Volcano's chart keeps the confs its
-    ``basic.scheduler_config_file`` names there)."""
-    path = os.path.join(os.path.dirname(directory) or ".", "Chart.yaml")
+def chart_above(directory: str) -> str | None:
+    """The ``Chart.yaml`` of the chart whose ``config/`` is ``directory`` (Volcano's chart
+    keeps the confs its ``basic.scheduler_config_file`` names there), else ``None``."""
+    if os.path.basename(directory) != "config":
+        return None
+    return os.path.join(os.path.dirname(directory), "Chart.yaml")
+
+
+def _chart_at(path: str, root: str | None, limits: Limits) -> Chart | None:
     data = _sibling_bytes(path, root, limits)
     return None if data is None else _chart(path, read_bytes(path, data, limits).documents)
 

@@ -489,20 +489,22 @@ def _scrub(text: str, side: Side) -> str:
     return text
 
 
-_MAX_NEIGHBOURS = 200
-"""As many files of a directory as ``validate`` reads around a config (check.bundle)."""
-
-
 def _neighbours(paths: Sequence[str], side: Side) -> list[str]:
-    """The YAML files beside ``paths`` on ``side``: the Deployment that runs a config, its
-    chart's ``Chart.yaml``, so a change is judged with what runs it, as ``validate`` does."""
+    """The files ``validate`` reads around ``paths`` on ``side`` (see
+    :mod:`policytest.check.bundle`): the YAML files beside them (the Deployment that runs a
+    config, its chart's ``Chart.yaml``) and the ``Chart.yaml`` above a chart's
+    ``config/``, so a change is judged with what runs it, as ``validate`` does."""
+    from policytest.check.bundle import MAX_FILES, chart_above
+
     directories = {path.rpartition("/")[0] for path in paths}
     beside: dict[str, list[str]] = {directory: [] for directory in directories}
     for path in sorted(side.files):
         directory = path.rpartition("/")[0]
-        if directory in beside and is_yaml_path(path) and len(beside[directory]) < _MAX_NEIGHBOURS:
+        if directory in beside and is_yaml_path(path) and len(beside[directory]) < MAX_FILES:
             beside[directory].append(path)
-    return [path for found in beside.values() for path in found]
+    charts = (chart_above(directory) for directory in directories)
+    above = [chart for chart in charts if chart is not None and side.has(chart)]
+    return [path for found in beside.values() for path in found] + above
 
 
 def _chart_of(path: str, side: Side) -> list[str]:

@@ -56,3 +56,33 @@ def test_a_plugin_of_the_build_that_runs_the_config_is_a_warning(
     assert [f["message"] for f in validated["findings"] if f["line"] == 20] == [
         introduced[0]["message"]
     ]
+
+
+def test_a_conf_of_a_charts_config_directory_is_judged_as_the_chart(
+    run_line: RunLine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Volcano's chart keeps its conf in ``config/``, its release in the ``Chart.yaml``
+    above: ``validate`` judges the conf as 1.12.1, which reads predicates'
+    ``predicate.DynamicResourceAllocationEnable``; before, ``diff`` left the Chart.yaml
+    behind and said VC012 "predicates does not read it in Volcano 1.15"."""
+    chart = DATA / "realrepos" / "charts" / "volcano"
+    conf = (chart / "config" / "volcano-scheduler.conf").read_text(encoding="utf-8")
+    dra = "    arguments:\n      predicate.DynamicResourceAllocationEnable: true\n"
+    base = conf.replace(dra, "")
+    assert base != conf
+    repo = committed_repo(
+        tmp_path / "repo",
+        {
+            "chart/Chart.yaml": (chart / "Chart.yaml").read_text(encoding="utf-8"),
+            "chart/config/volcano-scheduler.conf": base,
+        },
+    )
+    (repo / "chart" / "config" / "volcano-scheduler.conf").write_text(conf, encoding="utf-8")
+    git(repo, "commit", "--quiet", "-am", "predicates reads DRA")
+    monkeypatch.chdir(repo)
+    result = run_line(["diff", "--base", "HEAD~1", "--head", "HEAD", "--format", "json"])
+    assert result.exit_code == 0, result
+    introduced = json.loads(result.stdout)["findings"]["introduced"]
+    validated = json.loads(run_line(["validate", "--format", "json", "chart"]).stdout)
+    assert [f["rule"] for f in validated["findings"]] == ["VB015"]  # on both sides
+    assert introduced == []
