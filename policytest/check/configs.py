@@ -60,14 +60,9 @@ def check_config(document: Document, kind: Kind, options: CheckOptions) -> list[
     return load_config(document, kind, options)[1]
 
 
-def other_scheduler(document: Document, kind: Kind, bundle: Bundle | None) -> Finding | None:
-    """PT010 for a document recognised as a Volcano conf by its shape alone that is
-    another scheduler's config (see :mod:`policytest.volcano.lookalike`), from what it
-    and the files around it (``bundle``) say, else ``None``. What Volcano reads by name
-    (``volcano-scheduler.conf``) is always its conf."""
-    found = lookalike_of(document, kind, bundle)
-    if found is None:
-        return None
+def other_scheduler(document: Document, found: Lookalike) -> Finding:
+    """PT010 for a document that is another scheduler's config (see
+    :func:`lookalike_of`)."""
     from policytest.volcano import lookalike
 
     message = lookalike.not_checked(found, document.root)
@@ -75,8 +70,10 @@ def other_scheduler(document: Document, kind: Kind, bundle: Bundle | None) -> Fi
 
 
 def lookalike_of(document: Document, kind: Kind, bundle: Bundle | None) -> Lookalike | None:
-    """Whose config a Volcano-shaped document is, when not Volcano's (see
-    :func:`other_scheduler`)."""
+    """Whose config a document recognised as a Volcano conf by its shape alone is, when
+    it is another scheduler's (see :mod:`policytest.volcano.lookalike`), from what it
+    and the files around it (``bundle``) say, else ``None``. What Volcano reads by name
+    (``volcano-scheduler.conf``) is always its conf."""
     if kind is not Kind.VOLCANO or document.unparsed is not None:
         return None
     if named_volcano_conf(document):

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 
 from policytest.check import suppress
-from policytest.check.configs import check_config, other_scheduler, read_as_scheduler
+from policytest.check.configs import check_config, lookalike_of, other_scheduler, read_as_scheduler
 from policytest.core.findings import Finding, Severity
 from policytest.core.options import CheckOptions, RuleFilter
 from policytest.core.records import field, record, replace
@@ -31,6 +31,7 @@ from policytest.read.walk import walk
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from policytest.check.bundle import Bundle
+    from policytest.volcano.lookalike import Lookalike
 
 _LOOKS_LIKE_OURS = (
     r"(?m)KubeSchedulerConfiguration|kubescheduler\.config\.k8s\.io|policytest/v1|PolicyTest|"
@@ -84,7 +85,7 @@ def validate_paths(
     for path, explicit in walk(paths, is_yaml_path, virtualenvs):
         root = options.root or _default_root(path)
         source = read_as_scheduler(read_file(path, options.limits, root), options)
-        around = _Around(source, root, options, bundles, judged)
+        around = Around(source, root, options, bundles, judged)
         ours, file_findings = _check_source(source, options, explicit, check_fixture, around)
         if not ours:
             skipped.append(source.path)
@@ -103,7 +104,7 @@ def _check_source(
     options: CheckOptions,
     explicit: bool,
     check_fixture: Checker,
-    around: _Around,
+    around: Around,
 ) -> tuple[bool, list[Finding]]:
     """Whether the file holds anything of ours, and the findings for it.
 
@@ -193,24 +194,26 @@ def template_checks(path: str, text: str) -> ModuleType | None:
     return templates
 
 
-class _Around:
+class Around:
     """A file's configs checked where they are: as the release their files state, with
     the custom build that runs them (see :mod:`policytest.check.bundle`). The files of
-    a directory are read once per run, when its first config is checked."""
+    a directory are read once per run (``bundles``, shared between the files of a run),
+    when its first config is checked. ``diff`` judges a config's effective settings
+    with it too, so both commands judge a config alike."""
 
     def __init__(
         self,
         source: SourceFile,
         root: str | None,
         options: CheckOptions,
-        bundles: dict[str, Bundle],
-        judged: dict[tuple[str, str], None],
+        bundles: dict[str, Bundle] | None = None,
+        judged: dict[tuple[str, str], None] | None = None,
     ) -> None:
         self.source = source
         self.root = root
         self.options = options
-        self.bundles = bundles
-        self.judged = judged
+        self.bundles = {} if bundles is None else bundles
+        self.judged = {} if judged is None else judged
         """(path, release) of the configs judged as their files state (in order, once)."""
 
     def bundle(self) -> Bundle:
@@ -224,31 +227,48 @@ class _Around:
             )
         return self.bundles[directory]
 
-    def other_scheduler(self, config: Document, kind: Kind) -> Finding | None:
-        """PT010 for another scheduler's config in the shape of a Volcano conf (see
-        :func:`~policytest.check.configs.other_scheduler`); the directory is read for a
+    def lookalike(self, config: Document, kind: Kind) -> Lookalike | None:
+        """Whose config a Volcano-shaped document is, when not Volcano's (see
+        :func:`~policytest.check.configs.lookalike_of`); the directory is read for a
         Volcano conf only, never for a fixture."""
         if kind is not Kind.VOLCANO:
             return None
-        return other_scheduler(config, kind, self.bundle())
+        return lookalike_of(config, kind, self.bundle())
+
+    def other_scheduler(self, config: Document, kind: Kind) -> Finding | None:
+        """PT010 for another scheduler's config in the shape of a Volcano conf."""
+        found = self.lookalike(config, kind)
+        return None if found is None else other_scheduler(config, found)
+
+    def judging(self, config: Document, kind: Kind) -> CheckOptions | Finding:
+        """The options ``config`` is judged with: the release and build its files state
+        (see :mod:`policytest.check.declared`), or the PT009 finding that it is not
+        judged, its release being outside the table."""
+        if kind not in _MARKED:
+            return self.options
+        from policytest.check import bundle
+
+        around = self.bundle()
+        if not bundle.may_state(config, self.source.documents, around):
+            return self.options
+        from policytest.check.declared import judge
+
+        scheduler = bundle.KUBE if kind is Kind.KUBE_SCHEDULER else bundle.VOLCANO
+        judged, said = judge(config, scheduler, self.source.documents, around, self.options)
+        self.judged.update(((config.path, what), None) for what in said)
+        return judged
 
     def check(self, config: Document, kind: Kind) -> list[Finding]:
         """The findings of one config, judged as its files say."""
+        judged = self.judging(config, kind)
+        if isinstance(judged, Finding):
+            return [judged]
         if kind not in _MARKED:
-            return check_config(config, kind, self.options)
+            return check_config(config, kind, judged)
         from policytest.check import bundle
 
         scheduler = bundle.KUBE if kind is Kind.KUBE_SCHEDULER else bundle.VOLCANO
-        around = self.bundle()
-        judged: CheckOptions | Finding = self.options
-        if bundle.may_state(config, self.source.documents, around):
-            from policytest.check.declared import judge
-
-            judged, said = judge(config, scheduler, self.source.documents, around, self.options)
-            self.judged.update(((config.path, what), None) for what in said)
-        if isinstance(judged, Finding):
-            return [judged]
-        runner = bundle.custom_build(config, scheduler, around)
+        runner = bundle.custom_build(config, scheduler, self.bundle())
         found = check_config(config, kind, judged)
         return [bundle.as_custom_build(finding, config, runner) for finding in found]
 

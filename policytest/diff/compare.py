@@ -73,6 +73,10 @@ from policytest.read.source import is_yaml_path, read_file
 from policytest.read.walk import SKIPPED_DIRECTORIES
 from policytest.scoring.protocol import Scheduler
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from policytest.check.bundle import Bundle
+
 __all__ = [
     "DiffError",
     "PathNotFound",
@@ -178,6 +182,8 @@ class _Comparison:
         self.snapshots: set[str] = set()
         self._alone: dict[str, CheckOptions] = {}
         """Per settings change (its key): the base's options with that change alone."""
+        self._bundles: dict[int, dict[str, Bundle]] = {}
+        """Per side: what runs the configs of each directory (read once)."""
 
     def read_settings(self, command: CommandLine, root: str, start: str) -> None:
         """Each side's own settings file: the options each side is judged with, and what
@@ -419,9 +425,9 @@ class _Comparison:
         ``options`` (default: the side's own)."""
         if not side.has(path):
             return None
-        side.materialise([path, *_chart_of(path, side)])
+        side.materialise([path, *_chart_of(path, side), *_neighbours([path], side)])
         judged = self.options_of(side) if options is None else replace(options, root=side.root)
-        views = config_views(side.path(path), judged)
+        views = config_views(side.path(path), judged, self._bundles.setdefault(id(side), {}))
         return tuple(_scrubbed(view, side) for view in views)
 
     def _findings(self, side: Side, candidates: Sequence[str]) -> list[Located]:

@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from policytest.check.configs import lookalike_of
-from policytest.check.validate import template_checks
+from policytest.check.validate import Around, template_checks
+from policytest.core.findings import Finding
 from policytest.core.options import CheckOptions
 from policytest.harness.load import load_fixture
 from policytest.read.recognise import Kind, expand
@@ -27,6 +27,7 @@ from policytest.volcano.nodeorder_args import KEYS, NODEORDER
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from policytest.check.bundle import Bundle
     from policytest.kube.model import KubeSchedulerConfig
     from policytest.volcano.conf import VolcanoConf
     from policytest.volcano.entry import PluginEntry
@@ -64,9 +65,13 @@ class ConfigView:
     settings: tuple[Setting, ...]
 
 
-def config_views(path: str, options: CheckOptions) -> tuple[ConfigView, ...]:
+def config_views(
+    path: str, options: CheckOptions, bundles: dict[str, Bundle] | None = None
+) -> tuple[ConfigView, ...]:
     """Every scheduler config in the file at ``path``: plain, in ConfigMaps or Lists,
-    or inline in a fixture. An unreadable file gives one ``unreadable`` view."""
+    or inline in a fixture. An unreadable file gives one ``unreadable`` view.
+    ``bundles``: what runs the configs of each directory, read once for several files
+    (see :class:`~policytest.check.validate.Around`)."""
     source = read_file(path, options.limits, options.root)
     template = _file_template(source)
     if template is not None:
@@ -82,29 +87,35 @@ def config_views(path: str, options: CheckOptions) -> tuple[ConfigView, ...]:
         )
     views: list[ConfigView] = []
     several = len(source.documents) > 1
+    around = Around(source, options.root, options, bundles)
     for document in source.documents:
         for embedded, kind in expand(document, options.limits):
-            views.extend(_views(embedded, kind, several, options))
+            views.extend(_views(embedded, kind, several, around))
     return _distinct_labels(views)
 
 
-def _views(
-    document: Document, kind: Kind, several: bool, options: CheckOptions
-) -> Iterator[ConfigView]:
+def _views(document: Document, kind: Kind, several: bool, around: Around) -> Iterator[ConfigView]:
+    """The views of one recognised document, judged as ``validate`` judges it (the
+    release and build its files state, another scheduler's look-alike, a template)."""
+    options = around.options
     prefix = f"document {document.index + 1}" if several else ""
     if kind is Kind.VOLCANO or kind is Kind.KUBE_SCHEDULER:
         embedding = document.embedding
         where = embedding.described if embedding else ""
         label = ", ".join(part for part in (prefix, where) if part)
+        scheduler = VOLCANO if kind is Kind.VOLCANO else KUBE
         template = _config_template(document)
-        other = lookalike_of(document, kind, None)
+        other = around.lookalike(document, kind) if template is None else None
+        judged = around.judging(document, kind) if template is None and other is None else None
         if template is not None:
-            yield ConfigView(label, VOLCANO if kind is Kind.VOLCANO else KUBE, (template,))
+            yield ConfigView(label, scheduler, (template,))
         elif other is not None:  # as validate's PT010 says
             status = f"not checked: {other.scheduler}'s config, not Volcano's ({other.why})"
             yield ConfigView(label, other.scheduler, (Setting(STATUS, status),))
+        elif isinstance(judged, Finding):  # as validate's PT009 says
+            yield ConfigView(label, scheduler, (Setting(STATUS, f"not checked: {judged.message}"),))
         else:
-            yield _view(document, kind, label, options)
+            yield _view(document, kind, label, judged or options)
     elif kind is Kind.CONFIGMAP_VALUE and document.unparsed is not None:
         from policytest.check.configmap import scheduler_of
 

@@ -86,3 +86,49 @@ def test_a_conf_of_a_charts_config_directory_is_judged_as_the_chart(
     validated = json.loads(run_line(["validate", "--format", "json", "chart"]).stdout)
     assert [f["rule"] for f in validated["findings"]] == ["VB015"]  # on both sides
     assert introduced == []
+
+
+def _statuses(run_line: RunLine) -> dict[str, str]:
+    """Each changed config's status on the head, by path (``diff --format json``)."""
+    result = run_line(["diff", "--base", "HEAD~1", "--head", "HEAD", "--format", "json"])
+    assert result.exit_code == 0, result
+    return {
+        config["path"]: setting["after"]["value"]
+        for config in json.loads(result.stdout)["configs"]
+        for setting in config["settings"]
+        if setting["key"] == "status"
+    }
+
+
+def test_a_kai_conf_is_not_checked_in_diff_as_in_validate(
+    run_line: RunLine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """KAI fills a missing ``actions`` from its defaults: beside a KAI SchedulingShard,
+    ``validate`` says PT010 (not checked). Before, ``diff`` showed the conf it adds as
+    "rejected: Volcano cannot load this file" beside that very PT010."""
+    shard = "apiVersion: kai.scheduler/v1\nkind: SchedulingShard\nmetadata: {name: default}\n"
+    conf = "tiers:\n- plugins:\n  - name: predicates\n  - name: proportion\n"
+    repo = committed_repo(tmp_path / "repo", {"kai/shard.yaml": shard})
+    (repo / "kai" / "config.yaml").write_text(conf, encoding="utf-8")
+    git(repo, "add", ".")
+    git(repo, "commit", "--quiet", "-m", "KAI's conf")
+    monkeypatch.chdir(repo)
+    status = _statuses(run_line)["kai/config.yaml"]
+    assert status.startswith("not checked: KAI Scheduler's config, not Volcano's (a KAI")
+    [finding] = json.loads(run_line(["validate", "--format", "json", "kai"]).stdout)["findings"]
+    assert finding["rule"] == "PT010"
+
+
+def test_a_config_of_a_release_outside_the_table_is_not_checked_in_diff(
+    run_line: RunLine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A kops cluster on 1.24 embeds a v1beta2 config: ``validate`` says PT009 (not
+    checked); before, ``diff`` judged it as 1.36 ("refuses to start")."""
+    cluster = (DATA / "realrepos" / "releases" / "kops-cluster-1.24.yaml").read_text("utf-8")
+    repo = committed_repo(tmp_path / "repo", {"README.md": "kops\n"})
+    (repo / "cluster.yaml").write_text(cluster, encoding="utf-8")
+    git(repo, "add", ".")
+    git(repo, "commit", "--quiet", "-m", "the cluster")
+    monkeypatch.chdir(repo)
+    status = _statuses(run_line)["cluster.yaml"]
+    assert status.startswith("not checked: this config targets kube-scheduler 1.24")
