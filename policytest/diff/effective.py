@@ -63,6 +63,10 @@ class ConfigView:
     label: str
     kind: str
     settings: tuple[Setting, ...]
+    unchecked: str | None = None
+    """The text of a config policytest does not check (a template, another scheduler's
+    conf, a config of a release outside the table), whose settings are only its status:
+    an edit to it is a change to review, never one "the scheduler reads the same"."""
 
 
 def config_views(
@@ -75,7 +79,8 @@ def config_views(
     source = read_file(path, options.limits, options.root)
     template = _file_template(source)
     if template is not None:
-        return (ConfigView("", TEMPLATE, (Setting(STATUS, template),)),)
+        text = source.text or source.head
+        return (ConfigView("", TEMPLATE, (Setting(STATUS, template),), text),)
     if source.problems:
         problem = source.problems[0]
         return (
@@ -107,13 +112,15 @@ def _views(document: Document, kind: Kind, several: bool, around: Around) -> Ite
         template = _config_template(document)
         other = around.lookalike(document, kind) if template is None else None
         judged = around.judging(document, kind) if template is None and other is None else None
+        text = _own_text(document)
         if template is not None:
-            yield ConfigView(label, scheduler, (template,))
+            yield ConfigView(label, scheduler, (template,), text)
         elif other is not None:  # as validate's PT010 says
             status = f"not checked: {other.scheduler}'s config, not Volcano's ({other.why})"
-            yield ConfigView(label, other.scheduler, (Setting(STATUS, status),))
+            yield ConfigView(label, other.scheduler, (Setting(STATUS, status),), text)
         elif isinstance(judged, Finding):  # as validate's PT009 says
-            yield ConfigView(label, scheduler, (Setting(STATUS, f"not checked: {judged.message}"),))
+            status = f"not checked: {judged.message}"
+            yield ConfigView(label, scheduler, (Setting(STATUS, status),), text)
         else:
             yield _view(document, kind, label, judged or options)
     elif kind is Kind.CONFIGMAP_VALUE and document.unparsed is not None:
@@ -130,6 +137,13 @@ def _views(document: Document, kind: Kind, several: bool, around: Around) -> Ite
             config, config_kind, name = inline
             label = ", ".join(part for part in (prefix, f"fixture {name}, inline config") if part)
             yield _view(config, config_kind, label, options)
+
+
+def _own_text(document: Document) -> str:
+    """The config's own text: its ConfigMap value, or its document's span of the file."""
+    if document.embedding is not None or document.unparsed is not None:
+        return document.text
+    return document.text[document.root.start_mark.index : document.root.end_mark.index]
 
 
 def _file_template(source: SourceFile) -> str | None:

@@ -59,6 +59,17 @@ class ConfigDiff:
     settings: tuple[SettingChange, ...]
     fixtures: tuple[str, ...] = ()
 
+    @property
+    def unchecked(self) -> bool:
+        """Edited, but checked on neither side (a template, another scheduler's conf):
+        its one setting is its status, the same before and after."""
+        settings = self.settings
+        return (
+            self.change == "changed"
+            and bool(settings)
+            and all(s.before == s.after for s in settings)
+        )
+
 
 def compare_settings(
     before: Sequence[Setting], after: Sequence[Setting]
@@ -99,6 +110,8 @@ def compare_views(
             )
         else:
             settings = compare_settings(old.settings, new.settings)
+            if not settings and old.unchecked != new.unchecked:  # edited, checked on neither
+                settings = tuple(SettingChange(s.key, s, s) for s in new.settings)
             change = "changed" if settings or old.kind != new.kind else "unchanged"
         kind = (
             shown.kind

@@ -132,3 +132,20 @@ def test_a_config_of_a_release_outside_the_table_is_not_checked_in_diff(
     monkeypatch.chdir(repo)
     status = _statuses(run_line)["cluster.yaml"]
     assert status.startswith("not checked: this config targets kube-scheduler 1.24")
+
+
+def test_an_edit_to_a_config_not_checked_is_no_text_only_change(
+    run_line: RunLine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """MostAllocated -> LeastAllocated in a kops 1.24 cluster's config: before, "Changed
+    in text only (the scheduler reads them the same)", both sides judged as 1.36."""
+    cluster = (DATA / "realrepos" / "releases" / "kops-cluster-1.24.yaml").read_text("utf-8")
+    repo = committed_repo(tmp_path / "repo", {"cluster.yaml": cluster})
+    edited = cluster.replace("type: MostAllocated", "type: LeastAllocated")
+    assert edited != cluster
+    (repo / "cluster.yaml").write_text(edited, encoding="utf-8")
+    git(repo, "commit", "--quiet", "-am", "LeastAllocated")
+    monkeypatch.chdir(repo)
+    out = run_line(["diff", "--base", "HEAD~1", "--head", "HEAD"]).stdout
+    assert "text only" not in out
+    assert "Config cluster.yaml (kube-scheduler, document 2) (edited, not checked)" in out

@@ -89,3 +89,25 @@ def test_json_statuses(run_line: RunLine, pull_request: Path) -> None:
     assert statuses["chart/templates/values-conf.yaml"][0] == "Volcano"
     assert statuses["chart/templates/scheduler-configmap.yaml"][0] == "template"
     assert all(status.startswith("not checked: a Helm template") for _, status in statuses.values())
+
+
+def test_an_edited_template_is_a_change_not_checked(run_line: RunLine, pull_request: Path) -> None:
+    """Before, a template edited on both sides read "Changed in text only (the scheduler
+    reads them the same)", which nobody had checked: its status now says it is not."""
+    template = pull_request / "chart" / "templates" / "values-conf.yaml"
+    template.write_text(template.read_text("utf-8").replace("name: gang", "name: binpack"), "utf-8")
+    git(pull_request, "commit", "--quiet", "-am", "binpack")
+    out = run_line(["diff", "--base", "HEAD~1", "--head", "HEAD"]).stdout
+    assert "text only" not in out
+    assert (
+        "Config chart/templates/values-conf.yaml (Volcano, ConfigMap "
+        "volcano-scheduler-configmap, key volcano-scheduler.conf) (edited, not checked)\n"
+        "  status  not checked: a Helm template (`{{ .Values.scheduler.actions }}`)"
+    ) in out
+    markdown = run_line(["diff", "--base", "HEAD~1", "--head", "HEAD", "--format", "markdown"])
+    assert "(edited, not checked)" in markdown.stdout
+    listed = run_line(["diff", "--base", "HEAD~1", "--head", "HEAD", "--format", "json"]).stdout
+    [config] = json.loads(listed)["configs"]
+    assert config["change"] == "changed"
+    [status] = config["settings"]
+    assert status["before"] == status["after"]

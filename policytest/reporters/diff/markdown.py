@@ -202,6 +202,8 @@ def _config_change(config: ConfigDiff) -> str:
         return "new"
     if config.change == "removed":
         return "removed"
+    if config.unchecked:
+        return words.UNCHECKED
     return words.plural(len(config.settings), "setting") + " changed"
 
 
@@ -249,8 +251,9 @@ def _config(config: ConfigDiff) -> str:
     what = {"added": "new file", "removed": "file removed"}.get(
         config.change, words.plural(len(config.settings), "effective setting") + " changed"
     )
+    what = words.UNCHECKED if config.unchecked else what
     summary = f"Config {code(config.path)} ({text(words.described(config))}): {what}"
-    if config.change in ("added", "removed"):
+    if config.change in ("added", "removed") or config.unchecked:
         rows = ["| Setting | Value |", "| --- | --- |"]
         rows += [
             f"| {code(change.key)} | {text(words.setting_value(change.after or change.before))} |"

@@ -63,13 +63,14 @@ def _document(config: ConfigDiff) -> str:
 
 def _config(config: ConfigDiff, color: bool) -> list[str]:
     what = {"added": " (new file)", "removed": " (removed)"}.get(config.change, "")
+    what = f" ({words.UNCHECKED})" if config.unchecked else what
     lines = [_bold(f"Config {text(config.path)}{_document(config)}{what}", color)]
     keys = [text(change.key) for change in config.settings]
     width = max((len(key) for key in keys), default=0)
     for key, change in zip(keys, config.settings, strict=True):
         before = text(words.setting_value(change.before))
         after = text(words.setting_value(change.after))
-        if config.change == "added":
+        if config.change == "added" or config.unchecked:
             lines.append(f"  {key:<{width}}  {after}")
         elif config.change == "removed":
             lines.append(f"  {key:<{width}}  {before}")

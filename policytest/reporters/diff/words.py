@@ -316,6 +316,10 @@ def fixture_summary(fixture: FixtureDiff) -> str:
     return f"{len(fixture.changed_cases)} of {plural(len(fixture.cases), 'case')} changed"
 
 
+UNCHECKED = "edited, not checked"
+"""A config edited but checked on neither side (a template, another scheduler's conf)."""
+
+
 def described(config: ConfigDiff) -> str:
     """``kube-scheduler, ConfigMap scheduler-config, key scheduler-config.yaml``: what a
     changed config is and where in its file."""

@@ -57,7 +57,7 @@ def _config(config: ConfigDiff) -> dict[str, Any]:
     return {
         "path": shown(config.path),
         "what": shown(words.described(config)),
-        "change": config.change,
+        "change": words.UNCHECKED if config.unchecked else config.change,
         "settings": [
             (
                 shown(change.key),
