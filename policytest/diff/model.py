@@ -285,14 +285,7 @@ class CaseDiff:
             return "added"
         if self.after is None:
             return "removed"
-        changed = (
-            self.status_changed
-            or self.ranking_changed
-            or self.placements_changed
-            or self.scores_changed
-            or self.error_changed
-        )
-        return "changed" if changed else "unchanged"
+        return "unchanged" if self.effect is None else "changed"
 
     def _sides(self) -> tuple[CaseSide, CaseSide] | None:
         """Both sides, when the case is on both."""
