@@ -18,31 +18,41 @@ from tests.conftest import DATA, RunLine, committed_repo, git
 BUNDLE = DATA / "realrepos" / "custom-build-bundles" / "kube-arch-scheduler"
 
 
+def pull_request(root: Path, files: dict[str, str], path: str, head: str) -> Path:
+    """A repository of ``files`` on its first commit, whose second commit writes ``head``
+    into ``path`` (a file of ``files`` edited, or a new one)."""
+    repo = committed_repo(root, files)
+    (repo / path).write_text(head, encoding="utf-8")
+    git(repo, "add", ".")
+    git(repo, "commit", "--quiet", "-m", f"edit {path}")
+    return repo
+
+
+def without(text: str, part: str) -> str:
+    """``text`` without ``part``, which it holds (the base of a pull request adding it)."""
+    assert part in text
+    return text.replace(part, "")
+
+
 @pytest.fixture
-def pull_request(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def arch_score(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The custom scheduler's Deployment and its config on main; the pull request adds
     a score plugin of the build to the config."""
     config = (BUNDLE / "scheduler-config.yaml").read_text(encoding="utf-8")
     score = (
         "        score:\n          enabled:\n          - name: ArchScore\n            weight: 5\n"
     )
-    base = config.replace(score, "")
-    assert base != config
-    repo = committed_repo(
-        tmp_path / "repo",
-        {
-            "deploy/deployment.yaml": (BUNDLE / "deployment.yaml").read_text(encoding="utf-8"),
-            "deploy/scheduler-config.yaml": base,
-        },
-    )
-    (repo / "deploy" / "scheduler-config.yaml").write_text(config, encoding="utf-8")
-    git(repo, "commit", "--quiet", "-am", "ArchScore")
+    files = {
+        "deploy/deployment.yaml": (BUNDLE / "deployment.yaml").read_text(encoding="utf-8"),
+        "deploy/scheduler-config.yaml": without(config, score),
+    }
+    repo = pull_request(tmp_path / "repo", files, "deploy/scheduler-config.yaml", config)
     monkeypatch.chdir(repo)
     return repo
 
 
 def test_a_plugin_of_the_build_that_runs_the_config_is_a_warning(
-    run_line: RunLine, pull_request: Path
+    run_line: RunLine, arch_score: Path
 ) -> None:
     result = run_line(["diff", "--base", "HEAD~1", "--head", "HEAD", "--format", "json"])
     assert result.exit_code == 0, result
@@ -68,17 +78,11 @@ def test_a_conf_of_a_charts_config_directory_is_judged_as_the_chart(
     chart = DATA / "realrepos" / "charts" / "volcano"
     conf = (chart / "config" / "volcano-scheduler.conf").read_text(encoding="utf-8")
     dra = "    arguments:\n      predicate.DynamicResourceAllocationEnable: true\n"
-    base = conf.replace(dra, "")
-    assert base != conf
-    repo = committed_repo(
-        tmp_path / "repo",
-        {
-            "chart/Chart.yaml": (chart / "Chart.yaml").read_text(encoding="utf-8"),
-            "chart/config/volcano-scheduler.conf": base,
-        },
-    )
-    (repo / "chart" / "config" / "volcano-scheduler.conf").write_text(conf, encoding="utf-8")
-    git(repo, "commit", "--quiet", "-am", "predicates reads DRA")
+    files = {
+        "chart/Chart.yaml": (chart / "Chart.yaml").read_text(encoding="utf-8"),
+        "chart/config/volcano-scheduler.conf": without(conf, dra),
+    }
+    repo = pull_request(tmp_path / "repo", files, "chart/config/volcano-scheduler.conf", conf)
     monkeypatch.chdir(repo)
     result = run_line(["diff", "--base", "HEAD~1", "--head", "HEAD", "--format", "json"])
     assert result.exit_code == 0, result
@@ -108,10 +112,7 @@ def test_a_kai_conf_is_not_checked_in_diff_as_in_validate(
     "rejected: Volcano cannot load this file" beside that very PT010."""
     shard = "apiVersion: kai.scheduler/v1\nkind: SchedulingShard\nmetadata: {name: default}\n"
     conf = "tiers:\n- plugins:\n  - name: predicates\n  - name: proportion\n"
-    repo = committed_repo(tmp_path / "repo", {"kai/shard.yaml": shard})
-    (repo / "kai" / "config.yaml").write_text(conf, encoding="utf-8")
-    git(repo, "add", ".")
-    git(repo, "commit", "--quiet", "-m", "KAI's conf")
+    repo = pull_request(tmp_path / "repo", {"kai/shard.yaml": shard}, "kai/config.yaml", conf)
     monkeypatch.chdir(repo)
     status = _statuses(run_line)["kai/config.yaml"]
     assert status.startswith("not checked: KAI Scheduler's config, not Volcano's (a KAI")
@@ -125,10 +126,7 @@ def test_a_config_of_a_release_outside_the_table_is_not_checked_in_diff(
     """A kops cluster on 1.24 embeds a v1beta2 config: ``validate`` says PT009 (not
     checked); before, ``diff`` judged it as 1.36 ("refuses to start")."""
     cluster = (DATA / "realrepos" / "releases" / "kops-cluster-1.24.yaml").read_text("utf-8")
-    repo = committed_repo(tmp_path / "repo", {"README.md": "kops\n"})
-    (repo / "cluster.yaml").write_text(cluster, encoding="utf-8")
-    git(repo, "add", ".")
-    git(repo, "commit", "--quiet", "-m", "the cluster")
+    repo = pull_request(tmp_path / "repo", {"README.md": "kops\n"}, "cluster.yaml", cluster)
     monkeypatch.chdir(repo)
     status = _statuses(run_line)["cluster.yaml"]
     assert status.startswith("not checked: this config targets kube-scheduler 1.24")
@@ -140,11 +138,9 @@ def test_an_edit_to_a_config_not_checked_is_no_text_only_change(
     """MostAllocated -> LeastAllocated in a kops 1.24 cluster's config: before, "Changed
     in text only (the scheduler reads them the same)", both sides judged as 1.36."""
     cluster = (DATA / "realrepos" / "releases" / "kops-cluster-1.24.yaml").read_text("utf-8")
-    repo = committed_repo(tmp_path / "repo", {"cluster.yaml": cluster})
     edited = cluster.replace("type: MostAllocated", "type: LeastAllocated")
     assert edited != cluster
-    (repo / "cluster.yaml").write_text(edited, encoding="utf-8")
-    git(repo, "commit", "--quiet", "-am", "LeastAllocated")
+    repo = pull_request(tmp_path / "repo", {"cluster.yaml": cluster}, "cluster.yaml", edited)
     monkeypatch.chdir(repo)
     out = run_line(["diff", "--base", "HEAD~1", "--head", "HEAD"]).stdout
     assert "text only" not in out
