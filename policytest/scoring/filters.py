@@ -416,8 +416,12 @@ class PodFilter:
 
     @property
     def trivial(self) -> bool:
-        """No toleration, no selector, no affinity: only plain nodes pass every filter."""
-        return self.placement is NO_PLACEMENT
+        """No selector, no required node affinity: a plain node (no filtering taint, no
+        cordon) passes every node filter, so the pod's verdict there depends on the
+        node's resources alone. Tolerations do not matter there (they only let a pod
+        onto tainted nodes), and nearly every real pod has some: the API server adds
+        the ``not-ready`` and ``unreachable`` ones."""
+        return self.skip_affinity
 
     def tolerates_unschedulable(self) -> bool:
         synthetic = Taint(TAINT_NODE_UNSCHEDULABLE, "", NO_SCHEDULE)
@@ -531,7 +535,7 @@ def pod_filter(placement: Placement) -> PodFilter:
 
 
 def passes_trivially(traits: NodeTraits) -> bool:
-    """A pod without tolerations, selector or affinity passes: nothing keeps it out."""
+    """A pod without a selector or required node affinity passes: nothing keeps it out."""
     if traits is PLAIN_NODE or not (traits.taints or traits.unschedulable):
         return True
     return not traits.unschedulable and all(

@@ -431,8 +431,8 @@ class VolcanoCluster(_FillingCluster):
 
     def _prepare(self, pod: Pod) -> tuple[Callable[[str], Verdict], Callable[[str], Verdict], bool]:
         """(verdict of a node no predicate can keep the pod off; verdict of any node;
-        whether the pod is plain for the predicates: no tolerations, selector, affinity,
-        or the conf runs no predicates)."""
+        whether the pod is plain for the predicates: no selector nor required affinity
+        (tolerations only matter on guarded nodes), or the conf runs no predicates)."""
         scheduler = self.scheduler
         first = scheduler.overhead_first
         formula = scheduler.balanced_formula
@@ -728,8 +728,8 @@ class KubeCluster(_FillingCluster):
 
     def _prepare(self, pod: Pod) -> tuple[Callable[[str], Verdict], Callable[[str], Verdict], bool]:
         """(verdict of a node no pod filter can keep the pod off, bound to its memo;
-        verdict of any node; whether the pod is plain: no tolerations, selector,
-        affinity, nor ``addedAffinity``)."""
+        verdict of any node; whether the pod is plain: no selector, required affinity
+        nor ``addedAffinity``; tolerations only matter on guarded nodes)."""
         scheduler = self.scheduler
         level = scheduler.pod_level_resources
         formula = scheduler.balanced_formula

@@ -10,7 +10,8 @@ shapes, so many nodes are in equal states. The clusters therefore
   the cluster is built and again when a pod is bound to it;
 - compute a verdict once per key for each pod, and only for nodes no pod filter can
   tell apart by anything but the key (no filtering taint, no cordon; a pod without
-  tolerations, selector or affinity): every other node is scored on its own;
+  selector or required node affinity, whatever its tolerations): every other node is
+  scored on its own;
 - return the verdicts as :class:`Scores`, which makes a node's
   :class:`~policytest.scoring.protocol.NodeScore` only when it is read (ranking reads
   totals, a report shows a few nodes).

@@ -5,7 +5,9 @@ key (``policytest.scoring.verdicts``). With ``memo`` off every node is scored on
 own; both must agree on every field of every ``NodeScore`` (totals compared bit for bit,
 the lazily computed resource and balance details included), on the ranking, and after
 each bind. Checked on the oracle corpora's clusters and on random clusters whose nodes
-repeat states and carry taints, cordons and labels, with pods that tolerate and select.
+repeat states and carry taints, cordons and labels, with pods that tolerate and select;
+pods with tolerations alone share verdicts on nodes without filtering taints, checked
+against running every filter on every node.
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from policytest.harness.runner import rank
+from policytest.scoring import schedulers
 from policytest.scoring.cluster import Node, Pod
+from policytest.scoring.filters import PodFilter
 from policytest.scoring.protocol import NodeScore, Scheduler
 from policytest.scoring.schedulers import NodeOrderEntry, VolcanoScheduler
 from policytest.scoring.specs import node_from_dict, pod_from_dict
@@ -221,3 +225,109 @@ def test_rescoring_one_node_does_not_walk_the_cluster(name: str) -> None:
     expected = list(state.score(pod))[1]
     state.infos = _Unwalkable(state.infos)
     assert list(state.score(pod, only=["n1"])) == [expected]
+
+
+# --- tolerations alone: a plain node's verdict is its state's ------------------------------
+
+_DEFAULT_TOLERATIONS = [  # what the API server adds to every pod
+    {
+        "key": "node.kubernetes.io/not-ready",
+        "operator": "Exists",
+        "effect": "NoExecute",
+        "tolerationSeconds": 300,
+    },
+    {
+        "key": "node.kubernetes.io/unreachable",
+        "operator": "Exists",
+        "effect": "NoExecute",
+        "tolerationSeconds": 300,
+    },
+]
+_TOLERATIONS = st.sampled_from(
+    [
+        _DEFAULT_TOLERATIONS,
+        [*_DEFAULT_TOLERATIONS, {"key": "gpu", "operator": "Exists", "effect": "NoExecute"}],
+        [{"key": "node-role.kubernetes.io/control-plane", "operator": "Exists"}],
+        [{"key": "node.kubernetes.io/unschedulable", "operator": "Exists"}],
+        [{"key": "spot", "operator": "Exists", "effect": "PreferNoSchedule"}],
+        [{"operator": "Exists"}],
+    ]
+)
+
+
+@st.composite
+def _tolerating_workload(draw: st.DrawFn) -> tuple[list[Node], list[Pod]]:
+    """Nodes as ``_workload``'s (filtering and preferred taints, cordons, zones), pods
+    that tolerate some of the taints and select nothing."""
+    shapes = [draw(_shape()) for _ in range(draw(st.integers(1, 3)))]
+    specs = [draw(_node(i, shapes)) for i in range(draw(st.integers(1, 10)))]
+    nodes = [node_from_dict(spec, default_requests_from_limits=True) for spec in specs]
+    kinds = [
+        pod_from_dict(
+            {"requests": draw(_requests()), "tolerations": draw(_TOLERATIONS)},
+            default_requests_from_limits=True,
+        )
+        for _ in range(draw(st.integers(1, 3)))
+    ]
+    return nodes, [draw(st.sampled_from(kinds)) for _ in range(draw(st.integers(1, 12)))]
+
+
+def _scored_in_turn(
+    scheduler: Scheduler, nodes: Sequence[Node], pods: Sequence[Pod], *, memo: bool
+) -> list[list[tuple[object, ...]]]:
+    """Every node's full score for each pod in turn, the best node bound after each."""
+    state = scheduler.cluster(nodes)
+    state.memo = memo  # type: ignore[attr-defined]
+    found = []
+    for pod in pods:
+        scores = list(state.score(pod))
+        found.append([_full(score) for score in scores])
+        ranking = rank(scores)
+        if ranking:
+            state.bind(ranking[0][0], pod)
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(EVERY))
+@settings(max_examples=60, deadline=None)
+@given(workload=_tolerating_workload())
+def test_tolerations_alone_share_verdicts_as_running_every_filter(
+    name: str, workload: tuple[list[Node], list[Pod]]
+) -> None:
+    """A pod whose only placement is tolerations passes every node filter on a node
+    without a filtering taint or cordon, as a pod without any does: sharing its verdicts
+    by node state there gives what running every filter on every node gives."""
+    nodes, pods = workload
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(PodFilter, "trivial", property(lambda _: False))
+        expected = _scored_in_turn(EVERY[name], nodes, pods, memo=False)
+    assert _scored_in_turn(EVERY[name], nodes, pods, memo=True) == expected
+
+
+def test_the_default_tolerations_share_verdicts_between_equal_nodes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Nearly every real pod carries the API server's tolerations: they must not make
+    every node be filtered on its own (a repack of 5,000 nodes did, for every pod)."""
+    fitted: list[str] = []
+    fit_filter = schedulers.fit_filter
+
+    def counted(pod: Pod, info: Any, **options: Any) -> str | None:
+        fitted.append("fit")
+        return fit_filter(pod, info, **options)
+
+    monkeypatch.setattr(schedulers, "fit_filter", counted)
+    nodes = [
+        node_from_dict(
+            {"name": f"n{i}", "allocatable": {"cpu": "4", "memory": "8Gi", "pods": "10"}},
+            default_requests_from_limits=True,
+        )
+        for i in range(20)
+    ]
+    pod = pod_from_dict(
+        {"requests": {"cpu": "1"}, "tolerations": _DEFAULT_TOLERATIONS},
+        default_requests_from_limits=True,
+    )
+    scores = SCHEDULERS["kube-most-balanced"].cluster(nodes).score(pod)
+    assert [score.feasible for score in scores] == [True] * 20
+    assert len(fitted) == 1  # one node state, one verdict
