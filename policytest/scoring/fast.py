@@ -212,7 +212,10 @@ class _Totals:
         up when it is next placed; another kind whose scores on other nodes a bind can
         move (affinity) is forgotten, and scored on every node when it is next placed:
         rescoring each such kind in full after every bind made a sequence of Deployments
-        quadratic in its kinds."""
+        quadratic in its kinds. A node a kind could not go to stays so: the filters of a
+        kind whose binds are local read of a node only what binds add to (requests, pod
+        count, ports) and what never changes (labels, taints, cordon), so it is not
+        rescored (a repack keeps many kinds that fit a zone or a single node)."""
         position = self.index[name]
         self.binds.append(position)
         for pod, kind in list(self.kinds.items()):
@@ -221,7 +224,8 @@ class _Totals:
             if not self.state.local_binds(pod):
                 self._forget(pod)
                 continue
-            kind.set(position, self._rescored(pod, kind, name, position))
+            if kind.totals[position] != INFEASIBLE:
+                kind.set(position, self._rescored(pod, kind, name, position))
 
     def _rescored(self, pod: Pod, kind: _Kind, name: str, position: int) -> float:
         """``pod``'s total on node ``name`` after a bind there: its resource verdict

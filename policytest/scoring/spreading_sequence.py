@@ -295,20 +295,25 @@ class SpreadingKind:
     def _rescore(self, pod: Pod, index: int) -> bool:
         """Bring node ``index`` up to date: its matching pods and its domains' counts,
         its static part and its group, or its leaving the feasible nodes (``False``:
-        the kind must be scored in full)."""
+        the kind must be scored in full). A node the kind could not go to stays so
+        (binds only add to what its filters read), so its verdict is not asked again."""
         node = self.nodes[index]
-        verdict = self.cluster.resource_verdict(pod, node.name)
         own, old_own = self._own(node), self.own[index]
         status = self.status[index]
-        if status == _OFF:  # its pods count as prescore says: not worked out here
-            return not verdict[0] and own == old_own
+        if status == _OFF:  # filtered out for good; its matching pods still count
+            if own != old_own:
+                self.own[index] = own
+                if spread.counts_on(self.spreading.state, node):
+                    self._recount(node, own, old_own)
+            return True
         if own != old_own:
             self.own[index] = own
             if status == _KEPT:
                 self._recount(node, own, old_own)
         old_static, old_group = self.static[index], self.group[index]
         if old_static is None:  # left the feasible nodes before
-            return not verdict[0]
+            return True
+        verdict = self.cluster.resource_verdict(pod, node.name)
         if not verdict[0]:
             return self._drop(index, node, old_group, old_static)
         static = verdict[2] + self._others(index)

@@ -230,6 +230,89 @@ def test_random_clusters(
     assert_same_placements(SCHEDULERS[name], nodes, pods, max_kinds)
 
 
+_PLACEMENTS: tuple[dict[str, Any], ...] = (
+    {},
+    {"nodeSelector": {"zone": "a"}},
+    {"nodeSelector": {"zone": "b"}},
+    {"tolerations": [{"key": "dedicated", "operator": "Exists"}]},
+    {
+        "tolerations": [{"key": "dedicated", "operator": "Exists"}],
+        "nodeSelector": {"zone": "b"},
+    },
+)
+
+
+@st.composite
+def _placed_workload(draw: st.DrawFn) -> tuple[list[Node], list[Pod]]:
+    """Nodes in two zones (some in none), some tainted ``dedicated`` or cordoned, small
+    enough to fill up; pod kinds that select a zone, tolerate the taint, both or
+    neither, in blocks: kept kinds that cannot go to many of the nodes bound."""
+    specs = []
+    for index in range(draw(st.integers(1, 8))):
+        spec = draw(_node(index))
+        zone = draw(st.sampled_from(["a", "b", None]))
+        if zone is not None:
+            spec["labels"] = {"zone": zone}
+        if draw(st.integers(0, 3)) == 0:
+            spec["taints"] = [{"key": "dedicated", "value": "x", "effect": "NoSchedule"}]
+        spec["unschedulable"] = draw(st.integers(0, 7)) == 0
+        specs.append(spec)
+    nodes = [node_from_dict(spec, default_requests_from_limits=True) for spec in specs]
+    kinds = [
+        pod_from_dict(
+            {"requests": draw(_requests()), **draw(st.sampled_from(_PLACEMENTS))},
+            default_requests_from_limits=True,
+        )
+        for _ in range(draw(st.integers(1, 4)))
+    ]
+    pods: list[Pod] = []
+    for _ in range(draw(st.integers(1, 8))):
+        pods += [draw(st.sampled_from(kinds))] * draw(st.integers(1, 5))
+    return nodes, pods
+
+
+@pytest.mark.parametrize("name", sorted(SCHEDULERS))
+@settings(max_examples=60, deadline=None)
+@given(workload=_placed_workload(), max_kinds=st.sampled_from([1, 2, 16]))
+def test_kinds_kept_on_nodes_they_cannot_go_to_place_as_the_reference(
+    name: str, workload: tuple[list[Node], list[Pod]], max_kinds: int
+) -> None:
+    """A node a kept kind's filters rejected is not rescored after a bind there (binds
+    only add to what the filters read): the placements and ties stay the reference's."""
+    nodes, pods = workload
+    assert_same_placements(SCHEDULERS[name], nodes, pods, max_kinds)
+
+
+def test_a_bind_on_a_node_a_kept_kind_cannot_go_to_does_not_rescore_it() -> None:
+    """Two kinds kept, each selecting its own zone: a bind in one zone rescores only the
+    kind that can go there (a repack keeps kinds pinned to a zone or a node, and every
+    bind rescored each of them through a scoring of every node)."""
+    scheduler = SCHEDULERS["kube-most-balanced"]
+    nodes = build_nodes(
+        (
+            f"n{i}",
+            {
+                "name": f"n{i}",
+                "allocatable": {"cpu": "16", "memory": "32Gi", "pods": "110"},
+                "labels": {"zone": "ab"[i % 2]},
+            },
+        )
+        for i in range(8)
+    )
+    kinds = [
+        pod_from_dict(
+            {"requests": {"cpu": "100m"}, "nodeSelector": {"zone": zone}},
+            default_requests_from_limits=True,
+        )
+        for zone in "ab"
+    ]
+    pods = [kinds[i % 2] for i in range(20)]
+    counting = _CountingState(scheduler.cluster(nodes))
+    assert place_all(counting, pods) == reference(scheduler, nodes, pods)
+    assert counting.full_scorings == len(kinds)
+    assert counting.nodes_scored == len(kinds) * len(nodes) + len(pods)  # its own kind
+
+
 @settings(max_examples=60, deadline=None)
 @given(workload=_workload())
 def test_build_nodes_equals_node_from_dict(
@@ -412,6 +495,13 @@ def _spread(key: str, when: str, app: str, skew: int = 1) -> dict[str, Any]:
     }
 
 
+def _zonal(spec: dict[str, Any], zone: str) -> dict[str, Any]:
+    """``spec`` required to run in ``zone`` (as a pod claiming a zonal volume is)."""
+    term = {"matchExpressions": [{"key": ZONE, "operator": "In", "values": [zone]}]}
+    required = {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}}
+    return {**spec, "affinity": {"nodeAffinity": required}}
+
+
 _POD_KINDS: tuple[dict[str, Any], ...] = (
     {"requests": {"cpu": "500m", "memory": "256Mi"}, "deployment": "web-0"},
     {"requests": {"cpu": "250m", "memory": "512Mi"}, "deployment": "web-1"},
@@ -481,6 +571,10 @@ _POD_KINDS: tuple[dict[str, Any], ...] = (
         "labels": {"app": "dns"},
         "topologySpreadConstraints": [_spread(HOSTNAME, "DoNotSchedule", "dns")],
     },
+    # the StatefulSet's pods pinned to a zone (a zonal volume): the other zones' nodes
+    # are filtered out for good, while its binds there still move its counts
+    _zonal({"requests": {"cpu": "250m"}, "statefulSet": "db"}, "z0"),
+    _zonal({"requests": {"cpu": "250m"}, "statefulSet": "db"}, "z1"),
 )
 _TAINTS = (
     [],
@@ -600,6 +694,38 @@ def test_spreading_kinds_rescore_only_the_nodes_bound_since_they_were_placed() -
     rescored = counting.nodes_scored - counting.full_scorings * len(nodes)
     assert rescored <= len(blocks) + 2 * len(interleaved)  # the nodes bound since
     assert counting.nodes_scored < len(pods) * len(nodes) // 4
+
+
+def test_pods_bound_where_a_spreading_kind_cannot_go_still_count_in_its_zone() -> None:
+    """web-0's pods that tolerate a taint fill the tainted node of zone z0, which the
+    plain web-0 kind cannot go to: they count in z0 for it all the same (the taints
+    policy is Ignore), so its next pods avoid z0. The kind catches up from those binds
+    without being scored on every node again."""
+    scheduler = _kube_profile("default", "1.36")
+    specs = []
+    for i, zone in enumerate(["z0", "z0", "z1", "z2"]):
+        spec: dict[str, Any] = {
+            "name": f"n{i}",
+            "allocatable": {"cpu": "16" if i == 0 else "4", "memory": "16Gi", "pods": "110"},
+            "labels": {HOSTNAME: f"n{i}", ZONE: zone},
+        }
+        if i == 0:
+            spec["taints"] = _TAINTS[4]
+        specs.append((f"n{i}", spec))
+    nodes = build_nodes(specs)
+    plain, tolerating = (
+        pod_from_dict(_POD_KINDS[0], default_requests_from_limits=True),
+        pod_from_dict(
+            {**_POD_KINDS[4], "requests": {"cpu": "5"}}, default_requests_from_limits=True
+        ),
+    )
+    pods = [plain, tolerating, tolerating, tolerating, plain, plain, plain]
+    counting = _CountingState(scheduler.cluster(nodes))
+    choices, _ = place_all(counting, pods)
+    assert choices == reference(scheduler, nodes, pods)[0]
+    assert [node for node, _ in choices[1:4]] == ["n0"] * 3
+    assert "n1" not in [node for node, _ in choices[4:6]]  # z0 holds three of them
+    assert counting.full_scorings == 2  # each kind once
 
 
 def test_a_pod_with_affinity_bound_meanwhile_makes_a_spreading_kind_scored_again() -> None:

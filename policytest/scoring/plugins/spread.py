@@ -279,6 +279,9 @@ class ScoreState:
     weights: tuple[float, ...]
     namespace: str
     on_node: tuple[Mapping[str, int], ...]
+    require_all: bool
+    """Every constraint's key is required: a node lacking one is left out, and the
+    matching pods on it count in no domain."""
 
 
 def prescore(
@@ -323,7 +326,9 @@ def prescore(
             value = node.labels.get(c.topology_key, "")
             if value in domains and _included(c, node, pod_filter):
                 domains[value] += count
-    return ScoreState(constraints, frozenset(ignored), counts, weights, pod.namespace, on_node)
+    return ScoreState(
+        constraints, frozenset(ignored), counts, weights, pod.namespace, on_node, require_all
+    )
 
 
 def _domains(values: Mapping[str, str], names: Sequence[str]) -> dict[str, int]:
@@ -410,6 +415,12 @@ def normalized(score: int, low: int, high: int) -> int:
     if high == 0:
         return MAX_NODE_SCORE
     return quo64(MAX_NODE_SCORE * (high + low - score), high)
+
+
+def counts_on(state: ScoreState, node: ViewNode) -> bool:
+    """Whether PreScore counts the matching pods on ``node`` in any domain: not when it
+    lacks a key and every key is required (as a feasible node would be left out)."""
+    return not state.require_all or _has_keys(node.labels, state.constraints)
 
 
 def counted_domain(c: Constraint, node: ViewNode, pod_filter: PodFilter) -> str | None:
