@@ -127,3 +127,23 @@ def test_readme_repack_answer_is_what_simulate_prints(run_line: RunLine) -> None
     result = run_line(args)
     assert result.exit_code == 0, result
     assert result.stdout.startswith(shown.group(1))
+
+
+def test_readme_quickstart_output_is_what_run_prints(run_line: RunLine, bundled_repo: Path) -> None:
+    """Each line the Quickstart quotes is a line ``policytest run fixtures/`` prints, in
+    order (``...`` skips lines; a quoted line ending ``...`` is the start of a longer one)."""
+    quickstart = README[README.index("## Quickstart") : README.index("## Reference")]
+    quoted = re.search(r"```text\n(.*?)```", quickstart, re.DOTALL)
+    assert quoted is not None
+    printed = run_line(["run", "fixtures/"]).stdout.splitlines()
+    at = 0
+    for line in quoted.group(1).splitlines():
+        if line == "...":
+            continue
+        start = line.removesuffix("...")
+        while at < len(printed) and not (
+            printed[at] == line or (start != line and printed[at].startswith(start))
+        ):
+            at += 1
+        assert at < len(printed), f"the README quotes a line run does not print: {line}"
+        at += 1

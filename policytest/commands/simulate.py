@@ -269,12 +269,19 @@ def execute(args: Any) -> int:
             if chosen is None:
                 sys.stderr.write(f"policytest: {text(args.fixture)}: {text(workload.refusal)}\n")
                 return int(ExitCode.FINDINGS)
+            if workload.session is not None and getattr(chosen, "session", None) is None:
+                sys.stderr.write(
+                    f"policytest: {text(args.fixture)}: case `{text(workload.case)}` schedules "
+                    f"Volcano jobs, and config `{text(label)}` is not a Volcano conf\n"
+                )
+                return int(ExitCode.FINDINGS)
             release = workload.release if scheduler is None else release_label(chosen.name, options)
             jobs.append(PackingJob(index, label, chosen, release))
-            jobs += [
-                PackingJob(index, label, chosen, release, order, args.seed)
-                for order in range(args.orders)
-            ]
+            if workload.session is None:  # a session orders its jobs itself
+                jobs += [
+                    PackingJob(index, label, chosen, release, order, args.seed)
+                    for order in range(args.orders)
+                ]
     outcomes = _run(args, workloads, jobs)
     if isinstance(outcomes, int):
         return outcomes

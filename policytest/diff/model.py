@@ -19,6 +19,7 @@ from policytest.core.findings import Finding, Severity
 from policytest.diff.effective import STATUS, ConfigView, Setting
 from policytest.harness.runner import FLOAT_TOLERANCE, CaseResult, Ranking, Status, close_enough
 from policytest.scoring.protocol import NotSimulated
+from policytest.sessions.result import JobOutcome
 
 Change = Literal["added", "removed", "changed", "unchanged"]
 Side = Literal["before", "after", "both"]
@@ -206,6 +207,16 @@ class PlacementChange:
 
 
 @dataclass(frozen=True)
+class JobChange:
+    """One job of a Volcano session case whose pods bound or phase differ between the
+    sides (``None``: the side has no such job)."""
+
+    job: str
+    before: JobOutcome | None
+    after: JobOutcome | None
+
+
+@dataclass(frozen=True)
 class CaseSide:
     """One side's outcome of a case."""
 
@@ -218,6 +229,8 @@ class CaseSide:
     """The release the case was judged as on this side (``kube-scheduler 1.36``)."""
     not_simulated: tuple[NotSimulated, ...] = ()
     """What this side's config makes the scheduler do that policytest does not simulate."""
+    jobs: Mapping[str, JobOutcome] = field(default_factory=dict)
+    """A Volcano session case: each job (PodGroup) after the last session."""
     before: Mapping[str, Mapping[str, tuple[int, int]]] = field(
         default_factory=dict, compare=False, repr=False
     )
@@ -285,7 +298,7 @@ class CaseDiff:
             return "added"
         if self.after is None:
             return "removed"
-        return "unchanged" if self.effect is None else "changed"
+        return "unchanged" if self.effect is None and not self.jobs else "changed"
 
     def _sides(self) -> tuple[CaseSide, CaseSide] | None:
         """Both sides, when the case is on both."""
@@ -374,6 +387,22 @@ class CaseDiff:
         return tuple(c for c in self.causes if c.effect is not None and c.effect.has(effect))
 
     @property
+    def jobs(self) -> tuple[JobChange, ...]:
+        """The jobs whose pods bound or phase moved, in the head's order, then those only
+        the base has (both sides ran)."""
+        ran = self._ran()
+        if ran is None:
+            return ()
+        old, new = ran[0].jobs, ran[1].jobs
+        changes = [
+            JobChange(key, old.get(key), outcome)
+            for key, outcome in new.items()
+            if _job_moved(old.get(key), outcome)
+        ]
+        changes += [JobChange(key, outcome, None) for key, outcome in old.items() if key not in new]
+        return tuple(changes)
+
+    @property
     def moved(self) -> tuple[NodeChange, ...]:
         """Nodes whose rank changed (filtered nodes have no rank)."""
         return tuple(node for node in self.nodes if node.rank_changed)
@@ -408,6 +437,10 @@ class Cause:
     kind: CauseKind
     effect: CaseDiff | None = None
     stopped: str = ""
+
+
+def _job_moved(before: JobOutcome | None, after: JobOutcome) -> bool:
+    return before is None or (before.bound, before.phase) != (after.bound, after.phase)
 
 
 def _all_nodes(case: CaseDiff) -> list[str]:
@@ -447,6 +480,7 @@ def _side(result: CaseResult | None) -> CaseSide | None:
         result.pending,
         result.release,
         result.not_simulated,
+        MappingProxyType(dict(result.sessions.pod_groups)) if result.sessions else {},
         result.before,
         result.utilisation,
     )
@@ -761,6 +795,7 @@ __all__ = [
     "Effect",
     "FailOn",
     "FixtureDiff",
+    "JobChange",
     "NodeChange",
     "NotRun",
     "PlacementChange",

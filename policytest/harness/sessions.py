@@ -14,19 +14,24 @@ from typing import Any, Literal
 
 from policytest.core.suggest import did_you_mean
 from policytest.harness.counts import count_problems
+from policytest.harness.fragmentation import Pending
 from policytest.harness.model import Case, Fixture
-from policytest.scoring.cluster import Node
+from policytest.scoring.cluster import Node, Pod
 from policytest.scoring.specs import pods_from_dict
 from policytest.scoring.workload import ClusterObjects
+from policytest.sessions.objects import SchedulingObjects
 from policytest.sessions.result import Bind, SessionsResult
+from policytest.sessions.state import BOUND_STATUSES, PENDING, Job
 
 __all__ = [
     "SessionCase",
+    "SessionWork",
     "deciding_ties",
     "expectation_names",
     "is_session_case",
     "lookup",
     "run_session_case",
+    "session_work",
 ]
 
 
@@ -58,6 +63,8 @@ class SessionCase:
     placements: Mapping[str, int] | None = None
     pending: int | None = None
     sessions: SessionsResult | None = None
+    waiting: tuple[Pending, ...] = ()
+    """The jobs that did not start, with their pending pods and how many they need."""
 
 
 def run_session_case(
@@ -68,14 +75,9 @@ def run_session_case(
     objects: ClusterObjects,
 ) -> SessionCase:
     """Run the case's sessions and judge its expectations."""
-    from policytest.harness.checks import scheduling_objects_of
-    from policytest.sessions.build import build_jobs
-    from policytest.sessions.jobs import expand_jobs
     from policytest.sessions.objects import SchedulingSpecError
-    from policytest.sessions.session import run_sessions
 
-    plan = getattr(scheduler, "session", None)
-    if plan is None:
+    if getattr(scheduler, "session", None) is None:
         return SessionCase(
             "error",
             (
@@ -84,35 +86,96 @@ def run_session_case(
             ),
         )
     try:
-        scheduling = scheduling_objects_of(fixture)
-        entries: list[Mapping[str, Any]] = list(case.pods)
-        if case.jobs:
-            expanded = expand_jobs(case.jobs, scheduling, f"case `{case.name}`: jobs")
-            scheduling = replace(
-                scheduling,
-                pod_groups=(*scheduling.pod_groups, *(job.group for job in expanded)),
-            )
-            entries += [pod for job in expanded for pod in job.pods]
-        pods = [
-            (entry, pod)
-            for entry in entries
-            for pod in pods_from_dict(
-                entry, default_requests_from_limits=True, where=f"case `{case.name}`"
-            )
-        ]
+        work = session_work(fixture, case)
     except (SchedulingSpecError, ValueError) as error:
         return SessionCase("error", (str(error),))
-    bound = ((node.name, pod) for node in nodes for pod in node.pods)
-    built = build_jobs(scheduling, pods, scheduler.overhead_first, bound)
-    sessions = case.sessions or 1
-    run = run_sessions(plan, scheduler, nodes, objects, built.jobs, built.queues, sessions)
-    run = replace(run, notes=built.notes)
-    placements = {node.name: 0 for node in nodes}
-    for bind in run.binds:
-        placements[bind.node] += 1
-    pending = len(pods) - len(run.binds)
-    problems = tuple(_problems(case, run, placements, pending))
-    return SessionCase("failed" if problems else "passed", problems, placements, pending, run)
+    done = work.run(scheduler, nodes, objects)
+    problems = tuple(_problems(case, done.sessions, done.placements, done.pending))
+    return SessionCase(
+        "failed" if problems else "passed",
+        problems,
+        done.placements,
+        done.pending,
+        done.sessions,
+        done.waiting,
+    )
+
+
+@dataclass(frozen=True)
+class SessionsDone:
+    """A case's sessions run: what they did, pods per node (every node), the pods left
+    pending, and the jobs that did not start (with what they still need)."""
+
+    sessions: SessionsResult
+    placements: Mapping[str, int]
+    pending: int
+    waiting: tuple[Pending, ...]
+
+
+@dataclass(frozen=True)
+class SessionWork:
+    """A session case's jobs and pods, read once, runnable under any Volcano conf (``run``
+    runs the fixture's; ``simulate`` each config it compares)."""
+
+    scheduling: SchedulingObjects
+    pods: tuple[tuple[Mapping[str, Any], Pod], ...]
+    sessions: int
+
+    def run(self, scheduler: Any, nodes: Sequence[Node], objects: ClusterObjects) -> SessionsDone:
+        """Run the sessions on fresh jobs (a session changes its jobs' state)."""
+        from policytest.sessions.build import build_jobs
+        from policytest.sessions.session import run_sessions
+
+        bound = ((node.name, pod) for node in nodes for pod in node.pods)
+        built = build_jobs(self.scheduling, list(self.pods), scheduler.overhead_first, bound)
+        run = run_sessions(
+            scheduler.session, scheduler, nodes, objects, built.jobs, built.queues, self.sessions
+        )
+        run = replace(run, notes=built.notes)
+        placements = {node.name: 0 for node in nodes}
+        for bind in run.binds:
+            placements[bind.node] += 1
+        pending = len(self.pods) - len(run.binds)
+        return SessionsDone(run, placements, pending, not_started(built.jobs))
+
+
+def session_work(fixture: Fixture, case: Case) -> SessionWork:
+    """The case's jobs expanded into PodGroups and pods, beside the cluster's
+    PriorityClasses, Queues and PodGroups; raises
+    :class:`~policytest.sessions.objects.SchedulingSpecError` or ``ValueError`` (a pod
+    of the wrong shape) for bad input."""
+    from policytest.harness.checks import scheduling_objects_of
+    from policytest.sessions.jobs import expand_jobs
+
+    scheduling = scheduling_objects_of(fixture)
+    entries: list[Mapping[str, Any]] = list(case.pods)
+    if case.jobs:
+        expanded = expand_jobs(case.jobs, scheduling, f"case `{case.name}`: jobs")
+        scheduling = replace(
+            scheduling,
+            pod_groups=(*scheduling.pod_groups, *(job.group for job in expanded)),
+        )
+        entries += [pod for job in expanded for pod in job.pods]
+    pods = tuple(
+        (entry, pod)
+        for entry in entries
+        for pod in pods_from_dict(
+            entry, default_requests_from_limits=True, where=f"case `{case.name}`"
+        )
+    )
+    return SessionWork(scheduling, pods, case.sessions or 1)
+
+
+def not_started(jobs: Sequence[Job]) -> tuple[Pending, ...]:
+    """The jobs that did not reach their ``minMember`` after the last session, each with
+    its pending pods and how many more of them it needs bound to start."""
+    waiting = []
+    for job in jobs:
+        bound = sum(1 for task in job.tasks if task.status in BOUND_STATUSES)
+        if bound < job.min_available:
+            pods = tuple(task.pod for task in job.tasks if task.status == PENDING)
+            waiting.append(Pending(job.key, "job", pods, job.min_available - bound))
+    return tuple(waiting)
 
 
 def _problems(

@@ -8,7 +8,9 @@ Immutable values: the reporters (text, explain, HTML, PR comment, JSON) only rea
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from policytest.scoring.cluster import Node
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -42,6 +44,9 @@ class JobOutcome:
     min_member: int
     tasks: int
     reason: str = ""
+    pods: tuple[str, ...] = ()
+    """The job's pods (``namespace/name``), in task order: what binds and discarded
+    allocations name, so that a report can say per job which of its pods went where."""
 
 
 @dataclass(frozen=True)
@@ -68,12 +73,18 @@ class SessionsResult:
     notes: tuple[str, ...] = ()
     """What the scheduler does with input it cannot use (a pod naming a missing PodGroup,
     a PodGroup in a missing queue), in plain words."""
+    nodes: tuple[Node, ...] = field(default=(), compare=False, repr=False)
+    """The nodes after the last session, every bind on them: what utilisation and the
+    capacity left free (fragmentation) are measured on."""
 
     @classmethod
     def of(
-        cls, sessions: tuple[SessionRecord, ...], plan: SessionPlan, notes: tuple[str, ...] = ()
+        cls,
+        sessions: tuple[SessionRecord, ...],
+        plan: SessionPlan,
+        nodes: tuple[Node, ...] = (),
     ) -> SessionsResult:
-        return cls(sessions, plan.unsimulated_plugins, notes)
+        return cls(sessions, plan.unsimulated_plugins, nodes=nodes)
 
     @property
     def binds(self) -> tuple[Bind, ...]:

@@ -50,6 +50,7 @@ from policytest.sessions.state import (
     ALLOCATED,
     BINDING,
     BOUND,
+    BOUND_STATUSES,
     PENDING,
     READY_STATUSES,
     RUNNING,
@@ -593,7 +594,7 @@ def run_sessions(
                 if task.status == BINDING:
                     job.set_status(task, BOUND)
         current = list(cluster.nodes.values())
-    return SessionsResult.of(tuple(records), plan)
+    return SessionsResult.of(tuple(records), plan, tuple(current))
 
 
 def _record(session: Session) -> SessionRecord:
@@ -608,7 +609,7 @@ def _record(session: Session) -> SessionRecord:
 
 
 def _outcome(job: Job) -> JobOutcome:
-    bound = sum(1 for task in job.tasks if task.status in (BINDING, BOUND, "Running"))
+    bound = sum(1 for task in job.tasks if task.status in BOUND_STATUSES)
     return JobOutcome(
         job.key,
         job.queue,
@@ -617,4 +618,5 @@ def _outcome(job: Job) -> JobOutcome:
         job.min_available,
         len(job.tasks),
         "; ".join(filter(None, (job.unschedulable, job.valid_reason))),
+        tuple(task.key for task in job.tasks),
     )

@@ -26,6 +26,8 @@ BOUND: Final = "Bound"
 RUNNING: Final = "Running"
 ALLOCATED_STATUSES: Final = frozenset({BOUND, BINDING, RUNNING, ALLOCATED})
 SCHEDULED_STATUSES: Final = frozenset({RUNNING, BOUND})
+BOUND_STATUSES: Final = frozenset({BINDING, BOUND, RUNNING})
+"""What a job's ``bound`` counts: its pods committed in a session or bound before."""
 READY_STATUSES: Final = ALLOCATED_STATUSES
 """``ReadyTaskNum``: Bound, Binding, Running, Allocated (and Succeeded, never here)."""
 

@@ -120,3 +120,43 @@ def test_diff_report(browser, run_line: RunLine, workspace: Path) -> None:
     assert after.locator("thead th").all_inner_texts()[-3:] == ["cpu", "memory", "pods placed"]
     assert after.locator("td.placed").all_inner_texts() == ["1", "", "", ""]  # the one pod
     screenshot(opened, "diff", workspace)
+
+
+def test_volcano_jobs_in_every_report(
+    browser, run_line: RunLine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The GPU gang story: explain shows each job (the one that did not start marked) and
+    the stranded GPUs; simulate the job that did not start per config; diff what moved
+    per job."""
+    root = Path(__file__).parents[2]
+    shutil.copytree(root / "fixtures", tmp_path / "fixtures")
+    (tmp_path / ".git").mkdir()
+    monkeypatch.chdir(tmp_path)
+    story = "fixtures/volcano-gpu-gang-default.policytest.yaml"
+    packed = "fixtures/configs/volcano-binpack-gpu-gangs.yaml"
+    path = report(run_line, ["explain", "--format", "html", story], tmp_path / "jobs.html")
+    opened = open_page(browser, path)
+    assert opened.problems == [] and opened.requests == [path.as_uri()]
+    rows = opened.page.locator("table.jobs tbody tr")
+    assert rows.count() == 2
+    waiting = opened.page.locator("table.jobs tr.waiting")
+    assert waiting.count() == 1 and "default/llm" in waiting.inner_text()
+    assert "pod group is not ready" in waiting.inner_text()
+    assert (
+        waiting.locator("td").first.evaluate("cell => getComputedStyle(cell).backgroundColor")
+        == "rgb(255, 248, 197)"
+    )
+    assert opened.page.get_by_text("20 nvidia.com/gpu free, no node with 8 free").is_visible()
+    screenshot(opened, "jobs", tmp_path)
+    argv = ["simulate", "--format", "html", story, "--config", "fixture", "--config", packed]
+    path = report(run_line, argv, tmp_path / "simulate-jobs.html")
+    opened = open_page(browser, path)
+    assert opened.problems == []
+    outcomes = opened.page.locator("ul.outcomes")
+    assert "default/llm (Inqueue, 0 bound)" in outcomes.inner_text()
+    argv = ["diff", "fixtures/configs/volcano-default.yaml", packed, "--fixtures", "fixtures"]
+    path = report(run_line, [*argv, "--format", "html"], tmp_path / "diff-jobs.html")
+    opened = open_page(browser, path)
+    assert opened.problems == []
+    changed = opened.page.locator("table.jobs").first.inner_text()
+    assert "0 of 3 bound, Inqueue" in changed and "2 of 3 bound, Running" in changed

@@ -55,7 +55,7 @@ def test_the_bundled_fixtures_from_1_35_to_1_36(run_line: RunLine, bundled_repo:
     ]
     assert all(case["before"]["status"] == "failed" for _, case in changed if case["statusChanged"])
     assert data["summary"]["newWinners"] == 3
-    assert all("kube" not in path for path in data["notRun"]) and len(data["notRun"]) == 10
+    assert all("kube" not in path for path in data["notRun"]) and len(data["notRun"]) == 12
 
 
 def test_text_markdown_and_help(run_line: RunLine, bundled_repo: Path) -> None:
@@ -66,7 +66,7 @@ def test_text_markdown_and_help(run_line: RunLine, bundled_repo: Path) -> None:
     assert f"  {FORMULA}" in text and "(14 cases)" in text
     # the Volcano fixtures are left out, named, as diff of two files names those of
     # another scheduler than its configs
-    assert "10 fixtures not run (their scheduler's release does not change): " in text
+    assert "12 fixtures not run (their scheduler's release does not change): " in text
     assert "fixtures/volcano-gpu-sequence-binpack-weight-1.policytest.yaml" in text
     md = html.unescape(run_line([*args, "--format", "markdown"]).stdout)
     assert md.startswith("<!-- policytest-upgrade -->\n### policytest upgrade\n")

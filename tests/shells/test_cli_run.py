@@ -29,8 +29,8 @@ def test_bundled_fixtures_pass(run_line: RunLine, bundled_repo: Path) -> None:
     result = run_line(["run"])
     assert result.exit_code == 0, result
     assert result.stdout.rstrip().endswith(
-        "Cases: 34 passed, 0 failed; judged as kube-scheduler 1.36, Volcano 1.15; "
-        "config findings: 5 warnings"
+        "Cases: 36 passed, 0 failed; judged as kube-scheduler 1.36, Volcano 1.15; "
+        "config findings: 5 warnings, 1 info"
     )
 
 

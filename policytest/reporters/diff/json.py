@@ -112,6 +112,15 @@ def _case(case: CaseDiff) -> dict[str, Any]:
             for node in case.nodes
         ],
         "placements": [{"node": p.node, **_pair(p.before, p.after)} for p in case.placements],
+        "jobs": [
+            {
+                "job": change.job,
+                "bound": _pair(*(o.bound if o else None for o in (change.before, change.after))),
+                "phase": _pair(*(o.phase if o else None for o in (change.before, change.after))),
+                "reason": _pair(*(o.reason if o else None for o in (change.before, change.after))),
+            }
+            for change in case.jobs
+        ],
     }
 
 

@@ -323,6 +323,17 @@ def _case(case: CaseDiff) -> list[str]:
         if len(nodes) > MAX_NODE_ROWS:
             lines.append(f"| … | {len(nodes) - MAX_NODE_ROWS} more nodes | | |")
         lines.append("")
+    if case.jobs:
+        lines += ["| Job | Before | After | Why |", "| --- | --- | --- | --- |"]
+        lines += [
+            f"| {code(change.job)} | {text(words.job_side(change.before))} | "
+            f"{text(words.job_side(change.after))} | "
+            f"{text(words.job_reason(change))} |"
+            for change in case.jobs[: words.JOBS_LISTED]
+        ]
+        if len(case.jobs) > words.JOBS_LISTED:
+            lines.append(f"| … | {len(case.jobs) - words.JOBS_LISTED} more jobs | | |")
+        lines.append("")
     if case.placements_changed:
         lines += ["| Node | Pods before | Pods after |", "| --- | --- | --- |"]
         lines += [

@@ -124,6 +124,20 @@ def _case(case: CaseDiff) -> list[str]:
         rows = [["node", "rank", "score", "change"]]
         rows += [[text(name), *numbers] for name, *numbers in nodes]
         lines += [f"    {row}" for row in _table(rows)]
+    if case.jobs:
+        rows = [["job", "before", "after", "why"]]
+        rows += [
+            [
+                text(change.job),
+                words.job_side(change.before),
+                words.job_side(change.after),
+                text(words.job_reason(change)),
+            ]
+            for change in case.jobs[: words.JOBS_LISTED]
+        ]
+        lines += [f"    {row}" for row in _table(rows)]
+        if len(case.jobs) > words.JOBS_LISTED:
+            lines.append(f"    ... {words.plural(len(case.jobs) - words.JOBS_LISTED, 'more job')}")
     if case.placements_changed:
         rows = [["node", "pods before", "pods after"]]
         rows += [[text(p.node), str(p.before), str(p.after)] for p in case.placements]

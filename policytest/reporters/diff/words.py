@@ -16,11 +16,13 @@ from policytest.diff.model import (
     DiffReport,
     Effect,
     FixtureDiff,
+    JobChange,
     NotRun,
     SettingChange,
     SettingsChange,
 )
 from policytest.harness.runner import format_ranking, format_score
+from policytest.sessions.result import JobOutcome
 
 ABSENT = "(absent)"
 
@@ -170,6 +172,10 @@ def case_summary(case: CaseDiff) -> str:
             parts.append(f"nodes used {case.before.nodes_used} -> {case.after.nodes_used}")
         if case.before.pending != case.after.pending:
             parts.append(f"pending {case.before.pending} -> {case.after.pending}")
+    if case.jobs:
+        shown = [job_change(change) for change in case.jobs[:JOBS_SUMMARISED]]
+        more = len(case.jobs) - len(shown)
+        parts.append("jobs " + ", ".join(shown) + (f" and {more} more" if more else ""))
     if case.status_changed:
         parts.append(f"status {case.before.status} -> {case.after.status}")
     if not parts and case.scores_changed:
@@ -295,6 +301,41 @@ def nodes_used(case: CaseDiff) -> str:
         f"nodes used {before.nodes_used} -> {after.nodes_used}, "
         f"pending {before.pending} -> {after.pending}"
     )
+
+
+JOBS_SUMMARISED = 3
+"""Jobs a case's one-line summary names; the others are counted."""
+JOBS_LISTED = 25
+"""Jobs a case's table lists (text and Markdown); the others are counted."""
+
+
+def job_change(change: JobChange) -> str:
+    """``default/llm 0 -> 2 bound (Inqueue -> Running)``."""
+    before, after = change.before, change.after
+    if before is None or after is None:
+        present = before or after
+        assert present is not None
+        verb = "new" if before is None else "gone"
+        return f"{change.job} {verb} ({present.bound} bound, {present.phase})"
+    phase = f" ({before.phase} -> {after.phase})" if before.phase != after.phase else ""
+    return f"{change.job} {before.bound} -> {after.bound} bound{phase}"
+
+
+def job_reason(change: JobChange) -> str:
+    """Why the job did not start, in the scheduler's words: after the change, else
+    before it (``before: ...``); "" when it started on both sides."""
+    if change.after is not None and change.after.reason:
+        return change.after.reason
+    if change.before is not None and change.before.reason:
+        return f"before: {change.before.reason}"
+    return ""
+
+
+def job_side(outcome: JobOutcome | None) -> str:
+    """``2 of 3 bound, Running``; ``-`` for a side without the job."""
+    if outcome is None:
+        return "-"
+    return f"{outcome.bound} of {outcome.tasks} bound, {outcome.phase}"
 
 
 def outcome(side: CaseSide | None) -> str:

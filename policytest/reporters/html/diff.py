@@ -108,6 +108,16 @@ def _case(case: CaseDiff) -> dict[str, Any]:
         if both and case.placements_changed
         else [],
         "used": shown(words.nodes_used(case)) if both and case.placements_changed else "",
+        "jobs": [
+            (
+                shown(change.job),
+                shown(words.job_side(change.before)),
+                shown(words.job_side(change.after)),
+                shown(words.job_reason(change)),
+            )
+            for change in case.jobs[: words.JOBS_LISTED]
+        ],
+        "more_jobs": max(0, len(case.jobs) - words.JOBS_LISTED),
         "sides": [
             (label, side.status, shown(words.first_line(side.message)), _table(case, side, label))
             for label, side in (("before", case.before), ("after", case.after))

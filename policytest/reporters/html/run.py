@@ -21,6 +21,13 @@ from policytest.reporters.html.views import (
     pods_placed,
     resource_names,
 )
+from policytest.reporters.run.jobs import (
+    job_rows,
+    job_summary,
+    reason_kinds,
+    session_lines,
+    stranded_lines,
+)
 from policytest.reporters.run.scheduling import queue_lines
 from policytest.reporters.run.text import summary
 from policytest.reporters.validate.text import format_finding, plural
@@ -58,7 +65,13 @@ def case_view(result: CaseResult) -> dict[str, Any]:
         "histograms": [],
         "filtered": None,
         "sequence": None,
+        "jobs": None,
+        "stranded": [],
     }
+    if result.status != "error" and result.sessions is not None:
+        view["jobs"] = jobs_view(result)
+        series = [("before", result.before), ("after", result.utilisation)]
+        view["histograms"] = histograms(resource_names(result.before), series)
     if result.status == "error" or not result.nodes:
         return view
     placed = pods_placed(result.placements, result.ranking)
@@ -75,8 +88,39 @@ def case_view(result: CaseResult) -> dict[str, Any]:
         view["histograms"] = histograms(resource_names(result.before), series)
     view["filtered"] = filtered(result.nodes)
     if result.steps:
+        view["stranded"] = [
+            shown(line.strip()) for line in stranded_lines(result.stranded, HTML_TOP)[1:]
+        ]
         view["sequence"] = (
             f"{plural(len(result.steps), 'pod')} placed one by one: {result.nodes_used} "
             f"nodes used, {result.pending} pending."
         )
     return view
+
+
+HTML_TOP = 200
+"""Jobs (and jobs per list) a page lists; the rest are counted."""
+
+
+def jobs_view(result: CaseResult) -> dict[str, Any]:
+    """A Volcano session case's jobs, sessions and stranded capacity, as the page shows
+    them (the jobs that did not start first)."""
+    run = result.sessions
+    assert run is not None
+    rows, more = job_rows(run, HTML_TOP)
+    return {
+        "summary": shown(job_summary(run)),
+        "rows": [
+            (shown(r.job), shown(r.queue), r.phase, r.bound, shown(r.reason), r.started)
+            for r in rows
+        ],
+        "more": shown(more),
+        "kinds": [shown(line) for line in reason_kinds(run, HTML_TOP)],
+        "sessions": [
+            [shown(line) for line in session_lines(record, run, HTML_TOP)]
+            for record in run.sessions
+        ],
+        "stranded": [shown(line.strip()) for line in stranded_lines(result.stranded, HTML_TOP)[1:]],
+        "plugins": [shown(line) for line in run.unsimulated_plugins],
+        "notes": [shown(note) for note in run.notes],
+    }

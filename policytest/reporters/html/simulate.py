@@ -20,7 +20,13 @@ from policytest.reporters.html.views import (
     not_simulated,
     resource_names,
 )
-from policytest.reporters.run.packing import by_workload, heading, metric_rows, sweep_rows
+from policytest.reporters.run.packing import (
+    by_workload,
+    heading,
+    metric_rows,
+    outcome_lines,
+    sweep_rows,
+)
 from policytest.scoring.protocol import NodeScore
 
 
@@ -74,6 +80,7 @@ def _workload(
         "used": [(shown(r.label), r.nodes_used, r.nodes_in_use, r.nodes) for r in group],
         "histograms": histograms(resource_names(first.before), series),
         "tables": [(shown(report.label), _nodes(report)) for report in group],
+        "outcomes": [shown(line.strip()) for line in outcome_lines(group)],
         "not_simulated": not_simulated(
             dict.fromkeys(item for report in group for item in report.not_simulated)
         ),

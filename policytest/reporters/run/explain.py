@@ -16,6 +16,8 @@ from typing import Final
 from policytest.harness.runner import MESSAGE_LINE_BREAK, CaseResult, format_ranking, format_score
 from policytest.reporters.quoting import text
 from policytest.reporters.run import DEFAULT_TOP
+from policytest.reporters.run.amounts import format_amount
+from policytest.reporters.run.jobs import jobs_lines, stranded_lines
 from policytest.reporters.run.scheduling import not_simulated_lines, pending_line, queue_lines
 from policytest.reporters.run.text import MARK, node_table, placement_lines, repack_line
 from policytest.reporters.validate.text import format_finding, paint, plural
@@ -38,6 +40,8 @@ def render_case(result: CaseResult, top: int | None = DEFAULT_TOP, *, color: boo
     if result.corrections:
         lines += ["", "  As the scheduler loads the config (scored this way):"]
         lines += [f"    {text(correction)}" for correction in result.corrections]
+    if result.sessions is not None:
+        return "\n".join(_session_case(lines, result, top)) + "\n"
     title = "first pod" if result.steps else "pod"
     lines += ["", f"  Scores for the {title}, best first: {text(format_ranking(result.ranking))}"]
     lines += [f"    {row}" for row in node_table(result.nodes, top)]
@@ -96,6 +100,20 @@ _READS: Final[Mapping[str, str]] = {
     "deviceshare": "shared GPU devices (vGPU) on the nodes",
     "network-topology-aware": "HyperNodes (the network topology)",
 }
+
+
+def _session_case(lines: list[str], result: CaseResult, top: int | None) -> list[str]:
+    """A Volcano session case: per job what happened and why, per session the binds and
+    what a gang gave back, then placements and what was not simulated."""
+    lines += ["", *(f"  {line}" for line in jobs_lines(result, top))]
+    lines += ["", *(f"  {line}" for line in placement_lines(result.placements or {}, top))]
+    unsimulated = not_simulated_lines(result.not_simulated)
+    if unsimulated:
+        lines += ["", *(f"  {line}" for line in unsimulated)]
+    if result.findings:
+        lines.append("")
+    lines += [f"  config: {format_finding(f, color=False)}" for f in result.findings]
+    return lines
 
 
 def _reads(plugin: str) -> str:
@@ -249,6 +267,7 @@ def _sequence_lines(result: CaseResult, top: int | None) -> list[str]:
     if result.repack is not None:
         lines.append(f"    {repack_line(result.repack)}")
         lines += [f"    note: {text(note)}" for note in result.repack.notes]
+    lines += [f"    {line}" for line in stranded_lines(result.stranded, top)]
     ties = [step for step in result.steps if step.tied_with]
     for step in ties[:10]:
         lines.append(
@@ -281,20 +300,6 @@ def utilisation_bars(utilisation: Mapping[str, Mapping[str, tuple[int, int]]]) -
                 f"{text(name):<{width}}  {text(resource):<16} [{bar}] {_percent(used, allocatable)}"
             )
     return lines
-
-
-_BINARY = (("Ti", 1 << 40), ("Gi", 1 << 30), ("Mi", 1 << 20), ("Ki", 1 << 10))
-
-
-def format_amount(value: int, milli: bool, name: str) -> str:
-    """A resource amount as a person writes it: ``7``, ``500m``, ``6Gi``, ``1.5Gi``."""
-    if milli:
-        return f"{value // 1000}" if value % 1000 == 0 else f"{value}m"
-    if name == "memory" or name.startswith(("hugepages-", "ephemeral")):
-        for suffix, size in _BINARY:
-            if value >= size:
-                return f"{value / size:.4g}{suffix}"
-    return str(value)
 
 
 def _percent(used: int, allocatable: int) -> str:

@@ -10,8 +10,11 @@ from policytest.harness.runs import OrderSpread, spread
 from policytest.harness.simulate import Breakdown, PackingReport, RepackPacking, ResourceUse
 from policytest.harness.sweep import Variant, best
 from policytest.reporters.quoting import json_document, text
+from policytest.reporters.run import DEFAULT_TOP
+from policytest.reporters.run.jobs import stranded_lines
 from policytest.reporters.run.scheduling import not_simulated_lines, not_simulated_names
 from policytest.reporters.run.text import frees
+from policytest.reporters.validate.text import plural
 
 __all__ = ["render_json", "render_text"]
 
@@ -25,7 +28,7 @@ def render_text(reports: Sequence[PackingReport], variants: Sequence[Variant] = 
         unsimulated = not_simulated_lines(
             list(dict.fromkeys(item for report in group for item in report.not_simulated))
         )
-        notes = "".join(f"  {line}\n" for line in unsimulated)
+        notes = "".join(f"  {line}\n" for line in [*outcome_lines(group), *unsimulated])
         lines = [heading(path, case, group[0])]
         if variants:
             lines += repack_lines(group, answer=False)
@@ -152,6 +155,8 @@ def metric_rows(group: Sequence[PackingReport]) -> list[tuple[str, list[str]]]:
         ("full nodes (no pod fits any more)", [f"{r.full_nodes:,}" for r in group]),
         ("placements decided by a tie", [f"{r.tie_decided:,}" for r in group]),
     ]
+    if any(report.jobs for report in group):
+        rows.append(("jobs started", [_started(report) for report in group]))
     if any(report.not_simulated for report in group):
         rows.append(("not simulated", [not_simulated_names(r.not_simulated) or "-" for r in group]))
     for name in _resource_names(group):
@@ -189,6 +194,31 @@ def _repack_rows(group: Sequence[PackingReport]) -> list[tuple[str, list[str]]]:
 def _in_use(row: Breakdown) -> str:
     """``9 in use, frees 5``."""
     return f"{row.in_use:,} in use, {frees(row.freed)}"
+
+
+def outcome_lines(group: Sequence[PackingReport], top: int = DEFAULT_TOP) -> list[str]:
+    """Per config, the jobs that did not start and why (the first ``top``), and the
+    capacity left free in pieces too small for them, or for the pods left pending."""
+    lines: list[str] = []
+    for report in group:
+        waiting = [(key, job) for key, job in report.jobs.items() if job.bound < job.min_member]
+        if not waiting and not report.stranded:
+            continue
+        lines.append(f"With {text(report.label)}:")
+        if waiting:
+            lines.append(f"  {plural(len(waiting), 'job')} did not start:")
+            for key, job in waiting[:top]:
+                why = f": {text(job.reason)}" if job.reason else ""
+                lines.append(f"    {text(key)} ({job.phase}, {job.bound:,} bound){why}")
+            if len(waiting) > top:
+                lines.append(f"    ... {len(waiting) - top:,} more")
+        lines += [f"  {line}" for line in stranded_lines(report.stranded, top)]
+    return lines
+
+
+def _started(report: PackingReport) -> str:
+    started = sum(1 for job in report.jobs.values() if job.bound >= job.min_member)
+    return f"{started:,} of {len(report.jobs):,}"
 
 
 def render_json(reports: Sequence[PackingReport], variants: Sequence[Variant] = ()) -> str:
@@ -263,13 +293,16 @@ def _repack_counts(report: PackingReport) -> dict[str, Any]:
 
 def _camel_keys(value: Any, *, nested: bool) -> Any:
     """Field names in camelCase, down through lists and the resource entries; the keys of
-    ``placements`` are node names and stay as they are."""
+    ``placements`` (node names) and ``jobs`` (PodGroups) stay as they are."""
     if isinstance(value, (list, tuple)):
         return [_camel_keys(item, nested=nested) for item in value]
     if not isinstance(value, dict) or not nested:
         return value
     return {
-        _camel(key): _camel_keys(item, nested=key not in _NAMED_KEYS) for key, item in value.items()
+        _camel(key): {name: _camel_keys(each, nested=True) for name, each in item.items()}
+        if key == "jobs"
+        else _camel_keys(item, nested=key not in _NAMED_KEYS)
+        for key, item in value.items()
     }
 
 

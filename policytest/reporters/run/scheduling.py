@@ -7,11 +7,11 @@ priority, its pods named by their listed positions in runs (``pods 1-40, 81-120`
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Final
 
 from policytest.harness.queue import PodQueue
-from policytest.harness.runner import Step
+from policytest.harness.runner import Step, positions_name
 from policytest.reporters.quoting import text
 from policytest.reporters.validate.text import plural
 from policytest.scoring.protocol import NotSimulated
@@ -19,8 +19,6 @@ from policytest.scoring.protocol import NotSimulated
 NOT_SIMULATED_HEADING: Final = (
     "Not simulated (the scheduler does this on a real cluster; the result shows it without):"
 )
-MAX_RUNS: Final = 6
-"""Runs of listed positions shown per priority; the rest are counted."""
 MAX_PRIORITIES: Final = 6
 """Priorities shown in a queue summary; the rest are counted."""
 
@@ -51,9 +49,8 @@ def queue_lines(queue: PodQueue | None) -> list[str]:
         by_priority.setdefault(queue.priorities[position], []).append(position)
     groups = list(by_priority.items())
     for priority, positions in groups[:MAX_PRIORITIES]:
-        lines.append(
-            f"  priority {priority:,}: {plural(len(positions), 'pod')} ({_runs(positions)})"
-        )
+        count = plural(len(positions), "pod")
+        lines.append(f"  priority {priority:,}: {count} ({positions_name(positions)})")
     if len(groups) > MAX_PRIORITIES:
         rest = sum(len(positions) for _, positions in groups[MAX_PRIORITIES:])
         lines.append(
@@ -65,28 +62,4 @@ def queue_lines(queue: PodQueue | None) -> list[str]:
 def pending_line(steps: Sequence[Step]) -> list[str]:
     """``pending: pods 1-2, 7`` (listed positions), when some pod was left pending."""
     pending = sorted(step.index for step in steps if step.node is None)
-    return [f"pending: {_runs(pending)}"] if pending else []
-
-
-def _runs(positions: Sequence[int]) -> str:
-    """``pods 1-4, 9`` (1-based, in the order taken), the first :data:`MAX_RUNS` runs."""
-    runs = list(_consecutive(positions))
-    shown = [f"{a + 1}" if a == b else f"{a + 1}-{b + 1}" for a, b in runs[:MAX_RUNS]]
-    if len(runs) > MAX_RUNS:
-        shown.append(f"... {len(runs) - MAX_RUNS:,} more runs")
-    return ("pod " if len(positions) == 1 else "pods ") + ", ".join(shown)
-
-
-def _consecutive(positions: Sequence[int]) -> Iterator[tuple[int, int]]:
-    """Runs of consecutive positions: ``[0, 1, 2, 7]`` -> ``(0, 2), (7, 7)``."""
-    start = previous = None
-    for position in positions:
-        if start is None or previous is None:
-            start = previous = position
-        elif position == previous + 1:
-            previous = position
-        else:
-            yield start, previous
-            start = previous = position
-    if start is not None and previous is not None:
-        yield start, previous
+    return [f"pending: {positions_name(pending)}"] if pending else []

@@ -12,6 +12,7 @@ from policytest.harness.suite import RunReport, refused_config
 from policytest.reporters.quoting import text
 from policytest.reporters.run import DEFAULT_TOP
 from policytest.reporters.run.availability import availability, reason_groups
+from policytest.reporters.run.jobs import job_summary, jobs_lines
 from policytest.reporters.run.scheduling import not_simulated_lines, not_simulated_names
 from policytest.reporters.validate.text import format_finding, paint, plural
 from policytest.scoring.protocol import NodeScore, NotSimulated
@@ -102,7 +103,9 @@ def describe_failure(result: CaseResult, top: int | None = DEFAULT_TOP) -> list[
     lines = [text(line) for line in result.message.split(MESSAGE_LINE_BREAK)]
     if lines == [""]:
         lines = []
-    if result.status == "failed" and result.nodes:
+    if result.status == "failed" and result.sessions is not None:
+        lines += ["", *jobs_lines(result, top)]
+    elif result.status == "failed" and result.nodes:
         lines += ["", *node_table(result.nodes, top)]
     if result.placements is not None and result.status == "failed":
         lines += placement_lines(result.placements, top, result.pending)
@@ -135,6 +138,8 @@ def render(report: RunReport, *, color: bool, top: int | None = DEFAULT_TOP) -> 
         for result in block:
             mark, code = MARK[result.status]
             out.append(f"  {paint(mark, code, color)} {text(result.case)}")
+            if result.status in PASSING and result.sessions is not None:
+                out.append(f"      {text(job_summary(result.sessions))}")
             if result.status not in PASSING:
                 out += [f"      {line}" if line else "" for line in _details(result, top)]
         out += config_lines(block, shown, color=color)
