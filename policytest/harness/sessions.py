@@ -131,7 +131,7 @@ class SessionWork:
         run = run_sessions(
             scheduler.session, scheduler, nodes, objects, built.jobs, built.queues, self.sessions
         )
-        run = replace(run, notes=built.notes)
+        run = replace(run, notes=built.notes + run.notes)
         placements = {node.name: 0 for node in nodes}
         for bind in run.binds:
             placements[bind.node] += 1

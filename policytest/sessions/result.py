@@ -72,7 +72,8 @@ class SessionsResult:
     """``plugin: what it decides`` for plugins whose part in a session is not simulated."""
     notes: tuple[str, ...] = ()
     """What the scheduler does with input it cannot use (a pod naming a missing PodGroup,
-    a PodGroup in a missing queue), in plain words."""
+    a PodGroup in a missing queue) and why a job can never start (a closed queue, a gang
+    above its pods or the cluster), in plain words."""
     nodes: tuple[Node, ...] = field(default=(), compare=False, repr=False)
     """The nodes after the last session, every bind on them: what utilisation and the
     capacity left free (fragmentation) are measured on."""
@@ -83,8 +84,9 @@ class SessionsResult:
         sessions: tuple[SessionRecord, ...],
         plan: SessionPlan,
         nodes: tuple[Node, ...] = (),
+        notes: tuple[str, ...] = (),
     ) -> SessionsResult:
-        return cls(sessions, plan.unsimulated_plugins, nodes=nodes)
+        return cls(sessions, plan.unsimulated_plugins, notes, nodes)
 
     @property
     def binds(self) -> tuple[Bind, ...]:

@@ -41,6 +41,7 @@ from policytest.scoring.session_plan import SessionPlan
 from policytest.scoring.verdicts import KeyTable
 from policytest.scoring.workload import ClusterObjects
 from policytest.sessions.capacity import Capacity
+from policytest.sessions.diagnosis import never_start
 from policytest.sessions.heap import PriorityQueue
 from policytest.sessions.objects import Queue
 from policytest.sessions.plugins import Drf, Overcommit, Proportion
@@ -584,6 +585,7 @@ def run_sessions(
     scoring every node for every task)."""
     records = []
     current = list(nodes)
+    session = None
     for index in range(1, sessions + 1):
         cluster = scheduler.cluster(current, objects)
         session = Session(plan, cluster, jobs, queues, index, totals)
@@ -594,7 +596,12 @@ def run_sessions(
                 if task.status == BINDING:
                     job.set_status(task, BOUND)
         current = list(cluster.nodes.values())
-    return SessionsResult.of(tuple(records), plan, tuple(current))
+    notes = (
+        ()
+        if session is None
+        else never_start(jobs, queues, [*session.queue_plugins], session.total)
+    )
+    return SessionsResult.of(tuple(records), plan, tuple(current), notes)
 
 
 def _record(session: Session) -> SessionRecord:

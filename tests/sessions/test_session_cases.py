@@ -164,13 +164,15 @@ def test_bad_input_is_said_plainly(
 
 
 @pytest.mark.parametrize(
-    ("cluster", "job", "phase", "reason"),
+    ("cluster", "job", "phase", "reason", "note"),
     [
         pytest.param(
             "  queues: [{name: default, state: Closed}]\n",
             "{name: train, tasks: [{name: w, replicas: 1, requests: {cpu: '1'}}]}",
             "Pending",
             "1/1 tasks in gang unschedulable",
+            "queue 'default' is Closed, not Open: proportion admits none of its PodGroups "
+            "and allocates none of their pods (default/train)",
             id="closed-queue",
         ),
         pytest.param(
@@ -178,25 +180,50 @@ def test_bad_input_is_said_plainly(
             "{name: train, minAvailable: 3, tasks: [{name: w, replicas: 2, requests: {cpu: '1'}}]}",
             "Inqueue",  # enqueue admits it; allocate never tries an invalid gang
             "3/2 tasks in gang unschedulable: pod group is not ready, 2 Pending, 3 minAvailable",
+            "PodGroup default/train has minMember 3 but 2 pods: Volcano never starts a gang "
+            "with fewer pods than its minMember",
             id="min-member-above-tasks",
         ),
         pytest.param(
             "",
-            "{name: train, tasks: [{name: w, replicas: 3, requests: {cpu: '8'}}]}",
+            "{name: train, tasks: [{name: w, replicas: 3, requests: {cpu: '8', memory: 40Gi}}]}",
             "Pending",
             "3/3 tasks in gang unschedulable: pod group is not ready, 3 Pending, 3 minAvailable",
+            "PodGroup default/train's minResources ask for more than the whole cluster's "
+            "allocatable (cpu 24, the cluster has 16; memory 120Gi, the cluster has 64Gi): "
+            "it can never start",
             id="min-resources-above-the-cluster",
         ),
     ],
 )
 def test_jobs_that_never_start_say_why(
-    run_line: RunLine, tmp_path: Path, cluster: str, job: str, phase: str, reason: str
+    run_line: RunLine, tmp_path: Path, cluster: str, job: str, phase: str, reason: str, note: str
 ) -> None:
+    """The gang's own words, and the fact of the input that keeps the job out for good,
+    in JSON and under the passing case in text."""
     case = f"- name: never\n  jobs:\n  - {job}\n  expect: {{jobs: {{train: {{bound: 0}}}}}}\n"
-    result = results(run_line, fixture(tmp_path, cluster, case))
+    path = fixture(tmp_path, cluster, case)
+    result = results(run_line, path)
     assert result["status"] == "passed", result["message"]
     assert result["podGroups"]["default/train"]["phase"] == phase
     assert reason in result["podGroups"]["default/train"]["reason"]
+    assert result["notes"] == [note]
+    assert f"      note: {note}\n" in run_line(["run", str(path)]).stdout
+
+
+def test_a_job_that_can_start_gets_no_note(run_line: RunLine, tmp_path: Path) -> None:
+    """A gang kept out by today's load (the same minResources fit an empty cluster) is
+    not one that can never start; a Closed queue no job waits in says nothing."""
+    cluster = "  queues: [{name: default}, {name: shut, state: Closed}]\n"
+    case = (
+        "- name: busy\n  jobs:\n"
+        "  - {name: first, tasks: [{name: w, replicas: 2, requests: {cpu: '6'}}]}\n"
+        "  - {name: second, tasks: [{name: w, replicas: 2, requests: {cpu: '6'}}]}\n"
+        "  expect: {jobs: {first: {bound: 2}, second: {bound: 0}}}\n"
+    )
+    result = results(run_line, fixture(tmp_path, cluster, case))
+    assert result["status"] == "passed", result["message"]
+    assert result["notes"] == []
 
 
 def test_a_running_gang_counts_its_bound_pods(run_line: RunLine, tmp_path: Path) -> None:

@@ -13,10 +13,10 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Final
 
+from policytest.core.amounts import format_amount
 from policytest.harness.runner import MESSAGE_LINE_BREAK, CaseResult, format_ranking, format_score
 from policytest.reporters.quoting import text
 from policytest.reporters.run import DEFAULT_TOP
-from policytest.reporters.run.amounts import format_amount
 from policytest.reporters.run.jobs import jobs_lines, stranded_lines
 from policytest.reporters.run.scheduling import not_simulated_lines, pending_line, queue_lines
 from policytest.reporters.run.text import MARK, node_table, placement_lines, repack_line

@@ -16,10 +16,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from policytest.core.amounts import format_amount
 from policytest.harness.fragmentation import Stranded
 from policytest.harness.runner import CaseResult
 from policytest.reporters.quoting import text
-from policytest.reporters.run.amounts import format_amount
 from policytest.reporters.validate.text import plural
 from policytest.sessions.result import JobOutcome, SessionRecord, SessionsResult
 
@@ -28,6 +28,7 @@ __all__ = [
     "job_rows",
     "job_summary",
     "jobs_lines",
+    "note_lines",
     "reason_kinds",
     "session_lines",
     "stranded_lines",
@@ -35,6 +36,8 @@ __all__ = [
 
 PODS_SHOWN: Final = 4
 """Pods named per job in a list of binds or discarded allocations."""
+NOTES_SHOWN: Final = 3
+"""Notes on skipped input a passing case's summary shows before the rest are counted."""
 _NUMBER: Final = re.compile(r"\d+")
 
 
@@ -46,9 +49,18 @@ def job_summary(run: SessionsResult) -> str:
     bound = sum(outcome.bound for outcome in jobs.values())
     tasks = sum(outcome.tasks for outcome in jobs.values())
     sessions = plural(len(run.sessions), "session")
-    return (
-        f"{plural(len(jobs), 'job')} ({counted}); {bound:,} of {tasks:,} pods bound in {sessions}"
-    )
+    phased = f" ({counted})" if counted else ""
+    return f"{plural(len(jobs), 'job')}{phased}; {bound:,} of {tasks:,} pods bound in {sessions}"
+
+
+def note_lines(run: SessionsResult) -> list[str]:
+    """Under a passing case's summary: the first notes on input the scheduler cannot use
+    or jobs that can never start, the rest counted (``explain`` lists them all)."""
+    lines = [f"note: {text(note)}" for note in run.notes[:NOTES_SHOWN]]
+    if len(run.notes) > NOTES_SHOWN:
+        more = plural(len(run.notes) - NOTES_SHOWN, "more note")
+        lines.append(f"... {more} (`policytest explain` lists them)")
+    return lines
 
 
 def jobs_lines(result: CaseResult, top: int | None) -> list[str]:
@@ -67,7 +79,9 @@ def jobs_lines(result: CaseResult, top: int | None) -> list[str]:
         lines.append("Plugins whose part in a session is not simulated:")
         lines += [f"  {text(line)}" for line in run.unsimulated_plugins]
     if run.notes:
-        lines.append("What the scheduler does with input it cannot use:")
+        lines.append(
+            "What the scheduler does with input it cannot use, and the jobs that can never start:"
+        )
         lines += [f"  {text(note)}" for note in run.notes]
     return lines
 

@@ -12,7 +12,7 @@ from policytest.harness.suite import RunReport, refused_config
 from policytest.reporters.quoting import text
 from policytest.reporters.run import DEFAULT_TOP
 from policytest.reporters.run.availability import availability, reason_groups
-from policytest.reporters.run.jobs import job_summary, jobs_lines
+from policytest.reporters.run.jobs import job_summary, jobs_lines, note_lines
 from policytest.reporters.run.scheduling import not_simulated_lines, not_simulated_names
 from policytest.reporters.validate.text import format_finding, paint, plural
 from policytest.scoring.protocol import NodeScore, NotSimulated
@@ -140,6 +140,7 @@ def render(report: RunReport, *, color: bool, top: int | None = DEFAULT_TOP) -> 
             out.append(f"  {paint(mark, code, color)} {text(result.case)}")
             if result.status in PASSING and result.sessions is not None:
                 out.append(f"      {text(job_summary(result.sessions))}")
+                out += [f"      {line}" for line in note_lines(result.sessions)]
             if result.status not in PASSING:
                 out += [f"      {line}" if line else "" for line in _details(result, top)]
         out += config_lines(block, shown, color=color)
