@@ -185,6 +185,26 @@ class PodWorkload:
         )
 
     @property
+    def parts(self) -> int:
+        """How many labels, owners, constraints, terms, ports and images the pod carries:
+        what a scheduling cycle of the topology plugins reads of it, a few times over."""
+        affinity = self.affinity
+        return (
+            len(self.labels)
+            + len(self.owners)
+            + len(self.spread)
+            + len(affinity.required)
+            + len(affinity.preferred)
+            + len(affinity.anti_required)
+            + len(affinity.anti_preferred)
+            + len(self.preferred_node_terms or ())
+            + len(self.images)
+            + len(self.init_images)
+            + len(self.image_volumes)
+            + len(self.host_ports)
+        )
+
+    @property
     def reads_images(self) -> bool:
         """Whether ImageLocality reads the nodes' images for this pod."""
         return bool(self.images or self.init_images or self.image_volumes)
@@ -223,6 +243,10 @@ class ClusterObjects:
     _index: dict[tuple[str, str, str], WorkloadObject] = field(
         default_factory=dict, compare=False, repr=False
     )
+    _services: dict[str, list[WorkloadObject]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+    _namespaces: dict[str, dict[str, str]] = field(default_factory=dict, compare=False, repr=False)
 
     def find(self, kind: str, namespace: str, name: str) -> WorkloadObject | None:
         """The object of that kind in that namespace (the informer's lister ``Get``)."""
@@ -232,14 +256,23 @@ class ClusterObjects:
         return self._index.get((kind, namespace, name))
 
     def services(self, namespace: str) -> list[WorkloadObject]:
-        return [w for w in self.workloads if w.kind == "Service" and w.namespace == namespace]
+        """The Services of ``namespace`` (indexed by namespace when first asked: a pod
+        looks up its namespace's Services in every scheduling cycle)."""
+        if not self._services and self.workloads:
+            self._services[""] = []  # indexed, even with no Service at all
+            for item in self.workloads:
+                if item.kind == "Service":
+                    self._services.setdefault(item.namespace, []).append(item)
+        return self._services.get(namespace, [])
 
     def namespace_labels(self, namespace: str) -> dict[str, str] | None:
-        """A namespace's labels; ``None`` when the cluster has no such namespace."""
-        for name, labels in self.namespaces:
-            if name == namespace:
-                return dict(labels)
-        return None
+        """A namespace's labels; ``None`` when the cluster has no such namespace (the
+        first namespace of that name, as the list was searched before it was indexed)."""
+        if not self._namespaces and self.namespaces:
+            for name, labels in self.namespaces:
+                self._namespaces.setdefault(name, dict(labels))
+        found = self._namespaces.get(namespace)
+        return None if found is None else dict(found)
 
     @property
     def empty(self) -> bool:
