@@ -13,6 +13,15 @@ accept (16 MiB of one-item lines), to show what ``file-bytes`` alone allows, and
 inputs of the second round (a snapshot of that file, a huge ``NotIn``, a ConfigMap whose
 values share one node budget) and of the third (a 28,000-profile config, ten files each
 just under ``yaml-nodes`` within one invocation's ``total-yaml-nodes``).
+
+``--topology`` runs the fourth round instead: the seven attacks on the topology plugins'
+work (``tests/topology_attacks.py``: bound pods' anti-affinity terms, an incoming pod's
+preferred pod-affinity terms, host ports, spread constraints, Services, preferred node
+affinity, bound pods' labels), each for kube-scheduler's default profile and Volcano's
+predicates and nodeorder, through ``run``, ``diff`` (file mode: the fixture's config
+against a changed one, so the fixture runs twice) and ``simulate``. Each process is
+killed after ``--timeout`` seconds (the row then says so); ``--only NAME`` runs one
+attack, ``--scheduler`` one scheduler.
 """
 
 from __future__ import annotations
@@ -28,7 +37,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.read.test_limits import HOSTILE, fixture, measure  # noqa: E402
+from tests.read.test_limits import HOSTILE, fixture, measure, measure_command  # noqa: E402
+from tests.topology_attacks import ATTACKS, Scheduler, write_attack  # noqa: E402
 
 Case = tuple[str, list[str], Callable[[], int | None]]
 
@@ -161,16 +171,76 @@ def _none() -> None:
     return None
 
 
+def _round_four(
+    directory: Path, timeout: float, only: str | None, schedulers: list[Scheduler]
+) -> list[Case]:
+    """The topology attacks at full size: ``run``, ``diff`` and ``simulate`` of each, for
+    each scheduler, killed after ``timeout`` seconds (``timeout --foreground -s KILL``,
+    which waits for it: its exit is 137, and the peak is the process's until then)."""
+    (directory / ".git").mkdir(exist_ok=True)
+    found: list[Case] = []
+    killer = ["timeout", "--foreground", "-s", "KILL", str(timeout)]
+    for attack in ATTACKS:
+        if only is not None and attack.name != only:
+            continue
+        for scheduler in schedulers:
+            path = write_attack(directory, attack, scheduler)
+            size = path.stat().st_size
+            label = f"{attack.summary} ({scheduler}, {size / 1e6:.2f} MB)"
+            configs = directory / "configs"
+            diff = [
+                "diff",
+                str(configs / f"{scheduler}.yaml"),
+                str(configs / f"{scheduler}-head.yaml"),
+                "--fixtures",
+                str(path),
+            ]
+            for command, argv in (
+                ("run", ["run", str(path)]),
+                ("diff", diff),
+                ("simulate", ["simulate", str(path)]),
+            ):
+                found.append(
+                    (
+                        f"{label}, {command}",
+                        [*killer, sys.executable, "-m", "policytest", *argv],
+                        _none,
+                    )
+                )
+    return found
+
+
+def _run_command(argv: list[str], stdin: Callable[[], int | None]) -> tuple[float, float, int]:
+    """``run_case``, or for the topology round's whole command lines (``timeout ...
+    python -m policytest ...``) the same measure of the command as given."""
+    if argv[0] != "timeout":
+        return run_case(argv, stdin)
+    measured = measure_command(argv)
+    return measured.seconds, measured.peak_mb, measured.exit_code
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--big", action="store_true", help="also the largest accepted file")
+    parser.add_argument(
+        "--topology", action="store_true", help="the topology plugins' attacks instead"
+    )
+    parser.add_argument("--timeout", type=float, default=300.0, help="seconds per process")
+    parser.add_argument("--only", help="one topology attack, by name")
+    parser.add_argument("--scheduler", choices=["kube", "volcano"], action="append")
     args = parser.parse_args(argv)
     print("| input | exit | time (s) | peak RSS (MB) |")
     print("|---|---|---|---|")
     with tempfile.TemporaryDirectory(prefix="policytest-hostile-") as scratch:
-        for label, command, stdin in cases(Path(scratch), args.big):
-            runs = [run_case(command, stdin) for _ in range(args.repeat)]
+        directory = Path(scratch)
+        found = (
+            _round_four(directory, args.timeout, args.only, args.scheduler or ["kube", "volcano"])
+            if args.topology
+            else cases(directory, args.big)
+        )
+        for label, command, stdin in found:
+            runs = [_run_command(command, stdin) for _ in range(args.repeat)]
             elapsed = min(run[0] for run in runs)
             peak = min(run[1] for run in runs)
             print(f"| {label} | {runs[0][2]} | {elapsed:.2f} | {peak:.0f} |", flush=True)

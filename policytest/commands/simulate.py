@@ -276,10 +276,10 @@ def execute(args: Any) -> int:
                 )
                 return int(ExitCode.FINDINGS)
             release = workload.release if scheduler is None else release_label(chosen.name, options)
-            jobs.append(PackingJob(index, label, chosen, release))
+            jobs.append(PackingJob(index, label, chosen, release, limits=options.limits))
             if workload.session is None:  # a session orders its jobs itself
                 jobs += [
-                    PackingJob(index, label, chosen, release, order, args.seed)
+                    PackingJob(index, label, chosen, release, order, args.seed, options.limits)
                     for order in range(args.orders)
                 ]
     outcomes = _run(args, workloads, jobs)
@@ -292,12 +292,21 @@ def execute(args: Any) -> int:
         write(render(reports, variants))
     else:
         write((render_json if args.format == "json" else render_text)(reports, variants))
-    failed = [outcome for outcome in outcomes if outcome.error]
+    failed = [outcome for outcome in outcomes if outcome.error and not outcome.refused]
+    refused = [outcome for outcome in outcomes if outcome.refused]
+    for outcome in refused:
+        workload = workloads[outcome.job.workload]
+        sys.stderr.write(
+            f"policytest: {text(args.fixture)}: case `{text(workload.case)}` "
+            f"[{text(str(outcome.job))}]: {text(outcome.error)}\n"
+        )
     for outcome in failed:
         sys.stderr.write(
             f"policytest: run failed: {text(str(outcome.job))}: {text(outcome.error)}\n"
         )
-    return int(ExitCode.INTERNAL if failed else ExitCode.OK)
+    if failed:
+        return int(ExitCode.INTERNAL)
+    return int(ExitCode.FINDINGS if refused else ExitCode.OK)
 
 
 def _run(args: Any, workloads: list[Any], jobs: list[Any]) -> list[Any] | int:
@@ -305,6 +314,7 @@ def _run(args: Any, workloads: list[Any], jobs: list[Any]) -> list[Any] | int:
     several on the engine the options name (a progress line counting runs); an exit code
     when the engine cannot start (before anything is written)."""
     from policytest.core.exitcodes import ExitCode
+    from policytest.core.limits import WorkRefused
     from policytest.harness.parallel import EngineError, Outcome, engine_for, worker_count
     from policytest.harness.runs import run_all
     from policytest.harness.simulate import simulate
@@ -320,8 +330,14 @@ def _run(args: Any, workloads: list[Any], jobs: list[Any]) -> list[Any] | int:
             "pods",
             quiet=args.quiet,
         )
-        report = simulate(job.scheduler, workload, job.label, bar.update, job.release)
-        bar.close()
+        try:
+            report = simulate(
+                job.scheduler, workload, job.label, bar.update, job.release, limits=job.limits
+            )
+        except WorkRefused as refused:
+            return [Outcome(job, None, str(refused), refused=True)]
+        finally:
+            bar.close()
         return [Outcome(job, report)]
     try:
         if args.dask is None:

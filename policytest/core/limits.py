@@ -35,7 +35,10 @@ class Limits:
     ``max_alias_nodes`` stops it far sooner by counting only the nodes a walk reaches
     again through an alias. The fixture limits bound what a fixture makes the scorers
     do: its nodes, its pods after ``count`` expansion (bound and incoming), and the
-    node scores its cases compute (incoming pods times nodes, summed over the cases).
+    node scores its cases compute (incoming pods times nodes, summed over the cases);
+    ``max_topology_checks`` what the topology plugins check in one case (terms against
+    label sets and pods, constraints against nodes, ports, Services' selectors: see
+    :class:`WorkMeter`).
     """
 
     max_file_bytes: int = _limit(
@@ -54,6 +57,11 @@ class Limits:
     max_node_scores: int = _limit(
         20_000_000, "node-scores", "node scores a fixture's cases compute (pods x nodes)"
     )
+    max_topology_checks: int = _limit(
+        20_000_000,
+        "topology-checks",
+        "checks the topology plugins make in one case (terms, selectors, constraints, ports)",
+    )
     max_profile_plugins: int = _limit(
         1_000_000,
         "profile-plugins",
@@ -67,6 +75,11 @@ class Limits:
     )
     max_total_node_scores: int = _limit(
         100_000_000, "total-node-scores", "node scores all the fixtures of one invocation compute"
+    )
+    max_total_topology_checks: int = _limit(
+        100_000_000,
+        "total-topology-checks",
+        "topology-checks summed over all the cases of one invocation",
     )
     max_total_profile_plugins: int = _limit(
         10_000_000,
@@ -131,13 +144,61 @@ class InvocationLimits(Limits):
 class Invocation:
     """The work one invocation (a command, a pytest session, both sides of a ``diff``) has
     done so far, per meter (``yaml-nodes``, ``file-bytes``, ``node-scores``,
-    ``profile-plugins``): the per-file limits keep each input cheap, this keeps N inputs
-    each just under them from multiplying the work."""
+    ``topology-checks``, ``profile-plugins``): the per-file limits keep each input
+    cheap, this keeps N inputs each just under them from multiplying the work."""
 
     spent: dict[str, int] = field(default_factory=dict)
     refused: int = 0
     """Inputs refused because a ``total-*`` limit was reached: a review that could not
     read all of its inputs is incomplete (``diff`` exits 1)."""
+
+
+class WorkRefused(PolicytestError):
+    """A case's topology plugins would pass ``topology-checks``, or the invocation's
+    ``total-topology-checks``, with the step they are about to take: refused before
+    that step is done (the message names the limit and how to raise it)."""
+
+
+class WorkMeter:
+    """The checks the topology plugins make in one case, charged by each step before it
+    is done (a term matched against a label set or a group of equal pods, a constraint
+    counted or checked on a node, a port compared, a Service's selector matched against
+    a pod's labels, ...: docs/robustness.md lists what each plugin charges), against
+    ``topology-checks`` and what the invocation has left of ``total-topology-checks``
+    (:meth:`settle` charges the invocation with what was spent)."""
+
+    __slots__ = ("_total", "left", "limits", "spent")
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self.spent = 0
+        limit = limits.max_topology_checks
+        total = limits.left("topology-checks")
+        self._total = total is not None and total < limit
+        self.left = limit if total is None else min(limit, total)
+
+    def charge(self, amount: int, step: str) -> None:
+        """Count ``amount`` checks of ``step`` (what they are, for the refusal) that are
+        about to be made; :class:`WorkRefused` if they would pass what is left."""
+        if amount > self.left:
+            raise WorkRefused(self._refusal(amount, step))
+        self.left -= amount
+        self.spent += amount
+
+    def settle(self) -> None:
+        """Charge the invocation's ``total-topology-checks`` with the checks made."""
+        self.limits.charge("topology-checks", self.spent)
+        self.spent = 0
+
+    def _refusal(self, amount: int, step: str) -> str:
+        if self._total:
+            return self.limits.refuse("topology-checks", "topology plugin checks", "not run")
+        limit = self.limits.max_topology_checks
+        return (
+            f"the topology plugins would make more than {limit:,} checks, the limit for one "
+            f"case ({step} would add {amount:,} to the {self.spent:,} made); not run (raise "
+            "it with --limit topology-checks=N)"
+        )
 
 
 class TooManyNodes(PolicytestError):

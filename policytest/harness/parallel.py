@@ -65,6 +65,9 @@ class Outcome(Generic[J, R]):
     job: J
     result: R | None
     error: str = ""
+    refused: bool = False
+    """The run refused its input (a :class:`~policytest.core.errors.PolicytestError`,
+    such as a spent budget: ``error`` is its message), rather than failing."""
 
 
 class Engine(Protocol):
@@ -83,6 +86,8 @@ def attempt(function: Callable[[Any, J], R], shared: object, job: J) -> Outcome[
     """Run one job, its failure caught as its outcome (the boundary of a worker)."""
     try:
         return Outcome(job, function(shared, job))
+    except PolicytestError as error:
+        return Outcome(job, None, str(error), refused=True)
     except Exception as error:
         return Outcome(job, None, f"{type(error).__name__}: {error}")
 

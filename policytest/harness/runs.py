@@ -14,6 +14,7 @@ import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from policytest.core.limits import DEFAULT_LIMITS, Limits
 from policytest.harness.parallel import Engine, Outcome
 from policytest.harness.simulate import PackingReport, Workload, simulate
 from policytest.scoring.protocol import Scheduler
@@ -33,6 +34,9 @@ class PackingJob:
     release: str
     order: int | None = None
     seed: int = 0
+    limits: Limits = DEFAULT_LIMITS
+    """What the run's topology plugins may check (a worker process counts against its
+    copy of the invocation's budget, as it was when the job was sent)."""
 
     def __str__(self) -> str:
         """How a failed run is named: its config and order."""
@@ -50,7 +54,9 @@ def pack(workloads: Sequence[Workload], job: PackingJob) -> PackingReport:
     """One run: the job's workload placed with its config, in its order."""
     workload = workloads[job.workload]
     order = None if job.order is None else arrival(len(workload.pods), job.seed, job.order)
-    return simulate(job.scheduler, workload, job.label, None, job.release, order, job.order)
+    return simulate(
+        job.scheduler, workload, job.label, None, job.release, order, job.order, job.limits
+    )
 
 
 def run_all(

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from policytest.core.limits import WorkMeter
 from policytest.core.suggest import did_you_mean
 from policytest.harness.counts import count_problems
 from policytest.harness.fragmentation import Pending
@@ -73,8 +74,10 @@ def run_session_case(
     scheduler: Any,
     nodes: Sequence[Node],
     objects: ClusterObjects,
+    meter: WorkMeter | None = None,
 ) -> SessionCase:
-    """Run the case's sessions and judge its expectations."""
+    """Run the case's sessions and judge its expectations (the topology plugins charge
+    ``meter``)."""
     from policytest.sessions.objects import SchedulingSpecError
 
     if getattr(scheduler, "session", None) is None:
@@ -89,7 +92,7 @@ def run_session_case(
         work = session_work(fixture, case)
     except (SchedulingSpecError, ValueError) as error:
         return SessionCase("error", (str(error),))
-    done = work.run(scheduler, nodes, objects)
+    done = work.run(scheduler, nodes, objects, meter)
     problems = tuple(_problems(case, done.sessions, done.placements, done.pending))
     return SessionCase(
         "failed" if problems else "passed",
@@ -121,15 +124,29 @@ class SessionWork:
     pods: tuple[tuple[Mapping[str, Any], Pod], ...]
     sessions: int
 
-    def run(self, scheduler: Any, nodes: Sequence[Node], objects: ClusterObjects) -> SessionsDone:
-        """Run the sessions on fresh jobs (a session changes its jobs' state)."""
+    def run(
+        self,
+        scheduler: Any,
+        nodes: Sequence[Node],
+        objects: ClusterObjects,
+        meter: WorkMeter | None = None,
+    ) -> SessionsDone:
+        """Run the sessions on fresh jobs (a session changes its jobs' state; the topology
+        plugins charge ``meter``)."""
         from policytest.sessions.build import build_jobs
         from policytest.sessions.session import run_sessions
 
         bound = ((node.name, pod) for node in nodes for pod in node.pods)
         built = build_jobs(self.scheduling, list(self.pods), scheduler.overhead_first, bound)
         run = run_sessions(
-            scheduler.session, scheduler, nodes, objects, built.jobs, built.queues, self.sessions
+            scheduler.session,
+            scheduler,
+            nodes,
+            objects,
+            built.jobs,
+            built.queues,
+            self.sessions,
+            meter=meter,
         )
         run = replace(run, notes=built.notes + run.notes)
         placements = {node.name: 0 for node in nodes}

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, TypeVar
 
+from policytest.core.limits import WorkMeter
 from policytest.scoring.cluster import Node, Pod
 from policytest.scoring.workload import NO_OBJECTS, ClusterObjects
 
@@ -184,8 +185,14 @@ class Scheduler(Protocol):
         (``binpack.cpu: written -1, Volcano uses 1``)."""
         ...
 
-    def cluster(self, nodes: Sequence[Node], objects: ClusterObjects = NO_OBJECTS) -> ClusterState:
+    def cluster(
+        self,
+        nodes: Sequence[Node],
+        objects: ClusterObjects = NO_OBJECTS,
+        meter: WorkMeter | None = None,
+    ) -> ClusterState:
         """The nodes (with their bound pods) and the cluster's workload objects and
         namespaces (what PodTopologySpread's default constraints and affinity's
-        ``namespaceSelector`` read) as a cluster to schedule into."""
+        ``namespaceSelector`` read) as a cluster to schedule into, whose topology
+        plugins charge ``meter`` with the checks they make (``None``: not counted)."""
         ...

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from typing import Literal
 
+from policytest.core.limits import WorkMeter
 from policytest.scoring.accounting import (
     KubeNodeInfo,
     VolcanoNodeInfo,
@@ -318,13 +319,16 @@ class VolcanoScheduler:
     """The conf's actions and tiers as a session runs them (jobs, queues, gangs)."""
 
     def cluster(
-        self, nodes: Sequence[Node], objects: ClusterObjects = NO_OBJECTS
+        self,
+        nodes: Sequence[Node],
+        objects: ClusterObjects = NO_OBJECTS,
+        meter: WorkMeter | None = None,
     ) -> VolcanoCluster:
         state = VolcanoCluster(
             self,
             {node.name: node for node in nodes},
             {node.name: volcano_node_info(node, self.overhead_first) for node in nodes},
-            view=ClusterView.of(nodes, objects) if self.profile.active else None,
+            view=ClusterView.of(nodes, objects, meter) if self.profile.active else None,
         )
         state.node_keys()  # part of loading the cluster, as the kube view nodeorder reads
         state._guarded()
@@ -638,7 +642,12 @@ class KubeScheduler:
     """The topology plugins the profile runs (spreading, affinity, taints and node
     affinity scores, images, ports, node name)."""
 
-    def cluster(self, nodes: Sequence[Node], objects: ClusterObjects = NO_OBJECTS) -> KubeCluster:
+    def cluster(
+        self,
+        nodes: Sequence[Node],
+        objects: ClusterObjects = NO_OBJECTS,
+        meter: WorkMeter | None = None,
+    ) -> KubeCluster:
         level = self.pod_level_resources
         traits = {node.name: node.traits for node in nodes}
         infos = {node.name: kube_node_info(node, level) for node in nodes}
@@ -650,7 +659,7 @@ class KubeScheduler:
             _NodeLabels(traits),
             {name: table(kube_key(info)) for name, info in infos.items()},
             table,
-            view=ClusterView.of(nodes, objects) if self.profile.active else None,
+            view=ClusterView.of(nodes, objects, meter) if self.profile.active else None,
         )
         state._guarded()  # part of loading the cluster, as the keys
         return state

@@ -47,6 +47,12 @@ class Selector:
     nothing: bool = False
 
     @property
+    def size(self) -> int:
+        """How many requirements a match reads, at most (1 for none): what matching it
+        against one label set costs, for the topology plugins' meter."""
+        return max(1, len(self.requirements))
+
+    @property
     def empty(self) -> bool:
         """``Selector.Empty()``: *Everything* (no requirements); *Nothing* is not empty."""
         return not self.nothing and not self.requirements

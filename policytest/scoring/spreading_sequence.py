@@ -230,7 +230,7 @@ class SpreadingKind:
         self, node: ViewNode, matching: Sequence[Mapping[str, int]] | None = None
     ) -> tuple[int, ...]:
         """Per constraint: the node's matching pods (``countPodsMatchSelector``)."""
-        if not node.pods:
+        if not node.groups:
             return self.zeros
         counts = [found.get(node.name, 0) for found in matching or self._matching()]
         return tuple(counts[slot] for slot in self.slots)

@@ -34,6 +34,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Final
 
+from policytest.core.limits import WorkMeter
 from policytest.scoring.cluster import Node
 from policytest.scoring.fast import SessionTotals
 from policytest.scoring.schedulers import VolcanoCluster, VolcanoScheduler
@@ -578,16 +579,17 @@ def run_sessions(
     queues: Mapping[str, Queue],
     sessions: int,
     totals: Callable[[VolcanoCluster], SessionTotals] = SessionTotals,
+    meter: WorkMeter | None = None,
 ) -> SessionsResult:
     """Run ``sessions`` sessions: binds of one are bound pods in the next (their tasks
     Bound, their pods on the nodes), PodGroup phases carry over. ``totals`` keeps the
     pod kinds' totals per node as the cluster fills (the tests hold the fast one to
-    scoring every node for every task)."""
+    scoring every node for every task); the topology plugins charge ``meter``."""
     records = []
     current = list(nodes)
     session = None
     for index in range(1, sessions + 1):
-        cluster = scheduler.cluster(current, objects)
+        cluster = scheduler.cluster(current, objects, meter)
         session = Session(plan, cluster, jobs, queues, index, totals)
         session.run()
         records.append(_record(session))

@@ -130,7 +130,7 @@ def test_min_domains_above_the_domains_measures_skew_from_zero() -> None:
     state = spread.filter_state(pod, constraints, view, _no_filter())
     assert state.minimums == (0,)  # two domains < minDomains 3
     # 1 matching + itself - 0 = 2 > maxSkew 1 on both zones
-    assert spread.node_filter(state, pod, view.nodes[0]) == spread.SKEW_REASON
+    assert spread.node_filter(state, view.nodes[0]) == spread.SKEW_REASON
 
 
 def test_interpod_normalisation_is_min_max_truncated() -> None:
@@ -163,8 +163,8 @@ def test_image_locality_thresholds_and_spread() -> None:
 )
 def test_node_ports(held: HostPort, wanted: HostPort, conflicts: bool) -> None:
     view = ClusterView.of([_node("a", None)])
-    view.nodes[0].pods.append(PodWorkload(host_ports=(held,)))
-    verdict = node_ports_filter(PodWorkload(host_ports=(wanted,)), view.nodes[0])
+    view.bind("a", PodWorkload(host_ports=(held,)))
+    verdict = node_ports_filter(PodWorkload(host_ports=(wanted,)), view.nodes[0], view)
     assert (verdict == NODE_PORTS_REASON) is conflicts
 
 

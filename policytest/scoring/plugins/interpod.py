@@ -10,17 +10,23 @@ or the pod's own namespace when it gives neither.
 Volcano's predicates and nodeorder build this same plugin (with
 ``hardPodAffinityWeight`` 0): ``filter_state`` / ``node_filter`` and ``prescore`` /
 ``raw_score`` / ``normalize`` are what they call.
+
+Upstream walks every bound pod and every term. Here the incoming pod's terms are matched
+once per label set of the bound pods (the view's index) and the bound pods' terms once
+per pod object (the view's groups); what matched adds its weight, summed per topology
+key, times the pods counted, to each node's domain. Sums of integers: the counts are
+exactly upstream's (``tests/scoring/reference.py`` holds the walk they are compared with).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Final
 
 from policytest.scoring.kube import MAX_NODE_SCORE
-from policytest.scoring.plugins.view import ClusterView, ViewNode
+from policytest.scoring.plugins.view import ClusterView, PodGroup, ViewNode
 from policytest.scoring.selectors import (
     NOTHING,
     Selector,
@@ -68,11 +74,23 @@ class Term:
     selector: Selector
     topology_key: str
 
+    @property
+    def size(self) -> int:
+        """What matching it against one pod reads, at most (its namespaces are a set)."""
+        return 1 + self.namespace_selector.size + self.selector.size
+
     def matches(self, pod: PodWorkload, namespace_labels: Mapping[str, str] | None) -> bool:
-        if pod.namespace in self.namespaces or self.namespace_selector.matches(
-            namespace_labels or {}
-        ):
-            return self.selector.matches(label_map(pod.labels))
+        return self.selects(pod.namespace, label_map(pod.labels), namespace_labels)
+
+    def selects(
+        self,
+        namespace: str,
+        labels: Mapping[str, str],
+        namespace_labels: Mapping[str, str] | None,
+    ) -> bool:
+        """Whether the term matches a pod in ``namespace`` with ``labels``."""
+        if namespace in self.namespaces or self.namespace_selector.matches(namespace_labels or {}):
+            return self.selector.matches(labels)
         return False
 
 
@@ -158,6 +176,9 @@ def incoming_terms(pod: PodWorkload, view: ClusterView) -> PodTerms:
 # --- Filter --------------------------------------------------------------------------------
 
 Counts = dict[tuple[str, str], int]
+Weights = dict[str, int]
+"""Summed weights of the terms that matched, by topology key (a key is there when a term
+with it matched, even if the weights sum to 0)."""
 
 
 @dataclass(frozen=True)
@@ -172,15 +193,142 @@ class FilterState:
     self_match: bool
 
 
-def _add(counts: Counts, node: ViewNode, key: str) -> None:
-    value = node.labels.get(key)
-    if value is not None:
-        counts[(key, value)] = counts.get((key, value), 0) + 1
-
-
-def _matches_all(terms: Sequence[Term], pod: PodWorkload) -> bool:
+def _matches_all(terms: Sequence[Term], namespace: str, labels: Mapping[str, str]) -> bool:
     """``podMatchesAllAffinityTerms``: at least one term, and every one matches."""
-    return bool(terms) and all(t.matches(pod, None) for t in terms)
+    return bool(terms) and all(t.selects(namespace, labels, None) for t in terms)
+
+
+def _weights(terms: Sequence[tuple[int, Term]]) -> Weights:
+    summed: Weights = {}
+    for weight, term in terms:
+        summed[term.topology_key] = summed.get(term.topology_key, 0) + weight
+    return summed
+
+
+def _label_sets(
+    terms: Sequence[Term], view: ClusterView, step: str
+) -> Iterator[tuple[str, int, Mapping[str, str]]]:
+    """Each label set of the bound pods (namespace, number, labels) that one of the
+    incoming pod's ``terms`` may match: in a namespace of the term's, or in any when its
+    namespace selector matches everything. The view is charged with every term against
+    every label set of its namespaces, before they are matched."""
+    everywhere = [term.namespace_selector.matches({}) for term in terms]
+    by_namespace = view.pods_by_labels
+    if any(everywhere):
+        namespaces = list(by_namespace)
+    else:
+        namespaces = sorted({n for term in terms for n in term.namespaces if n in by_namespace})
+    view.charge(
+        sum(len(term.namespaces) for term in terms)
+        + sum(term.size for term in terms)
+        * sum(len(by_namespace[namespace]) for namespace in namespaces),
+        step,
+    )
+    for namespace in namespaces:
+        for number in by_namespace[namespace]:
+            yield namespace, number, view.label_map(number)
+
+
+def _in_namespace(term: Term, everywhere: bool, namespace: str) -> bool:
+    return everywhere or namespace in term.namespaces
+
+
+def _add_weights(counts: Counts, node: ViewNode, weights: Weights, times: int) -> bool:
+    """``weights`` times ``times`` added to ``node``'s domain of each key it has a label
+    for (whichever of the two is smaller is walked); whether it has any."""
+    labels, found = node.labels, False
+    pairs: Iterator[tuple[str, int | None, str | None]]
+    if len(weights) <= len(labels):
+        pairs = ((key, weight, labels.get(key)) for key, weight in weights.items())
+    else:
+        pairs = ((key, weights.get(key), value) for key, value in labels.items())
+    for key, weight, value in pairs:
+        if weight is not None and value is not None:
+            counts[(key, value)] = counts.get((key, value), 0) + weight * times
+            found = True
+    return found
+
+
+def _charge_adds(view: ClusterView, nodes: Sequence[ViewNode], keys: int, step: str) -> None:
+    """Charge the view with adding weights of ``keys`` topology keys to each of ``nodes``
+    (:func:`_add_weights` walks the fewer of the keys and the node's labels)."""
+    view.charge(sum(min(keys, len(node.labels)) for node in nodes), step)
+
+
+def _add_matching_pods(
+    counts: Counts, view: ClusterView, matched: Iterator[tuple[str, int, Weights]], step: str
+) -> bool:
+    """For each label set (namespace, number) with the weights of the terms that matched
+    it: the weights times its pods on each node, added to that node's domains; whether
+    any node had a domain to add to."""
+    found = False
+    for namespace, number, weights in matched:
+        by_node = view.pods_by_labels[namespace][number]
+        nodes = [view.by_name[name] for name in by_node]
+        _charge_adds(view, nodes, len(weights), step)
+        for node, count in zip(nodes, by_node.values(), strict=True):
+            found |= _add_weights(counts, node, weights, count)
+    return found
+
+
+def _required_matches(
+    terms: Sequence[Term], view: ClusterView
+) -> Iterator[tuple[str, int, Weights]]:
+    """The label sets every required affinity term matches, each with one weight per
+    term (``podMatchesAllAffinityTerms``; each term then counts the pod)."""
+    everywhere = [term.namespace_selector.matches({}) for term in terms]
+    weights = _weights([(1, term) for term in terms])
+    for namespace, number, labels in _label_sets(
+        terms, view, "InterPodAffinity: the pod's required terms"
+    ):
+        if all(
+            _in_namespace(term, anywhere, namespace) and term.selector.matches(labels)
+            for term, anywhere in zip(terms, everywhere, strict=True)
+        ):
+            yield namespace, number, weights
+
+
+def _each_matches(
+    terms: Sequence[tuple[int, Term]], view: ClusterView, step: str
+) -> Iterator[tuple[str, int, Weights]]:
+    """Each label set some of ``terms`` (weighted) match, with their weights by key."""
+    everywhere = [term.namespace_selector.matches({}) for _, term in terms]
+    for namespace, number, labels in _label_sets([t for _, t in terms], view, step):
+        matched = [
+            (weight, term)
+            for (weight, term), anywhere in zip(terms, everywhere, strict=True)
+            if _in_namespace(term, anywhere, namespace) and term.selector.matches(labels)
+        ]
+        if matched:
+            yield namespace, number, _weights(matched)
+
+
+def _existing_weights(
+    groups: Sequence[PodGroup],
+    view: ClusterView,
+    weigh: Callable[[PodTerms], list[tuple[int, Term]]],
+    pod: PodWorkload,
+    namespace_labels: Mapping[str, str] | None,
+    step: str,
+) -> Iterator[tuple[PodGroup, Weights]]:
+    """Each group of bound pods with the weights of its terms (``weigh`` picks and
+    weighs them) that match the incoming ``pod``, by key; matched once per pod object."""
+    known: dict[int, Weights] = {}
+    labels = view.label_map(view.number(pod.labels))
+    for group in groups:
+        weights = known.get(id(group.workload))
+        if weights is None:
+            weighed = weigh(existing_terms(group.workload))
+            view.charge(sum(term.size for _, term in weighed), step)
+            weights = known[id(group.workload)] = _weights(
+                [
+                    (w, term)
+                    for w, term in weighed
+                    if term.selects(pod.namespace, labels, namespace_labels)
+                ]
+            )
+        if weights:
+            yield group, weights
 
 
 def filter_state(pod: PodWorkload, view: ClusterView) -> FilterState | None:
@@ -192,22 +340,33 @@ def filter_state(pod: PodWorkload, view: ClusterView) -> FilterState | None:
     existing_anti: Counts = {}
     affinity: Counts = {}
     anti: Counts = {}
-    for node, existing in view.with_affinity:
-        for term in existing_terms(existing).anti_required:
-            if term.matches(pod, namespace_labels):
-                _add(existing_anti, node, term.topology_key)
-    if terms.required or terms.anti_required:
-        for node in view.nodes:
-            for existing in node.pods:
-                if terms.required and _matches_all(terms.required, existing):
-                    for term in terms.required:
-                        _add(affinity, node, term.topology_key)
-                for term in terms.anti_required:
-                    if term.matches(existing, None):
-                        _add(anti, node, term.topology_key)
+    step = "InterPodAffinity: the bound pods' anti-affinity terms"
+    for group, weights in _existing_weights(
+        view.with_affinity,
+        view,
+        lambda theirs: [(1, term) for term in theirs.anti_required],
+        pod,
+        namespace_labels,
+        step,
+    ):
+        _charge_adds(view, [group.node], len(weights), step)
+        _add_weights(existing_anti, group.node, weights, group.count)
+    if terms.required:
+        _add_matching_pods(
+            affinity,
+            view,
+            _required_matches(terms.required, view),
+            "InterPodAffinity: the matching pods",
+        )
+    if terms.anti_required:
+        weighted = [(1, term) for term in terms.anti_required]
+        step = "InterPodAffinity: the pod's anti-affinity terms"
+        _add_matching_pods(anti, view, _each_matches(weighted, view, step), step)
     if not existing_anti and not terms.required and not terms.anti_required:
         return None
-    return FilterState(terms, existing_anti, affinity, anti, _matches_all(terms.required, pod))
+    labels = view.label_map(view.number(pod.labels))
+    self_match = _matches_all(terms.required, pod.namespace, labels)
+    return FilterState(terms, existing_anti, affinity, anti, self_match)
 
 
 def node_filter(state: FilterState, node: ViewNode) -> str | None:
@@ -253,45 +412,32 @@ def prescore(pod: PodWorkload, args: InterPodArgs, view: ClusterView) -> ScoreSt
     terms = incoming_terms(pod, view)
     namespace_labels = view.objects.namespace_labels(pod.namespace)
     hard = args.hard_pod_affinity_weight
-    scores: dict[str, dict[str, int]] = {}
+    counts: Counts = {}
     found = False
+    if preferred:
+        weighted = [*terms.preferred, *((-w, term) for w, term in terms.anti_preferred)]
+        step = "InterPodAffinity: the pod's preferred terms"
+        found |= _add_matching_pods(counts, view, _each_matches(weighted, view, step), step)
 
-    def process(
-        term: Term,
-        weight: int,
-        target: PodWorkload,
-        labels: Mapping[str, str] | None,
-        node: ViewNode,
-    ) -> bool:
-        if not term.matches(target, labels):
-            return False
-        value = node.labels.get(term.topology_key)
-        if value is None:
-            return False
-        by_value = scores.setdefault(term.topology_key, {})
-        by_value[value] = by_value.get(value, 0) + weight
-        return True
+    def weigh(theirs: PodTerms) -> list[tuple[int, Term]]:
+        return [
+            *(((hard, term) for term in theirs.required) if hard > 0 else ()),
+            *theirs.preferred,
+            *((-w, term) for w, term in theirs.anti_preferred),
+        ]
 
-    pairs = (
-        [(node, existing) for node in view.nodes for existing in node.pods]
-        if preferred
-        else view.with_affinity
-    )
-    for node, existing in pairs:
-        if node.labels:
-            theirs = existing_terms(existing)
-            for weight, term in terms.preferred:
-                found |= process(term, weight, existing, None, node)
-            for weight, term in terms.anti_preferred:
-                found |= process(term, -weight, existing, None, node)
-            if hard > 0:
-                for term in theirs.required:
-                    found |= process(term, hard, pod, namespace_labels, node)
-            for weight, term in theirs.preferred:
-                found |= process(term, weight, pod, namespace_labels, node)
-            for weight, term in theirs.anti_preferred:
-                found |= process(term, -weight, pod, namespace_labels, node)
-    return ScoreState(scores) if found else None
+    step = "InterPodAffinity: the bound pods' terms"
+    for group, weights in _existing_weights(
+        view.with_affinity, view, weigh, pod, namespace_labels, step
+    ):
+        _charge_adds(view, [group.node], len(weights), step)
+        found |= _add_weights(counts, group.node, weights, group.count)
+    if not found:
+        return None
+    scores: dict[str, dict[str, int]] = {}
+    for (key, value), score in counts.items():
+        scores.setdefault(key, {})[value] = score
+    return ScoreState(scores)
 
 
 def raw_score(state: ScoreState, node: ViewNode) -> int:

@@ -11,11 +11,11 @@ image states of its own cache.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from typing import Final
 
 from policytest.scoring.kube import MAX_NODE_SCORE, quo64
-from policytest.scoring.plugins.view import ImageState, ViewNode
+from policytest.scoring.plugins.view import ClusterView, HostPorts, ImageState, ViewNode
 from policytest.scoring.snapshot import normalized_image
 from policytest.scoring.workload import HostPort, PodWorkload
 
@@ -26,7 +26,6 @@ __all__ = [
     "image_scorer",
     "node_name_filter",
     "node_ports_filter",
-    "used_ports",
 ]
 
 MB: Final = 1024 * 1024
@@ -84,16 +83,7 @@ def image_scorer(
     return score
 
 
-def used_ports(pods: Iterable[PodWorkload]) -> dict[str, set[tuple[str, int]]]:
-    """``HostPortInfo`` of a node: host IP -> (protocol, port) held by its pods."""
-    used: dict[str, set[tuple[str, int]]] = {}
-    for pod in pods:
-        for port in pod.host_ports:
-            used.setdefault(port.host_ip, set()).add((port.protocol, port.port))
-    return used
-
-
-def _conflicts(port: HostPort, used: Mapping[str, set[tuple[str, int]]]) -> bool:
+def _conflicts(port: HostPort, used: HostPorts) -> bool:
     """``HostPortInfo.CheckConflict``: 0.0.0.0 conflicts with every IP."""
     pair = (port.protocol, port.port)
     if port.host_ip == BIND_ALL:
@@ -101,11 +91,15 @@ def _conflicts(port: HostPort, used: Mapping[str, set[tuple[str, int]]]) -> bool
     return any(pair in used.get(ip, ()) for ip in (BIND_ALL, port.host_ip))
 
 
-def node_ports_filter(pod: PodWorkload, node: ViewNode) -> str | None:
-    """``Filter``: no wanted host port is held on the node already."""
+def node_ports_filter(pod: PodWorkload, node: ViewNode, view: ClusterView) -> str | None:
+    """``Filter``: no wanted host port is held on the node already (the node's ports
+    are a set, kept by the view: each wanted port is a lookup per host IP held)."""
     if not pod.host_ports:
         return None
-    used = used_ports(node.pods)
+    used = view.host_ports(node)
+    if not used:
+        return None
+    view.charge(len(pod.host_ports) * len(used), "NodePorts: the pod's ports against a node's")
     if any(_conflicts(port, used) for port in pod.host_ports):
         return NODE_PORTS_REASON
     return None

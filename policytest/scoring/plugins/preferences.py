@@ -16,6 +16,7 @@ from typing import Final
 
 from policytest.core.errors import PolicytestError
 from policytest.scoring.filters import (
+    OBJECT_NAME_FIELD,
     CompiledTerm,
     SelectorTerm,
     Taint,
@@ -25,7 +26,7 @@ from policytest.scoring.filters import (
     term_parses,
 )
 from policytest.scoring.kube import MAX_NODE_SCORE, quo64
-from policytest.scoring.plugins.view import ViewNode
+from policytest.scoring.plugins.view import ClusterView, ViewNode
 from policytest.scoring.workload import PreferredNodeTerm
 
 __all__ = [
@@ -34,6 +35,7 @@ __all__ = [
     "default_normalize",
     "intolerable_taints",
     "preferred_score",
+    "preferred_scores",
     "preferred_terms",
     "untolerated_prefer_taints",
 ]
@@ -108,3 +110,38 @@ def preferred_score(terms: Sequence[PreferredTerms], node: ViewNode) -> int:
         for weight, compiled in group.terms
         if term_matches(compiled, node.name, node.labels)
     )
+
+
+def preferred_scores(terms: Sequence[PreferredTerms], view: ClusterView) -> dict[str, int]:
+    """:func:`preferred_score` of every node of the view, worked out once per group of
+    nodes whose labels agree on every key the terms read (and whose names agree, when a
+    term matches ``metadata.name``): 2,000 terms on 10,000 nodes of ten zones are 2,000
+    terms on ten groups. The view is charged with reading the nodes' labels, then with
+    every term against every group."""
+    compiled = [term for group in terms for _, term in group.terms]
+    keys = {requirement.key for term in compiled for requirement in term.expressions}
+    by_name = any(field == OBJECT_NAME_FIELD for term in compiled for field, _, _ in term.fields)
+    nodes = view.nodes
+    view.charge(
+        sum(min(len(node.labels), len(keys)) for node in nodes),
+        "NodeAffinity's preferred terms: the nodes' labels they read",
+    )
+    groups: dict[object, list[ViewNode]] = {}
+    for node in nodes:
+        groups.setdefault(_read_by_terms(node, keys, by_name), []).append(node)
+    size = sum(max(1, len(term.expressions) + len(term.fields)) for term in compiled)
+    view.charge(len(groups) * size, "NodeAffinity's preferred terms against the nodes")
+    found: dict[str, int] = {}
+    for members in groups.values():
+        found.update(dict.fromkeys((n.name for n in members), preferred_score(terms, members[0])))
+    return {node.name: found[node.name] for node in nodes}
+
+
+def _read_by_terms(node: ViewNode, keys: set[str], by_name: bool) -> object:
+    """What terms reading ``keys`` (and the name, ``by_name``) read of ``node``."""
+    labels = node.labels
+    if len(keys) < len(labels):
+        read = frozenset((key, labels[key]) for key in keys if key in labels)
+    else:
+        read = frozenset(item for item in labels.items() if item[0] in keys)
+    return (read, node.name) if by_name else read

@@ -43,7 +43,7 @@ from policytest.scoring.plugins.preferences import (
     PreferredTerms,
     default_normalize,
     intolerable_taints,
-    preferred_score,
+    preferred_scores,
     preferred_terms,
 )
 from policytest.scoring.plugins.view import ClusterView, ViewNode
@@ -126,6 +126,8 @@ class _Part:
     normalize: Callable[[Sequence[ViewNode], list[int]], list[int]]
     state: object = None
     explain: bool = True
+    checks: int = 1
+    """What one raw score reads (its constraints, its topology keys), for the meter."""
 
 
 class PodCycle:
@@ -140,6 +142,7 @@ class PodCycle:
         self.pod = pod
         self.workload = pod.workload
         self.view = view
+        view.charge(pod.workload.parts, "reading the pod's labels, terms and constraints")
         view.imply((pod.workload,))  # a pod's implied controller exists before the pod
         self.filter_of: PodFilter = pod_filter(pod.placement)
         self.failure: str | None = None
@@ -188,10 +191,14 @@ class PodCycle:
         if plugin == NODE_NAME:
             return node_name_filter(self.workload, node)
         if plugin == NODE_PORTS:
-            return node_ports_filter(self.workload, node)
+            return node_ports_filter(self.workload, node, self.view)
         if plugin == POD_TOPOLOGY_SPREAD and self.spread_state is not None:
-            return spread.node_filter(self.spread_state, self.workload, node)
+            self.view.charge(self.spread_state.checks, "PodTopologySpread: the filter")
+            return spread.node_filter(self.spread_state, node)
         if plugin == INTER_POD_AFFINITY and self.affinity_state is not None:
+            terms = self.affinity_state.terms
+            checks = len(terms.required) + len(terms.anti_required) + len(node.labels)
+            self.view.charge(checks, "InterPodAffinity: the filter")
             return interpod.node_filter(self.affinity_state, node)
         return None
 
@@ -220,6 +227,7 @@ class PodCycle:
                 for row in rows:
                     row[plugin] = 0
                 continue
+            self.view.charge(len(members) * part.checks, f"{plugin}: the scores")
             raw = [part.raw(node) for node in members]
             if part.explain:
                 self.explained[plugin] = (part.state, _raw_by_node(feasible, keys, groups, raw))
@@ -281,7 +289,7 @@ class PodCycle:
             by_node = self._static_raw(plugin)
             return _Part(
                 [list(map(by_node.__getitem__, names))],
-                lambda node: preferred_score(groups, node),
+                lambda node: by_node[node.name],
                 _as_raw if self.plugins.raw_node_affinity else _default_normalize(reverse=False),
                 groups,
             )
@@ -289,21 +297,25 @@ class PodCycle:
             state = spread.prescore(workload, self.plugins.spread, nodes, view, self.filter_of)
             if state is None:
                 return None
+            view.charge(len(state.constraints) * len(names), "PodTopologySpread: the node groups")
             return _Part(
                 spread.score_columns(state, names, view),
                 lambda node: spread.raw_score(state, node),
                 lambda members, raw: spread.normalize(state, [n.name for n in members], raw),
                 state,
+                checks=len(state.constraints),
             )
         if plugin == INTER_POD_AFFINITY:
             affinity = interpod.prescore(workload, self.plugins.inter_pod, view)
             if affinity is None:
                 return None
+            view.charge(len(affinity.scores) * len(names), "InterPodAffinity: the node groups")
             return _Part(
                 [list(map(view.column(key).get, names)) for key in affinity.scores],
                 lambda node: interpod.raw_score(affinity, node),
                 lambda _, raw: interpod.normalize(affinity, raw),
                 affinity,
+                checks=len(affinity.scores),
             )
         if plugin == IMAGE_LOCALITY:
             image = self._image_raw()
@@ -484,11 +496,7 @@ class PodCycle:
                     found.update(dict.fromkeys(names, count))
         elif plugin == NODE_AFFINITY:
             groups = self._preferred()
-            found = (
-                {}
-                if groups is None
-                else {node.name: preferred_score(groups, node) for node in view.nodes}
-            )
+            found = {} if groups is None else preferred_scores(groups, view)
         else:
             image = self._image_raw()
             images = {*workload.images, *workload.init_images}

@@ -11,6 +11,13 @@ constraints. Only pods in the incoming pod's namespace are counted.
 Volcano's nodeorder and predicates build this same plugin: ``filter_state`` /
 ``node_filter`` and ``prescore`` / ``raw_score`` / ``normalize`` are what they call, on
 the nodes they choose.
+
+Upstream checks every constraint on every node. Here what a constraint does not need
+per node is done once: which nodes have every key, a node's inclusion policies (once
+per distinct policy, not per constraint), a topology key's domains (once per key),
+whether the pod matches a constraint's own selector (once per cycle, not per node);
+pods are counted from the view's index (only nodes with matching pods add). The view
+is charged with each constraint's domains and nodes before they are counted.
 """
 
 from __future__ import annotations
@@ -112,10 +119,12 @@ def constraints_for(
     """The pod's constraints for ``action`` (``getConstraints`` / ``initPreScoreState``);
     raises :class:`~policytest.scoring.selectors.SelectorError` for a selector that
     does not parse, as the plugin fails PreFilter / PreScore."""
+    labels = view.label_map(view.number(pod.labels))
     if pod.spread:
-        return _compiled(pod.spread, pod, action, "pod")
+        view.charge(len(pod.spread), "PodTopologySpread: the pod's constraints")
+        return _compiled(pod.spread, labels, action, "pod")
     origin = "system" if args.system_defaulted else "List"
-    constraints = _compiled(args.defaults, pod, action, origin)
+    constraints = _compiled(args.defaults, labels, action, origin)
     if not constraints:
         return ()
     selector = default_selector(pod, view)
@@ -138,12 +147,7 @@ def constraints_for(
 def default_selector(pod: PodWorkload, view: ClusterView) -> Selector:
     """``helper.DefaultSelector``: the selectors of the Services in the pod's namespace
     that select it, merged, then its controller's selector, if the controller exists."""
-    labels = dict(pod.labels)
-    merged: dict[str, str] = {}
-    for service in view.objects.services(pod.namespace):
-        wanted = service.selector_map
-        if wanted is not None and all(labels.get(k) == v for k, v in wanted):
-            merged.update(wanted)
+    merged = _services_selecting(pod, view)
     selector = selector_from_set(merged)
     owner = pod.controller
     if owner is None or (owner.api_version, owner.kind) not in _CONTROLLER_KINDS:
@@ -160,12 +164,33 @@ def default_selector(pod: PodWorkload, view: ClusterView) -> Selector:
     return selector if other.nothing else selector.with_requirements(other.requirements)
 
 
+def _services_selecting(pod: PodWorkload, view: ClusterView) -> dict[str, str]:
+    """The selectors of the Services in the pod's namespace that select it, merged
+    (Services do not change: worked out once per namespace and label set, and the view
+    charged with the Services checked)."""
+    number = view.number(pod.labels)
+    key = (pod.namespace, number)
+    merged = view.selected_by_services.get(key)
+    if merged is None:
+        selectors = [service.selector_map for service in view.objects.services(pod.namespace)]
+        view.charge(
+            sum(1 + len(wanted or ()) for wanted in selectors),
+            "PodTopologySpread: the Services' selectors against the pod's labels",
+        )
+        labels = view.label_map(number)
+        merged = {}
+        for wanted in selectors:
+            if wanted is not None and all(labels.get(k) == v for k, v in wanted):
+                merged.update(wanted)
+        view.selected_by_services[key] = merged
+    return merged
+
+
 def _compiled(
-    constraints: Sequence[SpreadConstraint], pod: PodWorkload, action: str, origin: str
+    constraints: Sequence[SpreadConstraint], labels: Mapping[str, str], action: str, origin: str
 ) -> tuple[Constraint, ...]:
     """``filterTopologySpreadConstraints``: those for ``action``, selectors parsed and
-    ``matchLabelKeys`` merged in (the pod's values for the keys it has)."""
-    labels = dict(pod.labels)
+    ``matchLabelKeys`` merged in (the pod's values, from ``labels``, for the keys it has)."""
     result = []
     for c in constraints:
         if c.when_unsatisfiable != action:
@@ -215,53 +240,154 @@ def _has_keys(labels: Mapping[str, str], constraints: Sequence[Constraint]) -> b
     return all(c.topology_key in labels for c in constraints)
 
 
+def _lacking(constraints: Sequence[Constraint], view: ClusterView) -> set[str]:
+    """The nodes without the topology key of one of ``constraints``."""
+    lacking: set[str] = set()
+    for key in {c.topology_key for c in constraints}:
+        lacking |= view.without(key)
+    return lacking
+
+
+class _Inclusion:
+    """``matchNodeInclusionPolicies`` of one pod, answered once per node and distinct
+    pair of policies (constraints share them: two pairs at most in practice)."""
+
+    def __init__(self, pod_filter: PodFilter) -> None:
+        self.pod_filter = pod_filter
+        self.known: dict[tuple[bool, bool, str], bool] = {}
+
+    def __call__(self, c: Constraint, node: ViewNode) -> bool:
+        key = (c.honor_affinity, c.honor_taints, node.name)
+        found = self.known.get(key)
+        if found is None:
+            found = self.known[key] = _included(c, node, self.pod_filter)
+        return found
+
+
 # --- Filter --------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class FilterState:
-    """PreFilter's state: per constraint, matching pods per topology value, and the
-    minimum the skew is measured from."""
+    """PreFilter's state: per constraint, matching pods per topology value, the minimum
+    the skew is measured from, and whether the incoming pod matches its selector."""
 
     constraints: tuple[Constraint, ...]
     counts: tuple[dict[str, int], ...]
     minimums: tuple[int, ...]
+    own: tuple[int, ...] = ()
+    first: tuple[tuple[str, int], ...] = ()
+    """Each topology key of the constraints, with the position of the first constraint
+    on it (where a node without the key fails), in that order."""
+    failing: Mapping[str, Mapping[str, int]] | None = None
+    """Per topology key, per domain: the position of the first constraint on that key
+    whose skew the pod breaks there (``None``: a constraint breaks it even in a domain
+    without matching pods, so each node is checked constraint by constraint)."""
+
+    @property
+    def checks(self) -> int:
+        """What :func:`node_filter` looks up for one node, at most."""
+        return len(self.constraints) if self.failing is None else len(self.first)
 
 
 def filter_state(
     pod: PodWorkload, constraints: tuple[Constraint, ...], view: ClusterView, pod_filter: PodFilter
 ) -> FilterState:
-    """``calPreFilterState`` over every node of the cluster."""
-    counts: tuple[dict[str, int], ...] = tuple({} for _ in constraints)
-    on_node = [matching_counts(view, c.selector, pod.namespace) for c in constraints]
-    for node in view.nodes:
-        if not _has_keys(node.labels, constraints):
-            continue
-        for index, c in enumerate(constraints):
-            if not _included(c, node, pod_filter):
-                continue
-            value = node.labels[c.topology_key]
-            found = on_node[index].get(node.name, 0)
-            counts[index][value] = counts[index].get(value, 0) + found
+    """``calPreFilterState`` over every node of the cluster: the domains of the nodes
+    that have every key and that a constraint's policies include, each counting the
+    pods its selector matches on those nodes."""
+    lacking = _lacking(constraints, view)
+    eligible = [node for node in view.nodes if node.name not in lacking]
+    included = _Inclusion(pod_filter)
+    policies = {(c.honor_affinity, c.honor_taints): c for c in constraints}
+    view.charge(len(eligible) * len(policies), "PodTopologySpread: the nodes' inclusion")
+    members = {
+        policy: {node.name for node in eligible if included(c, node)}
+        for policy, c in policies.items()
+    }
+    domains: dict[tuple[str, tuple[bool, bool]], dict[str, int]] = {}
+    counts = []
+    for c in constraints:
+        policy = (c.honor_affinity, c.honor_taints)
+        template = domains.get((c.topology_key, policy))
+        if template is None:
+            column = view.column(c.topology_key)
+            template = domains[(c.topology_key, policy)] = dict.fromkeys(
+                (column[node.name] for node in eligible if node.name in members[policy]), 0
+            )
+        found = matching_counts(view, c.selector, pod.namespace)
+        view.charge(len(template) + len(found), "PodTopologySpread: a constraint's domains")
+        domain_counts = dict(template)
+        column, kept = view.column(c.topology_key), members[policy]
+        for name, count in found.items():
+            if name in kept:
+                domain_counts[column[name]] += count
+        counts.append(domain_counts)
     minimums = tuple(
         0 if len(domains) < c.min_domains else min(domains.values())
         for c, domains in zip(constraints, counts, strict=True)
     )
-    return FilterState(constraints, counts, minimums)
+    labels = view.label_map(view.number(pod.labels))
+    view.charge(sum(c.selector.size for c in constraints), "PodTopologySpread: the pod's labels")
+    own = tuple(1 if c.selector.matches(labels) else 0 for c in constraints)
+    first: dict[str, int] = {}
+    for index, c in enumerate(constraints):
+        first.setdefault(c.topology_key, index)
+    failing = _failing(constraints, counts, minimums, own)
+    return FilterState(constraints, tuple(counts), minimums, own, tuple(first.items()), failing)
 
 
-def node_filter(state: FilterState, pod: PodWorkload, node: ViewNode) -> str | None:
+def _failing(
+    constraints: Sequence[Constraint],
+    counts: Sequence[Mapping[str, int]],
+    minimums: Sequence[int],
+    own: Sequence[int],
+) -> dict[str, dict[str, int]] | None:
+    """``FilterState.failing``: the domains each constraint fails (more matching pods
+    than ``maxSkew + minimum - own``), by key, the first constraint kept (``None``
+    when one fails a domain without pods too)."""
+    failing: dict[str, dict[str, int]] = {}
+    for index, (c, domains, minimum, mine) in enumerate(
+        zip(constraints, counts, minimums, own, strict=True)
+    ):
+        allowed = c.max_skew + minimum - mine
+        if allowed < 0:
+            return None
+        if domains and max(domains.values()) > allowed:
+            by_value = failing.setdefault(c.topology_key, {})
+            for value, count in domains.items():
+                if count > allowed:
+                    by_value.setdefault(value, index)
+    return failing
+
+
+def node_filter(state: FilterState, node: ViewNode) -> str | None:
     """``Filter``: the node has every topology key, and placing the pod there keeps
-    each constraint's skew within ``maxSkew``."""
-    labels = dict(pod.labels)
-    for c, domains, minimum in zip(state.constraints, state.counts, state.minimums, strict=True):
-        value = node.labels.get(c.topology_key)
+    each constraint's skew within ``maxSkew``: the first constraint (in order) that the
+    node lacks the key of or whose skew it breaks decides. Found key by key from
+    ``FilterState.failing``, not constraint by constraint."""
+    labels = node.labels
+    if state.failing is None:
+        for c, domains, minimum, own in zip(
+            state.constraints, state.counts, state.minimums, state.own, strict=True
+        ):
+            value = labels.get(c.topology_key)
+            if value is None:
+                return MISSING_LABEL_REASON
+            if domains.get(value, 0) + own - minimum > c.max_skew:
+                return SKEW_REASON
+        return None
+    reason, decided = None, len(state.constraints)
+    for key, index in state.first:
+        if index >= decided:  # every constraint on this key comes later
+            break
+        value = labels.get(key)
         if value is None:
             return MISSING_LABEL_REASON
-        own = 1 if c.selector.matches(labels) else 0
-        if domains.get(value, 0) + own - minimum > c.max_skew:
-            return SKEW_REASON
-    return None
+        failed = state.failing.get(key, {}).get(value)
+        if failed is not None and failed < decided:
+            reason, decided = SKEW_REASON, failed
+    return reason
 
 
 # --- Score ---------------------------------------------------------------------------------
@@ -302,29 +428,31 @@ def prescore(
         return None
     require_all = bool(pod.spread) or not args.system_defaulted
     names = list(map(attrgetter("name"), feasible))
-    ignored: set[str] = set()
-    if require_all:
-        for c in constraints:
-            ignored.update(view.without(c.topology_key).intersection(names))
+    lacking = _lacking(constraints, view) if require_all else set()
+    ignored = lacking.intersection(names)
     kept = [name for name in names if name not in ignored] if ignored else names
+    keys = {c.topology_key for c in constraints if c.topology_key != HOSTNAME}
+    view.charge(len(kept) * len(keys) + len(constraints), "PodTopologySpread: the domains")
+    by_key = {key: _domains(view.column(key), kept) for key in keys}
     counts = tuple(
-        {} if c.topology_key == HOSTNAME else _domains(view.column(c.topology_key), kept)
-        for c in constraints
+        {} if c.topology_key == HOSTNAME else dict(by_key[c.topology_key]) for c in constraints
     )
     weights = tuple(
         constraint_weight(c, len(feasible) - len(ignored), len(domains))
         for c, domains in zip(constraints, counts, strict=True)
     )
     on_node = tuple(matching_counts(view, c.selector, pod.namespace) for c in constraints)
+    included = _Inclusion(pod_filter)
     for c, domains, found in zip(constraints, counts, on_node, strict=True):
         if not domains:
             continue
+        view.charge(len(found), "PodTopologySpread: a constraint's matching pods")
+        column = view.column(c.topology_key)
         for name, count in found.items():
-            node = view.by_name[name]
-            if require_all and not _has_keys(node.labels, constraints):
+            if name in lacking:
                 continue
-            value = node.labels.get(c.topology_key, "")
-            if value in domains and _included(c, node, pod_filter):
+            value = column.get(name, "")
+            if value in domains and included(c, view.by_name[name]):
                 domains[value] += count
     return ScoreState(
         constraints, frozenset(ignored), counts, weights, pod.namespace, on_node, require_all
