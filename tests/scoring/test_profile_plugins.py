@@ -77,7 +77,8 @@ def test_system_default_spreading_on_a_cluster_of_replicas() -> None:
     ]
     view = ClusterView.of(nodes)
     pod = _pod(deployment="web").workload
-    view.imply((pod,))
+    assert pod.implied_owner is not None
+    view.imply(pod.implied_owner)
     state = spread.prescore(pod, spread.SpreadArgs(), view.nodes, view, _no_filter())
     assert state is not None and all(c.origin == "system" for c in state.constraints)
     raw = [spread.raw_score(state, node) for node in view.nodes]

@@ -8,7 +8,8 @@ nodes equal in what its terms read. Each is compared here with the plain walk of
 ``tests/scoring/reference.py`` on generated clusters: bound pods repeated by ``count``
 (one object) and written twice (equal objects), in several namespaces, with required and
 preferred (anti-)affinity terms, host ports; incoming pods with terms, spread
-constraints, ports and preferred node terms; and again after binds.
+constraints, ports and preferred node terms; and again after binds, and after taking
+them back.
 """
 
 from __future__ import annotations
@@ -269,7 +270,13 @@ def test_indexed_topology_plugins_equal_the_plain_walk(
 ) -> None:
     view, pod, later = case
     _assert_exact(view, pod)
+    binds = []
     for index, workload in enumerate(later):  # binds update the groups and indexes
-        view.bind(view.nodes[index % len(view.nodes)].name, workload)
-        view.bind(view.nodes[0].name, pod.workload)
+        binds += [(view.nodes[index % len(view.nodes)].name, workload)]
+        binds += [(view.nodes[0].name, pod.workload)]
+        for name, bound in binds[-2:]:
+            view.bind(name, bound)
+        _assert_exact(view, pod)
+    for name, bound in reversed(binds):  # and so does taking them back (a Volcano session)
+        view.unbind(name, bound)
         _assert_exact(view, pod)

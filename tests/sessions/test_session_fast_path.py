@@ -345,8 +345,13 @@ def test_taking_binds_back_leaves_the_view_as_if_made_again(
     again = ClusterView.of(nodes)
     for selector in selectors:
         assert view.matching(selector, "default") == again.matching(selector, "default")
-    assert [node.pods for node in view.nodes] == [node.pods for node in again.nodes]
-    assert [(n.name, w) for n, w in view.with_affinity] == [
-        (n.name, w) for n, w in again.with_affinity
+    assert _held(view) == _held(again)
+    assert [(g.node.name, g.workload, g.count) for g in view.with_affinity] == [
+        (g.node.name, g.workload, g.count) for g in again.with_affinity
     ]
     assert (view.version != version) == any(entry["anti"] for entry in bound)
+
+
+def _held(view: ClusterView) -> list[list[tuple[object, int]]]:
+    """Each node's bound pods, as the view groups them (pod object, count)."""
+    return [[(g.workload, g.count) for g in node.groups.values()] for node in view.nodes]

@@ -143,7 +143,8 @@ class PodCycle:
         self.workload = pod.workload
         self.view = view
         view.charge(pod.workload.parts, "reading the pod's labels, terms and constraints")
-        view.imply((pod.workload,))  # a pod's implied controller exists before the pod
+        if pod.workload.implied_owner is not None:  # it exists before the pod
+            view.imply(pod.workload.implied_owner)
         self.filter_of: PodFilter = pod_filter(pod.placement)
         self.failure: str | None = None
         """A PreFilter failure: every node is rejected with it."""

@@ -19,7 +19,7 @@ step charges it (:meth:`ClusterView.charge`) with the checks it is about to make
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -201,12 +201,13 @@ class ClusterView:
         """The number of the label set ``labels`` (found by the tuple's identity first:
         a pod's labels are one tuple however often ``count`` repeats the pod)."""
         known = self.numbered.get(id(labels))
-        if known is None:  # the tuple is kept with its number: its id stays its own
-            number = self.numbers.setdefault(labels, len(self.label_sets))
-            if number == len(self.label_sets):
-                self.label_sets.append(labels)
-            known = self.numbered[id(labels)] = (labels, number)
-        return known[1]
+        if known is not None:
+            return known[1]
+        number = self.numbers.setdefault(labels, len(self.label_sets))
+        if number == len(self.label_sets):
+            self.label_sets.append(labels)
+        self.numbered[id(labels)] = (labels, number)  # kept: its id stays its own
+        return number
 
     def label_map(self, number: int) -> Mapping[str, str]:
         """The label set numbered ``number`` as a mapping."""
@@ -215,12 +216,9 @@ class ClusterView:
             found = self.label_maps[number] = dict(self.label_sets[number])
         return found
 
-    def imply(self, workloads: Iterable[PodWorkload]) -> None:
-        """Hold the owners the pods' short forms imply (unless the cluster has them)."""
-        for workload in workloads:
-            owner = workload.implied_owner
-            if owner is not None:
-                self.implied.setdefault((owner.kind, owner.namespace, owner.name), owner)
+    def imply(self, owner: WorkloadObject) -> None:
+        """Hold the owner a pod's short form implies (unless the cluster has it)."""
+        self.implied.setdefault((owner.kind, owner.namespace, owner.name), owner)
 
     def find(self, kind: str, namespace: str, name: str) -> WorkloadObject | None:
         """The workload object of that kind, namespace and name (the informer's ``Get``)."""
@@ -289,21 +287,30 @@ class ClusterView:
         return self.affinity_pods, len(self.implied), self.unbound_with_affinity
 
     def _add(self, node: ViewNode, workload: PodWorkload, count: int) -> None:
-        """``count`` pods of one object (``workload``) bound to ``node``, in its group."""
-        group = node.groups.get(id(workload))
+        """``count`` pods of one object (``workload``) bound to ``node``, in its group
+        (a cluster is loaded through here, group by group: kept lean)."""
+        key = id(workload)
+        group = node.groups.get(key)
+        with_affinity = workload.affinity.any
         if group is None:  # a group keeps its pod object: its id stays its own
-            group = node.groups[id(workload)] = PodGroup(node, workload, 0)
-            self.imply((workload,))
-            if workload.affinity.any:
+            group = node.groups[key] = PodGroup(node, workload, 0)
+            if workload.implied_owner is not None:
+                self.imply(workload.implied_owner)
+            if with_affinity:
                 self.with_affinity.append(group)
             if node.ports is not None and workload.host_ports:
                 self.charge(len(workload.host_ports), "NodePorts: the bound pods' ports")
                 _hold(node.ports, workload)
         group.count += count
-        if workload.affinity.any:
+        if with_affinity:
             self.affinity_pods += count
         number = self.number(workload.labels)
-        by_node = self.pods_by_labels.setdefault(workload.namespace, {}).setdefault(number, {})
+        by_labels = self.pods_by_labels.get(workload.namespace)
+        if by_labels is None:
+            by_labels = self.pods_by_labels[workload.namespace] = {}
+        by_node = by_labels.get(number)
+        if by_node is None:
+            by_node = by_labels[number] = {}
         by_node[node.name] = by_node.get(node.name, 0) + count
 
     def bind(self, node_name: str, workload: PodWorkload) -> None:
