@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import RunLine, readme_opening_files
 
 ROOT = Path(__file__).parent.parent
@@ -147,3 +149,18 @@ def test_readme_quickstart_output_is_what_run_prints(run_line: RunLine, bundled_
             at += 1
         assert at < len(printed), f"the README quotes a line run does not print: {line}"
         at += 1
+
+
+def test_the_readme_picture_shows_the_report_the_readme_command_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/html-report.png carries the hash of the report it shows; the README's command
+    must still write that report (else run `python benchmarks/readme_picture.py`, which
+    takes the screenshot in headless Chromium)."""
+    monkeypatch.syspath_prepend(str(Path(__file__).parent.parent / "benchmarks"))
+    import readme_picture
+
+    picture = Path(__file__).parent.parent / "docs" / "html-report.png"
+    shown = readme_picture.stamp_of(picture.read_bytes())
+    now = readme_picture.digest(readme_picture.report_html(tmp_path))
+    assert shown == now, "docs/html-report.png is stale: run python benchmarks/readme_picture.py"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.browser.conftest import Opened, open_page, screenshot
-from tests.conftest import DATA, RunLine
+from tests.conftest import DATA, RunLine, readme_opening_files, user_repository
 
 pytestmark = pytest.mark.usefixtures("browser")
 
@@ -160,3 +160,25 @@ def test_volcano_jobs_in_every_report(
     assert opened.problems == []
     changed = opened.page.locator("table.jobs").first.inner_text()
     assert "0 of 3 bound, Inqueue" in changed and "2 of 3 bound, Running" in changed
+
+
+def test_score_bars_grey_what_every_node_scores_alike(
+    browser, run_line: RunLine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """issue 37: nodeorder's constant terms filled most of each bar and the packing signal
+    was a sliver. The part every node scores alike is drawn once, grey, at the start of
+    each bar; what differs fills the rest: the busy node's binpack fills its bar."""
+    user_repository(tmp_path, monkeypatch, readme_opening_files())
+    path = report(run_line, ["run", "--format", "html", "fixtures/"], tmp_path / "run.html")
+    page = open_page(browser, path).page
+    first = page.locator("section.case").first
+    assert "common to every node (504.75)" in first.locator(".legend").first.inner_text()
+    rows = first.locator(".nodes tbody tr")
+    busy = rows.nth(0).locator("svg").first.locator("rect")
+    empty = rows.nth(1).locator("svg").first.locator("rect")
+    assert busy.nth(0).get_attribute("fill") == empty.nth(0).get_attribute("fill") == "#d0d7de"
+    assert busy.nth(0).get_attribute("width") == empty.nth(0).get_attribute("width")
+    coloured = [float(busy.nth(i).get_attribute("width") or 0) for i in range(1, busy.count())]
+    assert abs(sum(coloured) - 220) < 0.01  # the node that differs most fills the bar
+    title = rows.nth(0).locator("svg").first.locator("title").text_content() or ""
+    assert title.startswith("common to every node 504.75, binpack ")

@@ -68,8 +68,17 @@ def node_table(
     plugins = sorted({plugin for node in nodes for plugin in node.plugins})
     resources = resource_names(before, after)
     rank_of = ranks(ranking)
+    common = common_parts(nodes, plugins)
     scale = max(
-        (sum(max(0.0, value) for value in node.plugins.values()) for node in nodes), default=0
+        (
+            sum(
+                max(0.0, node.plugins.get(p, 0.0)) - base
+                for p, base in zip(plugins, common, strict=True)
+            )
+            for node in nodes
+            if node.feasible
+        ),
+        default=0,
     )
     ordered = sorted(nodes, key=lambda node: rank_of.get(node.name, len(nodes) + 1))
     return {
@@ -77,6 +86,8 @@ def node_table(
         "colours": [PALETTE[index % len(PALETTE)] for index in range(len(plugins))],
         "resources": [shown(resource) for resource in resources],
         "scale": scale,
+        "common": common,
+        "commonTotal": sum(common),
         "placed": placed is not None,
         "nodes": [
             {
@@ -92,6 +103,17 @@ def node_table(
             for node in ordered
         ],
     }
+
+
+def common_parts(nodes: Sequence[NodeScore], plugins: Sequence[str]) -> list[float]:
+    """Per plugin, what every feasible node scores alike: the least positive part any of
+    them has (TaintToleration's 300 on every node, nodeorder's constant terms). The bars
+    draw it once, greyed, and the differences between nodes in colour, so the packing
+    signal is not a sliver beside a constant (none with fewer than two nodes to compare)."""
+    feasible = [node for node in nodes if node.feasible]
+    if len(feasible) < 2:
+        return [0.0 for _ in plugins]
+    return [min(max(0.0, node.plugins.get(plugin, 0.0)) for node in feasible) for plugin in plugins]
 
 
 @dataclass(frozen=True)

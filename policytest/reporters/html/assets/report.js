@@ -28,18 +28,26 @@
     return fraction === null ? "n/a" : (fraction * 100).toFixed(1) + "%";
   }
 
-  // One stacked bar: each plugin's positive contribution in its colour, scaled to the case.
-  function scoreBar(values, plugins, colours, scale) {
+  // One stacked bar: what every node scores alike (data.common, per plugin) drawn once
+  // in grey at the start, then each plugin's positive part above that in its colour,
+  // scaled so that the node with the most above the common part fills the bar.
+  function scoreBar(values, data) {
     const width = 220;
-    const bar = shape("svg", { width: width, height: 14, role: "img" });
+    const greyed = data.commonTotal > 0 ? 36 : 0;
+    const bar = shape("svg", { width: width + greyed, height: 14, role: "img" });
     const told = [];
-    let x = 0;
+    if (greyed) {
+      bar.appendChild(shape("rect", { x: 0, y: 1, width: greyed - 2, height: 12, fill: "#d0d7de" }));
+      told.push("common to every node " + number(data.commonTotal));
+    }
+    let x = greyed;
     values.forEach(function (value, index) {
       if (value === null) return;
-      told.push(plugins[index] + " " + number(value));
-      if (value <= 0 || scale <= 0) return;
-      const w = (value / scale) * width;
-      bar.appendChild(shape("rect", { x: x, y: 1, width: w, height: 12, fill: colours[index] }));
+      told.push(data.plugins[index] + " " + number(value));
+      const above = Math.max(0, value) - data.common[index];
+      if (above <= 0 || data.scale <= 0) return;
+      const w = (above / data.scale) * width;
+      bar.appendChild(shape("rect", { x: x, y: 1, width: w, height: 12, fill: data.colours[index] }));
       x += w;
     });
     const title = shape("title", {});
@@ -74,7 +82,7 @@
     } else if (data.plugins.length) {
       tr.appendChild(element("td", "num", number(node.t)));
       const cell = element("td");
-      cell.appendChild(scoreBar(node.p, data.plugins, data.colours, data.scale));
+      cell.appendChild(scoreBar(node.p, data));
       tr.appendChild(cell);
     }
     data.resources.forEach(function (_, index) {
