@@ -119,9 +119,9 @@ def test_github_annotations_for_failures_only() -> None:
 def test_text_shows_the_node_table_under_a_failure() -> None:
     text = render_run("text", REPORT, color=False)
     assert "  PASS small task" in text and "  FAIL gpu jobs" in text
-    assert "      rank  node    total        binpack" in text
-    assert "      1     node-a  79.16666667  79.16666667" in text
-    assert "      -     node-x  filtered     Insufficient cpu" in text
+    assert "      rank  node    total     binpack" in text
+    assert "      1     node-a  79.17     79.17" in text  # two decimals, as in HTML
+    assert "      -     node-x  filtered  Insufficient cpu" in text
     assert "  ERROR broken" in text
 
 

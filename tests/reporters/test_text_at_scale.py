@@ -144,3 +144,32 @@ def test_an_empty_expectation_names_the_best_nodes_not_every_node(
     one, many = (r["message"] for r in __import__("json").loads(shown.stdout)["results"])
     assert "... 31 more]" in one and len(one) < 400, one
     assert ", ... " in many and "more nodes}" in many and len(many) < 600, many
+
+
+def test_a_long_filter_reason_sets_no_column_width() -> None:
+    """issue 37: every plugin column was as wide as the longest filter reason."""
+    nodes = [
+        NodeScore("a", True, None, 10.0, {"binpack": 10.0}),
+        NodeScore("b", False, "node(s) had untolerated taint {dedicated: gpu-training-only}"),
+    ]
+    header, scored, filtered = node_table(nodes)
+    assert header == "rank  node  total     binpack"  # as wide as `filtered`
+    assert scored == "1     a     10        10"
+    assert filtered.startswith("-     b     filtered  node(s) had untolerated taint")
+
+
+@pytest.mark.parametrize(
+    ("values", "digits"),
+    [([79.16666666666667, 64.58333333333333], 2), ([79.1666, 79.1684], 3), ([1.0, 2.0], 2)],
+)
+def test_scores_show_two_decimals_unless_two_would_print_alike(
+    values: list[float], digits: int
+) -> None:
+    """Volcano's float scores printed ten significant digits in text and two in HTML; both
+    show the same decimals now (tests/browser checks the page's)."""
+    from policytest.harness.runner import score_digits
+    from policytest.reporters.html.views import node_table as html_table
+
+    assert score_digits(values) == digits
+    nodes = [NodeScore(f"n{i}", True, None, v, {"binpack": v}) for i, v in enumerate(values)]
+    assert html_table(nodes, (), {}, {}, None)["digits"] == digits

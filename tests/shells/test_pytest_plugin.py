@@ -48,7 +48,7 @@ def test_failure_shows_expected_and_actual_without_a_traceback(project: pytest.P
     result.stdout.fnmatch_lines(
         [
             "*rank*node*total*binpack*",
-            "*1*node-a*79.16666667*",
+            "*1*node-a*79.17*",
             "*run with --policytest-update to accept the actual results*",
         ]
     )

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from policytest.harness.runner import table_digits
 from policytest.reporters.html.page import PALETTE, shown
 from policytest.reporters.run.availability import ReasonGroup, availability, reason_groups
 from policytest.scoring.protocol import NodeScore, NotSimulated
@@ -86,6 +87,7 @@ def node_table(
         "colours": [PALETTE[index % len(PALETTE)] for index in range(len(plugins))],
         "resources": [shown(resource) for resource in resources],
         "scale": scale,
+        "digits": table_digits(nodes),
         "common": common,
         "commonTotal": sum(common),
         "placed": placed is not None,

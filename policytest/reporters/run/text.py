@@ -7,7 +7,13 @@ from itertools import groupby
 
 from policytest.core.findings import Finding, Severity
 from policytest.harness.repack import RepackOutcome
-from policytest.harness.runner import MESSAGE_LINE_BREAK, PASSING, CaseResult, format_score
+from policytest.harness.runner import (
+    MESSAGE_LINE_BREAK,
+    PASSING,
+    CaseResult,
+    format_score,
+    table_digits,
+)
 from policytest.harness.suite import RunReport, refused_config
 from policytest.reporters.quoting import text
 from policytest.reporters.run import DEFAULT_TOP
@@ -39,6 +45,7 @@ def node_table(nodes: Sequence[NodeScore], top: int | None = DEFAULT_TOP) -> lis
     rows = []
     rank = 0
     previous: float | None = None
+    digits = table_digits(feasible)
     for position, node in enumerate(feasible[:top], start=1):
         rank = rank if node.total == previous else position
         previous = node.total
@@ -46,8 +53,11 @@ def node_table(nodes: Sequence[NodeScore], top: int | None = DEFAULT_TOP) -> lis
             [
                 str(rank),
                 text(node.name),
-                format_score(node.total),
-                *(format_score(node.plugins[p]) if p in node.plugins else "-" for p in plugins),
+                format_score(node.total, digits),
+                *(
+                    format_score(node.plugins[p], digits) if p in node.plugins else "-"
+                    for p in plugins
+                ),
             ]
         )
     filtered = [node for node in nodes if not node.feasible]
@@ -55,9 +65,10 @@ def node_table(nodes: Sequence[NodeScore], top: int | None = DEFAULT_TOP) -> lis
     rows += [
         ["-", text(node.name), "filtered", text(node.reason or "")] for node in filtered if few
     ]
-    widths = [
-        max(len(row[i]) for row in [header, *rows] if i < len(row)) for i in range(len(header))
-    ]
+    # a filtered node's reason ends its row: it sets no column's width (a long reason
+    # made every plugin column as wide as itself)
+    sized = [header, *(row[:3] if row[2] == "filtered" else row for row in rows)]
+    widths = [max(len(row[i]) for row in sized if i < len(row)) for i in range(len(header))]
     table = [
         "  ".join(
             cell.ljust(widths[i]) if i < len(widths) else cell for i, cell in enumerate(row)

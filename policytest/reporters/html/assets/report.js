@@ -19,9 +19,10 @@
     return node;
   }
 
-  function number(value) {
+  // A score with the decimals of its table (data.digits, as the text report shows it).
+  function number(value, digits) {
     if (value === null || value === undefined) return "";
-    return Number.isInteger(value) ? String(value) : value.toFixed(2);
+    return Number.isInteger(value) ? String(value) : value.toFixed(digits || 2);
   }
 
   function percent(fraction) {
@@ -38,12 +39,12 @@
     const told = [];
     if (greyed) {
       bar.appendChild(shape("rect", { x: 0, y: 1, width: greyed - 2, height: 12, fill: "#d0d7de" }));
-      told.push("common to every node " + number(data.commonTotal));
+      told.push("common to every node " + number(data.commonTotal, data.digits));
     }
     let x = greyed;
     values.forEach(function (value, index) {
       if (value === null) return;
-      told.push(data.plugins[index] + " " + number(value));
+      told.push(data.plugins[index] + " " + number(value, data.digits));
       const above = Math.max(0, value) - data.common[index];
       if (above <= 0 || data.scale <= 0) return;
       const w = (above / data.scale) * width;
@@ -80,7 +81,7 @@
       why.colSpan = 2;
       tr.appendChild(why);
     } else if (data.plugins.length) {
-      tr.appendChild(element("td", "num", number(node.t)));
+      tr.appendChild(element("td", "num", number(node.t, data.digits)));
       const cell = element("td");
       cell.appendChild(scoreBar(node.p, data));
       tr.appendChild(cell);
