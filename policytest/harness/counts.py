@@ -35,9 +35,10 @@ def count_problems(
 
 
 def counts_text(counts: Mapping[str, int], limit: int | None = None) -> str:
-    """``{node-a: 2, node-b: 1}`` by name; with ``limit``, the ``limit`` nodes with the
-    most pods and how many more nodes."""
-    items = sorted(counts.items())
+    """``{node-a: 2, node-b: 1}`` in the order given (the cluster's node order, as the
+    placements line under the message lists them; an expectation's as written); with
+    ``limit``, the ``limit`` nodes with the most pods and how many more nodes."""
+    items = list(counts.items())
     more = ""
     if limit is not None and len(items) > limit:
         kept = {name for name, _ in sorted(items, key=lambda item: -item[1])[:limit]}

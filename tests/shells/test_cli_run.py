@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import DATA, RunLine
+from tests.conftest import DATA, VOLCANO_CONF, RunLine, write_files
 
 ROOT = Path(__file__).parent.parent.parent
 EXPLAINED = [
@@ -135,6 +135,32 @@ def test_update_through_the_cli(run_line: RunLine, bundled_repo: Path) -> None:
     assert result.exit_code == 0, result
     assert result.stderr == f"policytest: updated {path}\n"  # as pytest --policytest-update says
     assert "ranking: [node-2, node-1]  # keep me" in path.read_text()
+
+
+def test_a_sequences_placements_are_in_one_order_in_its_message_and_under_it(
+    run_line: RunLine, tmp_path: Path
+) -> None:
+    """The cluster's node order in both (the message sorted them by name, two lines
+    above a placements line in the cluster's order)."""
+    write_files(
+        tmp_path,
+        {
+            "volcano-scheduler.conf": VOLCANO_CONF,
+            "f.policytest.yaml": (
+                "apiVersion: policytest/v1\nkind: PolicyTest\nmetadata: {name: f}\n"
+                "scheduler: {config: volcano-scheduler.conf}\ncluster:\n  nodes:\n"
+                '  - {name: zeta, allocatable: {cpu: "4", memory: 32Gi, pods: "9"},'
+                ' used: {cpu: "1"}}\n'
+                '  - {name: alpha, allocatable: {cpu: "8", memory: 32Gi, pods: "9"}}\n'
+                "cases:\n- name: ten\n  ties: allow\n"
+                '  pods: [{requests: {cpu: "1", memory: 1Gi}, count: 10}]\n'
+                "  expect: {placements: {alpha: 1}}\n"
+            ),
+        },
+    )
+    out = run_line(["run", str(tmp_path / "f.policytest.yaml")]).stdout
+    assert "placements: expected {alpha: 1}, got {zeta: 3, alpha: 7}\n" in out
+    assert "placements: {zeta: 3, alpha: 7}, pending: 0\n" in out
 
 
 def test_missing_path_is_a_usage_error(run_line: RunLine, bundled_repo: Path) -> None:
