@@ -173,3 +173,13 @@ def test_scores_show_two_decimals_unless_two_would_print_alike(
     assert score_digits(values) == digits
     nodes = [NodeScore(f"n{i}", True, None, v, {"binpack": v}) for i, v in enumerate(values)]
     assert html_table(nodes, (), {}, {}, None)["digits"] == digits
+
+
+def test_a_new_case_in_diff_names_the_best_nodes_not_every_node() -> None:
+    """issue 37: `diff` of a new fixture inlined a 36-node ranking on one line."""
+    from policytest.diff.model import CaseSide
+    from policytest.reporters.diff.words import outcome
+
+    ranking = tuple((f"a-rather-long-node-name-in-pool-{i:02d}",) for i in range(36))
+    said = outcome(CaseSide("passed", "", ranking))
+    assert said.endswith("a-rather-long-node-name-in-pool-04, ... 31 more]") and len(said) < 300

@@ -146,8 +146,9 @@ def counts(placed: Mapping[str, int]) -> str:
     return "{" + ", ".join(f"{name}: {count}" for name, count in placed.items()) + "}"
 
 
-def ranking(side: CaseSide | None) -> str:
-    return format_ranking(side.ranking) if side is not None and side.ranking else "[]"
+def ranking(side: CaseSide | None, limit: int | None = None) -> str:
+    """The side's ranking; with ``limit``, its best ``limit`` nodes and how many more."""
+    return format_ranking(side.ranking, limit) if side is not None and side.ranking else "[]"
 
 
 def case_summary(case: CaseDiff) -> str:
@@ -346,7 +347,7 @@ def outcome(side: CaseSide | None) -> str:
         return f"error: {first_line(side.message)}"
     if side.placements is not None:
         return f"placements {counts(side.placed)}, pending {side.pending}"
-    return f"winner {winner(side)}, ranking {ranking(side)}"
+    return f"winner {winner(side)}, ranking {ranking(side, limit=5)}"  # one line
 
 
 def fixture_summary(fixture: FixtureDiff) -> str:
