@@ -262,6 +262,8 @@ def execute(args: Any) -> int:
         findings.update(visible(found, options))
     for finding in sorted(findings):
         sys.stderr.write(f"config: {format_finding(finding, color=False)}\n")
+    for finding in sorted({f for workload in workloads for f in workload.cluster_findings}):
+        sys.stderr.write(f"cluster: {format_finding(finding, color=False)}\n")
     jobs = []
     for index, workload in enumerate(workloads):
         for label, scheduler in schedulers:
