@@ -182,3 +182,10 @@ def test_score_bars_grey_what_every_node_scores_alike(
     assert abs(sum(coloured) - 220) < 0.01  # the node that differs most fills the bar
     title = rows.nth(0).locator("svg").first.locator("title").text_content() or ""
     assert title.startswith("common to every node 504.75, binpack ")
+    # the sequence's first pod: totals of 1114.125, shown as the text report shows them
+    second = page.locator("section.case").nth(1)
+    assert "common to every node (489.13)" in second.locator(".legend").first.inner_text()
+    busy_total = second.locator(".nodes tbody tr").nth(0).locator("td.num").nth(1).inner_text()
+    case = "twelve pods fill the busy node first"
+    explained = run_line(["explain", "fixtures/binpack.policytest.yaml", "--case", case])
+    assert busy_total == "1114.13" and "  1     busy   1114.13" in explained.stdout, explained

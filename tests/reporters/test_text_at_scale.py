@@ -183,3 +183,17 @@ def test_a_new_case_in_diff_names_the_best_nodes_not_every_node() -> None:
     ranking = tuple((f"a-rather-long-node-name-in-pool-{i:02d}",) for i in range(36))
     said = outcome(CaseSide("passed", "", ranking))
     assert said.endswith("a-rather-long-node-name-in-pool-04, ... 31 more]") and len(said) < 300
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"), [(489.125, "489.13"), (-0.125, "-0.13"), (2.675, "2.67"), (7.0, "7")]
+)
+def test_a_score_rounds_as_the_html_report_rounds(value: float, shown: str) -> None:
+    """The text table printed 1114.125 as 1114.12 (Python rounds a tie to even) where the
+    HTML report's toFixed printed 1114.13; both round a tie away from zero now (2.675 is
+    2.67499999... in binary, so both print 2.67)."""
+    from policytest.harness.runner import format_score
+
+    assert format_score(value, 2) == shown
+    (_, row) = node_table([NodeScore("a", True, None, value, {"binpack": value})])
+    assert row.split() == ["1", "a", shown, shown]

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from policytest.harness.runner import table_digits
+from policytest.harness.runner import format_score, table_digits
 from policytest.reporters.html.page import PALETTE, shown
 from policytest.reporters.run.availability import ReasonGroup, availability, reason_groups
 from policytest.scoring.protocol import NodeScore, NotSimulated
@@ -70,6 +70,7 @@ def node_table(
     resources = resource_names(before, after)
     rank_of = ranks(ranking)
     common = common_parts(nodes, plugins)
+    digits = table_digits(nodes)
     scale = max(
         (
             sum(
@@ -87,9 +88,10 @@ def node_table(
         "colours": [PALETTE[index % len(PALETTE)] for index in range(len(plugins))],
         "resources": [shown(resource) for resource in resources],
         "scale": scale,
-        "digits": table_digits(nodes),
+        "digits": digits,
         "common": common,
         "commonTotal": sum(common),
+        "commonShown": format_score(sum(common), digits),
         "placed": placed is not None,
         "nodes": [
             {
