@@ -225,7 +225,7 @@ def execute(args: Any) -> int:
     except NoSuchCase as error:
         return unknown_case(error.case, args.fixture, error.names)
     except SimulationError as error:
-        sys.stderr.write(f"policytest: {text(args.fixture or args.snapshot)}: {text(error)}\n")
+        sys.stderr.writelines(f"policytest: {text(line)}\n" for line in str(error).splitlines())
         return int(ExitCode.FINDINGS)
     # each config as the scheduler loads it; its findings are shown, and only a config
     # the scheduler refuses stops the simulation
