@@ -148,7 +148,7 @@ class TestText:
         )
         assert "one pod: new winner node-1 (was node-3)" in out
         assert "placements {node-2: 2, node-3: 4} -> {node-1: 3, node-2: 3}" in out
-        assert "    gpu-3  1 -> 4  487.75 -> 656.5      +168.75" in out
+        assert "    gpu-3  1 -> 4  487.75 -> 656.50   +168.75" in out
         assert "Findings resolved (1):" in out and "VB012 warning" in out
         assert "Unchanged: 1 fixture not run (nothing they use changed)." in out
 
@@ -280,7 +280,7 @@ class TestFormats:
             "| <code>profile bin-packing-scheduler: NodeResourcesFit scoringStrategy.type</code> "
             "| LeastAllocated | MostAllocated |" in details
         )
-        assert "| gpu-3 | 1 → 4 | 487.75 → 656.5 | +168.75 |" in details
+        assert "| gpu-3 | 1 → 4 | 487.75 → 656.50 | +168.75 |" in details
         assert "| gpu-3 | 1 | 0 |" in details  # pods before / after
         assert md.count("<details") == md.count("</details>")
         for block in md.split("<details>")[1:]:

@@ -47,6 +47,20 @@ def test_fixtures_that_use_the_old_file_run_with_both(run_line: RunLine, files: 
     assert "Unchanged: 1 fixture not run (they use neither old.yaml nor new.yaml)." in out
 
 
+def test_node_rows_show_the_decimals_of_runs_tables(run_line: RunLine, files: Path) -> None:
+    """Volcano's float scores and their changes print with two decimals, as ``run`` prints
+    them (they printed ten significant digits: ``72.91666667 -> 71.875  -1.041666667``)."""
+    (files / "new.yaml").write_text(
+        (files / "memory.yaml").read_text().replace("binpack.memory: 5", "binpack.memory: 3")
+    )
+    args = ["diff", "memory.yaml", "new.yaml", "--fixtures", "fixtures"]
+    text = run_line(args).stdout
+    assert "node-c  1 -> 1  72.92 -> 71.88  -1.04\n" in text
+    assert "node-a  3 -> 3  45.83 -> 50     +4.17\n" in text
+    markdown = run_line([*args, "--format", "markdown"]).stdout
+    assert "| node-c | 1 → 1 | 72.92 → 71.88 | -1.04 |" in markdown
+
+
 def test_cases_run_with_the_fixture_checks_of_run(run_line: RunLine, files: Path) -> None:
     """A pod with a feature the scorers do not simulate errors on both sides (PT003)."""
     fixture = files / "fixtures/kube.policytest.yaml"

@@ -9,6 +9,7 @@ from policytest.diff.model import DiffReport, FixtureDiff, NotRun, compare_fixtu
 from policytest.harness.runner import CaseResult, rank
 from policytest.reporters import DIFF_FORMATS, render_diff
 from policytest.reporters.diff.markdown import COMMENT_LIMIT, MARKER, render
+from policytest.reporters.diff.words import node_rows
 from policytest.scoring.protocol import NodeScore
 
 
@@ -94,6 +95,16 @@ def test_node_rows_are_capped() -> None:
     )
     md = render(report)
     assert "| … | 35 more nodes | | |" in md
+
+
+def test_node_rows_show_a_small_change_with_the_decimals_it_needs() -> None:
+    """Two decimals, as ``run``'s tables, but a change that is not 0 never prints as 0."""
+    diff = fixture("f.policytest.yaml", "c", {"a": 10.5, "b": 1 / 3}, {"a": 10.501, "b": 2 / 3})
+    rows = node_rows(diff.cases[0])
+    assert rows == [
+        ("a", "1 -> 1", "10.500 -> 10.501", "+0.001"),
+        ("b", "2 -> 2", "0.333 -> 0.667", "+0.333"),
+    ]
 
 
 def test_registry_and_command_agree() -> None:

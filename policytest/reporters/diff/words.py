@@ -21,7 +21,7 @@ from policytest.diff.model import (
     SettingChange,
     SettingsChange,
 )
-from policytest.harness.runner import format_ranking, format_score
+from policytest.harness.runner import format_ranking, format_score, score_digits
 from policytest.sessions.result import JobOutcome
 
 ABSENT = "(absent)"
@@ -279,15 +279,20 @@ def _focus(*cases: CaseDiff) -> set[str]:
 
 def node_rows(case: CaseDiff) -> list[tuple[str, str, str, str]]:
     """The nodes whose rank, score or filter changed: (name, ``rank -> rank``,
-    ``score -> score``, change), in rank order after the change."""
+    ``score -> score``, change), in rank order after the change, with the decimals of
+    ``run``'s tables (two, more where two values would print alike)."""
     nodes = [node for node in case.nodes if node.changed] if case.comparable else []
+    shown = [0.0]  # a change that is not 0 never prints as one
+    for node in nodes:
+        shown += (v for v in (node.score_before, node.score_after, node.delta) if v is not None)
+    digits = score_digits(abs(value) for value in shown)
     return [
         (
             node.name,
             f"{rank(node.rank_before)} -> {rank(node.rank_after)}",
-            f"{score(node.score_before, node.filtered_before)} -> "
-            f"{score(node.score_after, node.filtered_after)}",
-            delta(node.delta),
+            f"{score(node.score_before, node.filtered_before, digits)} -> "
+            f"{score(node.score_after, node.filtered_after, digits)}",
+            delta(node.delta, digits),
         )
         for node in nodes
     ]
@@ -376,19 +381,20 @@ def setting_value(setting: Setting | None) -> str:
     return f"{setting.value} (written {setting.written})"
 
 
-def score(value: float | None, filtered: str | None = None) -> str:
+def score(value: float | None, filtered: str | None = None, digits: int | None = None) -> str:
+    """A score (``digits``: a table's decimals, else as many as tell neighbours apart)."""
     if value is None:
         return "filtered" if filtered else "-"
-    return format_score(value)
+    return format_score(value, digits)
 
 
-def delta(value: float | None) -> str:
+def delta(value: float | None, digits: int | None = None) -> str:
     if value is None:
         return ""
     if value == 0:
         return "0"
     sign = "+" if value > 0 else "-"
-    return f"{sign}{format_score(abs(value))}"
+    return f"{sign}{format_score(abs(value), digits)}"
 
 
 def rank(value: int | None) -> str:
