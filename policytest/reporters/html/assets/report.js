@@ -31,11 +31,12 @@
 
   // One stacked bar: what every node scores alike (data.common, per plugin) drawn once
   // in grey at the start, then each plugin's positive part above that in its colour,
-  // scaled so that the node with the most above the common part fills the bar.
+  // scaled so that the node with the most above the common part fills the bar. The bar
+  // is as wide with a grey part as without, so the table is as wide as before.
   function scoreBar(values, data) {
-    const width = 220;
     const greyed = data.commonTotal > 0 ? 36 : 0;
-    const bar = shape("svg", { width: width + greyed, height: 14, role: "img" });
+    const width = 220 - greyed;
+    const bar = shape("svg", { width: 220, height: 14, role: "img" });
     const told = [];
     if (greyed) {
       bar.appendChild(shape("rect", { x: 0, y: 1, width: greyed - 2, height: 12, fill: "#d0d7de" }));
