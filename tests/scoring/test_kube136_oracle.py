@@ -12,8 +12,8 @@ BalancedAllocation (PreScore Skip) must be absent from the report.
 
 from __future__ import annotations
 
-import gzip
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -21,11 +21,10 @@ import pytest
 import yaml
 
 from tests.conftest import DATA, RunLine
+from tests.corpus import Corpus
 
 CASES_FILE = DATA / "oracle" / "kube136_score_cases.jsonl.gz"
-with gzip.open(CASES_FILE, "rt", encoding="utf-8") as _lines:
-    CASES: list[dict[str, Any]] = [json.loads(line) for line in _lines]
-BY_ID = {case["id"]: case for case in CASES}
+CASES = Corpus.read(CASES_FILE)
 
 
 def container(spec: dict[str, Any], index: int, prefix: str) -> dict[str, Any]:
@@ -83,7 +82,7 @@ def fixture(case: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def write_suite(root: Path, cases: list[dict[str, Any]]) -> Path:
+def write_suite(root: Path, cases: Iterable[dict[str, Any]]) -> Path:
     for case in cases:
         text = yaml.safe_dump(fixture(case), sort_keys=False)
         (root / f"{case['id']}.policytest.yaml").write_text(text, encoding="utf-8")
@@ -92,17 +91,17 @@ def write_suite(root: Path, cases: list[dict[str, Any]]) -> Path:
 
 @pytest.fixture(scope="module")
 def suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return write_suite(tmp_path_factory.mktemp("kube136"), CASES)
+    return write_suite(tmp_path_factory.mktemp("kube136"), CASES.cases())
 
 
-DIFFERING = [case for case in CASES if case["differs_from_1_35"]][:60]
+DIFFERING = CASES.select(lambda case: bool(case["differs_from_1_35"]))[0][:60]
 """Cases whose 1.35 and 1.36 scores differ: a release chosen wrong shows in every one
 (the whole corpus goes through `run` once per release above)."""
 
 
 @pytest.fixture(scope="module")
 def differing(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return write_suite(tmp_path_factory.mktemp("kube136-differing"), DIFFERING)
+    return write_suite(tmp_path_factory.mktemp("kube136-differing"), CASES.cases(DIFFERING))
 
 
 def reported(
@@ -117,10 +116,10 @@ def reported(
 
 
 def mismatches(
-    results: dict[str, dict[str, Any]], expected: Any, cases: list[dict[str, Any]] = CASES
+    results: dict[str, dict[str, Any]], expected: Any, indices: list[int] | None = None
 ) -> list[str]:
     wrong = []
-    for case in cases:
+    for case in CASES.cases(indices):
         result = results[case["id"]]
         if result["status"] == "error":
             wrong.append(f"{case['id']}: {result['message']}")
@@ -136,9 +135,9 @@ def mismatches(
 
 def test_the_whole_corpus_is_here() -> None:
     assert len(CASES) == 779
-    plugins = [case["plugin"] for case in CASES]
+    plugins = [case["plugin"] for case in CASES.cases()]
     assert plugins.count("NodeResourcesBalancedAllocation") == 611
-    assert sum(case["differs_from_1_35"] for case in CASES) > 400
+    assert sum(case["differs_from_1_35"] for case in CASES.cases()) > 400
 
 
 def test_every_1_36_score_through_run(run_line: RunLine, suite: Path) -> None:
@@ -217,7 +216,7 @@ def test_the_corpus_has_pod_level_fit_cases_whose_score_the_quirk_decides() -> N
     from tests.kube_args import fit_args_from_dict
 
     decided = 0
-    for case in CASES:
+    for case in CASES.cases():
         if case["plugin"] != "NodeResourcesFit" or not (case["pod"].get("resources") or {}):
             continue
         spec = pod_from_dict(case["pod"], default_requests_from_limits=False)
@@ -233,7 +232,7 @@ def test_the_corpus_has_pod_level_fit_cases_whose_score_the_quirk_decides() -> N
 def test_explain_shows_both_balance_terms(run_line: RunLine, suite: Path) -> None:
     case = next(
         c
-        for c in CASES
+        for c in CASES.cases()
         if c["plugin"] == "NodeResourcesBalancedAllocation"
         and not c["result"]["skipped"]
         and c["differs_from_1_35"]
@@ -298,7 +297,7 @@ def _same_as_nodeorder(case: dict[str, Any]) -> bool:
     return resources == ["cpu", "memory"] and "nvidia.com/gpu" not in requests
 
 
-VOLCANO_CASES = [case for case in CASES if _same_as_nodeorder(case)]
+VOLCANO_CASES = CASES.select(_same_as_nodeorder)[0]
 
 
 @pytest.mark.parametrize(("release", "key"), [("1.16", "result"), ("1.15", "result_1_35")])
@@ -309,7 +308,8 @@ def test_volcano_balancedresource_is_its_kubernetes_release(
     balancedresource gives the real 1.36.3 (1.35.4) plugin's score on every node Volcano's
     predicates let through."""
     assert len(VOLCANO_CASES) > 100
-    for case in VOLCANO_CASES:
+    by_id = {case["id"]: case for case in CASES.cases(VOLCANO_CASES)}
+    for case in by_id.values():
         data = fixture(case)
         data["scheduler"] = {"volcano": NODEORDER}
         path = tmp_path / f"{case['id']}.policytest.yaml"
@@ -320,7 +320,7 @@ def test_volcano_balancedresource_is_its_kubernetes_release(
     compared = 0
     wrong = []
     for entry in json.loads(result.stdout)["results"]:
-        case = BY_ID[Path(entry["file"]).name.removesuffix(".policytest.yaml")]
+        case = by_id[Path(entry["file"]).name.removesuffix(".policytest.yaml")]
         scores = case[key]["scores"]
         expected = {s["name"]: s["score"] for s in scores} if isinstance(scores, list) else scores
         for node in entry["nodes"]:

@@ -10,8 +10,6 @@ The corpus has no Filter verdicts: the last tests pin the Fit filter by hand.
 
 from __future__ import annotations
 
-import gzip
-import json
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -39,17 +37,17 @@ from policytest.scoring.kube import (
 )
 from policytest.scoring.specs import node_from_dict, pod_from_dict
 from tests.conftest import requesting
+from tests.corpus import Corpus
 from tests.kube_args import balanced_args_from_dict, fit_args_from_dict
 
 DATA = Path(__file__).parent.parent / "data" / "oracle" / "kube_score_cases.jsonl.gz"
 RELEASE = kube_release("1.35")  # the corpus is v1.35.4's; the default judges the newest
 CHUNK = 100
 
-with gzip.open(DATA, "rt", encoding="utf-8") as _lines:
-    CASES: list[dict[str, Any]] = [json.loads(line) for line in _lines]
-EDGE = [case for case in CASES if case["id"].startswith("edge-")]
-GENERATED = [case for case in CASES if not case["id"].startswith("edge-")]
-CHUNKS = [GENERATED[i : i + CHUNK] for i in range(0, len(GENERATED), CHUNK)]
+CASES = Corpus.read(DATA)
+EDGE, EDGE_IDS = CASES.select(lambda case: case["id"].startswith("edge-"))
+GENERATED, _ = CASES.select(lambda case: not case["id"].startswith("edge-"))
+CHUNKS, CHUNK_IDS = CASES.chunks(GENERATED, CHUNK)
 
 
 def oracle_units(values: Mapping[str, int]) -> dict[str, int]:
@@ -111,23 +109,21 @@ def mismatches(case: dict[str, Any]) -> Iterator[str]:
 
 def test_the_whole_corpus_is_here() -> None:
     assert len(CASES) == 3035 and len(EDGE) == 35
-    assert {case["plugin"] for case in CASES} == {
+    assert {case["plugin"] for case in CASES.cases()} == {
         "NodeResourcesFit",
         "NodeResourcesBalancedAllocation",
     }
 
 
-@pytest.mark.parametrize("case", EDGE, ids=[case["id"] for case in EDGE])
-def test_edge_case(case: dict[str, Any]) -> None:
-    problems = list(mismatches(case))
+@pytest.mark.parametrize("index", EDGE, ids=EDGE_IDS)
+def test_edge_case(index: int) -> None:
+    problems = list(mismatches(CASES.case(index)))
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.parametrize(
-    "chunk", CHUNKS, ids=[f"{chunk[0]['id']}..{chunk[-1]['id']}" for chunk in CHUNKS]
-)
-def test_generated_cases(chunk: list[dict[str, Any]]) -> None:
-    problems = [problem for case in chunk for problem in mismatches(case)]
+@pytest.mark.parametrize("chunk", CHUNKS, ids=CHUNK_IDS)
+def test_generated_cases(chunk: list[int]) -> None:
+    problems = [problem for case in CASES.cases(chunk) for problem in mismatches(case)]
     assert not problems, f"{len(problems)} mismatches; first:\n" + "\n".join(problems[:10])
 
 

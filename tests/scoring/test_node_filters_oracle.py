@@ -9,11 +9,9 @@ would, so the whole path is exercised: every case, verdict and reason.
 
 from __future__ import annotations
 
-import gzip
 import json
 from collections import defaultdict
 from dataclasses import replace
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -30,18 +28,13 @@ from policytest.scoring.schedulers import (
 )
 from policytest.scoring.snapshot import _node as snapshot_node
 from policytest.scoring.specs import node_from_dict, pod_from_dict
+from tests.corpus import Corpus
 
 DATA = Path(__file__).parent.parent / "data" / "oracle" / "filter_cases.jsonl.gz"
 
 
-@cache
-def cases() -> tuple[dict[str, Any], ...]:
-    with gzip.open(DATA, "rt") as lines:
-        return tuple(json.loads(line) for line in lines)
-
-
-def ids() -> list[str]:
-    return [case["id"] for case in cases()]
+CASES = Corpus.read(DATA)
+INDICES, IDS = CASES.select()
 
 
 def node_of(case: dict[str, Any]) -> Node:
@@ -71,8 +64,8 @@ def volcano_reason(result: dict[str, Any]) -> str | None:
 
 
 def test_the_data_is_the_whole_set() -> None:
-    assert len(cases()) == 1647
-    groups = {case["group"] for case in cases()}
+    assert len(CASES) == 1647
+    groups = {case["group"] for case in CASES.cases()}
     assert groups == {
         "control_plane",
         "unschedulable",
@@ -84,9 +77,9 @@ def test_the_data_is_the_whole_set() -> None:
     }
 
 
-@pytest.mark.parametrize("index", range(1647), ids=ids())
+@pytest.mark.parametrize("index", INDICES, ids=IDS)
 def test_every_case_as_kube_scheduler_and_volcano_judge_it(index: int) -> None:
-    case = cases()[index]
+    case = CASES.case(index)
     result = case["result"]
     node, pod = node_of(case), pod_of(case)
     (kube_score,) = kube().cluster([node]).score(pod)
@@ -120,7 +113,7 @@ def test_volcano_predicate_flags_turn_filters_off(
     """``predicate.NodeAffinityEnable`` / ``TaintTolerationEnable: false`` drop exactly that
     plugin's verdict (NodeUnschedulable has no flag)."""
     scheduler = VolcanoScheduler((), predicates=VolcanoPredicates(node_affinity, taint_toleration))
-    for case in cases():
+    for case in CASES.cases():
         result = case["result"]
         wanted = _passes(result, "NodeUnschedulable")
         if node_affinity:
@@ -133,7 +126,7 @@ def test_volcano_predicate_flags_turn_filters_off(
 
 def test_without_predicates_volcano_filters_nothing() -> None:
     scheduler = VolcanoScheduler((), predicates=None)
-    for case in cases()[:200]:
+    for case in CASES.cases(list(range(200))):
         (score,) = scheduler.cluster([node_of(case)]).score(pod_of(case))
         assert score.feasible, case["id"]
 
@@ -147,7 +140,7 @@ def test_whole_scenarios_through_a_real_default_profile(tmp_path: Path) -> None:
     )
     scheduler = scheduler_from_file(str(config))
     scenarios: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for case in cases():
+    for case in CASES.cases():
         scenarios[case["scenario"]].append(case)
     for name, members in scenarios.items():
         scores = scheduler.cluster([node_of(c) for c in members]).score(pod_of(members[0]))

@@ -94,7 +94,7 @@ def assert_shared_is_exact(
 
 def test_kube_oracle_clusters() -> None:
     checked = 0
-    for case in _kube_cases()[::12]:
+    for case in _kube_cases(12):
         cluster = _cluster(case["nodes"], case["pod"])
         if cluster is not None:
             nodes = cluster[0]
@@ -107,7 +107,7 @@ def test_kube_oracle_clusters() -> None:
 @pytest.mark.parametrize("name", ["volcano-binpack-nodeorder", "volcano-nodeorder-balanced"])
 def test_volcano_oracle_clusters(name: str) -> None:
     checked = 0
-    for case in _oracle("volcano_binpack_score_cases.jsonl.gz")[::3]:
+    for case in _oracle("volcano_binpack_score_cases.jsonl.gz", 3):
         cluster = _cluster(case["input"]["nodes"], case["input"]["task"])
         if cluster is not None:
             nodes = cluster[0]

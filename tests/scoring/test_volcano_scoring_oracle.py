@@ -13,8 +13,6 @@ are pinned by hand at the end.
 
 from __future__ import annotations
 
-import gzip
-import json
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
@@ -33,16 +31,19 @@ from policytest.scoring.volcano import (
 )
 from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
 from tests.conftest import requesting
+from tests.corpus import Corpus
 
 DATA = Path(__file__).parent.parent / "data" / "oracle" / "volcano_binpack_score_cases.jsonl.gz"
 CHUNK = 100
 
-with gzip.open(DATA, "rt", encoding="utf-8") as _lines:
-    CASES: list[dict[str, Any]] = [json.loads(line) for line in _lines]
-SINGLE = [case for case in CASES if case["group"] not in ("random", "invalid_input")]
-INVALID = [case for case in CASES if case["group"] == "invalid_input"]
-RANDOM = [case for case in CASES if case["group"] == "random"]
-CHUNKS = [RANDOM[i : i + CHUNK] for i in range(0, len(RANDOM), CHUNK)]
+CASES = Corpus.read(DATA)
+SINGLE, SINGLE_IDS = CASES.select(
+    lambda case: case["group"] not in ("random", "invalid_input"),
+    lambda case: f"{case['group']}-{case['id']}",
+)
+INVALID, INVALID_IDS = CASES.select(lambda case: case["group"] == "invalid_input")
+RANDOM, _ = CASES.select(lambda case: case["group"] == "random")
+CHUNKS, CHUNK_IDS = CASES.chunks(RANDOM, CHUNK)
 
 
 def weights_of(recorded: Mapping[str, Any]) -> BinpackWeights:
@@ -83,23 +84,24 @@ def mismatches(case: dict[str, Any]) -> Iterator[str]:
 
 def test_the_whole_corpus_is_here() -> None:
     assert len(CASES) == 1567
-    assert sum(len(case["result"].get("nodes", ())) for case in CASES) == 10_000
+    assert sum(len(case["result"].get("nodes", ())) for case in CASES.cases()) == 10_000
 
 
-@pytest.mark.parametrize("case", SINGLE, ids=[f"{c['group']}-{c['id']}" for c in SINGLE])
-def test_named_case(case: dict[str, Any]) -> None:
-    problems = list(mismatches(case))
+@pytest.mark.parametrize("index", SINGLE, ids=SINGLE_IDS)
+def test_named_case(index: int) -> None:
+    problems = list(mismatches(CASES.case(index)))
     assert not problems, "\n".join(problems)
 
 
-@pytest.mark.parametrize("chunk", CHUNKS, ids=[f"{c[0]['id']}..{c[-1]['id']}" for c in CHUNKS])
-def test_random_cases(chunk: list[dict[str, Any]]) -> None:
-    problems = [problem for case in chunk for problem in mismatches(case)]
+@pytest.mark.parametrize("chunk", CHUNKS, ids=CHUNK_IDS)
+def test_random_cases(chunk: list[int]) -> None:
+    problems = [problem for case in CASES.cases(chunk) for problem in mismatches(case)]
     assert not problems, f"{len(problems)} mismatches; first:\n" + "\n".join(problems[:10])
 
 
-@pytest.mark.parametrize("case", INVALID, ids=[case["id"] for case in INVALID])
-def test_invalid_input_raises_quantity_error(case: dict[str, Any]) -> None:
+@pytest.mark.parametrize("index", INVALID, ids=INVALID_IDS)
+def test_invalid_input_raises_quantity_error(index: int) -> None:
+    case = CASES.case(index)
     with pytest.raises(QuantityError) as caught:
         for spec in case["input"]["nodes"]:
             node_from_dict(spec, default_requests_from_limits=False)

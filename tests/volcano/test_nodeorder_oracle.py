@@ -19,7 +19,6 @@ kube-scheduler topology plugins (:mod:`policytest.scoring.plugins.nodeorder`).
 
 from __future__ import annotations
 
-import gzip
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,13 +27,13 @@ from typing import Any
 import pytest
 
 from tests.conftest import RunLine
+from tests.corpus import Corpus
 
 DATA = Path(__file__).parent.parent / "data" / "oracle" / "volcano_nodeorder_cases.jsonl.gz"
 RELEASES = ("1.15", "1.16")
 KINDS = ("nodes", "pods", "services", "replicasets", "statefulsets", "replicationcontrollers")
 
-with gzip.open(DATA, "rt", encoding="utf-8") as _lines:
-    RECORDS: list[dict[str, Any]] = [json.loads(line) for line in _lines]
+RECORDS = Corpus.read(DATA)
 
 
 def write_scenario(record: dict[str, Any], directory: Path) -> Path:
@@ -85,18 +84,20 @@ def differences(record: dict[str, Any], release: str, got: dict[str, Any]) -> It
 
 
 def params() -> Iterator[Any]:
-    for record in RECORDS:
+    indices, ids = RECORDS.select()
+    for index, name in zip(indices, ids, strict=True):
         for release in RELEASES:
-            yield pytest.param(record, release, id=f"{release}-{record['id']}")
+            yield pytest.param(index, release, id=f"{release}-{name}")
 
 
 def test_the_published_half_is_here() -> None:
     assert len(RECORDS) == 137
-    assert all(set(record["results"]) == set(RELEASES) for record in RECORDS)
+    assert all(set(record["results"]) == set(RELEASES) for record in RECORDS.cases())
 
 
-@pytest.mark.parametrize(("record", "release"), list(params()))
-def test_scenario(record: dict[str, Any], release: str, tmp_path: Path, run_line: RunLine) -> None:
+@pytest.mark.parametrize(("index", "release"), list(params()))
+def test_scenario(index: int, release: str, tmp_path: Path, run_line: RunLine) -> None:
+    record = RECORDS.case(index)
     (tmp_path / ".git").mkdir()
     fixture = write_scenario(record, tmp_path)
     ran = run_line(["run", "--format", "json", "--volcano-version", release, str(fixture)])
