@@ -6,6 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from policytest.harness.fragmentation import Pending, Stranded, stranded
+from policytest.reporters.run.jobs import sentence
 from policytest.scoring.cluster import Node
 from policytest.scoring.specs import node_from_dict, pod_from_dict
 
@@ -95,3 +96,19 @@ def test_a_stranded_report_is_a_true_statement(used: list[int], size: int, neede
     for item in found:
         assert item.fits == holds < item.needed
         assert item.roomy == sum(1 for piece in pieces if piece >= size)
+
+
+def test_pods_short_of_the_same_pieces_are_all_named() -> None:
+    """Two pending pods of different kinds, short of the same free pieces: one sentence
+    names both and counts both (it named the first alone, as if the other fitted)."""
+    nodes = [gpu_node("gpu-00", 2), gpu_node("gpu-01", 3)]
+    first, second = (Pending(name, "pods", (gpus(8).pods[0],), 1) for name in ("pod 15", "pod 16"))
+    found = stranded(nodes, [first, second])
+    assert [item.name for item in found] == ["pod 15", "pod 16"]
+    assert sentence(found) == (
+        "11 nvidia.com/gpu free, no node with 8 free: pod 15, pod 16 cannot be placed "
+        "(8 each; the free pieces hold 0 of 2)"
+    )
+    assert sentence(found, top=1).startswith(
+        "11 nvidia.com/gpu free, no node with 8 free: pod 15 and 1 more cannot be placed"
+    )

@@ -245,9 +245,10 @@ def sentence(items: Sequence[Stranded], top: int | None = None) -> str:
     )
     head = f"{amount(item.free)} {item.resource} free, {where}"
     if item.kind != "job":
+        needed = sum(other.needed for other in items)
         return (
-            f"{head}: {item.name} cannot be placed ({amount(item.per_pod)} each; the free "
-            f"pieces hold {item.fits:,} of {item.needed:,})"
+            f"{head}: {_named(items, top, '')} cannot be placed ({amount(item.per_pod)} each; "
+            f"the free pieces hold {item.fits:,} of {needed:,})"
         )
     if len(items) == 1:
         return (
@@ -255,12 +256,18 @@ def sentence(items: Sequence[Stranded], top: int | None = None) -> str:
             f"{plural(item.needed, 'more pod')} of {amount(item.per_pod)}; the free pieces "
             f"hold {item.fits:,})"
         )
-    shown = items if top is None else items[:top]
-    named = ", ".join(f"`{other.name}`" for other in shown)
-    if len(shown) < len(items):
-        named += f" and {len(items) - len(shown):,} more"
+    named = _named(items, top, "`")
     holds = max(other.fits for other in items)
     return (
         f"{head}: {len(items):,} jobs cannot start ({named}; each needs more pods of "
         f"{amount(item.per_pod)} than the free pieces hold, {holds:,})"
     )
+
+
+def _named(items: Sequence[Stranded], top: int | None, quote: str) -> str:
+    """The first ``top`` names (all when ``None``), each in ``quote``, the rest counted."""
+    shown = items if top is None else items[:top]
+    named = ", ".join(f"{quote}{other.name}{quote}" for other in shown)
+    if len(shown) < len(items):
+        named += f" and {len(items) - len(shown):,} more"
+    return named
