@@ -93,7 +93,10 @@ def _terminal_columns() -> int:
 
 
 class _HelpFormatter(argparse.HelpFormatter):
-    """argparse's formatter, as wide as the terminal, measured by :func:`_terminal_columns`."""
+    """argparse's formatter, as wide as the terminal, measured by :func:`_terminal_columns`,
+    that never breaks a word at a hyphen or a word longer than a line: a help page's docs
+    link (``.../ci.md#policytest-diff``) and flags (``--kubernetes-version``) stay whole,
+    so they can be clicked and copied."""
 
     def __init__(
         self,
@@ -105,8 +108,27 @@ class _HelpFormatter(argparse.HelpFormatter):
         width = _terminal_columns() - 2 if width is None else width
         super().__init__(prog, indent_increment, max_help_position, width)
 
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        import textwrap
 
-class _RawDescriptionFormatter(_HelpFormatter, argparse.RawDescriptionHelpFormatter):
+        text = " ".join(text.split())
+        return textwrap.wrap(text, width, break_on_hyphens=False, break_long_words=False)
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        import textwrap
+
+        text = " ".join(text.split())
+        return textwrap.fill(
+            text,
+            width,
+            initial_indent=indent,
+            subsequent_indent=indent,
+            break_on_hyphens=False,
+            break_long_words=False,
+        )
+
+
+class _RawDescriptionFormatter(argparse.RawDescriptionHelpFormatter, _HelpFormatter):
     """The top-level help keeps its description's line breaks."""
 
 

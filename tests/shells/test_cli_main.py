@@ -65,10 +65,24 @@ def test_help_is_as_wide_as_argparse_would_make_it(
         )
         plain._actions, plain._action_groups = ours._actions, ours._action_groups
         plain._mutually_exclusive_groups = ours._mutually_exclusive_groups
-        plain.formatter_class = (
-            argparse.RawDescriptionHelpFormatter if command is None else argparse.HelpFormatter
-        )
+        wraps = {"_split_lines": cli._HelpFormatter._split_lines}  # whole words, as below
+        if command is not None:
+            wraps["_fill_text"] = cli._HelpFormatter._fill_text
+        base = argparse.RawDescriptionHelpFormatter if command is None else argparse.HelpFormatter
+        plain.formatter_class = type("Plain", (base,), wraps)
         assert ours.format_help() == plain.format_help()
+
+
+@pytest.mark.parametrize("command", ["upgrade", "snapshot", "completion", "diff"])
+def test_a_help_pages_docs_link_is_never_broken(
+    monkeypatch: pytest.MonkeyPatch, run_line: RunLine, command: str
+) -> None:
+    """argparse broke lines at hyphens: on an 80-column terminal `upgrade --help` ended
+    with `.../ci.md#policytest-` and `upgrade` on the next line, a link nobody can click."""
+    monkeypatch.setenv("COLUMNS", "60")
+    shown = run_line([command, "--help"]).stdout
+    link = f"https://github.com/policytest/policytest/blob/main/docs/{cli.DOCS_PAGES[command]}"
+    assert f"\n{link}\n" in shown or f"docs: {link}\n" in shown
 
 
 @pytest.mark.parametrize(
