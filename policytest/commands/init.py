@@ -62,7 +62,7 @@ def execute(args: Any) -> int:
     from policytest.core.exitcodes import ExitCode
     from policytest.core.findings import Severity
     from policytest.harness import scaffold
-    from policytest.harness.load import config_scheduler, describe
+    from policytest.harness.load import config_scheduler, describe, root_for
     from policytest.reporters.quoting import text
 
     missing = missing_file(args.config)
@@ -80,7 +80,8 @@ def execute(args: Any) -> int:
     default = os.path.join("fixtures", f"{name}.policytest.yaml")
     output = args.output or default
     printed = output == "-"
-    scheduler, findings = config_scheduler(args.config, None, check_options(args))
+    options = check_options(args)
+    scheduler, findings = config_scheduler(args.config, None, options)
     if scheduler is None:
         refused = [f for f in findings if f.severity is Severity.ERROR] or findings
         for finding in refused:
@@ -98,9 +99,12 @@ def execute(args: Any) -> int:
         )
         return int(ExitCode.OK)
     try:
-        scaffold.write_new(output, fixture)
+        scaffold.write_new(output, fixture, root_for(output, options))
     except FileExistsError:
         return usage_error(f"{output} exists; name another file with -o")
+    except scaffold.UnsafeOutput as refusal:
+        sys.stderr.write(f"policytest: error: {text(str(refusal))}\n")
+        return int(ExitCode.FINDINGS)
     except OSError as error:
         sys.stderr.write(f"policytest: error: cannot write {text(output)}: {error.strerror}\n")
         return int(ExitCode.FINDINGS)

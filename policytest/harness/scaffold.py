@@ -127,8 +127,22 @@ def config_reference(config: str, fixture: str) -> str:
     return os.path.relpath(os.path.abspath(config), start).replace(os.sep, "/")
 
 
-def write_new(path: str, text: str) -> None:
-    """Create ``path`` (and its directory); never replace a file that exists."""
+class UnsafeOutput(PolicytestError):
+    """The fixture would be written outside the repository through a link."""
+
+
+def write_new(path: str, text: str, root: str) -> None:
+    """Create ``path`` (and its directory); never replace a file that exists, never
+    write through a link out of ``root`` (the repository that holds ``path`` as written:
+    a committed ``fixtures -> ../elsewhere``), as ``run --update`` never does."""
+    from policytest.read.paths import is_inside
+
+    real = os.path.realpath(path)
+    if is_inside(os.path.abspath(path), root) and not is_inside(real, root):
+        raise UnsafeOutput(
+            f"not writing {path}: it resolves to {real}, outside the repository root "
+            "through a symbolic link; name a file inside the repository with -o"
+        )
     directory = os.path.dirname(path)
     if directory:
         os.makedirs(directory, exist_ok=True)

@@ -156,3 +156,25 @@ def test_init_prints_the_fixture_with_dash(run_line: RunLine, repo: Path) -> Non
     (repo / "fixtures").mkdir()
     (repo / WRITTEN).write_text(printed.stdout)
     assert run_line(["run", "--update"]).exit_code == 0
+
+
+def test_init_never_writes_through_a_link_out_of_the_repository(
+    run_line: RunLine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A committed ``fixtures -> ../elsewhere``: the default output would land outside the
+    repository (``run --update`` refuses the same link)."""
+    (tmp_path / "repo").mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    repo = user_repository(
+        tmp_path / "repo", monkeypatch, {"deploy/volcano-scheduler.conf": VOLCANO_CONF}
+    )
+    (repo / "fixtures").symlink_to("../elsewhere")
+    result = run_line(INIT)
+    assert result.exit_code == 1, result
+    assert f"not writing {WRITTEN}: it resolves to " in result.stderr
+    assert "outside the repository root" in result.stderr
+    assert list(elsewhere.iterdir()) == []
+    inside = run_line([*INIT, "-o", "tests/first.policytest.yaml"])
+    assert inside.exit_code == 0, inside
+    assert (repo / "tests" / "first.policytest.yaml").is_file()
