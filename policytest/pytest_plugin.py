@@ -240,10 +240,14 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> FixtureFil
 
         collected: FixtureFile = FixtureFile.from_parent(parent, path=file_path)
         # pytest -v prints the node id at the start of a line: a file name must not
-        # start a workflow command there (nor break the line)
+        # start a workflow command there (nor break the line); nor may a name that is not
+        # UTF-8 (a lone surrogate) reach pytest-xdist, which cannot send it to the
+        # controller (an INTERNALERROR that lost every other result)
         shown = text(collected.nodeid)
         if shown != collected.nodeid:
-            collected = FixtureFile.from_parent(parent, path=file_path, nodeid=shown)
+            collected = FixtureFile.from_parent(
+                parent, path=file_path, nodeid=shown, name=text(file_path.name)
+            )
         return collected
     return None
 
@@ -293,6 +297,14 @@ class FixtureFile(pytest.File):
             yield ConfigItem.from_parent(
                 self, name=f"config {text(config.name)}", line=config.line, check=config.check
             )
+
+
+def _shown_path(path: Path) -> Path:
+    """``path`` with its file name as the node id shows it (escaped), for the location
+    pytest reports (and pytest-xdist sends)."""
+    from policytest.reporters.quoting import text
+
+    return path.with_name(text(path.name))
 
 
 def _known(result: CaseResult) -> CaseResult:
@@ -360,7 +372,7 @@ class CaseItem(pytest.Item):
         return "\n".join(lines).rstrip().replace(str(self.path), self.nodeid.split("::")[0])
 
     def reportinfo(self) -> tuple[Path, int, str]:
-        return self.path, self.line - 1, f"policytest: {self.name}"
+        return _shown_path(self.path), self.line - 1, f"policytest: {self.name}"
 
 
 class ConfigFindings(PolicytestError):
@@ -398,7 +410,7 @@ class ConfigItem(pytest.Item):
         return "\n".join(format_finding(f, color=False) for f in findings)
 
     def reportinfo(self) -> tuple[Path, int, str]:
-        return self.path, self.line - 1, f"policytest: {self.name}"
+        return _shown_path(self.path), self.line - 1, f"policytest: {self.name}"
 
 
 class PolicytestAPI:

@@ -109,6 +109,20 @@ def test_runs_under_xdist(project: pytest.Pytester) -> None:
     result.assert_outcomes(passed=9, failed=1)
 
 
+def test_a_file_name_that_is_not_utf8_keeps_every_result_under_xdist(
+    project: pytest.Pytester,
+) -> None:
+    """A lone surrogate in a node's name or location cannot travel to the controller: it
+    was an INTERNALERROR that lost every other result."""
+    for index in range(2):
+        (project.path / f"f{index}.policytest.yaml").write_text(FIXTURE)
+    (project.path / os.fsdecode(b"bad-\xff.policytest.yaml")).write_text(WRONG)
+    result = project.runpytest_subprocess("-n", "2", "-p", "no:cacheprovider", "-rf")
+    result.assert_outcomes(passed=5, failed=1)
+    assert "INTERNALERROR" not in result.stdout.str()
+    result.stdout.fnmatch_lines(["FAILED bad-\\xff.policytest.yaml::*"])
+
+
 def test_update_under_xdist_rewrites_every_file_once(project: pytest.Pytester) -> None:
     paths = [project.path / f"wrong{index}.policytest.yaml" for index in range(6)]
     for path in paths:
