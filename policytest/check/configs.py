@@ -44,7 +44,22 @@ _LOADERS: dict[Kind, tuple[str, str]] = {
     Kind.KUBE_SCHEDULER: ("policytest.kube.check", "load"),
     Kind.KUBE_POLICY: ("policytest.kube.check", "load_policy"),
     Kind.CONFIGMAP_VALUE: ("policytest.check.configmap", "load"),
+    Kind.REFUSED: ("policytest.check.configs", "refused"),
 }
+
+
+def refused(document: Document, options: CheckOptions) -> Loaded:
+    """A config the file's ``configs`` limit left unread: no model, and the PT001 that
+    names the limit (see :func:`policytest.read.recognise.expand`)."""
+    from policytest.read.source import PT001_UNREADABLE
+
+    failure = document.unparsed
+    assert failure is not None  # recognise builds these documents with their refusal
+    where = document.positions.map(failure.line, failure.column)
+    finding = PT001_UNREADABLE.finding(
+        document.path, where.line, where.column, failure.message, document.index
+    )
+    return None, [finding]
 
 
 def load_config(document: Document, kind: Kind, options: CheckOptions) -> Loaded:

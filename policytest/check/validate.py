@@ -14,6 +14,7 @@ from types import ModuleType
 from policytest.check import suppress
 from policytest.check.configs import check_config, lookalike_of, other_scheduler, read_as_scheduler
 from policytest.core.findings import Finding, Severity
+from policytest.core.limits import ConfigCounter
 from policytest.core.options import CheckOptions, RuleFilter
 from policytest.core.records import field, record, replace
 from policytest.read.paths import git_root, is_inside
@@ -152,9 +153,10 @@ def _check_source(
     templated: list[Finding] = []
     ours = False
     documents = source.documents
+    configs = ConfigCounter(options.limits.max_configs)
     for position, document in enumerate(documents):
         following = documents[position + 1] if position + 1 < len(documents) else None
-        for embedded, kind in expand(document, options.limits):
+        for embedded, kind in expand(document, options.limits, configs):
             ours = True
             other = around.other_scheduler(embedded, kind)
             if other is not None:

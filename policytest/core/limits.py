@@ -52,6 +52,11 @@ class Limits:
         50_000, "alias-nodes", "YAML nodes one walk reaches again through aliases"
     )
     max_depth: int = _limit(200, "depth", "nesting depth of a document", SAFE_MAX_DEPTH)
+    max_configs: int = _limit(
+        1_000,
+        "configs",
+        "scheduler configs looked for in one file (documents, List items, ConfigMap values)",
+    )
     max_cluster_nodes: int = _limit(10_000, "cluster-nodes", "nodes in a fixture's cluster")
     max_pods: int = _limit(300_000, "pods", "pods in a fixture, after count expansion")
     max_node_scores: int = _limit(
@@ -213,6 +218,31 @@ class TooManyNodes(PolicytestError):
 class TooDeep(PolicytestError):
     """Composing stopped: the text nests deeper than ``max_depth`` (libyaml composes
     recursively in C, so it is stopped before a deep text could overflow its stack)."""
+
+
+class ConfigCounter:
+    """The scheduler configs looked for in one file (its documents, the items of a
+    ``kind: List``, the ConfigMap values that may hold one), counted before each is
+    composed or checked: each costs a parse and a check (a ConfigMap of 30,000 small
+    confs took seconds per thousand), which ``yaml-nodes`` alone lets a small file
+    multiply."""
+
+    __slots__ = ("left", "limit")
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.left = limit
+
+    def take(self) -> bool:
+        """Count one more; ``False`` when it is past the limit (refuse it, and the rest)."""
+        self.left -= 1
+        return self.left >= 0
+
+    def refusal(self) -> str:
+        return (
+            f"more than {self.limit:,} scheduler configs looked for in one file; this one "
+            "and the rest are not checked (raise it with --limit configs=N)"
+        )
 
 
 class NodeCounter:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from policytest.check.validate import Around, template_checks
 from policytest.core.findings import Finding
+from policytest.core.limits import ConfigCounter
 from policytest.core.options import CheckOptions
 from policytest.harness.load import load_fixture
 from policytest.read.recognise import Kind, expand
@@ -93,8 +94,9 @@ def config_views(
     views: list[ConfigView] = []
     several = len(source.documents) > 1
     around = Around(source, options.root, options, bundles)
+    configs = ConfigCounter(options.limits.max_configs)
     for document in source.documents:
-        for embedded, kind in expand(document, options.limits):
+        for embedded, kind in expand(document, options.limits, configs):
             views.extend(_views(embedded, kind, several, around))
     return _distinct_labels(views)
 
@@ -123,6 +125,9 @@ def _views(document: Document, kind: Kind, several: bool, around: Around) -> Ite
             yield ConfigView(label, scheduler, (Setting(STATUS, status),), text)
         else:
             yield _view(document, kind, label, judged or options)
+    elif kind is Kind.REFUSED and document.unparsed is not None:
+        status = f"cannot be read: {document.unparsed.message}"
+        yield ConfigView(prefix, UNREADABLE, (Setting(STATUS, status),))
     elif kind is Kind.CONFIGMAP_VALUE and document.unparsed is not None:
         from policytest.check.configmap import scheduler_of
 

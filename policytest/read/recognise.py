@@ -20,7 +20,7 @@ import os
 import re
 from collections.abc import Iterable
 
-from policytest.core.limits import Limits, NodeCounter
+from policytest.core.limits import ConfigCounter, Limits, NodeCounter
 from policytest.core.records import replace
 from policytest.core.suggest import closest
 from policytest.read import positions
@@ -58,6 +58,9 @@ class Kind(str, enum.Enum):
     """A ConfigMap value meant as a scheduler config that Kubernetes would refuse (a
     mapping under ``data``, ``binaryData`` that is not base64 text): its ``unparsed``
     failure says why (see :mod:`policytest.check.configmap`)."""
+    REFUSED = "refused"
+    """Where a file passed the ``configs`` limit: not composed nor checked; its
+    ``unparsed`` failure names the limit (reported as PT001)."""
     OTHER = "other"
 
 
@@ -92,23 +95,41 @@ def _meant_as_kube_config(kind: str | None) -> bool:
     return closest(kind, [Kind.KUBE_SCHEDULER.value], cutoff=0.8, slips_only=False) is not None
 
 
-def expand(document: Document, limits: Limits) -> list[tuple[Document, Kind]]:
+def expand(
+    document: Document, limits: Limits, configs: ConfigCounter | None = None
+) -> list[tuple[Document, Kind]]:
     """The documents to check inside ``document``: itself, List items, ConfigMap data.
 
     One search per document: a node reached again through an alias (a List item, a
     wrapped ConfigMap) is searched once, so its configs are found once, and every
     ConfigMap value composed in it shares one ``yaml-nodes`` budget (a value shared by
-    many ConfigMaps through an alias is charged each time it is composed)."""
-    return _Search(limits).expand(document)
+    many ConfigMaps through an alias is charged each time it is composed). Each config
+    looked for is counted by ``configs`` (the file's, shared by its documents; default:
+    this document's own) before it is composed: past the limit, one ``REFUSED`` document
+    says so and the rest is not searched."""
+    return _Search(limits, configs or ConfigCounter(limits.max_configs)).expand(document)
 
 
 class _Search:
-    """The search of one document: what it has visited and the node budget it shares."""
+    """The search of one document: what it has visited, the node budget it shares and
+    the configs its file may still look for."""
 
-    def __init__(self, limits: Limits) -> None:
+    def __init__(self, limits: Limits, configs: ConfigCounter) -> None:
         self.limits = limits
         self.budget = NodeCounter.of(limits)
         self.searched: set[int] = set()
+        self.configs = configs
+
+    def counted(self, document: Document, node: Node) -> list[tuple[Document, Kind]] | None:
+        """``None`` when one more config may be looked for at ``node``; else what to
+        report instead: the refusal at the first one past the limit, nothing after it."""
+        if self.configs.take():
+            return None
+        if self.configs.left < -1:
+            return []
+        mark = node.start_mark
+        failure = ParseFailure(self.configs.refusal(), mark.line, mark.column)
+        return [(replace(document.item(node), unparsed=failure), Kind.REFUSED)]
 
     def first_visit(self, node: Node) -> bool:
         """Whether ``node`` is reached for the first time (the document holds it, so its
@@ -126,15 +147,18 @@ class _Search:
             for item in sequence_items(child(root, "items"))[: self.limits.max_documents]:
                 if self.first_visit(item):
                     found.extend(self.expand(document.item(item)))
+                if self.configs.left < 0:
+                    break
             return found
         if kind == "ConfigMap":
             return self.configmap_documents(document)
         recognised = kind_of(root)
         if recognised is Kind.OTHER and _is_volcano_file(document):
-            return [(document, Kind.VOLCANO)]
+            recognised = Kind.VOLCANO
         if recognised is Kind.OTHER:
             return self.wrapped(document)
-        return [(document, recognised)]
+        refused = self.counted(document, root)
+        return [(document, recognised)] if refused is None else refused
 
     def wrapped(self, document: Document) -> list[tuple[Document, Kind]]:
         """The configs a wrapper holds wherever they are nested (an Ansible task's
@@ -153,11 +177,13 @@ class _Search:
                 holder = _holder_kind(node)
                 if holder is not None:
                     item = document.item(node)
-                    found.extend(
-                        self.configmap_documents(item)
-                        if holder == "ConfigMap"
-                        else [(item, Kind.KUBE_SCHEDULER)]
-                    )
+                    if holder == "ConfigMap":
+                        found.extend(self.configmap_documents(item))
+                    else:
+                        refused = self.counted(document, node)
+                        found.extend([(item, Kind.KUBE_SCHEDULER)] if refused is None else refused)
+                    if self.configs.left < 0:
+                        break
                     continue
                 items: Iterable[Node] = (value for _, value in reversed(node.value))
             else:
@@ -179,6 +205,8 @@ class _Search:
             for key_node, value_node in mapping_items(values):
                 embedding = replace(owner, key=str(key_node.value))
                 found.extend(self.configmap_value(document, section, embedding, value_node))
+                if self.configs.left < 0:
+                    return found
         return found
 
     def configmap_value(
@@ -206,6 +234,9 @@ class _Search:
         text = scalar_text(value_node) if decoded is None else decoded
         if key != VOLCANO_CONF_NAME and not _may_hold_config(text):
             return []
+        refused = self.counted(document, value_node)
+        if refused is not None:
+            return refused
         embedded = _embedded_document(
             document, value_node, embedding, self.limits, self.budget, decoded
         )

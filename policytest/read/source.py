@@ -166,14 +166,18 @@ class SourceFile:
 
 class ParseFailure(PolicytestError):
     """A text that is not YAML; carries the 0-based mark of the problem (``spent``: the
-    invocation's ``total-yaml-nodes`` ran out while composing it)."""
+    invocation's ``total-yaml-nodes`` ran out while composing it; ``limited``: a limit
+    stopped it, so nobody may compose it again under a budget of its own)."""
 
-    def __init__(self, message: str, line: int, column: int, *, spent: bool = False) -> None:
+    def __init__(
+        self, message: str, line: int, column: int, *, spent: bool = False, limited: bool = False
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.line = line
         self.column = column
         self.spent = spent
+        self.limited = limited or spent
 
 
 def _read_bytes(path: str, limit: int, root: str | None) -> bytes:
@@ -284,10 +288,10 @@ def compose_all(text: str, limits: Limits, count: NodeCounter | None = None) -> 
             else f"file has too many nodes (more than {limits.max_nodes:,} YAML nodes); not read "
             "(raise the limit with --limit yaml-nodes=N if it really is a config)"
         )
-        raise ParseFailure(message, 0, 0, spent=exc.spent) from exc
+        raise ParseFailure(message, 0, 0, spent=exc.spent, limited=True) from exc
     except TooDeep as exc:
         raise ParseFailure(
-            f"document nests deeper than {limits.max_depth} levels; not read", 0, 0
+            f"document nests deeper than {limits.max_depth} levels; not read", 0, 0, limited=True
         ) from exc
     except RecursionError as exc:
         raise ParseFailure(

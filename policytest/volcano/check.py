@@ -86,6 +86,14 @@ def trimmed(document: Document, options: CheckOptions) -> Document | Finding:
     characters YAML does not itself ignore); positions stay those of the original file.
     """
     text = document.text
+    if document.unparsed is not None and document.unparsed.limited:
+        # the value's file ran out of its node budget: composing it again under a budget
+        # of its own would let each value of a ConfigMap spend a whole file's
+        failure = document.unparsed
+        where = document.positions.map(failure.line, failure.column)
+        return PT001_UNREADABLE.finding(
+            document.path, where.line, where.column, failure.message, document.index
+        )
     if document.unparsed is not None:
         return as_scheduler_reads(document.path, text, options, template=document)
     start = leading_space(text)
