@@ -9,6 +9,7 @@ Two forms::
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from policytest.commands.common import (
@@ -177,5 +178,15 @@ def execute(args: Any) -> int:
     except PathNotFound as missing:
         return usage_error(f"path does not exist: {missing}")
     except DiffError as error:
-        return usage_error(str(error))
+        return usage_error(relative_to_checkout(str(error)))
     return show_review(args, report)
+
+
+def relative_to_checkout(message: str) -> str:
+    """``message`` without the directory the command runs in (a CI runner's checkout,
+    ``/home/runner/work/...``): paths below it as the repository names them. git's own
+    words in an error may name it."""
+    here = os.getcwd()
+    for prefix in sorted({here, os.path.realpath(here)}, key=len, reverse=True):
+        message = message.replace(prefix + os.sep, "").replace(prefix, os.curdir)
+    return message

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
@@ -54,6 +55,7 @@ from policytest.diff.model import (
 )
 from policytest.diff.settings import CommandLine
 from policytest.harness.load import (
+    Root,
     check_fixture,
     config_scheduler,
     load_fixture,
@@ -138,7 +140,7 @@ def _scope(repository: Repository, start: str, paths: Sequence[str]) -> tuple[st
         real = os.path.realpath(os.path.join(start, path))
         relative = os.path.relpath(real, repository.root)
         if relative == os.pardir or relative.startswith(os.pardir + os.sep):
-            raise DiffError(f"{path} is outside the repository ({repository.root})")
+            raise DiffError(f"{path} is outside the repository")
         scope.append("" if relative == os.curdir else relative.replace(os.sep, "/"))
     return tuple(scope) or ("",)
 
@@ -209,7 +211,7 @@ class _Comparison:
 
     def options_of(self, side: Side) -> CheckOptions:
         """The options ``side`` is judged with, its root the side's copy."""
-        return replace(self.side_options[id(side)], root=side.root)
+        return replace(self.side_options[id(side)], root=_root(side))
 
     def report(self, run_all: bool) -> DiffReport:
         before, after = self.before, self.after
@@ -389,7 +391,7 @@ class _Comparison:
         (default: the side's own)."""
         if not side.has(path):
             return None
-        judged = self.options_of(side) if options is None else replace(options, root=side.root)
+        judged = self.options_of(side) if options is None else replace(options, root=_root(side))
         results = run_file(side.path(path), judged, side.root)
         return [
             replace(result, file=path, message=_scrub(result.message, side)) for result in results
@@ -426,7 +428,7 @@ class _Comparison:
         if not side.has(path):
             return None
         side.materialise([path, *_chart_of(path, side), *_neighbours([path], side)])
-        judged = self.options_of(side) if options is None else replace(options, root=side.root)
+        judged = self.options_of(side) if options is None else replace(options, root=_root(side))
         views = config_views(side.path(path), judged, self._bundles.setdefault(id(side), {}))
         return tuple(_scrubbed(view, side) for view in views)
 
@@ -452,6 +454,12 @@ class _Comparison:
                 )
             )
         return located
+
+
+def _root(side: Side) -> Root:
+    """The root a side's fixtures must stay inside: the revision's copy of the repository
+    (named so in messages, never as ``--root``)."""
+    return Root(side.root, "the repository at that revision")
 
 
 def _edits(paths: Sequence[str]) -> str:
@@ -490,8 +498,12 @@ def _scrub(text: str, side: Side) -> str:
     prefixes.add(os.path.relpath(root))  # as `helm template ../../policytest-diff-x/head/c`
     for prefix in sorted(prefixes, key=len, reverse=True):
         text = text.replace(prefix + os.sep, "")
+    # the root itself: never where the checkout lies (a pull-request comment would show
+    # the runner's /home/runner/work/...), but as a command run at the top of it says it
     for prefix in sorted(prefixes, key=len, reverse=True):
-        text = text.replace(prefix, side.origin)
+        text = text.replace(f"({prefix})", "(the repository)")
+        text = re.sub(rf" {re.escape(prefix)}(?=[;,)]|$| \()", "", text)
+        text = text.replace(prefix, os.curdir)
     return text
 
 

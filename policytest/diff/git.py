@@ -82,7 +82,8 @@ class Repository:
         commit = out.decode("ascii", "replace").strip()
         if not commit:
             raise DiffError(
-                f"unknown revision {name!r}: no branch, tag or commit of that name in {self.root}"
+                f"unknown revision {name!r}: no branch, tag or commit of that name in the "
+                "repository"
             )
         return Revision(name, commit)
 
@@ -132,19 +133,17 @@ def find_repository(start: str) -> Repository:
         top = probe.git("rev-parse", "--show-toplevel").decode("utf-8", "surrogateescape")
     except GitFailed as failed:
         raise DiffError(
-            f"not inside a git repository ({start}): compare two files with "
+            "not inside a git repository: compare two files with "
             "`policytest diff OLD_FILE NEW_FILE --fixtures DIR`"
         ) from failed
     return Repository(os.path.realpath(top.strip()))
 
 
 class Side(abc.ABC):
-    """One side of the diff: files copied on demand into ``root`` from the repository at
-    ``origin``."""
+    """One side of the diff: files copied on demand into ``root`` from the repository."""
 
-    def __init__(self, label: str, origin: str, root: str, files: frozenset[str]) -> None:
+    def __init__(self, label: str, root: str, files: frozenset[str]) -> None:
         self.label = label
-        self.origin = origin
         self.root = root
         self.files = files
         self._done: set[str] = set()
@@ -248,7 +247,7 @@ class CommitSide(Side):
             if kind == "blob" and _storable(name):
                 self.entries[os.fsdecode(name)] = (mode, oid)
                 self.sizes[os.fsdecode(name)] = int(size)
-        super().__init__(revision.label, repository.root, root, frozenset(self.entries))
+        super().__init__(revision.label, root, frozenset(self.entries))
 
     def _link_target(self, path: str) -> str | None:
         entry = self.entries.get(path)
@@ -307,7 +306,7 @@ class WorkTreeSide(Side):
             for name in _names(listing)
             if os.path.lexists(os.path.join(repository.root, *name.split("/")))
         )
-        super().__init__("working tree", repository.root, root, present)
+        super().__init__("working tree", root, present)
 
     def _link_target(self, path: str) -> str | None:
         if path not in self.files:

@@ -13,7 +13,6 @@ import contextlib
 import html
 import io
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -465,6 +464,6 @@ def test_real_process(repo: Path) -> None:
     )
     assert missing.returncode == 2
     assert missing.stderr.splitlines() == [
-        f"policytest: error: unknown revision 'gone': no branch, tag or commit of that name "
-        f"in {os.path.realpath(repo)}"
+        "policytest: error: unknown revision 'gone': no branch, tag or commit of that name "
+        "in the repository"
     ]
