@@ -150,7 +150,13 @@ def command_line(args: Any) -> CommandLine:
 
 
 def execute(args: Any) -> int:
-    from policytest.diff.compare import DiffError, PathNotFound, diff_files, diff_revisions
+    from policytest.diff.compare import (
+        DiffError,
+        PathNotFound,
+        ReviewRefused,
+        diff_files,
+        diff_revisions,
+    )
 
     options = check_options(args)
     try:
@@ -177,6 +183,9 @@ def execute(args: Any) -> int:
             )
     except PathNotFound as missing:
         return usage_error(f"path does not exist: {missing}")
+    except ReviewRefused as refused:  # an input too large, not a usage error: as a limit
+        sys.stderr.write(f"policytest: error: {refused}\n")
+        return int(ExitCode.FINDINGS)
     except DiffError as error:
         return usage_error(relative_to_checkout(str(error)))
     return show_review(args, report)

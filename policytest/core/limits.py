@@ -57,6 +57,11 @@ class Limits:
         "configs",
         "scheduler configs looked for in one file (documents, List items, ConfigMap values)",
     )
+    max_review_paths: int = _limit(
+        2_000,
+        "review-paths",
+        "changed YAML and fixture files one review (diff) reads, counted before any is read",
+    )
     max_cluster_nodes: int = _limit(10_000, "cluster-nodes", "nodes in a fixture's cluster")
     max_pods: int = _limit(300_000, "pods", "pods in a fixture, after count expansion")
     max_node_scores: int = _limit(

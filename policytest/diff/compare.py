@@ -82,6 +82,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DiffError",
     "PathNotFound",
+    "ReviewRefused",
     "config_scheduler_of",
     "diff_files",
     "diff_revisions",
@@ -113,6 +114,7 @@ def diff_revisions(
     base_revision = repository.resolve(base) if base else repository.default_base()
     head_revision = repository.resolve(head) if head else None
     changed = repository.changed_paths(base_revision, head_revision)
+    _refuse_too_many(changed, scope, options)
     with tempfile.TemporaryDirectory(prefix="policytest-diff-") as temporary:
         max_bytes = options.limits.max_file_bytes
         base_root = os.path.join(temporary, "base")
@@ -143,6 +145,28 @@ def _scope(repository: Repository, start: str, paths: Sequence[str]) -> tuple[st
             raise DiffError(f"{path} is outside the repository")
         scope.append("" if relative == os.curdir else relative.replace(os.sep, "/"))
     return tuple(scope) or ("",)
+
+
+class ReviewRefused(DiffError):
+    """The change is larger than a review may read (``review-paths``): nothing was read."""
+
+
+def _refuse_too_many(changed: frozenset[str], scope: tuple[str, ...], options: CheckOptions) -> None:
+    """Refuse, from the names git lists alone, a change with more files to review than
+    ``review-paths``: each costs a copy out of git and a read on both sides, and one
+    small blob repeated through a tree makes 250,000 paths of a few hundred bytes."""
+    limit = options.limits.max_review_paths
+    reviewed = sum(
+        1
+        for path in changed
+        if (is_yaml_path(path) or is_fixture_name(path)) and _within(path, scope)
+    )
+    if reviewed > limit:
+        raise ReviewRefused(
+            f"the change has {reviewed:,} YAML and fixture files to review, more than the "
+            f"limit of {limit:,}; nothing reviewed (raise it with --limit review-paths=N, "
+            "or review part of the repository: policytest diff PATH)"
+        )
 
 
 SETTINGS_REASON = "the settings changed: "
