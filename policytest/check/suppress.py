@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from policytest.core.findings import Finding
 from policytest.core.options import CheckOptions, RuleFilter
@@ -29,19 +29,34 @@ _LINES: dict[tuple[str, int, int], list[str]] = {}
 _LINES_MAX = 64
 
 
+Suppressing = Callable[[Iterable[Finding], SourceFile, RuleFilter], list[Finding]]
+"""What a command keeps of a file's findings: :func:`kept`, or ``diff``'s review of a
+change, where only the base's comments count (:mod:`policytest.diff.compare`)."""
+
+
 def kept(findings: Iterable[Finding], source: SourceFile, rules: RuleFilter) -> list[Finding]:
     """``findings`` of ``source`` without those the rule filter or a comment suppresses."""
-    # the file as written: a Volcano conf read after trimming has a trimmed document text
-    text = source.text if source.text is not None else "".join(d.text for d in source.documents[:1])
-    lines = text.splitlines()
+    lines = source_lines(source)
     return [rules.graded(finding) for finding in findings if shown(finding, rules, lines)]
+
+
+def source_lines(source: SourceFile) -> list[str]:
+    """The lines of ``source`` as written (a Volcano conf read after trimming has a
+    trimmed document text)."""
+    text = source.text if source.text is not None else "".join(d.text for d in source.documents[:1])
+    return text.splitlines()
+
+
+def suppresses(line: str, rule_id: str) -> bool:
+    """Does ``line`` carry a comment that suppresses ``rule_id``?"""
+    return "policytest" in line and _suppressed(line, rule_id)
 
 
 def visible(findings: Iterable[Finding], options: CheckOptions) -> list[Finding]:
     """The findings ``options.rules`` and the files' suppression comments leave shown
     (each finding's line read from the file it names)."""
     rules = options.rules
-    return [rules.graded(f) for f in findings if shown(f, rules, _file_lines(f.path, options))]
+    return [rules.graded(f) for f in findings if shown(f, rules, file_lines(f.path, options))]
 
 
 def shown(finding: Finding, rules: RuleFilter, lines: Sequence[str]) -> bool:
@@ -62,7 +77,7 @@ def _suppressed(line: str, rule_id: str) -> bool:
     return rule_id in {item.strip() for item in listed.split(",")}
 
 
-def _file_lines(path: str, options: CheckOptions) -> list[str]:
+def file_lines(path: str, options: CheckOptions) -> list[str]:
     """The lines of ``path`` as written (none when it cannot be read or is too big)."""
     try:
         status = os.stat(path)

@@ -67,9 +67,11 @@ def validate_paths(
     rules: RuleFilter | None = None,
     *,
     check_fixture: Checker,
+    suppressing: suppress.Suppressing = suppress.kept,
 ) -> ValidationReport:
     """Validate every scheduler config and fixture under ``paths`` (findings filtered by
-    ``rules``, default ``options.rules``).
+    ``rules``, default ``options.rules``, and the suppression comments ``suppressing``
+    honours: every one, but in ``diff``'s review of a change).
 
     Fixtures are checked by ``check_fixture``, which loads their configs through this
     stage (:mod:`policytest.harness` sits above it); :func:`policytest.validate_paths`
@@ -92,7 +94,7 @@ def validate_paths(
             skipped.append(source.path)
             continue
         checked.append(source.path)
-        findings.extend(suppress.kept(file_findings, source, rules))
+        findings.extend(suppressing(file_findings, source, rules))
     skipped += virtualenvs
     notes += ((path, "a Python virtualenv, not walked") for path in virtualenvs)
     return ValidationReport(

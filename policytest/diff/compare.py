@@ -22,14 +22,16 @@ import os
 import posixpath
 import re
 import tempfile
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from functools import cache, partial
 
+from policytest.check.suppress import Suppressing, file_lines, kept, source_lines, suppresses
 from policytest.check.validate import validate_paths
 from policytest.core.errors import PathNotFound
 from policytest.core.findings import Finding, Severity
-from policytest.core.options import CheckOptions
+from policytest.core.options import CheckOptions, RuleFilter
 from policytest.diff.effective import UNREADABLE, ConfigView, config_views
 from policytest.diff.git import (
     CommitSide,
@@ -71,7 +73,7 @@ from policytest.harness.suite import (
 )
 from policytest.read.paths import Refused, resolve
 from policytest.read.recognise import Kind, kind_of
-from policytest.read.source import is_yaml_path, read_file
+from policytest.read.source import SourceFile, is_yaml_path, read_file
 from policytest.read.walk import SKIPPED_DIRECTORIES
 from policytest.scoring.protocol import Scheduler
 
@@ -151,7 +153,9 @@ class ReviewRefused(DiffError):
     """The change is larger than a review may read (``review-paths``): nothing was read."""
 
 
-def _refuse_too_many(changed: frozenset[str], scope: tuple[str, ...], options: CheckOptions) -> None:
+def _refuse_too_many(
+    changed: frozenset[str], scope: tuple[str, ...], options: CheckOptions
+) -> None:
     """Refuse, from the names git lists alone, a change with more files to review than
     ``review-paths``: each costs a copy out of git and a read on both sides, and one
     small blob repeated through a tree makes 250,000 paths of a few hundred bytes."""
@@ -282,7 +286,8 @@ class _Comparison:
             | self.rejudged
         )
         configs = self._configs(candidates, users)
-        head = self._findings(after, candidates)
+        review = _ChangeSuppressions(before, after, self.options_of(before))
+        head = self._findings(after, candidates, review)
         introduced, resolved = compare_findings(self._findings(before, candidates), head)
         return DiffReport(
             before.label,
@@ -295,6 +300,7 @@ class _Comparison:
             settings=self.settings,
             settings_path=self.settings_path,
             head_errors=_errors(head),
+            suppressed=tuple(sorted(self._located(after, review.added))),
         )
 
     def _compare(self, path: str, refs: Sequence[str], reason: str) -> FixtureDiff:
@@ -456,7 +462,9 @@ class _Comparison:
         views = config_views(side.path(path), judged, self._bundles.setdefault(id(side), {}))
         return tuple(_scrubbed(view, side) for view in views)
 
-    def _findings(self, side: Side, candidates: Sequence[str]) -> list[Located]:
+    def _findings(
+        self, side: Side, candidates: Sequence[str], suppressing: Suppressing = kept
+    ) -> list[Located]:
         paths = [
             path
             for path in candidates
@@ -467,17 +475,74 @@ class _Comparison:
         files = [side.path(path) for path in paths if os.path.lexists(side.path(path))]
         if not files:
             return []
-        report = validate_paths(files, self.options_of(side), check_fixture=check_fixture)
+        options = self.options_of(side)
+        report = validate_paths(
+            files, options, check_fixture=check_fixture, suppressing=suppressing
+        )
+        return [(finding.path, finding) for finding in self._located(side, report.findings)]
+
+    def _located(self, side: Side, findings: Iterable[Finding]) -> list[Finding]:
+        """``findings`` of ``side``'s copy, their paths and messages as the repository
+        names them."""
         located = []
-        for finding in report.findings:
+        for finding in findings:
             relative = _relative(finding.path, side.root)
-            located.append(
-                (
-                    relative,
-                    replace(finding, path=relative, message=_scrub(finding.message, side)),
-                )
-            )
+            located.append(replace(finding, path=relative, message=_scrub(finding.message, side)))
         return located
+
+
+class _ChangeSuppressions:
+    """What review keeps of the head's findings: a pull request cannot silence the review
+    of its own change. A suppression comment counts when the base's file has the same
+    line, comment and all (as many times: a copy the change adds is its own); one the
+    change adds on a line it writes silences nothing, and each finding it would have
+    hidden is kept in ``added``, shown as suppressed by this change. The base's own
+    findings are judged with every comment it has."""
+
+    def __init__(self, before: Side, after: Side, options: CheckOptions) -> None:
+        self.before = before
+        self.after = after
+        self.options = options
+        self.added: list[Finding] = []
+
+    def __call__(
+        self, findings: Iterable[Finding], source: SourceFile, rules: RuleFilter
+    ) -> list[Finding]:
+        lines = source_lines(source)
+        allowed = _base_comments(lines, self._base_lines(source.path))
+        shown = []
+        for finding in findings:
+            if not rules.allows(finding.rule):
+                continue
+            graded = rules.graded(finding)
+            line = lines[finding.line - 1] if 0 < finding.line <= len(lines) else ""
+            if suppresses(line, finding.rule):
+                if finding.line in allowed:
+                    continue
+                self.added.append(graded)
+            shown.append(graded)
+        return shown
+
+    def _base_lines(self, path: str) -> list[str]:
+        """The lines of the base's version of the head's file at ``path`` (none when the
+        change adds the file)."""
+        relative = _relative(path, self.after.root)
+        if not self.before.has(relative):
+            return []
+        self.before.materialise([relative])
+        return file_lines(self.before.path(relative), self.options)
+
+
+def _base_comments(lines: Sequence[str], base: Sequence[str]) -> set[int]:
+    """The numbers (1-based) of the lines of ``lines`` whose suppression comment the
+    base has: the same line, matched in order, no more often than the base has it."""
+    left = Counter(line.rstrip() for line in base if "policytest" in line)
+    allowed = set()
+    for number, line in enumerate(lines, 1):
+        if "policytest" in line and left[line.rstrip()] > 0:
+            left[line.rstrip()] -= 1
+            allowed.add(number)
+    return allowed
 
 
 def _root(side: Side) -> Root:

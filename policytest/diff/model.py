@@ -695,6 +695,9 @@ class DiffReport:
     """The command that made the report (``diff``, ``upgrade``), for its title."""
     head_errors: int = 0
     """Error findings the head's changed files have, introduced or not."""
+    suppressed: tuple[Finding, ...] = ()
+    """The head's findings that a suppression comment the change adds would hide: review
+    judges them as if it were not there (introduced when new), and shows them."""
 
     @property
     def not_run(self) -> tuple[str, ...]:
@@ -769,6 +772,7 @@ class DiffReport:
             or self.changed_fixtures
             or self.introduced
             or self.resolved
+            or self.suppressed
             or self.settings
         )
 

@@ -1,7 +1,8 @@
 """``policytest diff --format json``: the whole diff for automation.
 
 ``{"base", "head", "summary": {...}, "configs": [...], "fixtures": [...],
-"findings": {"introduced": [...], "resolved": [...]}, "notRun": [...],
+"findings": {"introduced": [...], "resolved": [...], "suppressedByChange": [...]},
+"notRun": [...],
 "notRunReasons": [{"reason", "fixtures"}]}``; keys may be
 added, never renamed. Every before/after pair is ``{"before": ..., "after": ...}``.
 A case that several changes act on lists under ``causes`` what each one alone does
@@ -156,6 +157,7 @@ def as_json(report: DiffReport) -> dict[str, Any]:
             "findingsIntroduced": len(report.introduced),
             "errorsIntroduced": len(report.introduced_errors),
             "findingsResolved": len(report.resolved),
+            "findingsSuppressedByChange": len(report.suppressed),
             "settingsChanged": len(report.settings),
         },
         "settingsPath": report.settings_path or None,
@@ -168,6 +170,7 @@ def as_json(report: DiffReport) -> dict[str, Any]:
         "findings": {
             "introduced": _findings(report.introduced),
             "resolved": _findings(report.resolved),
+            "suppressedByChange": _findings(report.suppressed),
         },
         "notRun": list(report.not_run),
         "notSimulated": [

@@ -219,16 +219,21 @@ def _details(summary: str, body: Iterable[str], *, open_: bool = False) -> str:
 
 
 def _findings(report: DiffReport) -> list[str]:
-    if not report.introduced and not report.resolved:
+    if not report.introduced and not report.resolved and not report.suppressed:
         return []
     errors = len(report.introduced_errors)
     summary = (
         f"Findings: {len(report.introduced)} introduced"
         + (f" ({words.plural(errors, 'error')})" if errors else "")
         + f", {len(report.resolved)} resolved"
+        + (f", {len(report.suppressed)} suppressed by this change" if report.suppressed else "")
     )
     body = []
-    for title, findings in (("Introduced", report.introduced), ("Resolved", report.resolved)):
+    for title, findings in (
+        ("Introduced", report.introduced),
+        ("Resolved", report.resolved),
+        (words.SUPPRESSED_BY_CHANGE, report.suppressed),
+    ):
         if findings:
             listed = bounded(
                 [_finding(finding) for finding in findings],
@@ -236,7 +241,7 @@ def _findings(report: DiffReport) -> list[str]:
                 lambda left: f"- … {words.plural(left, 'more finding')} (see `policytest diff`)",
             )
             body += [f"**{title}**", "", *listed, ""]
-    return [_details(summary, body, open_=bool(errors))]
+    return [_details(summary, body, open_=bool(errors or report.suppressed))]
 
 
 def _finding(finding: Finding) -> str:

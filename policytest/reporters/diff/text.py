@@ -46,6 +46,7 @@ def render(report: DiffReport, *, color: bool) -> str:
         out += ["", *_fixture(fixture, color)]
     out += _findings("Findings introduced", report.introduced, color)
     out += _findings("Findings resolved", report.resolved, color)
+    out += _findings(words.SUPPRESSED_BY_CHANGE, report.suppressed, color)
     if report.has_changes and (report.unchanged_fixtures or report.not_run):
         out += ["", f"Unchanged: {text(words.unchanged_sentence(report))}."]
     return "\n".join(out) + "\n"

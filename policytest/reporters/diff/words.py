@@ -25,6 +25,8 @@ from policytest.harness.runner import format_ranking, format_score, score_digits
 from policytest.sessions.result import JobOutcome
 
 ABSENT = "(absent)"
+SUPPRESSED_BY_CHANGE = "Suppressed by this change (a pull request cannot silence its own review)"
+"""The head's findings hidden by a suppression comment the change itself adds."""
 
 
 def plural(count: int, noun: str, plural_form: str | None = None) -> str:
@@ -36,6 +38,8 @@ def headline(report: DiffReport) -> str:
     parts = []
     if report.introduced_errors:
         parts.append(plural(len(report.introduced_errors), "error finding") + " introduced")
+    if report.suppressed:
+        parts.append(plural(len(report.suppressed), "finding") + " suppressed by this change")
     remaining = report.head_errors - len(report.introduced_errors)
     if remaining > 0:
         parts.append(plural(remaining, "error finding") + " still in the head")

@@ -44,6 +44,8 @@ def render(report: DiffReport, *, color: bool = False) -> str:
         ],
         introduced=[format_finding(finding, color=False) for finding in report.introduced],
         resolved=[format_finding(finding, color=False) for finding in report.resolved],
+        suppressed=[format_finding(finding, color=False) for finding in report.suppressed],
+        suppressed_title=words.SUPPRESSED_BY_CHANGE,
         fixtures=[_fixture(fixture) for fixture in report.changed_fixtures],
         unchanged=shown(words.unchanged_sentence(report)) if unchanged else "",
         not_simulated=not_simulated(
