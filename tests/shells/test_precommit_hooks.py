@@ -482,6 +482,25 @@ class TestRealPreCommit:
         assert passed.returncode == 0, passed
         assert "off-scheduler.conf:5:33: VB003 warning: " in passed.output, passed
 
+    def test_a_billion_laughs_values_file_is_refused_by_the_hook(self, user_repo: UserRepo) -> None:
+        """issue 34: a 306-byte values file of no known kind, nine anchors each aliasing
+        the previous one nine times, hung the hook (387 million nodes visited while
+        looking for configs nested in it); it is a warning, read once."""
+        from tests.read.test_bounded_walks import bomb, values_file
+
+        values = user_repo.path / "bomb-values.yaml"
+        values.write_text(values_file(bomb()), encoding="utf-8")
+        try:
+            result = user_repo.pre_commit(
+                "run", "policytest-validate", "--color=never", "--verbose", "--files", values.name
+            )
+        finally:
+            values.unlink()  # the repository is shared by the module's tests
+        assert result.returncode == 0, result
+        (warning,) = [m for m in result.findings() if m["path"] == values.name]
+        assert warning["rule"] == "PT001" and warning["severity"] == "warning", result
+        assert "alias bomb" in warning["message"], result
+
     def test_a_config_error_is_shown_once_by_the_validate_hook(self, user_repo: UserRepo) -> None:
         """issue 37: both hooks printed the config's error, and the run hook said "1
         passed, 0 failed" while failing; it leaves the config's findings to validate."""
