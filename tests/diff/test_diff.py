@@ -313,6 +313,7 @@ class TestFormats:
             "findingsIntroduced": 2,
             "errorsIntroduced": 0,
             "findingsResolved": 1,
+            "findingsSuppressedByChange": 0,
             "settingsChanged": 0,
         }
         assert data["settings"] == [] and data["settingsPath"] is None

@@ -21,24 +21,24 @@ WORK = 10_000_000
 files made billions."""
 
 
-def _git_out(repo: Path, *args: str, stdin: str = "") -> str:
+def git_out(repo: Path, *args: str, stdin: str = "") -> str:
     done = subprocess.run(
         ["git", *args], cwd=repo, input=stdin, capture_output=True, text=True, check=True
     )
     return done.stdout.strip()
 
 
-def _commit_many_paths(repo: Path, directories: int, files: int) -> None:
+def commit_many_paths(repo: Path, directories: int, files: int) -> None:
     """Commit ``directories`` directories of ``files`` YAML files, one blob for all."""
-    blob = _git_out(repo, "hash-object", "-w", "--stdin", stdin="kind: ConfigMap\ndata: {}\n")
-    tree = _git_out(
+    blob = git_out(repo, "hash-object", "-w", "--stdin", stdin="kind: ConfigMap\ndata: {}\n")
+    tree = git_out(
         repo, "mktree", stdin="".join(f"100644 blob {blob}\tf{i}.yaml\n" for i in range(files))
     )
-    base_tree = _git_out(repo, "rev-parse", "HEAD^{tree}")
-    listing = _git_out(repo, "ls-tree", base_tree)
+    base_tree = git_out(repo, "rev-parse", "HEAD^{tree}")
+    listing = git_out(repo, "ls-tree", base_tree)
     entries = listing + "\n" + "".join(f"040000 tree {tree}\td{i}\n" for i in range(directories))
-    top = _git_out(repo, "mktree", stdin=entries)
-    commit = _git_out(repo, "commit-tree", top, "-p", "HEAD", "-m", "many paths")
+    top = git_out(repo, "mktree", stdin=entries)
+    commit = git_out(repo, "commit-tree", top, "-p", "HEAD", "-m", "many paths")
     git(repo, "update-ref", "refs/heads/main", commit)
 
 
@@ -52,7 +52,7 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_a_change_of_250000_paths_is_refused_before_any_blob_is_read(
     run_line: RunLine, repo: Path
 ) -> None:
-    _commit_many_paths(repo, directories=250, files=1_000)
+    commit_many_paths(repo, directories=250, files=1_000)
     with WorkMeter(WORK) as meter:
         result = run_line(["diff", "--base", "HEAD~1", "--head", "HEAD"])
     assert result.exit_code == 1, result
@@ -65,7 +65,7 @@ def test_a_change_of_250000_paths_is_refused_before_any_blob_is_read(
 
 
 def test_the_limit_counts_the_files_in_the_paths_reviewed(run_line: RunLine, repo: Path) -> None:
-    _commit_many_paths(repo, directories=3, files=10)
+    commit_many_paths(repo, directories=3, files=10)
     argv = ["diff", "--base", "HEAD~1", "--head", "HEAD"]
     refused = run_line([*argv, "--limit", "review-paths=29"])
     assert refused.exit_code == 1 and "has 30 YAML and fixture files" in refused.stderr

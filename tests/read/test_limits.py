@@ -278,7 +278,7 @@ started = time.perf_counter()
 child = subprocess.Popen(sys.argv[1:], stderr=subprocess.DEVNULL)
 _, status, usage = os.wait4(child.pid, 0)
 elapsed = time.perf_counter() - started
-sys.stderr.write(f"{usage.ru_maxrss} {elapsed}\\n")
+sys.stderr.write(f"{usage.ru_maxrss} {elapsed} {usage.ru_utime + usage.ru_stime}\\n")
 sys.exit(os.waitstatus_to_exitcode(status))
 """
 
@@ -289,6 +289,8 @@ class Measured:
     stdout: str
     peak_mb: float
     seconds: float
+    cpu_seconds: float
+    """User and system time of the process and every child it waited for."""
 
 
 def measure(argv: list[str], stdin: int | None = None) -> Measured:
@@ -296,15 +298,20 @@ def measure(argv: list[str], stdin: int | None = None) -> Measured:
     return measure_command([sys.executable, "-m", "policytest", *argv], stdin)
 
 
-def measure_command(command: list[str], stdin: int | None = None) -> Measured:
+def measure_command(
+    command: list[str], stdin: int | None = None, cwd: str | None = None
+) -> Measured:
     done = subprocess.run(
         [sys.executable, "-c", LAUNCHER, *command],
+        cwd=cwd,
         stdin=stdin if stdin is not None else subprocess.DEVNULL,
         capture_output=True,
         check=False,
     )
-    peak_kb, seconds = done.stderr.decode().split()
-    return Measured(done.returncode, done.stdout.decode(), int(peak_kb) / 1024, float(seconds))
+    peak_kb, seconds, cpu = done.stderr.decode().split()
+    return Measured(
+        done.returncode, done.stdout.decode(), int(peak_kb) / 1024, float(seconds), float(cpu)
+    )
 
 
 def peak_mb(argv: list[str], stdin: int | None = None) -> tuple[int, str, float]:
