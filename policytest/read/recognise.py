@@ -173,7 +173,11 @@ class _Search:
         while pending and len(found) < self.limits.max_documents:
             node = pending.pop()
             if isinstance(node, MappingNode):
-                found.extend(_chart_values(document, node, self.limits, self.budget))
+                for built in _chart_values(document, node, self.limits, self.budget):
+                    refused = self.counted(document, node)  # composed by the shared budget
+                    found.extend([built] if refused is None else refused)
+                if self.configs.left < 0:
+                    break
                 holder = _holder_kind(node)
                 if holder is not None:
                     item = document.item(node)
