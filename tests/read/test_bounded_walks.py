@@ -129,9 +129,9 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def metered(run_line: RunLine, argv: list[str]) -> tuple[int, str, int]:
-    """Exit code, output and calls of one command under the work meter."""
-    with WorkMeter(WORK) as meter:
+def metered(run_line: RunLine, argv: list[str], work: int = WORK) -> tuple[int, str, int]:
+    """Exit code, output and calls of one command under a work meter of ``work`` calls."""
+    with WorkMeter(work) as meter:
         result = run_line(argv)
     assert "Traceback" not in result.stdout + result.stderr
     return result.exit_code, result.stdout + result.stderr, meter.calls

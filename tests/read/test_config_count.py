@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import VOLCANO_CONF, RunLine, committed_repo, git
-from tests.workmeter import WorkMeter
+from tests.read.test_bounded_walks import metered
 
 WORK = 20_000_000
 """Calls a refusal may take (about a tenth is made: the file is read and 1,000 confs are
@@ -43,18 +43,11 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def metered(run_line: RunLine, argv: list[str]) -> tuple[int, str, int]:
-    with WorkMeter(WORK) as meter:
-        result = run_line(argv)
-    assert "Traceback" not in result.stdout + result.stderr
-    return result.exit_code, result.stdout + result.stderr, meter.calls
-
-
 def test_a_configmap_of_30000_confs_is_refused_at_the_first_past_the_limit(
     run_line: RunLine, repo: Path
 ) -> None:
     (repo / "many.yaml").write_text(configmap(VALUES))
-    code, out, calls = metered(run_line, ["validate", "many.yaml"])
+    code, out, calls = metered(run_line, ["validate", "many.yaml"], WORK)
     assert code == 1, out
     # the 1,001st value, on line 4 + 1,001: the findings before it are kept (none here)
     assert f"many.yaml:1005:16: {REFUSAL}" in out.splitlines(), out
@@ -106,9 +99,8 @@ def test_both_sides_of_a_diff_are_bounded(
     (repo / "many.yaml").write_text(configmap(VALUES).replace("enqueue, ", ""))
     git(repo, "commit", "--quiet", "-am", "head")
     monkeypatch.chdir(repo)
-    code, out, calls = metered(
-        run_line, ["diff", "--base", "HEAD~1", "--head", "HEAD", "--format", "json"]
-    )
+    argv = ["diff", "--base", "HEAD~1", "--head", "HEAD", "--format", "json"]
+    code, out, calls = metered(run_line, argv, WORK)
     assert calls < WORK
     review = json.loads(out)
     assert code == 0, out  # the same refusal on both sides: nothing introduced
