@@ -11,12 +11,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from policytest.cli import main
 from policytest.core.findings import Finding
 from policytest.read import bigload
 from policytest.scoring.cluster import Pod
 from policytest.scoring.specs import pod_from_dict
+
+# Speed is measured in benchmarks/, never asserted by a clock: hypothesis's 200 ms deadline
+# per example failed tests at random on a loaded machine. A test that guards against a hang
+# sets its own deadline (test_fuzz.py).
+settings.register_profile("policytest", deadline=None)
+settings.load_profile("policytest")
 
 DATA = Path(__file__).parent / "data"
 README = Path(__file__).parent.parent / "README.md"
