@@ -32,6 +32,7 @@ from policytest.scoring.filters import (
     TAINT_TOLERATION,
     NodeTraits,
     Placement,
+    PodFilter,
     SelectorTerm,
     kube_filter,
     passes_trivially,
@@ -106,6 +107,8 @@ FIT = "NodeResourcesFit"
 BALANCED = "NodeResourcesBalancedAllocation"
 NODE_FILTERS = (NODE_UNSCHEDULABLE, TAINT_TOLERATION, NODE_AFFINITY, FIT)
 """The filter plugins policytest runs, when the profile runs them (in the profile's order)."""
+_NODE_ONLY = NODE_FILTERS[:3]
+"""The filters that read of a node only what binds do not change."""
 
 
 @dataclass(frozen=True)
@@ -144,9 +147,22 @@ verdicts of the kept ones."""
 _KeptTotals = dict[tuple[int, int], tuple[Verdict, float]]
 """A pod's totals after a bind, by (node key, id of the verdict whose terms were kept),
 with that verdict (its id stays its own while it is held here)."""
+Guard = tuple[frozenset[str], list[int]]
+"""The nodes a pod's filters may keep it off, and their positions in cluster order: its
+verdict there is worked out node by node; on every other node it is its node state's."""
+_Own = tuple[Callable[[str], Verdict], Callable[[str], Verdict], Guard | None]
+"""A pod's verdict of a node its filters cannot keep it off, of any node, and where its
+filters may keep it off (``None``: anywhere, every node is judged on its own)."""
 _Prepared = tuple[
-    Callable[[str], Verdict], Callable[[str], Verdict], bool, dict[int, Verdict], _KeptTotals
+    Callable[[str], Verdict],
+    Callable[[str], Verdict],
+    Guard | None,
+    dict[int, Verdict],
+    _KeptTotals,
 ]
+_REJECTIONS_LIMIT = 16
+"""Pod placements whose node filters' rejections a kube cluster keeps at once (each holds
+a verdict or a slot per node)."""
 
 
 class _FillingCluster:
@@ -170,7 +186,7 @@ class _FillingCluster:
     def _guarded(self) -> frozenset[str]:
         raise NotImplementedError
 
-    def _prepare(self, pod: Pod) -> tuple[Callable[[str], Verdict], Callable[[str], Verdict], bool]:
+    def _prepare(self, pod: Pod) -> _Own:
         raise NotImplementedError
 
     def resource_verdict(self, pod: Pod, name: str) -> Verdict:
@@ -208,15 +224,14 @@ class _FillingCluster:
     ) -> Callable[[Sequence[str] | None], Scores]:
         """The filters and resource scores of ``pod`` on given nodes (every node:
         ``None``), with the topology filters ``extra``."""
-        plain, own, trivial, verdicts_by_key, _ = self._prepared(pod)
+        plain, own, guard, verdicts_by_key, _ = self._prepared(pod)
         self.extra = extra
-        trivial = trivial and extra is None
-        guarded = self._guarded() if trivial else None
-        memo = verdicts_by_key if self.memo and trivial else None
+        guarded, guarded_at = guard if guard is not None and extra is None else (None, [])
+        memo = verdicts_by_key if self.memo and guarded is not None else None
 
         def collect(names: Sequence[str] | None) -> Scores:
             return node_scores(
-                self.infos, names, self.node_keys(), guarded, self.guarded_at, memo, plain, own
+                self.infos, names, self.node_keys(), guarded, guarded_at, memo, plain, own
             )
 
         return collect
@@ -225,7 +240,7 @@ class _FillingCluster:
         return _prepared_once(self.prepared, pod, self._prepare)
 
 
-_Prepare = Callable[[Pod], tuple[Callable[[str], Verdict], Callable[[str], Verdict], bool]]
+_Prepare = Callable[[Pod], _Own]
 
 
 def _prepared_once(
@@ -401,8 +416,8 @@ class VolcanoCluster(_FillingCluster):
         terms, so a node it was kept off when last scored is rescored too."""
         if pod.workload.host_ports or pod.workload.node_name:
             return None
-        _, _, trivial, _, totals = self._prepared(pod)
-        shared = self.memo and trivial and name not in self._guarded()
+        _, _, guard, _, totals = self._prepared(pod)
+        shared = self.memo and guard is not None and name not in guard[0]
         state = (self.node_keys()[name], id(kept))
         if shared:  # a plain node's total follows from its key and the kept terms
             found = totals.get(state)
@@ -433,10 +448,11 @@ class VolcanoCluster(_FillingCluster):
             }
         return self.keys
 
-    def _prepare(self, pod: Pod) -> tuple[Callable[[str], Verdict], Callable[[str], Verdict], bool]:
+    def _prepare(self, pod: Pod) -> _Own:
         """(verdict of a node no predicate can keep the pod off; verdict of any node;
-        whether the pod is plain for the predicates: no selector nor required affinity
-        (tolerations only matter on guarded nodes), or the conf runs no predicates)."""
+        the guarded nodes when the pod is plain for the predicates: no selector nor
+        required affinity (tolerations only matter on guarded nodes), or the conf runs
+        no predicates)."""
         scheduler = self.scheduler
         first = scheduler.overhead_first
         formula = scheduler.balanced_formula
@@ -526,7 +542,7 @@ class VolcanoCluster(_FillingCluster):
         def own(name: str) -> Verdict:
             return verdict(name, not trivial or self.extra is not None or name in self._guarded())
 
-        return plain, own, trivial
+        return plain, own, (self._guarded(), self.guarded_at) if trivial else None
 
     def _details(
         self, info: VolcanoNodeInfo, request: Mapping[str, float], rsf: tuple[RsfScore, ...]
@@ -688,6 +704,8 @@ class KubeCluster(_FillingCluster):
     """What the topology plugins read (``None``: the profile runs none of them)."""
     extra: Callable[[str, str], str | None] | None = None
     """The current cycle's topology filters (plugin, node) while a pod is scored."""
+    rejections: dict[Placement, tuple[dict[str, Verdict], Guard]] = field(default_factory=dict)
+    """Per pod placement: the nodes its node filters reject, with their verdicts."""
 
     def score(self, pod: Pod, only: Sequence[str] | None = None) -> Scores:
         return self.score_cycle(pod, only)[0]
@@ -735,10 +753,54 @@ class KubeCluster(_FillingCluster):
             self.guarded, self.guarded_at = _guarded_nodes(self.traits.items(), self.infos)
         return self.guarded
 
-    def _prepare(self, pod: Pod) -> tuple[Callable[[str], Verdict], Callable[[str], Verdict], bool]:
+    def _rejections(
+        self, node_filter: PodFilter, added: PodFilter | None
+    ) -> tuple[dict[str, Verdict], Guard] | None:
+        """The verdict of each node the node filters keep a pod of this placement off
+        (cordon, taints, node affinity and its PreFilter: what binds do not change),
+        judged once per placement, and those nodes as the pod's guard: on every other
+        node its verdict is its node state's, shared by key (a pod selecting a node pool
+        or pinned to a zone was filtered node by node at every full scoring). ``None``
+        when the profile runs NodeResourcesFit before one of those filters (the first
+        failing filter's reason would then depend on the node's resources), or without
+        sharing (``memo`` off)."""
+        order = self.scheduler.filter_order
+        if not self.memo or (
+            FIT in order
+            and any(order.index(p) > order.index(FIT) for p in _NODE_ONLY if p in order)
+        ):
+            return None
+        placement = node_filter.placement
+        found = self.rejections.get(placement)
+        if found is None:
+            if len(self.rejections) >= _REJECTIONS_LIMIT:
+                self.rejections.clear()
+            uses_labels = placement.uses_labels or added is not None
+            rejected: dict[str, Verdict] = {}
+            positions = []
+            for index, name in enumerate(self.infos):
+                reason = kube_filter(
+                    node_filter,
+                    name,
+                    self.traits[name] if self.traits else PLAIN_NODE,
+                    self.labels(name) if uses_labels else _NO_LABELS,
+                    order,
+                    None,
+                    added,
+                    name_taint=self.scheduler.taint_reason_names_taint,
+                )
+                if reason is not None:
+                    rejected[name] = filtered(reason)
+                    positions.append(index)
+            found = self.rejections[placement] = (rejected, (frozenset(rejected), positions))
+        return found
+
+    def _prepare(self, pod: Pod) -> _Own:
         """(verdict of a node no pod filter can keep the pod off, bound to its memo;
-        verdict of any node; whether the pod is plain: no selector, required affinity
-        nor ``addedAffinity``; tolerations only matter on guarded nodes)."""
+        verdict of any node; the nodes its filters may keep it off: the guarded nodes
+        for a plain pod (no selector, required affinity nor ``addedAffinity``;
+        tolerations only matter on guarded nodes), else those its placement's filters
+        reject, when known)."""
         scheduler = self.scheduler
         level = scheduler.pod_level_resources
         formula = scheduler.balanced_formula
@@ -759,6 +821,7 @@ class KubeCluster(_FillingCluster):
         )
         uses_labels = pod.placement.uses_labels or added is not None
         trivial = node_filter.trivial and added is None
+        rejections = None if trivial else self._rejections(node_filter, added)
         infos = self.infos
         fit_weight = scheduler.fit_weight
         balanced_weight = scheduler.balanced_weight
@@ -795,8 +858,11 @@ class KubeCluster(_FillingCluster):
             info = infos[name]
             traits = self.traits[name] if self.traits else PLAIN_NODE
             extra = self.extra
-            if trivial and extra is None and passes_trivially(traits):
-                return plain(name)
+            if extra is None:
+                if trivial and passes_trivially(traits):
+                    return plain(name)
+                if rejections is not None:
+                    return rejections[0].get(name) or plain(name)
             reason = kube_filter(
                 node_filter,
                 name,
@@ -819,7 +885,9 @@ class KubeCluster(_FillingCluster):
             )
             return filtered(reason) if reason is not None else scored(info)
 
-        return plain, own, trivial
+        if trivial:
+            return plain, own, (self._guarded(), self.guarded_at)
+        return plain, own, None if rejections is None else rejections[1]
 
     def bind(self, node_name: str, pod: Pod) -> None:
         info = self.infos[node_name] = kube_node_info_with_pod(

@@ -38,6 +38,7 @@ __all__ = [
     "every_verdict",
     "filtered",
     "kube_key",
+    "one_verdict",
     "volcano_key",
 ]
 
@@ -133,21 +134,30 @@ def node_scores(
         )
         return Scores(every, shared)
     names = list(order if only is None else only)
-    verdicts: list[Verdict] = []
-    for name in names:
-        if guarded is None or name in guarded:
-            verdicts.append(own(name))
-        elif memo is None:
-            verdicts.append(plain(name))
-        else:
-            key = keys[name]
-            verdict = memo.get(key)
-            if verdict is None:
-                if len(memo) >= MEMO_LIMIT:
-                    memo.clear()
-                verdict = memo[key] = plain(name)
-            verdicts.append(verdict)
-    return Scores(names, verdicts)
+    return Scores(names, [one_verdict(name, keys, guarded, memo, plain, own) for name in names])
+
+
+def one_verdict(
+    name: str,
+    keys: Mapping[str, int],
+    guarded: frozenset[str] | None,
+    memo: dict[int, Verdict] | None,
+    plain: Callable[[str], Verdict],
+    own: Callable[[str], Verdict],
+) -> Verdict:
+    """The pod's verdict on node ``name`` alone: ``own`` on a guarded node (or on every
+    node without ``guarded``), else its key's (``plain`` once per key with ``memo``)."""
+    if guarded is None or name in guarded:
+        return own(name)
+    if memo is None:
+        return plain(name)
+    key = keys[name]
+    verdict = memo.get(key)
+    if verdict is None:
+        if len(memo) >= MEMO_LIMIT:
+            memo.clear()
+        verdict = memo[key] = plain(name)
+    return verdict
 
 
 def filtered(reason: str) -> Verdict:
