@@ -222,17 +222,19 @@ class SpreadingKind:
 
     def _matching(self) -> list[Mapping[str, int]]:
         """Per selector: the matching bound pods per node name, from the view's index
-        (as it is now: a bind replaces the mapping it changes)."""
+        as it is now (read before the next bind, which may change them)."""
         namespace, view = self.spreading.state.namespace, self.spreading.view
-        return [spread.matching_counts(view, selector, namespace) for selector in self.selectors]
+        return [
+            spread.matching_counts(view, selector, namespace, keep=False)
+            for selector in self.selectors
+        ]
 
-    def _own(
-        self, node: ViewNode, matching: Sequence[Mapping[str, int]] | None = None
-    ) -> tuple[int, ...]:
-        """Per constraint: the node's matching pods (``countPodsMatchSelector``)."""
+    def _own(self, node: ViewNode, matching: Sequence[Mapping[str, int]]) -> tuple[int, ...]:
+        """Per constraint: the node's matching pods (``countPodsMatchSelector``), from
+        ``_matching`` (looked up once for all the nodes a catch-up rescores)."""
         if not node.groups:
             return self.zeros
-        counts = [found.get(node.name, 0) for found in matching or self._matching()]
+        counts = [found.get(node.name, 0) for found in matching]
         return tuple(counts[slot] for slot in self.slots)
 
     def _group(self, labels: dict[str, str], own: tuple[int, ...]) -> Group:
@@ -290,15 +292,16 @@ class SpreadingKind:
         self.cursor = len(binds)
         if len(touched) > len(self.static) // 2:
             return False
-        return all(self._rescore(pod, index) for index in sorted(touched))
+        matching = self._matching()
+        return all(self._rescore(pod, index, matching) for index in sorted(touched))
 
-    def _rescore(self, pod: Pod, index: int) -> bool:
+    def _rescore(self, pod: Pod, index: int, matching: Sequence[Mapping[str, int]]) -> bool:
         """Bring node ``index`` up to date: its matching pods and its domains' counts,
         its static part and its group, or its leaving the feasible nodes (``False``:
         the kind must be scored in full). A node the kind could not go to stays so
         (binds only add to what its filters read), so its verdict is not asked again."""
         node = self.nodes[index]
-        own, old_own = self._own(node), self.own[index]
+        own, old_own = self._own(node, matching), self.own[index]
         status = self.status[index]
         if status == _OFF:  # filtered out for good; its matching pods still count
             if own != old_own:

@@ -213,11 +213,14 @@ def _compiled(
     return tuple(result)
 
 
-def matching_counts(view: ClusterView, selector: Selector, namespace: str) -> Mapping[str, int]:
+def matching_counts(
+    view: ClusterView, selector: Selector, namespace: str, *, keep: bool = True
+) -> Mapping[str, int]:
     """``countPodsMatchSelector`` (an empty selector counts nothing) on every node at once,
     by node name (nodes with none left out), from the view's index of bound pods by label
-    set (the tests hold it to counting each node's pods)."""
-    return {} if selector.empty else view.matching(selector, namespace)
+    set (the tests hold it to counting each node's pods); ``keep``: the caller may keep
+    them past the next bind."""
+    return {} if selector.empty else view.matching(selector, namespace, keep=keep)
 
 
 def _included(c: Constraint, node: ViewNode, pod_filter: PodFilter) -> bool:
