@@ -74,6 +74,8 @@ from policytest.scoring.verdicts import (
     filtered,
     kube_key,
     node_scores,
+    one_verdict,
+    verdicts_around,
     volcano_key,
 )
 from policytest.scoring.volcano import (
@@ -147,9 +149,22 @@ verdicts of the kept ones."""
 _KeptTotals = dict[tuple[int, int], tuple[Verdict, float]]
 """A pod's totals after a bind, by (node key, id of the verdict whose terms were kept),
 with that verdict (its id stays its own while it is held here)."""
-Guard = tuple[frozenset[str], list[int]]
-"""The nodes a pod's filters may keep it off, and their positions in cluster order: its
-verdict there is worked out node by node; on every other node it is its node state's."""
+
+
+@dataclass(frozen=True, slots=True)
+class Guard:
+    """The nodes a pod's filters may keep it off (``nodes``, at positions ``at`` in
+    cluster order): its verdict there is worked out node by node; on every other node
+    it is its node state's. ``fixed``: when the pod's placement alone decides them (its
+    node filters reject them), their verdicts by position, ``None`` at the other nodes
+    (``open_at``), so that scoring every node walks only those."""
+
+    nodes: frozenset[str]
+    at: list[int]
+    fixed: list[Verdict | None] | None = None
+    open_at: list[int] = field(default_factory=list)
+
+
 _Own = tuple[Callable[[str], Verdict], Callable[[str], Verdict], Guard | None]
 """A pod's verdict of a node its filters cannot keep it off, of any node, and where its
 filters may keep it off (``None``: anywhere, every node is judged on its own)."""
@@ -193,8 +208,13 @@ class _FillingCluster:
         """The pod's verdict on node ``name`` from the node and resource filters and
         scores alone, for a pod none of the topology plugins' filters can keep off a
         node (its cycle does not ``filters_nodes``): what a bind changes on the bound
-        node for a pod whose topology scores a sequence keeps."""
-        return self._collector(pod, None)([name]).verdicts[0]
+        node for a pod whose topology scores a sequence keeps (asked after every bind:
+        without a collector's set-up)."""
+        plain, own, guard, verdicts_by_key, _ = self._prepared(pod)
+        self.extra = None
+        guarded = None if guard is None else guard.nodes
+        memo = verdicts_by_key if self.memo and guarded is not None else None
+        return one_verdict(name, self.node_keys(), guarded, memo, plain, own)
 
     def kind_key(self, pod: Pod) -> Pod:
         """``pod`` as far as its verdicts depend on it: without its name, which no
@@ -226,13 +246,19 @@ class _FillingCluster:
         ``None``), with the topology filters ``extra``."""
         plain, own, guard, verdicts_by_key, _ = self._prepared(pod)
         self.extra = extra
-        guarded, guarded_at = guard if guard is not None and extra is None else (None, [])
-        memo = verdicts_by_key if self.memo and guarded is not None else None
+        if extra is not None:
+            guard = None
+        guarded, guarded_at = (None, []) if guard is None else (guard.nodes, guard.at)
+        memo = verdicts_by_key if self.memo and guard is not None else None
+        fixed = None if guard is None or memo is None else guard.fixed
+        open_at = [] if guard is None else guard.open_at
 
         def collect(names: Sequence[str] | None) -> Scores:
-            return node_scores(
-                self.infos, names, self.node_keys(), guarded, guarded_at, memo, plain, own
-            )
+            keys = self.node_keys()
+            if names is None and fixed is not None and memo is not None:
+                every = list(self.infos)
+                return Scores(every, verdicts_around(fixed, open_at, every, keys, memo, plain))
+            return node_scores(self.infos, names, keys, guarded, guarded_at, memo, plain, own)
 
         return collect
 
@@ -417,7 +443,7 @@ class VolcanoCluster(_FillingCluster):
         if pod.workload.host_ports or pod.workload.node_name:
             return None
         _, _, guard, _, totals = self._prepared(pod)
-        shared = self.memo and guard is not None and name not in guard[0]
+        shared = self.memo and guard is not None and name not in guard.nodes
         state = (self.node_keys()[name], id(kept))
         if shared:  # a plain node's total follows from its key and the kept terms
             found = totals.get(state)
@@ -542,7 +568,7 @@ class VolcanoCluster(_FillingCluster):
         def own(name: str) -> Verdict:
             return verdict(name, not trivial or self.extra is not None or name in self._guarded())
 
-        return plain, own, (self._guarded(), self.guarded_at) if trivial else None
+        return plain, own, Guard(self._guarded(), self.guarded_at) if trivial else None
 
     def _details(
         self, info: VolcanoNodeInfo, request: Mapping[str, float], rsf: tuple[RsfScore, ...]
@@ -777,8 +803,8 @@ class KubeCluster(_FillingCluster):
                 self.rejections.clear()
             uses_labels = placement.uses_labels or added is not None
             rejected: dict[str, Verdict] = {}
-            positions = []
-            for index, name in enumerate(self.infos):
+            fixed: list[Verdict | None] = []
+            for name in self.infos:
                 reason = kube_filter(
                     node_filter,
                     name,
@@ -789,10 +815,14 @@ class KubeCluster(_FillingCluster):
                     added,
                     name_taint=self.scheduler.taint_reason_names_taint,
                 )
-                if reason is not None:
-                    rejected[name] = filtered(reason)
-                    positions.append(index)
-            found = self.rejections[placement] = (rejected, (frozenset(rejected), positions))
+                verdict = None if reason is None else filtered(reason)
+                fixed.append(verdict)
+                if verdict is not None:
+                    rejected[name] = verdict
+            at = [index for index, verdict in enumerate(fixed) if verdict is not None]
+            open_at = [index for index, verdict in enumerate(fixed) if verdict is None]
+            guard = Guard(frozenset(rejected), at, fixed, open_at)
+            found = self.rejections[placement] = (rejected, guard)
         return found
 
     def _prepare(self, pod: Pod) -> _Own:
@@ -886,7 +916,7 @@ class KubeCluster(_FillingCluster):
             return filtered(reason) if reason is not None else scored(info)
 
         if trivial:
-            return plain, own, (self._guarded(), self.guarded_at)
+            return plain, own, Guard(self._guarded(), self.guarded_at)
         return plain, own, None if rejections is None else rejections[1]
 
     def bind(self, node_name: str, pod: Pod) -> None:

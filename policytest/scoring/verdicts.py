@@ -39,6 +39,7 @@ __all__ = [
     "filtered",
     "kube_key",
     "one_verdict",
+    "verdicts_around",
     "volcano_key",
 ]
 
@@ -109,6 +110,27 @@ def every_verdict(
     if len(memo) > len(keys) // 2:
         memo.clear()  # few nodes share a state: keeping the verdicts would save little
     return verdicts
+
+
+def verdicts_around(
+    fixed: list[Verdict | None],
+    open_at: list[int],
+    names: list[str],
+    keys: Mapping[str, int],
+    memo: dict[int, Verdict],
+    plain: Callable[[str], Verdict],
+) -> list[Verdict]:
+    """Each node's verdict in cluster order: ``fixed``'s where it has one (the nodes a
+    pod's placement keeps it off), and at the positions ``open_at`` the node state's
+    (``plain`` once per key not in ``memo``): a pod that fits a few nodes of a big
+    cluster costs those few."""
+    verdicts = fixed.copy()
+    for index in open_at:
+        verdicts[index] = one_verdict(names[index], keys, _NO_NODES, memo, plain, plain)
+    return cast(list[Verdict], verdicts)
+
+
+_NO_NODES: Final = frozenset[str]()
 
 
 def node_scores(

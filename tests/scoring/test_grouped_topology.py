@@ -14,7 +14,7 @@ index's counts are held to counting each node's pods apart (``_assert_counts_exa
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import pytest
@@ -27,10 +27,12 @@ from policytest.harness.runner import rank
 from policytest.scoring.cluster import Node, Pod
 from policytest.scoring.filters import pod_filter
 from policytest.scoring.plugins import spread
+from policytest.scoring.plugins.profile import with_rows
 from policytest.scoring.plugins.view import ClusterView
 from policytest.scoring.protocol import Scheduler
 from policytest.scoring.selectors import Selector, compile_selector
 from policytest.scoring.specs import node_from_dict, pod_from_dict
+from policytest.scoring.verdicts import Scores, Verdict, filtered
 from policytest.scoring.workload import ClusterObjects, LabelSelector, SelectorRequirement
 from policytest.scoring.workload_specs import cluster_objects_from_dict
 from tests.scoring.reference import count_matching
@@ -368,3 +370,41 @@ def test_counts_read_to_keep_stay_as_read_and_the_others_change_in_place() -> No
     assert spread.matching_counts(view, WEB, "default", keep=False) is now
     assert now == {"n0": 1, "n1": 2, "n2": 2}
     _assert_counts_exact(view, [WEB])
+
+
+@st.composite
+def _verdicts_and_rows(
+    draw: st.DrawFn,
+) -> tuple[list[Verdict], list[dict[str, int]]]:
+    """Verdicts of a cluster's nodes (some shared, some filtered out) and a row for each
+    feasible node (some shared)."""
+    shared = [
+        (True, None, float(total), {"NodeResourcesFit": float(total)}, {}, {}, {})
+        for total in range(draw(st.integers(1, 3)))
+    ]
+    out = filtered("Insufficient cpu")
+    verdicts: list[Verdict] = [
+        draw(st.sampled_from([*shared, out])) for _ in range(draw(st.integers(0, 12)))
+    ]
+    rows = [{"TaintToleration": 100 * score} for score in range(2)]
+    feasible = sum(1 for verdict in verdicts if verdict[0])
+    return verdicts, [draw(st.sampled_from(rows)) for _ in range(feasible)]
+
+
+@settings(max_examples=200, deadline=None)
+@given(drawn=_verdicts_and_rows())
+def test_rows_are_added_to_each_feasible_node_whatever_how_few(
+    drawn: tuple[list[Verdict], list[dict[str, int]]],
+) -> None:
+    """``with_rows`` adds each feasible node's row to its verdict and leaves the others
+    as they are, whether most nodes are feasible (shared sums over all nodes) or a few
+    (only those walked: a pod pinned to a node pool of a big cluster)."""
+    verdicts, rows = drawn
+    names = [f"n{i}" for i in range(len(verdicts))]
+    found = with_rows(Scores(names, verdicts), rows, _plus)
+    feasible = iter(rows)
+    assert found == [_plus(v, next(feasible)) if v[0] else v for v in verdicts]
+
+
+def _plus(verdict: Verdict, row: Mapping[str, int]) -> Verdict:
+    return (True, None, verdict[2] + sum(row.values()), {**verdict[3], **row}, *verdict[4:])

@@ -623,10 +623,22 @@ def with_rows(
     distinct verdict and row: nodes share both by node keys and groups, so a few
     thousand sums serve 10,000 nodes."""
     verdicts = scores.verdicts
+    if len(rows) * 2 < len(verdicts):  # few feasible nodes: walk only those
+        summed: dict[tuple[int, int], Verdict] = {}
+        added = list(verdicts)
+        feasible = compress(range(len(verdicts)), map(itemgetter(0), verdicts))
+        for index, row in zip(feasible, rows, strict=True):
+            verdict = verdicts[index]
+            pair = (id(verdict), id(row))
+            total = summed.get(pair)
+            if total is None:
+                total = summed[pair] = add(verdict, row)
+            added[index] = total
+        return added
     found: Sequence[Mapping[str, int] | None] = rows
     if len(rows) < len(verdicts):
-        feasible = iter(rows)
-        found = [next(feasible) if verdict[0] else None for verdict in verdicts]
+        feasible_rows = iter(rows)
+        found = [next(feasible_rows) if verdict[0] else None for verdict in verdicts]
     pairs = list(zip(map(id, verdicts), map(id, found), strict=True))
     first = dict(zip(pairs, zip(verdicts, found, strict=True), strict=True))
     summed = {pair: v if row is None else add(v, row) for pair, (v, row) in first.items()}
