@@ -271,15 +271,24 @@ def execute(args: Any) -> int:
             if chosen is None:
                 sys.stderr.write(f"policytest: {text(args.fixture)}: {text(workload.refusal)}\n")
                 return int(ExitCode.FINDINGS)
-            if workload.session is not None and getattr(chosen, "session", None) is None:
+            sessions = workload.runs_sessions(chosen)
+            if sessions and getattr(chosen, "session", None) is None:
                 sys.stderr.write(
                     f"policytest: {text(args.fixture)}: case `{text(workload.case)}` schedules "
                     f"Volcano jobs, and config `{text(label)}` is not a Volcano conf\n"
                 )
                 return int(ExitCode.FINDINGS)
+            if sessions and args.orders:
+                sys.stderr.write(
+                    f"policytest: --orders replays the pods' arrival orders, and case "
+                    f"`{text(workload.case)}` runs Volcano's sessions under config "
+                    f"`{text(label)}`, which take its jobs in Volcano's own order (queue, "
+                    "priority, creation time): compare it without --orders\n"
+                )
+                return int(ExitCode.USAGE)
             release = workload.release if scheduler is None else release_label(chosen.name, options)
             jobs.append(PackingJob(index, label, chosen, release, limits=options.limits))
-            if workload.session is None:  # a session orders its jobs itself
+            if not sessions:
                 jobs += [
                     PackingJob(index, label, chosen, release, order, args.seed, options.limits)
                     for order in range(args.orders)

@@ -2,7 +2,8 @@
 
 A case ``pods: {fromSnapshot: bound}`` answers "how many nodes would this config need
 for what runs today?". Every bound pod that could move is taken off its node, and the
-pods are placed again one by one, in the order they were created (the snapshot's
+pods are placed again one by one (under a Volcano conf, through its sessions, job by
+job: :mod:`policytest.harness.sessions`), in the order they were created (the snapshot's
 ``order``: ``creationTimestamp``, then namespace and name, pods without a timestamp
 last; pods with no recorded order, such as pods written in the fixture, follow node by
 node). What cannot move stays where it is and counts as load:
@@ -57,7 +58,6 @@ from policytest.scoring.specs import (
 )
 from policytest.scoring.workload import OwnerReference
 from policytest.scoring.workload_specs import WorkloadSpecError, label_selector
-from policytest.sessions.objects import GROUP_NAME
 
 __all__ = [
     "KEPT_REASONS",
@@ -167,7 +167,6 @@ def plan(
     anchored: set[str] = set()
     over: list[str] = []
     total = 0
-    grouped = 0
     for spec in nodes:
         staying: list[Any] = []
         pods: list[Pod] = []
@@ -190,7 +189,6 @@ def plan(
                     anchored.add(spec.name)
                 continue
             assert verdict.moved is not None
-            grouped += count * (GROUP_NAME in dict(verdict.pod.annotations))
             places = _places(entry, count, where)
             if places is None:
                 unranked.extend([verdict.moved] * count)
@@ -215,7 +213,7 @@ def plan(
         kept=tuple((reason, count) for reason, count in kept.items() if count),
         in_use_before=tuple(in_use),
         anchored=frozenset(anchored),
-        notes=tuple(_notes(len(ranked), len(unranked), over, dropped, grouped)),
+        notes=tuple(_notes(len(ranked), len(unranked), over, dropped)),
     )
 
 
@@ -398,9 +396,7 @@ def _amount(name: str, value: int) -> str:
     return f"{value:,}"
 
 
-def _notes(
-    ranked: int, unranked: int, over: list[str], dropped: int, grouped: int
-) -> Iterator[str]:
+def _notes(ranked: int, unranked: int, over: list[str], dropped: int) -> Iterator[str]:
     if unranked and not ranked:
         yield (
             "no pod records when it was created (a snapshot written by an older "
@@ -421,13 +417,6 @@ def _notes(
             f"{held} pods requesting more than their allocatable: {named}"
             f"{more}; the kubelet admits no such pod, so the snapshot was taken mid-change "
             "or does not come from a running cluster (repacked as it is)"
-        )
-    if grouped:
-        pods = "1 pod moved belongs" if grouped == 1 else f"{grouped:,} pods moved belong"
-        yield (
-            f"{pods} to Volcano jobs (PodGroups): a repack places every pod on its "
-            "own in creation order, not by its job through Volcano's sessions, so a gang "
-            "may be left partly placed and job and queue order do not apply"
         )
     if dropped:
         pods = "1 pod bound to a node" if dropped == 1 else f"{dropped:,} pods bound to nodes"

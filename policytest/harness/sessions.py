@@ -1,5 +1,8 @@
 """Cases that Volcano schedules as jobs: ``jobs:``, ``sessions: N``, or incoming pods
-that name a PodGroup (a snapshot's pending pods of a Volcano job). The case runs the
+that name a PodGroup (a snapshot's pending pods of a Volcano job), and under a Volcano
+conf a repack that moves pods Volcano schedules (every pod it moves then goes through
+the sessions, a pod naming no PodGroup in its own, as Volcano's PodGroup controller
+makes for it, whatever scheduler the pod names). The case runs the
 conf's sessions (:mod:`policytest.sessions.session`) and checks ``expect.jobs`` (per
 PodGroup, its pods bound and its phase) and ``expect.binds`` (pod -> node), besides the
 sequence expectations (``placements``, ``nodesUsed``, ``pending``) over every bind.
@@ -20,7 +23,7 @@ from policytest.harness.model import Case, Fixture
 from policytest.scoring.cluster import Node, Pod
 from policytest.scoring.specs import pods_from_dict
 from policytest.scoring.workload import ClusterObjects
-from policytest.sessions.objects import SchedulingObjects
+from policytest.sessions.objects import VOLCANO, SchedulingObjects
 from policytest.sessions.result import Bind, SessionsResult
 from policytest.sessions.state import BOUND_STATUSES, PENDING, Job
 
@@ -37,12 +40,21 @@ __all__ = [
 
 
 def is_session_case(case: Case) -> bool:
-    """Whether Volcano runs the case as sessions of jobs."""
+    """Whether Volcano runs the case as sessions of jobs (a repack: when it moves a pod
+    Volcano schedules, naming a PodGroup or Volcano as its scheduler)."""
     return (
         bool(case.jobs)
         or case.sessions is not None
         or any(_names_group(entry) for entry in case.pods)
+        or (case.repack is not None and any(_names_volcano(entry) for entry in case.pods))
     )
+
+
+def _names_volcano(entry: object) -> bool:
+    if not isinstance(entry, Mapping):
+        return False
+    spec = entry.get("spec")
+    return (spec if isinstance(spec, Mapping) else entry).get("schedulerName") == VOLCANO
 
 
 def _names_group(entry: object) -> bool:
@@ -123,6 +135,8 @@ class SessionWork:
     scheduling: SchedulingObjects
     pods: tuple[tuple[Mapping[str, Any], Pod], ...]
     sessions: int
+    adopt: bool = False
+    """A repack's: every pod is Volcano's, whatever scheduler it names."""
 
     def run(
         self,
@@ -137,7 +151,9 @@ class SessionWork:
         from policytest.sessions.session import run_sessions
 
         bound = ((node.name, pod) for node in nodes for pod in node.pods)
-        built = build_jobs(self.scheduling, list(self.pods), scheduler.overhead_first, bound)
+        built = build_jobs(
+            self.scheduling, list(self.pods), scheduler.overhead_first, bound, self.adopt
+        )
         run = run_sessions(
             scheduler.session,
             scheduler,
@@ -180,7 +196,7 @@ def session_work(fixture: Fixture, case: Case) -> SessionWork:
             entry, default_requests_from_limits=True, where=f"case `{case.name}`"
         )
     )
-    return SessionWork(scheduling, pods, case.sessions or 1)
+    return SessionWork(scheduling, pods, case.sessions or 1, adopt=case.repack is not None)
 
 
 def not_started(jobs: Sequence[Job]) -> tuple[Pending, ...]:

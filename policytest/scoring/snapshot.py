@@ -15,7 +15,10 @@ and Pod is reduced on the spot to what scheduling reads:
   (anti-)affinity, spread constraints, images, host ports), and what decides whether a
   repack may move it (:mod:`policytest.harness.repack`): its ``hostPath`` and
   persistent volume claim volumes, and the annotations that mark a mirror pod or name a
-  Volcano PodGroup. Identical pods of a node are kept once with a ``count``, and
+  Volcano PodGroup (a pod Volcano schedules, naming a PodGroup or Volcano as its
+  scheduler, keeps its name, creation time and UID too: a repack places it again
+  through Volcano's sessions, which order jobs and tasks by them). Identical pods of a
+  node are kept once with a ``count``, and
   ``order`` lists each one's place in creation order (``creationTimestamp``, then
   namespace and name; pods without a timestamp after all others), so a repack places
   them again in the order they were created;
@@ -94,8 +97,10 @@ _GROUP_ANNOTATIONS: Final = (
     "volcano.sh/task-index",
     "volcano.sh/task-priority",
     "volcano.sh/job-name",
+    "scheduling.volcano.sh/queue-name",
 )
-"""The annotations that put a pod in a PodGroup and give its task role and priority."""
+"""The annotations that put a pod in a PodGroup and give its task role and priority (and
+the queue of the PodGroup made for a pod naming none)."""
 # kind -> the compact snapshot's key for the volumes a repack reads (not fixture keys).
 VOLUME_OBJECT_KEYS: Final = {
     "PersistentVolumeClaim": "persistentVolumeClaims",
@@ -749,7 +754,7 @@ def _pod(
         volumes = _repack_volumes(obj, spec)
         if volumes:
             reduced["volumes"] = volumes
-        identity = _identity(obj, name=False)
+        identity = _identity(obj, name=_volcanos(obj, spec))
         annotations = {
             key: value
             for key, value in _mapping(_mapping(obj.get("metadata")).get("annotations")).items()
@@ -772,6 +777,14 @@ def _pod(
         counts.unsimulated_pending += 1
     snapshot.pending.append({"metadata": _identity(obj, name=True), "spec": pod_spec})
     counts.pending_pods += 1
+
+
+def _volcanos(obj: Mapping[str, Any], spec: Mapping[str, Any]) -> bool:
+    """Whether Volcano schedules the pod (it names a PodGroup, or Volcano as its
+    scheduler): a repack places it again through Volcano's sessions, whose job and task
+    orders read its name, creation time and UID (so each such pod is its own entry)."""
+    annotations = _mapping(_mapping(obj.get("metadata")).get("annotations"))
+    return _GROUP_ANNOTATIONS[0] in annotations or spec.get("schedulerName") == "volcano"
 
 
 def _schedulable(spec: Mapping[str, Any], where: str) -> dict[str, Any]:
@@ -1087,14 +1100,20 @@ def anonymize(snapshot: Snapshot) -> Snapshot:
             }
         return {key: walk(value, key) for key, value in data.items()}
 
-    nodes = [walk(node) for node in snapshot.nodes]
-    pending = []
-    for pod in snapshot.pending:
-        walked = walk(pod)
-        name = _mapping(pod.get("metadata")).get("name")
-        if isinstance(name, str):
-            walked["metadata"]["name"] = pod_name(name)
-        pending.append(walked)
+    def named(pods: Any, walked: Any) -> Any:
+        """The walked pods, each pod's name hashed as :func:`pod_name` hashes it."""
+        for pod, done in zip(pods if isinstance(pods, list) else (), walked or (), strict=False):
+            name = _mapping(_mapping(pod).get("metadata")).get("name")
+            if isinstance(name, str):
+                done["metadata"]["name"] = pod_name(name)
+        return walked
+
+    nodes = []
+    for node in snapshot.nodes:
+        walked = walk(node)
+        named(node.get("pods"), walked.get("pods"))
+        nodes.append(walked)
+    pending = named(snapshot.pending, [walk(pod) for pod in snapshot.pending])
     objects = {
         key: [_walk_object(item, walk) for item in items] for key, items in snapshot.objects.items()
     }

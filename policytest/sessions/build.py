@@ -4,7 +4,9 @@ the way Volcano's cache builds them, and what it does with input it cannot use:
 - a pod whose ``scheduling.k8s.io/group-name`` names a PodGroup that does not exist
   belongs to a job without a PodGroup: the scheduler never schedules it;
 - a Volcano pod naming no group gets the PodGroup the PodGroup controller makes for it
-  (``podgroup-<pod>``, ``minMember`` 1, the queue ``default``, the pod's class);
+  (``podgroup-<pod>``, ``minMember`` 1, the queue its ``scheduling.volcano.sh/queue-name``
+  annotation names or ``default``, the pod's class), created when the pod was (the
+  controller makes it as it sees the pod);
 - a PodGroup in a queue that does not exist is left out of every session;
 - a PriorityClass that does not exist gives the global default priority (0 without one);
 - a pod of another scheduler is not Volcano's to schedule.
@@ -18,6 +20,7 @@ from typing import Any
 
 from policytest.scoring.accounting import volcano_pod_request
 from policytest.scoring.cluster import Pod
+from policytest.scoring.snapshot import DEFAULT_QUEUE
 from policytest.sessions.objects import (
     GROUP_NAME,
     TASK_SPEC,
@@ -47,13 +50,15 @@ def build_jobs(
     pods: Sequence[tuple[Mapping[str, Any], Pod]],
     overhead_first: bool,
     running: Iterable[tuple[str, Pod]] = (),
+    adopt: bool = False,
 ) -> Jobs:
     """Jobs from the PodGroups, the case's pods (each its entry and its scorer pod) and
     the cluster's bound pods (``running``: node name and pod): a bound pod naming a
     PodGroup is one of its tasks, Running on its node, so it counts towards the gang,
     the job's and its queue's allocated resources as the scheduler's cache counts it.
     Every PodGroup is a job, with or without pods (enqueue admits a PodGroup before
-    the job controller makes its pods)."""
+    the job controller makes its pods). ``adopt``: every pod is Volcano's, whatever
+    scheduler it names (a repack under a Volcano conf places every pod it moves)."""
     notes: list[str] = []
     queues = {queue.name: queue for queue in scheduling.queues}
     groups = {group.key: group for group in scheduling.pod_groups}
@@ -74,11 +79,16 @@ def build_jobs(
             volcano_pod_request(pod, overhead_first)
         )
 
-    for entry, pod in pods:
+    width = len(str(len(pods) - 1))
+    adopted = 0
+    for position, (entry, pod) in enumerate(pods):
         member = membership(entry if isinstance(entry, Mapping) else {})
-        name = pod.name or f"pod-{len(made)}"
+        # a pod without a name is named by its place, digits padded, so that the name
+        # (a job's UID, its order's last tie-breaker) keeps the pods' order
+        name = pod.name or f"pod-{position:0{width}d}"
         key = f"{member.namespace}/{name}"
-        if member.scheduler_name != VOLCANO:
+        adopted += member.scheduler_name != VOLCANO
+        if member.scheduler_name != VOLCANO and not adopt:
             notes.append(
                 f"pod {key}: schedulerName {member.scheduler_name!r}, not volcano: "
                 "not Volcano's to schedule (left pending)"
@@ -90,7 +100,9 @@ def build_jobs(
             group = groups[job_key] = PodGroup(
                 f"podgroup-{member.uid or name}",
                 member.namespace,
+                queue=member.queue or DEFAULT_QUEUE,
                 priority_class=member.priority_class,
+                created=member.created,
                 uid=job_key,
             )
         if group is None:
@@ -145,6 +157,13 @@ def build_jobs(
             f"PodGroup {job_key} does not exist: Volcano never schedules its "
             f"{len(keys)} pod{'s' if len(keys) != 1 else ''} ({', '.join(keys[:3])}"
             f"{', ...' if len(keys) > 3 else ''})"
+        )
+    if adopt and adopted:
+        notes.append(
+            f"{adopted:,} pod{'s' if adopted != 1 else ''} moved name{'s' if adopted == 1 else ''} "
+            "another scheduler than volcano: the repack places "
+            f"{'it' if adopted == 1 else 'them'} through Volcano's sessions too, each in "
+            "a PodGroup of its own, as the conf would if Volcano scheduled every pod"
         )
     jobs = []
     for job in made.values():

@@ -47,6 +47,9 @@ TASK_SPEC: Final = "volcano.sh/task-spec"
 TASK_INDEX: Final = "volcano.sh/task-index"
 JOB_NAME: Final = "volcano.sh/job-name"
 TASK_PRIORITY: Final = "volcano.sh/task-priority"
+QUEUE_NAME: Final = "scheduling.volcano.sh/queue-name"
+"""The queue of the PodGroup the PodGroup controller makes for a pod naming none
+(``v1beta1.QueueNameAnnotationKey``)."""
 VOLCANO: Final = "volcano"
 SCHEDULING_KEYS: Final = ("priorityClasses", "queues", "podGroups")
 """The cluster's keys for the scheduling objects (fixture and compact snapshot)."""
@@ -150,6 +153,8 @@ class PodMembership:
     role: str
     created: str
     uid: str
+    queue: str = ""
+    """The queue annotation: the queue of the PodGroup made for a pod naming none."""
 
     @property
     def job(self) -> str:
@@ -183,6 +188,7 @@ def membership(data: Mapping[str, Any], where: str = "pod") -> PodMembership:
         role=str(role),
         created=str(metadata.get("creationTimestamp") or data.get("creationTimestamp") or ""),
         uid=str(metadata.get("uid") or data.get("uid") or ""),
+        queue=str(annotations.get(QUEUE_NAME) or ""),
     )
 
 

@@ -236,19 +236,6 @@ def test_pods_over_a_nodes_allocatable_are_noted() -> None:
     assert "the kubelet admits no such pod" in note
 
 
-def test_pods_of_volcano_jobs_are_said_to_move_one_by_one() -> None:
-    """A repack places pods on their own, so the pods of Volcano jobs (PodGroups) are not
-    placed as their gangs: the report says so rather than leave it to be guessed."""
-    member = entry(annotations={"scheduling.k8s.io/group-name": "train"})
-    gang = {**member, "count": 2, "order": [0, 1]}
-    assert planned([{**entry(), "order": [2]}]).notes == ()
-    (note,) = planned([gang, {**owned("DaemonSet", "d")}]).notes
-    assert note.startswith(
-        "2 pods moved belong to Volcano jobs (PodGroups): a repack places every pod on its "
-        "own in creation order, not by its job through Volcano's sessions"
-    )
-
-
 # --- the snapshot carries what a repack reads ------------------------------------------------
 
 
