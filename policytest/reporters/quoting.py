@@ -116,7 +116,7 @@ _MARKDOWN_SYNTAX = re.compile(
     r"[\\`*\[\]<|~$@]"  # escapes, code, emphasis, links and images, HTML, table cells,
     # strikethrough, maths, mentions and e-mail autolinks
     r"|&(?=[#0-9A-Za-z])"  # a character reference
-    r"|#(?=[0-9])"  # an issue reference
+    r"|#(?=[0-9]|$)"  # an issue reference (at the end, what follows may be a digit)
     r"|:(?=//|[\w+-]+:)"  # a URL's scheme (an autolink), an emoji shortcode
     r"|(?i:www)\."  # a www. autolink
     r"|_+"  # emphasis, unless inside a word

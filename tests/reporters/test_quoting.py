@@ -318,6 +318,7 @@ def _visible_text(markdown: str) -> str:
 @PROPERTY
 @given(name=names)
 @example(name="@octocat")
+@example(name="#`0")  # a message's `quoted` span then ends after the #: "#<code>0..."
 def test_markdown_keeps_headings_tables_and_details(name: str) -> None:
     plain = render_diff("markdown", _diff("name"), color=False)
     shown = render_diff("markdown", _diff(name), color=False)
