@@ -152,7 +152,7 @@ class _Totals:
             key = self._key(pod)
             kept = self.kinds.get(key)
         if kept is not None:
-            if self._current(pod, key, kept):
+            if self._current(kept):
                 if last is None or last[2] is not kept:  # to the end: the last used
                     self.kinds[key] = self.kinds.pop(key)
                 self.last = (pod, key, kept)
@@ -168,7 +168,7 @@ class _Totals:
             self.index = {name: i for i, name in enumerate(self.names)}
         kind: _Kind | SpreadingKind
         if self.cycles is not None and spreading is not None and isinstance(scores, Scores):
-            kind = SpreadingKind(self.cycles, scores, spreading, len(self.binds))
+            kind = SpreadingKind(self.cycles, key, scores, spreading, len(self.binds))
         else:
             verdicts = scores.verdicts if isinstance(scores, Scores) and self.kept else None
             kind = _Kind(key, _totals(scores), verdicts)
@@ -179,10 +179,10 @@ class _Totals:
             self._forget(next(iter(self.kinds)))
         return kind, scores
 
-    def _current(self, pod: Pod, key: Pod, kind: _Kind | SpreadingKind) -> bool:
-        """Bring a kept kind up to date for ``pod`` (of kind ``key``); ``False``: it
-        cannot be, score it again. A plain kind is kept up to date at every bind."""
-        return isinstance(kind, _Kind) or kind.catch_up(pod, self.binds)
+    def _current(self, kind: _Kind | SpreadingKind) -> bool:
+        """Bring a kept kind up to date; ``False``: it cannot be, score it again. A
+        plain kind is kept up to date at every bind."""
+        return isinstance(kind, _Kind) or kind.catch_up(self.binds)
 
     def _key(self, pod: Pod) -> Pod:
         """The kind ``pod`` is of: the pod without what no verdict of it reads (its name:
@@ -291,9 +291,9 @@ class SessionTotals(_Totals):
     def _version(self) -> object:
         return None if self.versioned is None else self.versioned.topology_version
 
-    def _current(self, pod: Pod, key: Pod, kind: _Kind | SpreadingKind) -> bool:
+    def _current(self, kind: _Kind | SpreadingKind) -> bool:
         if isinstance(kind, SpreadingKind):
-            return kind.catch_up(pod, self.binds)
+            return kind.catch_up(self.binds)
         if kind.seen == len(self.changes):
             return True
         if kind.version != self._version() or not self.state.local_binds(kind.pod):

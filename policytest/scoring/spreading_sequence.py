@@ -156,9 +156,13 @@ class SpreadingKind:
     matching pods per domain, and how far into the sequence's binds it is up to date."""
 
     def __init__(
-        self, cluster: CycleScoring, scores: Scores, spreading: Spreading, cursor: int
+        self, cluster: CycleScoring, pod: Pod, scores: Scores, spreading: Spreading, cursor: int
     ) -> None:
         self.cluster = cluster
+        self.pod = pod
+        """The pod the kind was scored for: its nodes are rescored for it, whichever pod of
+        the kind is placed (the cluster prepares a pod's scoring once per pod object, and a
+        snapshot's pods are all distinct objects)."""
         self.spreading = spreading
         self.cursor = cursor
         """The number of the sequence's binds already taken into account."""
@@ -279,7 +283,7 @@ class SpreadingKind:
             return []
         return [(position, value) for position, value in enumerate(group) if isinstance(value, str)]
 
-    def catch_up(self, pod: Pod, binds: Sequence[int]) -> bool:
+    def catch_up(self, binds: Sequence[int]) -> bool:
         """Take the binds made since ``cursor`` (node positions in cluster order) into
         account; ``False``: the kind must be scored again on every node (the view's
         version moved, a normalising maximum moved, or so many nodes changed that a
@@ -293,9 +297,9 @@ class SpreadingKind:
         if len(touched) > len(self.static) // 2:
             return False
         matching = self._matching()
-        return all(self._rescore(pod, index, matching) for index in sorted(touched))
+        return all(self._rescore(index, matching) for index in sorted(touched))
 
-    def _rescore(self, pod: Pod, index: int, matching: Sequence[Mapping[str, int]]) -> bool:
+    def _rescore(self, index: int, matching: Sequence[Mapping[str, int]]) -> bool:
         """Bring node ``index`` up to date: its matching pods and its domains' counts,
         its static part and its group, or its leaving the feasible nodes (``False``:
         the kind must be scored in full). A node the kind could not go to stays so
@@ -316,7 +320,7 @@ class SpreadingKind:
         old_static, old_group = self.static[index], self.group[index]
         if old_static is None:  # left the feasible nodes before
             return True
-        verdict = self.cluster.resource_verdict(pod, node.name)
+        verdict = self.cluster.resource_verdict(self.pod, node.name)
         if not verdict[0]:
             return self._drop(index, node, old_group, old_static)
         static = verdict[2] + self._others(index)

@@ -734,6 +734,26 @@ def test_pods_bound_where_a_spreading_kind_cannot_go_still_count_in_its_zone() -
     assert counting.full_scorings == 2  # each kind once
 
 
+def test_a_spreading_kind_of_named_pods_is_prepared_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A snapshot's pods are all distinct objects (each has its name): the nodes a kind
+    catches up on are rescored for the kind, which the cluster prepares once, not for
+    each pod placed (the prepared pods were dropped every 32 pods and made again)."""
+    prepared: list[Pod] = []
+    prepare = KubeCluster._prepare
+
+    def counted(cluster: KubeCluster, pod: Pod) -> Any:
+        prepared.append(pod)
+        return prepare(cluster, pod)
+
+    monkeypatch.setattr(KubeCluster, "_prepare", counted)
+    scheduler = _kube_profile("default", "1.36")
+    nodes = _varied_nodes(12)
+    web = pod_from_dict(_POD_KINDS[0], default_requests_from_limits=True)
+    pods = [replace(web, name=f"web-{i}") for i in range(80)]
+    assert place_all(scheduler.cluster(nodes), pods) == reference(scheduler, nodes, pods)
+    assert len(prepared) - len(pods) == 1  # the reference prepares each pod; the kind once
+
+
 def test_a_pod_with_affinity_bound_meanwhile_makes_a_spreading_kind_scored_again() -> None:
     """A bound pod's preferred anti-affinity scores the Deployment it names: its kind,
     kept across binds, must not miss it (MostAllocated would put the next web-0 pod
