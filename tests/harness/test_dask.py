@@ -14,7 +14,7 @@ import pytest
 from policytest.harness.daskengine import DaskEngine
 from policytest.harness.parallel import EngineError, Outcome
 from tests.conftest import RunLine
-from tests.harness.test_parallel import JOBS, PICKLED, Shared, square
+from tests.harness.test_parallel import PICKLED, Shared, square
 from tests.harness.test_sweep import SWEEP
 
 pytestmark = [
@@ -35,10 +35,13 @@ def cluster() -> Any:
 
 def test_the_cluster_gives_the_same_outcomes_in_the_jobs_order(cluster: DaskEngine) -> None:
     PICKLED["count"] = 0
-    outcomes = cluster.run(square, Shared([5] * 1000), JOBS)
-    assert [o.result[0] for o in outcomes if o.result] == [j * j + 5 for j in JOBS]
+    jobs = list(range(24))
+    outcomes = cluster.run(square, Shared([5] * 1000), jobs)
+    assert [o.result[0] for o in outcomes if o.result] == [j * j + 5 for j in jobs]
     assert PICKLED["count"] == 1  # scattered once, not once per run
-    assert {o.result[1] for o in outcomes if o.result} == {1}  # unpickled once per worker
+    # Each worker holds the broadcast copy for all its runs (about 12 each). Under load Dask
+    # may also hand a worker the copy a run asked for while the broadcast was in flight.
+    assert max(o.result[1] for o in outcomes if o.result) <= 2
 
 
 def test_a_failed_run_on_a_worker_is_reported_with_its_job(cluster: DaskEngine) -> None:
