@@ -41,7 +41,7 @@ from policytest.read.nodes import (
 )
 from policytest.read.paths import Refused, read_regular
 from policytest.read.positions import IDENTITY, Position
-from policytest.read.syntax import FLOW_TOKENS
+from policytest.read.syntax import flow_brackets
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -434,16 +434,8 @@ def _refuse_deep_flow(text: str, max_depth: int) -> None:
     if text.count("[") + text.count("{") <= max_depth:
         return
     depth = 0
-    in_comment = False
-    for match in re.finditer(FLOW_TOKENS, text):
-        token = match.group()
-        if token == "\n":
-            in_comment = False
-        elif in_comment or token[0] in "\"'":
-            continue
-        elif token == "#":
-            in_comment = True
-        elif token in "[{":
+    for match in flow_brackets(text):
+        if match.group() in "[{":
             depth += 1
             if depth > max_depth:
                 line, column = line_column(text, match.start())

@@ -17,14 +17,15 @@ from policytest.read.nodes import line_column
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Any
 
 _CLOSER = {"[": "]", "{": "}"}
 _KIND = {"[": "list", "{": "mapping"}
 _EXPECTED = re.compile(r"expected ',' or '([\]}])', but got '(.*)'")
-FLOW_TOKENS = r"""[\[\]{}\n#]|"(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*'"""
+_FLOW_TOKENS = r"""[\[\]{}\n#]|"(?:[^"\\\n]|\\.)*"|'(?:[^'\n]|'')*'"""
 """The tokens that open and close flow collections, and what hides them: quoted text
-and comments (the deep-flow refusal counts with them too)."""
+and comments (compiled when first needed, by a deep text or a syntax error)."""
 
 
 def explained(exc: Any, text: str) -> tuple[str, int, int] | None:
@@ -93,12 +94,11 @@ def explained(exc: Any, text: str) -> tuple[str, int, int] | None:
     return None
 
 
-def _unclosed_opener(text: str, end: int) -> int | None:
-    """The index of the innermost ``[`` or ``{`` still open at ``end`` (quoted text and
-    comments skipped), else ``None``."""
-    stack: list[int] = []
+def flow_brackets(text: str, end: int | None = None) -> Iterator[re.Match[str]]:
+    """The flow brackets (``[ ] { }``) of ``text`` before ``end`` that are YAML syntax:
+    those inside quoted text and comments are skipped."""
     in_comment = False
-    for match in re.compile(FLOW_TOKENS).finditer(text, 0, end):
+    for match in re.compile(_FLOW_TOKENS).finditer(text, 0, len(text) if end is None else end):
         token = match.group()
         if token == "\n":
             in_comment = False
@@ -106,7 +106,16 @@ def _unclosed_opener(text: str, end: int) -> int | None:
             continue
         elif token == "#":
             in_comment = True
-        elif token in "[{":
+        else:
+            yield match
+
+
+def _unclosed_opener(text: str, end: int) -> int | None:
+    """The index of the innermost ``[`` or ``{`` still open at ``end`` (quoted text and
+    comments skipped), else ``None``."""
+    stack: list[int] = []
+    for match in flow_brackets(text, end):
+        if match.group() in "[{":
             stack.append(match.start())
         elif stack:
             stack.pop()
