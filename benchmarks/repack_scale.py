@@ -23,7 +23,7 @@ import subprocess
 import sys
 import tempfile
 
-from workloads import calibration, median, policytest_command, runs, summary
+from workloads import calibration, median, policytest_command, run_process, runs, summary
 
 DEFAULT_PROFILE = """\
 apiVersion: kubescheduler.config.k8s.io/v1
@@ -77,10 +77,8 @@ def main() -> None:
             ["--workers", "2", "--dask", "local"],
         ):
             out = os.path.join(scratch, "-".join(engine) + ".json")
-            with open(out, "w", encoding="utf-8") as handle:
-                done = subprocess.run(policytest_command(*sweep, *engine), stdout=handle)
-            assert done.returncode == 0, f"the sweep on {engine} failed"
-            measured = runs(policytest_command(*sweep, *engine), 1, warm=0)
+            measured = [run_process(policytest_command(*sweep, *engine), output=out)]
+            assert measured[0].returncode == 0, f"the sweep on {engine} failed"
             walls[" ".join(engine)] = median([r.wall for r in measured])
             print(summary(f"sweep of 32 variants, {' '.join(engine)}", measured))
         outputs = [

@@ -238,13 +238,15 @@ class Run:
 ENVIRONMENT = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
-def run_process(command: Sequence[str], cwd: str | None = None) -> Run:
-    """Run ``command`` to completion, output discarded; its own rusage via wait4."""
+def run_process(command: Sequence[str], cwd: str | None = None, output: str | None = None) -> Run:
+    """Run ``command`` to completion, its standard output written to ``output`` (else
+    discarded); its own rusage via wait4."""
     started = time.perf_counter()
-    process = subprocess.Popen(
-        command, cwd=cwd, env=ENVIRONMENT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    _, status, usage = os.wait4(process.pid, 0)
+    with open(output or os.devnull, "wb") as sink:
+        process = subprocess.Popen(
+            command, cwd=cwd, env=ENVIRONMENT, stdout=sink, stderr=subprocess.DEVNULL
+        )
+        _, status, usage = os.wait4(process.pid, 0)
     wall = time.perf_counter() - started
     process.returncode = os.waitstatus_to_exitcode(status)
     return Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, process.returncode)
