@@ -112,7 +112,7 @@ def hashed(instance: object) -> tuple[str, object]:
     return outcome(lambda: hash(instance))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(declarations(), ARGUMENTS, ARGUMENTS, st.dictionaries(st.sampled_from(NAMES), VALUES))
 def test_a_record_does_what_the_same_dataclass_does(
     declaration: dict[str, Any],
@@ -162,7 +162,7 @@ def test_a_record_does_what_the_same_dataclass_does(
         assert deletions[0][0] == deletions[1][0]
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=100)
 @given(declarations())
 def test_dataclasses_functions_see_the_fields_the_dataclass_declares(
     declaration: dict[str, Any],
@@ -414,7 +414,7 @@ FINDINGS = st.builds(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(st.lists(FINDINGS, max_size=8))
 def test_findings_sort_and_deduplicate_as_the_dataclass_did(findings: list[Finding]) -> None:
     twin = as_dataclass(Finding)

@@ -34,7 +34,7 @@ LABEL = re.compile(r'"[\w \-./:+=,()]*…?"')
 names = st.one_of(st.sampled_from(HOSTILE), st.text(min_size=1, max_size=80))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(value=names)
 @example(value="a" * (MERMAID_LABEL_LIMIT + 1))
 def test_a_label_is_one_quoted_run_of_plain_characters(value: str) -> None:
@@ -68,7 +68,7 @@ def chart_lines(markdown: str) -> list[str]:
     return markdown[start : markdown.index("\n```\n", start) + 4].splitlines()
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(case_names=st.lists(names, min_size=1, max_size=MAX_CASES + 3, unique=True))
 def test_the_chart_keeps_its_shape_whatever_the_names(case_names: list[str]) -> None:
     markdown = render(report(case_names))
@@ -125,7 +125,7 @@ def mermaid_blocks(markdown: str) -> list[list[str]]:
     return [block.splitlines() for block in blocks]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(case=names, nodes=st.lists(names, min_size=2, max_size=14, unique=True))
 def test_a_scores_chart_keeps_its_shape_whatever_the_names(case: str, nodes: list[str]) -> None:
     before = {name: float(index) for index, name in enumerate(nodes)}

@@ -405,9 +405,7 @@ def test_a_repack_places_as_the_same_pods_in_sequence_on_the_emptied_nodes(
     assert repacked["podsMoved"] == sum(repacked["placements"].values()) + repacked["pending"]
 
 
-@settings(
-    max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(max_examples=6, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     nodes=st.integers(min_value=6, max_value=14),
     pods=st.integers(min_value=5, max_value=60),

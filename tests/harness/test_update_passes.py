@@ -76,7 +76,6 @@ def fixtures(draw: st.DrawFn) -> str:
 
 @settings(
     max_examples=25,
-    deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(fixtures())

@@ -82,7 +82,7 @@ def _as_yaml(value: Any) -> str:
     return text
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), new=VALUES)
 def test_mutated_oracle_documents_never_raise(data: st.DataObject, new: Any) -> None:
     original = data.draw(st.sampled_from(ORACLE_VALUES))
@@ -94,7 +94,7 @@ def test_mutated_oracle_documents_never_raise(data: st.DataObject, new: Any) -> 
         assert (config is None) == any(f.severity.value == "error" for f in found)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(data=st.data(), cut=st.integers(min_value=0, max_value=400), junk=st.text(max_size=6))
 def test_damaged_texts_never_raise(data: st.DataObject, cut: int, junk: str) -> None:
     text = data.draw(st.sampled_from(TEXTS))

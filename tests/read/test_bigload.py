@@ -152,7 +152,7 @@ SCALARS = [
 
 
 @pytest.mark.filterwarnings("ignore::ruamel.yaml.error.ReusedAnchorWarning")
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=300)
 @given(
     st.lists(
         st.tuples(st.sampled_from(["cpu", "memory", "x", "010", "1e3"]), st.sampled_from(SCALARS)),

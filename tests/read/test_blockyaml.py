@@ -334,7 +334,7 @@ def mutated(rng: random.Random, text: str) -> str:
     return "\n".join(lines)
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=1000)
 @given(st.randoms(use_true_random=False))
 def test_generated_documents_agree(rng: random.Random) -> None:
     text = stream(rng)
@@ -375,14 +375,14 @@ PIECES = (
 )
 
 
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=1000)
 @given(st.lists(st.sampled_from(PIECES), max_size=24).map("".join))
 def test_texts_of_yaml_s_punctuation_agree(text: str) -> None:
     """Short texts of indicators, breaks and spaces: the boundary of the subset, densely."""
     agrees(text)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(st.randoms(use_true_random=False), st.integers(1, 6))
 def test_depth_limit_declines_where_libyaml_would_stop(rng: random.Random, depth: int) -> None:
     agrees(stream(rng), max_depth=depth)  # accepted only when libyaml's TooDeep is not raised

@@ -120,7 +120,7 @@ def test_edge_texts(text: str) -> None:
 _WORDS = st.sampled_from(["a", "b", "cpu", "''", '"x"', "&p 1", "*p", "!!str 3", "~", "", "[1, 2]"])
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(st.lists(st.tuples(st.integers(0, 3), _WORDS, st.booleans()), max_size=12))
 def test_generated_texts_compose_as_libyaml_does(lines: list[tuple[int, str, bool]]) -> None:
     text = "".join(

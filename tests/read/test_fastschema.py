@@ -104,7 +104,7 @@ def _mutate(document: Any, data: st.DataObject) -> Any:
 
 
 @pytest.mark.parametrize("schema_name", SCHEMAS)
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_never_calls_an_invalid_mutation_valid(schema_name: str, data: st.DataObject) -> None:
     documents = [d for d in _documents(schema_name) if isinstance(d, dict)]

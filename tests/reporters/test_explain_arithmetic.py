@@ -50,7 +50,7 @@ def explained(scheduler: object, nodes: list[dict[str, object]], pod: dict[str, 
     return text, [s for s in scores if s.feasible]  # type: ignore[return-value]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(
     cluster=clusters(),
     strategy=st.sampled_from(["LeastAllocated", "MostAllocated"]),
@@ -81,7 +81,7 @@ def test_kube_fit_steps_reproduce_the_contribution(
         assert int(mean) * plugin_weight == int(contribution) == node.plugins["NodeResourcesFit"]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(
     cluster=clusters(),
     cpu=st.integers(0, 10),

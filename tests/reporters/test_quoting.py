@@ -86,7 +86,7 @@ names = st.one_of(
         max_size=30,
     ),
 )
-PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPERTY = settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow])
 
 
 # --- the quoting functions themselves ---------------------------------------------------

@@ -61,7 +61,7 @@ def test_a_3000_node_table_is_the_best_nodes_and_one_summary() -> None:
     assert len(node_table(cluster(3000, 4), top=None)) == 1 + 3000
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40)
 @given(names=st.lists(st.text(min_size=1, max_size=30), min_size=1, max_size=60, unique=True))
 def test_placements_lines_depend_on_how_many_nodes_never_on_names(names: list[str]) -> None:
     placements = dict.fromkeys(names, 1)

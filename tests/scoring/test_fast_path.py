@@ -226,7 +226,7 @@ def _workload(draw: st.DrawFn) -> tuple[list[dict[str, Any]], list[Pod]]:
 
 
 @pytest.mark.parametrize("name", sorted(SCHEDULERS))
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(workload=_workload(), max_kinds=st.sampled_from([1, 2, 16]))
 def test_random_clusters(
     name: str, workload: tuple[list[dict[str, Any]], list[Pod]], max_kinds: int
@@ -278,7 +278,7 @@ def _placed_workload(draw: st.DrawFn) -> tuple[list[Node], list[Pod]]:
 
 
 @pytest.mark.parametrize("name", sorted(SCHEDULERS))
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(workload=_placed_workload(), max_kinds=st.sampled_from([1, 2, 16]))
 def test_kinds_kept_on_nodes_they_cannot_go_to_place_as_the_reference(
     name: str, workload: tuple[list[Node], list[Pod]], max_kinds: int
@@ -319,7 +319,7 @@ def test_a_bind_on_a_node_a_kept_kind_cannot_go_to_does_not_rescore_it() -> None
     assert counting.nodes_scored == len(kinds) * len(nodes) + len(pods)  # its own kind
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(workload=_workload())
 def test_build_nodes_equals_node_from_dict(
     workload: tuple[list[dict[str, Any]], list[Pod]],
@@ -643,7 +643,7 @@ def _topology_workload(
 
 
 @pytest.mark.parametrize("config", sorted(_KUBE_CONFIGS))
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=120)
 @given(workload=_topology_workload(), max_kinds=st.sampled_from([1, 3, 16]))
 def test_spreading_sequences_place_as_the_reference(
     config: tuple[str, str], workload: tuple[list[Node], list[Pod], ClusterObjects], max_kinds: int

@@ -274,7 +274,7 @@ SELECTORS = [
 
 
 @pytest.mark.parametrize("name", sorted(CONFIGS))
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=50)
 @given(cluster=_cluster())
 def test_grouped_scores_equal_each_node_scored_alone(
     name: str,
@@ -391,7 +391,7 @@ def _verdicts_and_rows(
     return verdicts, [draw(st.sampled_from(rows)) for _ in range(feasible)]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(drawn=_verdicts_and_rows())
 def test_rows_are_added_to_each_feasible_node_whatever_how_few(
     drawn: tuple[list[Verdict], list[dict[str, int]]],

@@ -37,7 +37,7 @@ from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
 
 GPU = "nvidia.com/gpu"
 MI = 1024**2
-PROPERTY_SETTINGS = settings(max_examples=150, deadline=None)
+PROPERTY_SETTINGS = settings(max_examples=150)
 
 
 @dataclass(frozen=True)

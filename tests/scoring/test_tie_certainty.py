@@ -47,7 +47,7 @@ def _placed(scheduler: Scheduler, nodes: list[Node], pods: list[Pod]) -> Placeme
     return place_sequence(scheduler.cluster(nodes), nodes, pods)[0]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(
     scheduler=st.sampled_from(SCHEDULERS),
     shapes=st.lists(st.sampled_from(SHAPES), min_size=2, max_size=5),

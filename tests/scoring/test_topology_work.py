@@ -263,7 +263,7 @@ def _assert_exact(view: ClusterView, pod: Pod) -> None:
         assert preferred_scores(terms, view) == reference.preferred_scores(terms, view)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(case=st.one_of(_case(), _case(dense=True)))
 def test_indexed_topology_plugins_equal_the_plain_walk(
     case: tuple[ClusterView, Pod, list[PodWorkload]],

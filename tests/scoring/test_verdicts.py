@@ -189,7 +189,7 @@ def _workload(draw: st.DrawFn) -> tuple[list[Node], list[Pod]]:
 
 
 @pytest.mark.parametrize("name", sorted(EVERY))
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(workload=_workload())
 def test_random_clusters(name: str, workload: tuple[list[Node], list[Pod]]) -> None:
     nodes, pods = workload
@@ -302,7 +302,7 @@ def _scored_in_turn(
 
 
 @pytest.mark.parametrize("name", sorted(EVERY))
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(workload=_tolerating_workload())
 def test_tolerations_alone_share_verdicts_as_running_every_filter(
     name: str, workload: tuple[list[Node], list[Pod]]

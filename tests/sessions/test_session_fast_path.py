@@ -273,7 +273,7 @@ def _run(
     )  # fmt: skip
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, suppress_health_check=[HealthCheck.too_slow])
 @given(
     conf=st.sampled_from(sorted(CONFS)),
     nodes=st.lists(_node, min_size=1, max_size=5),

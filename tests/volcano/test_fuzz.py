@@ -129,7 +129,6 @@ def check_all(text: str) -> list[Finding]:
 
 FUZZ = settings(
     max_examples=int(os.environ.get("POLICYTEST_FUZZ_EXAMPLES", "30")),
-    deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 

@@ -296,7 +296,7 @@ def test_missing_weight_annotation_scores_zero_while_sra_still_adds() -> None:
 amounts = st.integers(min_value=0, max_value=10**7).map(float)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(
     kind=st.sampled_from([MOST, LEAST]),
     weight=st.integers(min_value=1, max_value=100),
@@ -317,7 +317,7 @@ def test_score_bounds(
         assert scored.total == 0.0
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(
     weight=st.integers(min_value=1, max_value=100),
     capacity=st.integers(min_value=2, max_value=10**7).map(float),
@@ -399,7 +399,7 @@ _arguments = st.dictionaries(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=150)
 @given(
     arguments=_arguments,
     plugin=st.sampled_from(["resource-strategy-fit", "deviceshare", "network-topology-aware"]),
@@ -419,7 +419,7 @@ def test_any_arguments_give_findings_never_an_exception(
         assert finding.line >= 4 and finding.message
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=200)
 @given(
     weight=st.integers(min_value=1, max_value=100),
     names=st.lists(st.sampled_from(["a.com/x", "b.com/y", "c.com/z"]), min_size=1, max_size=4),
