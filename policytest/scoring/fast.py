@@ -121,6 +121,10 @@ class _Kind:
         """The feasible nodes with the highest total, in cluster order (empty: none)."""
         return sorted(self.ranked.members[self.ranked.top()]) if self.ranked else []
 
+    def first_best(self) -> list[int]:
+        """The first two of :meth:`best` (a tie is told without listing every tied node)."""
+        return self.ranked.lowest(self.ranked.top()) if self.ranked else []
+
 
 class _Totals:
     """Kept pod kinds (the most recently used ones), the cluster's node order and the
@@ -317,10 +321,14 @@ def place_all(
     pods: Sequence[Pod],
     progress: Callable[[int], None] | None = None,
     max_kinds: int = MAX_KINDS,
+    ties: bool = True,
 ) -> tuple[list[Choice], Sequence[NodeScore]]:
     """Place ``pods`` one by one (filter, score, bind the best; ties to the first node in
     cluster order). Returns each pod's choice and the first pod's full scores.
-    ``progress`` is called with the number of pods placed so far."""
+    ``progress`` is called with the number of pods placed so far. ``ties``: name every
+    node a choice tied with; ``False``: only the first (what tells that a tie decided
+    it: a big cluster ties a pod with hundreds of nodes, and listing them all took an
+    eighth of a repack)."""
     cache = _Totals(state, max_kinds)
     choices: list[Choice] = []
     first: Sequence[NodeScore] = []
@@ -328,7 +336,7 @@ def place_all(
         kind, scores = cache.of(pod)
         if count == 1 and scores is not None:
             first = scores
-        best = kind.best()
+        best = kind.best() if ties else kind.first_best()
         if not best:
             choices.append((None, ()))
         else:

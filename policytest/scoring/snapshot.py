@@ -259,11 +259,12 @@ class _TextChunks:
         self.buffer = ""
         self.eof = False
 
-    def more(self) -> bool:
-        """Append the next chunk to ``buffer``; False at the end of the stream."""
+    def more(self, size: int = _CHUNK) -> bool:
+        """Append the next ``size`` bytes (at least a chunk) to ``buffer``; False at the
+        end of the stream."""
         if self.eof:
             return False
-        data = self.stream.read(_CHUNK)
+        data = self.stream.read(max(size, _CHUNK))
         self.bytes_read += len(data)
         if self.progress is not None:
             self.progress(self.bytes_read)
@@ -399,7 +400,10 @@ class _JsonScanner:
                 value, end = self.decoder.raw_decode(buffer, self.pos)
             except json.JSONDecodeError as error:
                 self._compact()
-                if self.reader.more():
+                # a value is decoded again from its start once more text is read: reading
+                # as much again as is held keeps a large value (a compact snapshot's nodes)
+                # linear in its size, not quadratic
+                if self.reader.more(len(self.reader.buffer)):
                     continue
                 raise self.error(
                     error.msg, error.pos - len(buffer) + len(self.reader.buffer)

@@ -64,13 +64,16 @@ class CycleScoring(Protocol):
 
 class Ranked:
     """Indices by value, the best value found without a scan (a heap of the values, its
-    stale entries skipped)."""
+    stale entries skipped), and the lowest indices of a value without a scan either."""
 
-    __slots__ = ("heap", "members")
+    __slots__ = ("heap", "lows", "members")
 
     def __init__(self) -> None:
         self.members: dict[float, set[int]] = {}
         self.heap: list[float] = []
+        self.lows: dict[float, list[int]] = {}
+        """Per value whose lowest indices were asked for: a heap of its indices, stale
+        entries skipped (made at the first question: most values are never the best)."""
 
     def add(self, index: int, value: float) -> None:
         group = self.members.get(value)
@@ -78,12 +81,16 @@ class Ranked:
             group = self.members[value] = set()
             heapq.heappush(self.heap, -value)
         group.add(index)
+        lows = self.lows.get(value)
+        if lows is not None:
+            heapq.heappush(lows, index)
 
     def remove(self, index: int, value: float) -> None:
         group = self.members[value]
         group.discard(index)
         if not group:
             del self.members[value]
+            self.lows.pop(value, None)
 
     def __bool__(self) -> bool:
         return bool(self.members)
@@ -93,6 +100,31 @@ class Ranked:
         while -self.heap[0] not in self.members:
             heapq.heappop(self.heap)
         return -self.heap[0]
+
+    def lowest(self, value: float) -> list[int]:
+        """The two lowest indices holding ``value`` (one when it is the only one): a big
+        cluster ties a pod with hundreds of nodes, and ``min`` of them all per pod took
+        a tenth of a repack."""
+        group = self.members[value]
+        lows = self.lows.get(value)
+        if lows is None:
+            lows = self.lows[value] = list(group)
+            heapq.heapify(lows)
+        while lows[0] not in group:
+            heapq.heappop(lows)
+        if len(group) == 1:
+            return [lows[0]]
+        first = heapq.heappop(lows)
+        while lows[0] == first or lows[0] not in group:  # an index added again is twice in
+            heapq.heappop(lows)
+        second = lows[0]
+        heapq.heappush(lows, first)
+        return [first, second]
+
+
+def _first_two(found: Sequence[list[int]]) -> list[int]:
+    """The two lowest of disjoint groups' lowest indices (:meth:`Ranked.lowest`)."""
+    return sorted(index for lowest in found for index in lowest)[:2]
 
 
 @dataclass(frozen=True)
@@ -381,6 +413,15 @@ class SpreadingKind:
 
     def best(self) -> list[int]:
         """The feasible nodes with the highest total, in cluster order (empty: none)."""
+        return sorted(i for ranked, top in self._winners() for i in ranked.members[top])
+
+    def first_best(self) -> list[int]:
+        """The first two of :meth:`best` (a tie is told without listing every tied node)."""
+        return _first_two([ranked.lowest(top) for ranked, top in self._winners()])
+
+    def _winners(self) -> list[tuple[Ranked, float]]:
+        """The groups holding the highest total, with their best static part (none: no
+        node fits)."""
         raws = self.raws
         for group in self.groups:
             if group is not None and group not in raws:
@@ -391,15 +432,12 @@ class SpreadingKind:
         tops = []
         for group, ranked in self.groups.items():
             score = 0 if group is None else weight * spread.normalized(raws[group], low, high)
-            tops.append((ranked.top() + score, ranked))
+            top = ranked.top()
+            tops.append((top + score, ranked, top))
         if not tops:
             return []
-        best = max(total for total, _ in tops)
-        winners: set[int] = set()
-        for total, ranked in tops:
-            if total == best:
-                winners |= ranked.members[ranked.top()]
-        return sorted(winners)
+        best = max(total for total, _, _ in tops)
+        return [(ranked, top) for total, ranked, top in tops if total == best]
 
     def _raw(self, group: tuple[int | str | None, ...]) -> int:
         counts = [

@@ -48,6 +48,7 @@ from policytest.scoring.specs import (
     pod_from_dict,
     pods_from_dict,
 )
+from policytest.scoring.spreading_sequence import Ranked
 from policytest.scoring.verdicts import Scores, Verdict
 from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
 from policytest.scoring.workload import ClusterObjects
@@ -119,6 +120,15 @@ def assert_same_placements(
     state = scheduler.cluster(nodes)
     assert place_all(state, pods, max_kinds=max_kinds) == expected
     assert state.utilisation() == _utilisation_after(scheduler, nodes, expected[0], pods)
+    assert_first_ties_named(scheduler.cluster(nodes), pods, max_kinds, expected[0])
+
+
+def assert_first_ties_named(
+    state: ClusterState, pods: Sequence[Pod], max_kinds: int, expected: Sequence[Choice]
+) -> None:
+    """Placing without listing the ties names only the first node a choice tied with."""
+    choices, _ = place_all(state, pods, max_kinds=max_kinds, ties=False)
+    assert choices == [(node, tied[:1]) for node, tied in expected]
 
 
 def _utilisation_after(
@@ -654,8 +664,10 @@ def test_spreading_sequences_place_as_the_reference(
     scheduler = _kube_profile(*config)
     expected = scheduler.cluster(nodes, objects)
     state = scheduler.cluster(nodes, objects)
-    assert place_all(state, pods, max_kinds=max_kinds) == _reference_in(expected, pods)
+    placed = _reference_in(expected, pods)
+    assert place_all(state, pods, max_kinds=max_kinds) == placed
     assert state.utilisation() == expected.utilisation()
+    assert_first_ties_named(scheduler.cluster(nodes, objects), pods, max_kinds, placed[0])
 
 
 def _varied_nodes(count: int) -> list[Node]:
@@ -893,3 +905,29 @@ def test_volcano_kinds_rescore_the_bound_node_with_the_terms_they_had(
     state.score = counted  # type: ignore[method-assign]
     assert place_all(state, pods) == reference(scheduler, nodes, pods)
     assert one_node == [False] * len(kinds)  # three full scorings, no one-node scoring
+
+
+@settings(max_examples=200)
+@given(
+    steps=st.lists(
+        st.tuples(st.booleans(), st.integers(0, 9), st.sampled_from([1.0, 2.0, 3.0])),
+        max_size=60,
+    ),
+    asked=st.lists(st.integers(0, 60), max_size=8),
+)
+def test_ranked_lowest_indices_follow_adds_and_removes(
+    steps: list[tuple[bool, int, float]], asked: list[int]
+) -> None:
+    """The lowest two indices of the best value, asked at any point (an index removed
+    and added again, a value emptied and filled again) are the lowest two it holds."""
+    ranked, held = Ranked(), {}
+    for position, (adding, index, value) in enumerate(steps):
+        if adding and index not in held:
+            ranked.add(index, value)
+            held[index] = value
+        elif not adding and index in held:
+            ranked.remove(index, held.pop(index))
+        if position in asked and ranked:
+            top = ranked.top()
+            assert top == max(held.values())
+            assert ranked.lowest(top) == sorted(i for i, v in held.items() if v == top)[:2]
