@@ -1,5 +1,5 @@
 """``python -m policytest``."""
 
-from policytest.cli import main
+from policytest.cli import console_main
 
-raise SystemExit(main())
+raise SystemExit(console_main())

@@ -154,7 +154,7 @@ def test_wheel_contents(wheel: Path) -> None:
     html = ROOT / "policytest" / "reporters" / "html"
     for asset in [*html.glob("templates/*.j2"), *html.glob("assets/*")]:
         assert f"policytest/reporters/html/{asset.relative_to(html)}" in names
-    assert entry_points["console_scripts"]["policytest"] == "policytest.cli:main"
+    assert entry_points["console_scripts"]["policytest"] == "policytest.cli:console_main"
     assert "Requires-Python: >=3.10" in metadata
     assert "Requires-Dist: ruamel.yaml" in metadata
     assert "Requires-Dist: jsonschema" in metadata

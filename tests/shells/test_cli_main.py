@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import gc
+import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +33,21 @@ def test_commands_run_without_full_collections_and_restore_the_thresholds(
     assert cli.main(["rules"]) == 0
     assert seen == [(before[0], before[1], OLDEST_GENERATION_THRESHOLD)]
     assert gc.get_threshold() == before
+
+
+def test_the_command_leaves_its_objects_to_the_operating_system() -> None:
+    """The console command returns main's code with every object frozen, so the
+    interpreter's exit collects nothing (a fresh process: freezing is for good)."""
+    probe = (
+        "import gc, sys\n"
+        "from policytest.cli import console_main\n"
+        "sys.argv = ['policytest', 'schema', 'policytest-fixture']\n"
+        "code = console_main()\n"
+        "sys.stderr.write(f'{code} {gc.get_freeze_count() > 1000}')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.stderr == "0 True"
+    assert json.loads(done.stdout)
 
 
 def test_an_unexpected_exception_is_one_line_and_exit_3(
