@@ -234,11 +234,13 @@ def kube_node_info_with_pod(info: KubeNodeInfo, pod: Pod, pod_level: bool = True
     requested = dict(info.requested)
     non_zero = dict(info.non_zero_requested)
     _kube_account(requested, non_zero, pod, pod_level)
-    return replace(
-        info,
-        requested=MappingProxyType(requested),
-        non_zero_requested=MappingProxyType(non_zero),
-        pod_count=info.pod_count + 1,
+    return KubeNodeInfo(  # not dataclasses.replace, which inspects the fields at every bind
+        info.name,
+        info.allocatable,
+        info.allowed_pod_number,
+        MappingProxyType(requested),
+        MappingProxyType(non_zero),
+        info.pod_count + 1,
     )
 
 

@@ -44,6 +44,8 @@ Choice = tuple[str | None, tuple[str, ...]]
 
 MAX_KINDS: Final = 16
 """Pod kinds whose per-node totals are kept at once (each costs a float per node)."""
+_KEYS_KEPT: Final = 1 << 16
+"""Pod objects whose kind is remembered (then forgotten all at once)."""
 
 
 def build_nodes(specs: Iterable[tuple[str, Mapping[str, Any]]]) -> list[Node]:
@@ -84,6 +86,15 @@ class KindKeys(Protocol):
     """A cluster that knows what of a pod its verdicts read (its labels or not)."""
 
     def kind_key(self, pod: Pod) -> Pod: ...
+
+
+@runtime_checkable
+class TopologyVersion(Protocol):
+    """A cluster whose topology plugins' view counts what can move a pod's scores on
+    nodes it was not bound to (``ClusterView.version``; ``None``: no such plugins)."""
+
+    @property
+    def topology_version(self) -> object: ...
 
 
 class _Kind:
@@ -145,6 +156,15 @@ class _Totals:
         """The kind used last: the pod object it was used for (a sequence repeats one
         object ``count`` times: the same object needs no lookup), its key, the kind."""
         self.binds: list[int] = []
+        self.versioned = state if isinstance(state, TopologyVersion) else None
+        self.keyed: dict[int, tuple[Pod, object, Pod]] = {}
+        """Per pod object placed: the pod (kept, so that its id is not reused), the
+        topology version its key was made at (a key may keep labels once bound pods
+        can read them), and its key."""
+        self.canonical: dict[Pod, Pod] = {}
+        """One key object per kind, so that a kind is found by identity: a repack's pods
+        are a few thousand objects of a few hundred kinds, and every other lookup
+        compared two equal pods field by field."""
 
     def of(self, pod: Pod) -> tuple[_Kind | SpreadingKind, Sequence[NodeScore] | None]:
         """The kind of ``pod``, and the full scores when they had to be computed."""
@@ -190,10 +210,24 @@ class _Totals:
 
     def _key(self, pod: Pod) -> Pod:
         """The kind ``pod`` is of: the pod without what no verdict of it reads (its name:
-        a snapshot's pending pods all have one)."""
+        a snapshot's pending pods all have one), as the one object that stands for it."""
+        version = self._version()
+        known = self.keyed.get(id(pod))
+        if known is not None and known[0] is pod and known[1] == version:
+            return known[2]
         if self.keys is not None:
-            return self.keys.kind_key(pod)
-        return replace(pod, name="") if pod.name else pod
+            made = self.keys.kind_key(pod)
+        else:
+            made = replace(pod, name="") if pod.name else pod
+        if len(self.keyed) >= _KEYS_KEPT:
+            self.keyed.clear()
+            self.canonical.clear()
+        key = self.canonical.setdefault(made, made)
+        self.keyed[id(pod)] = (pod, version, key)
+        return key
+
+    def _version(self) -> object:
+        return None if self.versioned is None else self.versioned.topology_version
 
     def _new(self, kind: _Kind | SpreadingKind) -> None:
         """A kind just scored on every node (a session marks what it includes)."""
@@ -243,15 +277,6 @@ class _Totals:
         return score.total if score.feasible else INFEASIBLE
 
 
-@runtime_checkable
-class TopologyVersion(Protocol):
-    """A cluster whose topology plugins' view counts what can move a pod's scores on
-    nodes it was not bound to (``ClusterView.version``; ``None``: no such plugins)."""
-
-    @property
-    def topology_version(self) -> object: ...
-
-
 class SessionTotals(_Totals):
     """Kept pod kinds for a Volcano session, brought up to date when next used.
 
@@ -267,7 +292,6 @@ class SessionTotals(_Totals):
         super().__init__(state, MAX_KINDS)
         self.changes: list[int] = []
         """Positions of the nodes whose pods changed, in order (a bind or an undo)."""
-        self.versioned = state if isinstance(state, TopologyVersion) else None
 
     def bound(self, name: str) -> None:
         """``name`` gained a pod: logged for the kinds to catch up when next used."""
@@ -291,9 +315,6 @@ class SessionTotals(_Totals):
         if isinstance(kind, _Kind):
             kind.seen = len(self.changes)
             kind.version = self._version()
-
-    def _version(self) -> object:
-        return None if self.versioned is None else self.versioned.topology_version
 
     def _current(self, kind: _Kind | SpreadingKind) -> bool:
         if isinstance(kind, SpreadingKind):
