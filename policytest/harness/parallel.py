@@ -20,6 +20,7 @@ imported only for ``--dask``.
 from __future__ import annotations
 
 import copyreg
+import gc
 import os
 import types
 from collections.abc import Callable, Sequence
@@ -27,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
 from policytest.core.errors import PolicytestError
+from policytest.core.gctuning import OLDEST_GENERATION_THRESHOLD, young_collections_only
 
 __all__ = [
     "Engine",
@@ -83,7 +85,25 @@ class Engine(Protocol):
 
 
 def attempt(function: Callable[[Any, J], R], shared: object, job: J) -> Outcome[J, R]:
-    """Run one job, its failure caught as its outcome (the boundary of a worker)."""
+    """Run one job, its failure caught as its outcome (the boundary of a worker).
+
+    The garbage collector leaves alone what existed before the run (the shared input:
+    a 5,000-node workload is a million objects) and makes no full collection during it;
+    the run's own garbage is collected when it ends. A cluster's state holds reference
+    cycles, so each run left 200,000 objects for the collector: a process that ran 32
+    variants grew to 1.8 GB, and a worker's full collections, walking the shared input
+    again and again, took 2 of a run's 9 seconds."""
+    gc.freeze()
+    try:
+        with young_collections_only():
+            outcome = _outcome(function, shared, job)
+        gc.collect()  # only what the run made: the rest is frozen
+        return outcome
+    finally:
+        gc.unfreeze()
+
+
+def _outcome(function: Callable[[Any, J], R], shared: object, job: J) -> Outcome[J, R]:
     try:
         return Outcome(job, function(shared, job))
     except PolicytestError as error:
@@ -117,9 +137,24 @@ _SHARED: list[object] = []
 """A local worker process's shared input, installed once as the worker starts."""
 
 
-def _install(shared: object) -> None:
+def _install(_: object, shared: object) -> None:
     """A local worker's initializer: keeps the shared input for every run it takes."""
     _SHARED[:] = [shared]
+
+
+def _young_collections() -> None:
+    gc.set_threshold(*gc.get_threshold()[:2], OLDEST_GENERATION_THRESHOLD)
+
+
+class _YoungCollectionsFirst:
+    """The first of a local worker's initializer arguments: a worker unpickles them as it
+    starts, before any code of policytest runs in it, and this one is rebuilt by setting
+    the worker's collector to young collections only (the worker runs nothing but the
+    runs, which set it so themselves). Unpickling a 5,000-node workload, a million
+    objects, under the default thresholds made full collections take 1.2 of its 1.5 s."""
+
+    def __reduce__(self) -> tuple[Callable[[], None], tuple[()]]:
+        return _young_collections, ()
 
 
 def _pooled(function: Callable[[Any, J], R], job: J) -> Outcome[J, R]:
@@ -169,7 +204,7 @@ class LocalPool:
         context = multiprocessing.get_context("spawn")
         workers = min(self.workers, len(indices))
         with ProcessPoolExecutor(
-            workers, context, initializer=_install, initargs=(shared,)
+            workers, context, initializer=_install, initargs=(_YoungCollectionsFirst(), shared)
         ) as pool:
             futures = {pool.submit(_pooled, function, jobs[i]): i for i in indices}
             for future in as_completed(futures):

@@ -4,12 +4,14 @@ with its job and never losing the others' results."""
 
 from __future__ import annotations
 
+import gc
 import os
 import pickle
 from typing import Any
 
 import pytest
 
+from policytest.core.gctuning import OLDEST_GENERATION_THRESHOLD
 from policytest.harness.parallel import LocalPool, Outcome, Serial, engine_for
 
 PICKLED = {"count": 0}
@@ -18,8 +20,13 @@ UNPICKLED = {"count": 0}
 """How often this process unpickled one (a worker's count)."""
 
 
+UNPICKLED_UNDER: list[tuple[int, int, int]] = []
+"""The collector's thresholds when this process unpickled a :class:`Shared`."""
+
+
 def _rebuilt(payload: list[int]) -> Shared:
     UNPICKLED["count"] += 1
+    UNPICKLED_UNDER.append(gc.get_threshold())
     return Shared(payload)
 
 
@@ -81,6 +88,45 @@ def test_a_worker_that_dies_fails_its_run_only() -> None:
     outcomes = LocalPool(2).run(die, Shared([0]), list(range(6)))
     assert [o.result for o in outcomes] == [0, 1, 2, None, 4, 5]
     assert outcomes[3].error == "the worker process died"
+
+
+class _Cycle:
+    def __init__(self) -> None:
+        self.me = self
+
+
+def collecting(shared: Shared, job: int) -> tuple[int, int, int, list[tuple[int, int, int]]]:
+    """A run that leaves cyclic garbage in the oldest generation (where only a full
+    collection finds it): what the collector does meanwhile."""
+    made = _Cycle()
+    gc.collect(1)  # survivors of the middle generation move to the oldest
+    del made
+    return gc.get_count()[2], gc.get_threshold()[2], gc.get_freeze_count(), UNPICKLED_UNDER
+
+
+def test_a_run_leaves_no_garbage_and_its_shared_input_is_never_walked() -> None:
+    """A run makes no full collection and freezes what existed before it (a worker's
+    full collections walked its million-object shared input again and again); its own
+    cyclic garbage is collected as it ends, and nothing stays frozen."""
+    shared = Shared([0])
+    before = gc.get_threshold()
+    (outcome,) = Serial().run(collecting, shared, [0])
+    assert outcome.result is not None
+    _, oldest, frozen, _ = outcome.result
+    assert oldest == OLDEST_GENERATION_THRESHOLD
+    assert frozen > 0  # what existed before the run
+    assert gc.get_freeze_count() == 0 and gc.get_threshold() == before
+    assert not [o for o in gc.get_objects() if isinstance(o, _Cycle)]
+
+
+def test_a_worker_unpickles_its_shared_input_without_full_collections() -> None:
+    """Unpickling a 5,000-node workload under the default thresholds spent most of its
+    time in full collections: a local worker's collector is set before it is rebuilt."""
+    outcomes = LocalPool(2).run(collecting, Shared([0]), [0, 1])
+    for outcome in outcomes:
+        assert outcome.result is not None
+        (under,) = outcome.result[3]
+        assert under[2] == OLDEST_GENERATION_THRESHOLD
 
 
 def test_one_worker_runs_in_this_process() -> None:

@@ -338,17 +338,19 @@ def repack_and_sequence(
     """The repack case of ``snapshot`` run with ``config``, and the sequence fixture of
     its emptied nodes and moved pods (written out in full) run with the same config."""
     from policytest.core.options import CheckOptions
-    from policytest.harness.load import Root
-    from policytest.harness.simulate import load_workloads, snapshot_fixture
+    from policytest.harness.load import load_fixture
+    from policytest.harness.simulate import snapshot_fixture
+    from policytest.read.source import read_bytes
 
     (directory / ".git").mkdir(exist_ok=True)
     (directory / "cluster.json").write_text(compact_json(snapshot))
     (directory / "config.yaml").write_text((FIXTURES / "configs" / config).read_text())
     made = snapshot_fixture(str(directory / "cluster.json"), "bound")
-    (workload,) = load_workloads(
-        str(directory / "cluster.json"), CheckOptions(), Root(str(directory)), text=made
-    )
-    start = workload.repack
+    options = CheckOptions()
+    (document,) = read_bytes(str(directory / "made.yaml"), made, options.limits).documents
+    fixture, problems = load_fixture(document, options)
+    assert fixture is not None, problems
+    start = fixture.cases[0].repack
     assert start is not None
     repack = {
         "apiVersion": "policytest/v1",
