@@ -196,3 +196,8 @@ class Scheduler(Protocol):
         ``namespaceSelector`` read) as a cluster to schedule into, whose topology
         plugins charge ``meter`` with the checks they make (``None``: not counted)."""
         ...
+
+    def utilisation(self, nodes: Sequence[Node]) -> Mapping[str, Mapping[str, tuple[int, int]]]:
+        """``cluster(nodes).utilisation()``, without making what placing pods needs (the
+        topology plugins' view of every bound pod): a repack's today, at every run."""
+        ...

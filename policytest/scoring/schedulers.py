@@ -375,6 +375,11 @@ class VolcanoScheduler:
         state._guarded()
         return state
 
+    def utilisation(self, nodes: Sequence[Node]) -> Mapping[str, Mapping[str, tuple[int, int]]]:
+        return _volcano_utilisation(
+            {node.name: volcano_node_info(node, self.overhead_first) for node in nodes}
+        )
+
 
 @dataclass
 class VolcanoCluster(_FillingCluster):
@@ -638,14 +643,33 @@ class VolcanoCluster(_FillingCluster):
         self._rekey(node_name)
 
     def utilisation(self) -> Mapping[str, Mapping[str, tuple[int, int]]]:
-        return {
-            name: {
-                resource: (int(info.used.get(resource, 0.0)), int(capacity))
-                for resource, capacity in info.allocatable.items()
-                if resource != "pods"
-            }
-            for name, info in self.infos.items()
+        return _volcano_utilisation(self.infos)
+
+
+def _volcano_utilisation(
+    infos: Mapping[str, VolcanoNodeInfo],
+) -> Mapping[str, Mapping[str, tuple[int, int]]]:
+    return {
+        name: {
+            resource: (int(info.used.get(resource, 0.0)), int(capacity))
+            for resource, capacity in info.allocatable.items()
+            if resource != "pods"
         }
+        for name, info in infos.items()
+    }
+
+
+def _kube_utilisation(
+    infos: Mapping[str, KubeNodeInfo],
+) -> Mapping[str, Mapping[str, tuple[int, int]]]:
+    return {
+        name: {
+            resource: (info.requested.get(resource, 0), capacity)
+            for resource, capacity in info.allocatable.items()
+            if capacity
+        }
+        for name, info in infos.items()
+    }
 
 
 @dataclass(frozen=True)
@@ -705,6 +729,10 @@ class KubeScheduler:
         )
         state._guarded()  # part of loading the cluster, as the keys
         return state
+
+    def utilisation(self, nodes: Sequence[Node]) -> Mapping[str, Mapping[str, tuple[int, int]]]:
+        level = self.pod_level_resources
+        return _kube_utilisation({node.name: kube_node_info(node, level) for node in nodes})
 
 
 @dataclass
@@ -928,14 +956,7 @@ class KubeCluster(_FillingCluster):
             self.view.bind(node_name, pod.workload)
 
     def utilisation(self) -> Mapping[str, Mapping[str, tuple[int, int]]]:
-        return {
-            name: {
-                resource: (info.requested.get(resource, 0), capacity)
-                for resource, capacity in info.allocatable.items()
-                if capacity
-            }
-            for name, info in self.infos.items()
-        }
+        return _kube_utilisation(self.infos)
 
 
 def _for_node(extra: Callable[[str, str], str | None], name: str) -> Callable[[str], str | None]:

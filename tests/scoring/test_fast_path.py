@@ -931,3 +931,16 @@ def test_ranked_lowest_indices_follow_adds_and_removes(
             top = ranked.top()
             assert top == max(held.values())
             assert ranked.lowest(top) == sorted(i for i, v in held.items() if v == top)[:2]
+
+
+@pytest.mark.parametrize("name", sorted(SCHEDULERS))
+@settings(max_examples=40)
+@given(workload=_workload())
+def test_a_scheduler_s_utilisation_of_nodes_is_its_cluster_s(
+    name: str, workload: tuple[list[dict[str, Any]], list[Pod]]
+) -> None:
+    """What a repack's today is measured with, without the topology plugins' view."""
+    specs, _ = workload
+    nodes = build_nodes((spec["name"], spec) for spec in specs)
+    scheduler = SCHEDULERS[name]
+    assert scheduler.utilisation(nodes) == scheduler.cluster(nodes).utilisation()
