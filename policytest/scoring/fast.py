@@ -44,6 +44,8 @@ Choice = tuple[str | None, tuple[str, ...]]
 
 MAX_KINDS: Final = 16
 """Pod kinds whose per-node totals are kept at once (each costs a float per node)."""
+_UNASKED: Final = object()
+"""A kind not yet asked whether its binds are local."""
 _KEYS_KEPT: Final = 1 << 16
 """Pod objects whose kind is remembered (then forgotten all at once)."""
 
@@ -113,6 +115,9 @@ class _Kind:
         """How many node changes of a session's log the totals include."""
         self.version: object = None
         """The topology plugins' view version the totals were last brought up to."""
+        self.local_at: object = _UNASKED
+        """The view version at which the kind's binds were last found local (the answer
+        holds while it stays, for a pod without affinity terms: ``binds_locally``)."""
         self.ranked = Ranked()
         for index, total in enumerate(totals):
             if total != INFEASIBLE:
@@ -256,12 +261,16 @@ class _Totals:
         rescored (a repack keeps many kinds that fit a zone or a single node)."""
         position = self.index[name]
         self.binds.append(position)
+        version = self._version()
         for pod, kind in list(self.kinds.items()):
             if isinstance(kind, SpreadingKind):
                 continue
-            if not self.state.local_binds(pod):
-                self._forget(pod)
-                continue
+            if kind.local_at != version:  # asked once per version, not after every bind
+                if not self.state.local_binds(pod):
+                    self._forget(pod)
+                    continue
+                if not pod.workload.affinity.any:
+                    kind.local_at = version
             if kind.totals[position] != INFEASIBLE:
                 kind.set(position, self._rescored(pod, kind, name, position))
 
