@@ -32,6 +32,7 @@ order, so a total is not a static part plus a spreading part.
 from __future__ import annotations
 
 import heapq
+import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -423,21 +424,27 @@ class SpreadingKind:
         """The groups holding the highest total, with their best static part (none: no
         node fits)."""
         raws = self.raws
+        kept = []
         for group in self.groups:
-            if group is not None and group not in raws:
-                raws[group] = self._raw(group)
-        kept = [raws[group] for group in self.groups if group is not None]
+            if group is not None:
+                raw = raws.get(group)
+                if raw is None:
+                    raw = raws[group] = self._raw(group)
+                kept.append(raw)
         low, high = min(kept, default=0), max([0, *kept])
         weight = self.spreading.weight
-        tops = []
-        for group, ranked in self.groups.items():
-            score = 0 if group is None else weight * spread.normalized(raws[group], low, high)
+        # groups share raw scores (a domain's nodes with as many matching pods)
+        scores = {raw: weight * spread.normalized(raw, low, high) for raw in set(kept)}
+        best = -math.inf
+        winners: list[tuple[Ranked, float]] = []
+        for group, ranked in self.groups.items():  # one pass: the best total and its groups
             top = ranked.top()
-            tops.append((top + score, ranked, top))
-        if not tops:
-            return []
-        best = max(total for total, _, _ in tops)
-        return [(ranked, top) for total, ranked, top in tops if total == best]
+            total = top + (0 if group is None else scores[raws[group]])
+            if total > best:
+                best, winners = total, [(ranked, top)]
+            elif total == best:
+                winners.append((ranked, top))
+        return winners
 
     def _raw(self, group: tuple[int | str | None, ...]) -> int:
         counts = [
