@@ -271,8 +271,9 @@ class SpreadingKind:
         ``_matching`` (looked up once for all the nodes a catch-up rescores)."""
         if not node.groups:
             return self.zeros
-        counts = [found.get(node.name, 0) for found in matching]
-        return tuple(counts[slot] for slot in self.slots)
+        name = node.name
+        counts = [found.get(name, 0) for found in matching]
+        return tuple(map(counts.__getitem__, self.slots))
 
     def _group(self, labels: dict[str, str], own: tuple[int, ...]) -> Group:
         group: list[int | str | None] = []
