@@ -53,7 +53,7 @@ from policytest.scoring.specs import (
     ORDER_KEY,
     ClusterSpecError,
     pod_shape_key,
-    pods_from_dict,
+    pods_of_entry,
     resource_list_from_dict,
 )
 from policytest.scoring.workload import OwnerReference
@@ -274,10 +274,8 @@ def _judge(
 ) -> _Verdict:
     """Whether one bound pod entry stays (and why) or moves (and as what)."""
     try:
-        (pod,) = pods_from_dict(
-            {**entry, "count": 1} if isinstance(entry, Mapping) else entry,
-            default_requests_from_limits=True,
-            where=where,
+        (pod,) = pods_of_entry(
+            {**entry, "count": 1} if isinstance(entry, Mapping) else entry, where
         )
     except (ClusterSpecError, QuantityError) as error:
         raise RepackError(str(error)) from None

@@ -27,7 +27,7 @@ from typing import Any, Final, Protocol, runtime_checkable
 
 from policytest.scoring.cluster import Node, Pod
 from policytest.scoring.protocol import ClusterState, NodeScore
-from policytest.scoring.specs import node_from_dict, pod_shape_key, pods_from_dict
+from policytest.scoring.specs import node_from_dict, pods_of_entry
 from policytest.scoring.spreading_sequence import (
     CycleScoring,
     Ranked,
@@ -53,7 +53,6 @@ _KEYS_KEPT: Final = 1 << 16
 def build_nodes(specs: Iterable[tuple[str, Mapping[str, Any]]]) -> list[Node]:
     """``node_from_dict(spec, default_requests_from_limits=True, where=name)`` for every
     ``(name, spec)``, parsing each distinct pod description once (same errors too)."""
-    cache: dict[object, tuple[Pod, ...]] = {}
     nodes = []
     for name, spec in specs:
         entries = spec.get("pods") if isinstance(spec, Mapping) else None
@@ -64,14 +63,7 @@ def build_nodes(specs: Iterable[tuple[str, Mapping[str, Any]]]) -> list[Node]:
         node = node_from_dict(bare, default_requests_from_limits=True, where=name)
         pods = list(node.pods)
         for index, entry in enumerate(entries):
-            key = pod_shape_key(entry)
-            parsed = cache.get(key)
-            if parsed is None:
-                parsed = pods_from_dict(
-                    entry, default_requests_from_limits=True, where=f"{name}.pods[{index}]"
-                )
-                cache[key] = parsed
-            pods.extend(parsed)
+            pods.extend(pods_of_entry(entry, f"{name}.pods[{index}]"))
         nodes.append(replace(node, pods=tuple(pods)))
     return nodes
 

@@ -5,12 +5,20 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from policytest.scoring.specs import pod_shape_key, shape_key
+from policytest.scoring.specs import (
+    ClusterSpecError,
+    pod_shape_key,
+    pods_from_dict,
+    pods_of_entry,
+    shape_key,
+)
 
 _SCALARS = (
     st.none()
@@ -76,3 +84,17 @@ def _has_negative_zero(value: Any) -> bool:
     if isinstance(value, list):
         return any(_has_negative_zero(v) for v in value)
     return isinstance(value, float) and value == 0 and str(value).startswith("-")
+
+
+def test_equal_entries_are_parsed_once_and_a_bad_one_fails_where_it_stands() -> None:
+    """The readers of a snapshot's bound pods (the repack plan, the cluster checks, the
+    nodes built) share each description's parse; an entry that fails is not kept."""
+    entry = {"requests": {"cpu": "250m"}, "count": 2, "order": [3, 8]}
+    first = pods_of_entry(entry, "a.pods[0]")
+    again = pods_of_entry({**entry, "order": [1, 2]}, "b.pods[4]")
+    assert len(first) == 2 and first[0] is again[0] is again[1]
+    assert first == pods_from_dict(entry, default_requests_from_limits=True)
+    bad = {"requests": {"cpu": "250m"}, "count": "2"}
+    for where in ("a.pods[1]", "b.pods[7]"):
+        with pytest.raises(ClusterSpecError, match=rf"^{re.escape(where)}\.count: "):
+            pods_of_entry(bad, where)
