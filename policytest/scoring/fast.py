@@ -110,10 +110,7 @@ class _Kind:
         self.local_at: object = _UNASKED
         """The view version at which the kind's binds were last found local (the answer
         holds while it stays, for a pod without affinity terms: ``binds_locally``)."""
-        self.ranked = Ranked()
-        for index, total in enumerate(totals):
-            if total != INFEASIBLE:
-                self.ranked.add(index, total)
+        self.ranked = Ranked.of(totals, INFEASIBLE)
 
     def set(self, index: int, total: float) -> None:
         old = self.totals[index]

@@ -32,6 +32,7 @@ order, so a total is not a static part plus a spreading part.
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -75,6 +76,20 @@ class Ranked:
         self.lows: dict[float, list[int]] = {}
         """Per value whose lowest indices were asked for: a heap of its indices, stale
         entries skipped (made at the first question: most values are never the best)."""
+
+    @classmethod
+    def of(cls, values: Sequence[float], left_out: float) -> Ranked:
+        """Each index of ``values`` under its value, but those of value ``left_out``:
+        grouped by sorting rather than added one by one (a repack scores 833 GPU jobs on
+        5,000 nodes each, and adding every node took a tenth of its placing)."""
+        ranked = cls()
+        kept = [index for index, value in enumerate(values) if value != left_out]
+        kept.sort(key=values.__getitem__)
+        for value, indices in itertools.groupby(kept, key=values.__getitem__):
+            ranked.members[value] = set(indices)
+        ranked.heap = [-value for value in ranked.members]
+        heapq.heapify(ranked.heap)
+        return ranked
 
     def add(self, index: int, value: float) -> None:
         group = self.members.get(value)

@@ -49,7 +49,7 @@ from policytest.scoring.specs import (
     pods_from_dict,
 )
 from policytest.scoring.spreading_sequence import Ranked
-from policytest.scoring.verdicts import Scores, Verdict
+from policytest.scoring.verdicts import INFEASIBLE, Scores, Verdict
 from policytest.scoring.weights import BinpackWeights, NodeOrderWeights
 from policytest.scoring.workload import ClusterObjects
 from policytest.scoring.workload_specs import cluster_objects_from_dict
@@ -944,3 +944,17 @@ def test_a_scheduler_s_utilisation_of_nodes_is_its_cluster_s(
     nodes = build_nodes((spec["name"], spec) for spec in specs)
     scheduler = SCHEDULERS[name]
     assert scheduler.utilisation(nodes) == scheduler.cluster(nodes).utilisation()
+
+
+@given(st.lists(st.sampled_from([INFEASIBLE, 0.0, 1.5, 2.0, 7.0]), max_size=40))
+def test_ranked_of_values_is_adding_them_one_by_one(values: list[float]) -> None:
+    added = Ranked()
+    for index, value in enumerate(values):
+        if value != INFEASIBLE:
+            added.add(index, value)
+    made = Ranked.of(values, INFEASIBLE)
+    assert made.members == added.members
+    assert bool(made) == bool(added)
+    if added:
+        assert made.top() == added.top()
+        assert made.lowest(made.top()) == added.lowest(added.top())
