@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from typing import Literal
+from typing import Final, Literal
 
 from policytest.core.limits import WorkMeter
 from policytest.scoring.accounting import (
@@ -65,6 +65,7 @@ from policytest.scoring.plugins.profile import (
 from policytest.scoring.plugins.view import ClusterView
 from policytest.scoring.protocol import BalanceDetail, LazyDetails, NotSimulated, ResourceDetail
 from policytest.scoring.rsf import RsfScore, proportional_filter, rsf_scorer
+from policytest.scoring.snapshot import normalized_image
 from policytest.scoring.verdicts import (
     INFEASIBLE,
     MEMO_LIMIT,
@@ -91,7 +92,7 @@ from policytest.scoring.weights import (
     NodeOrderWeights,
     ResourceStrategyFitArgs,
 )
-from policytest.scoring.workload import NO_OBJECTS, ClusterObjects
+from policytest.scoring.workload import NO_OBJECTS, ClusterObjects, PodWorkload
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -227,6 +228,8 @@ class _FillingCluster:
             self.view is None or not reads_own_labels(self.scheduler.profile, pod, self.view)
         ):
             key = replace(key, workload=replace(key.workload, labels=()))
+        if self.view is not None and key.workload.reads_images:
+            key = replace(key, workload=_unheld_images_alike(key.workload, self.view.images))
         return key
 
     @property
@@ -267,6 +270,28 @@ class _FillingCluster:
 
 
 _Prepare = Callable[[Pod], _Own]
+
+_UNHELD_IMAGE: Final = "(an image no node holds)"
+
+
+def _unheld_images_alike(workload: PodWorkload, held: Mapping[str, object]) -> PodWorkload:
+    """``workload`` with every image no node holds (``held``: the cluster's image states,
+    by normalised name) named alike. ImageLocality counts only the images nodes hold (an
+    image none holds scores 0 on every node; the number of containers, which bounds the
+    score, stays) and says nothing of the others: so the jobs of a repack that differ in
+    their build's own image tag are one kind, scored once, not 833 times."""
+    if normalized_image(_UNHELD_IMAGE) in held:  # a cluster that holds even this name
+        return workload
+
+    def alike(names: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(name if normalized_image(name) in held else _UNHELD_IMAGE for name in names)
+
+    return replace(
+        workload,
+        images=alike(workload.images),
+        init_images=alike(workload.init_images),
+        image_volumes=alike(workload.image_volumes),
+    )
 
 
 def _prepared_once(

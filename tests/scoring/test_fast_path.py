@@ -591,6 +591,10 @@ _POD_KINDS: tuple[dict[str, Any], ...] = (
     # are filtered out for good, while its binds there still move its counts
     _zonal({"requests": {"cpu": "250m"}, "statefulSet": "db"}, "z0"),
     _zonal({"requests": {"cpu": "250m"}, "statefulSet": "db"}, "z1"),
+    # jobs of their build's own image, which no node holds (one kind for ImageLocality)
+    {"requests": {"cpu": "100m"}, "image": "job:7"},
+    {"requests": {"cpu": "100m"}, "image": "job:8", "deployment": "web-1"},
+    {"requests": {"cpu": "100m"}, "image": "app:1:latest"},
 )
 _TAINTS = (
     [],
@@ -958,3 +962,29 @@ def test_ranked_of_values_is_adding_them_one_by_one(values: list[float]) -> None
     if added:
         assert made.top() == added.top()
         assert made.lowest(made.top()) == added.lowest(added.top())
+
+
+def test_jobs_that_differ_only_in_images_no_node_holds_are_one_kind() -> None:
+    """ImageLocality counts only the images nodes hold: jobs of their own image tags are
+    scored on every node once, not once each, and place as each scored on its own."""
+    nodes = build_nodes(
+        (
+            f"n{i}",
+            {
+                "name": f"n{i}",
+                "allocatable": {"cpu": "8", "memory": "16Gi", "pods": "110"},
+                **({"images": {"app:1": "300Mi"}} if i == 3 else {}),
+            },
+        )
+        for i in range(6)
+    )
+    jobs = [
+        pod_from_dict(
+            {"requests": {"cpu": "100m"}, "image": image}, default_requests_from_limits=True
+        )
+        for image in ("build:1", "build:2", "build:3", "app:1", "build:4", "app:1")
+    ]
+    scheduler = _kube_profile(*sorted(_KUBE_CONFIGS)[0])
+    counting = _CountingState(scheduler.cluster(nodes))
+    assert place_all(counting, jobs) == _reference_in(scheduler.cluster(nodes), jobs)
+    assert counting.full_scorings == 2  # the unheld images' kind, and app:1's
