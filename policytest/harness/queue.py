@@ -107,17 +107,26 @@ def pod_queue(
     and the admission plugin gives them theirs."""
     priorities: list[int] = []
     created: list[datetime | None] = []
+    read: dict[int, tuple[int, int, datetime | None]] = {}  # a repack lists one per pod
     for index, entry in enumerate(entries):
-        at = f"{where}.pods[{index}]"
-        count = _count(entry)
-        priority = stored_priority(entry, at) if admitted else admitted_priority(entry, classes, at)
+        known = read.get(id(entry))
+        if known is None:
+            at = f"{where}.pods[{index}]"
+            priority = (
+                stored_priority(entry, at) if admitted else admitted_priority(entry, classes, at)
+            )
+            known = read[id(entry)] = (_count(entry), priority, _created(entry, at))
+        count, priority, time = known
         priorities += [priority] * count
-        created += [_created(entry, at)] * count
+        created += [time] * count
     by_creation = bool(created) and all(time is not None for time in created)
+    if not by_creation:  # in the order they are listed
+        return PodQueue(tuple(priorities), tuple(range(len(priorities))), False, priority_sort)
 
-    def arrival(position: int) -> tuple[datetime, int] | int:
+    def arrival(position: int) -> tuple[datetime, int]:
         time = created[position]
-        return (time, position) if by_creation and time is not None else position
+        assert time is not None
+        return time, position
 
     arrived = tuple(sorted(range(len(priorities)), key=arrival))
     return PodQueue(tuple(priorities), arrived, by_creation, priority_sort)
