@@ -158,6 +158,18 @@ def test_a_pod_naming_no_podgroup_gets_the_one_the_podgroup_controller_makes() -
     assert any(note.startswith("1 pod moved names another scheduler") for note in adopted.notes)
 
 
+def test_the_summary_says_a_volcano_conf_places_job_by_job(
+    run_line: RunLine, snapshot: Path
+) -> None:
+    """Pod by pod in creation order is what a kube-scheduler config does; a Volcano conf
+    takes the moved pods job by job, in its sessions' order."""
+    args = ["simulate", "--snapshot", snapshot, "--repack", "--config"]
+    volcano = run_line([*args, f"volcano={CONF}", "--config", f"kube={KUBE}"])
+    assert "placed again in creation order (under a Volcano conf, job by job" in volcano.stdout
+    kube = run_line([*args, f"kube={KUBE}"])
+    assert "placed again in creation order; stayed" in kube.stdout
+
+
 def test_orders_do_not_apply_to_a_session_repack(run_line: RunLine, snapshot: Path) -> None:
     ran = run_line(
         ["simulate", "--snapshot", snapshot, "--repack", "--config", str(CONF), "--orders", "3"]

@@ -113,9 +113,12 @@ def repack_lines(group: Sequence[PackingReport], *, answer: bool = True) -> list
         for i, r in enumerate(group)
     ]
     stayed = ", ".join(f"{count:,} {reason}" for reason, count in first.pods_kept.items())
+    order = "in creation order"
+    if any(report.jobs for report in group):  # a Volcano conf ran them as sessions
+        order += " (under a Volcano conf, job by job, as its sessions take them)"
     lines = [
         *(["  repack: " + "; ".join(answers)] if answer else []),
-        f"  {_count(group[0].pods, 'pod')} placed again in creation order; "
+        f"  {_count(group[0].pods, 'pod')} placed again {order}; "
         f"stayed where they are: {stayed or 'none'}; {first.nodes_in_use_before:,} nodes "
         "in use today",
     ]
