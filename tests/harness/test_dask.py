@@ -78,18 +78,25 @@ def test_an_address_that_does_not_answer_is_one_line_and_writes_nothing(
         DaskEngine(address, 1, timeout=1.0)
 
 
-def _profiling() -> object:
+def _diagnostics() -> tuple[object, object, object]:
     import dask
 
-    return dask.config.get("distributed.worker.profile.enabled")
+    return (
+        dask.config.get("distributed.worker.profile.enabled"),
+        dask.config.get("distributed.admin.tick.interval"),
+        dask.config.get("distributed.admin.system-monitor.interval"),
+    )
 
 
 def test_the_local_cluster_s_workers_do_not_profile_the_runs() -> None:
-    """Dask's profiler samples every running task for a dashboard that no one reads on a
-    cluster that lives for one command: it cost a 5,000-node sweep 15 % of its time."""
+    """Dask's profiler samples every running task, and its tick and system monitor wake
+    a thread that takes the interpreter lock, for a dashboard that no one reads on a
+    cluster that lives for one command: they cost a 5,000-node sweep a quarter of its
+    time."""
+    before = _diagnostics()
     engine = DaskEngine("local", 1)
     try:
-        assert set(engine.client.run(_profiling).values()) == {False}
+        assert set(engine.client.run(_diagnostics).values()) == {(False, "1s", "2s")}
     finally:
         engine.close()
-    assert _profiling() is True  # this process's configuration is left as it was
+    assert _diagnostics() == before == (True, "20ms", "500ms")  # this process's stay
