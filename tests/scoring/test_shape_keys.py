@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from policytest.read.goyaml import Uint64
 from policytest.scoring.specs import (
     ClusterSpecError,
     pod_shape_key,
@@ -63,13 +64,17 @@ def test_every_copy_of_a_description_has_its_key(value: Any) -> None:
             assert shape_key(decoded) == shape_key(value)
 
 
-def test_values_marshal_does_not_write_are_walked() -> None:
+def test_values_of_subclasses_key_as_their_content() -> None:
+    """The YAML reader's ``Uint64`` and a mapping of a ``dict`` subclass key as their
+    values: the pod model reads them alike."""
+
     class Labels(dict[str, str]):
         pass
 
     assert shape_key(Labels(app="a")) == shape_key(Labels(app="a"))
     assert shape_key(Labels(app="a")) != shape_key(Labels(app="b"))
     assert shape_key({"app": "a"}) != shape_key({"app": 1})
+    assert shape_key({"cpu": Uint64(2**64 - 1)}) == shape_key({"cpu": 2**64 - 1})
 
 
 def test_a_pod_entry_s_key_leaves_out_when_it_was_created() -> None:
