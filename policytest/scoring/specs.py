@@ -323,7 +323,21 @@ def shape_key(value: Any) -> object:
 
 def pod_shape_key(entry: object) -> object:
     """:func:`shape_key` of a pod entry, its ``order`` left out: entries that differ
-    only in when their pods were created describe the same pods."""
+    only in when their pods were created describe the same pods. Made once per entry
+    object (entries are not changed once read): the repack plan, the cluster checks and
+    both builds of the nodes ask it of the same 36,000 entries of a 5,000-node snapshot."""
+    known = _SHAPES.get(id(entry))
+    if known is not None and known[0] is entry:
+        return known[1]
     if isinstance(entry, dict) and ORDER_KEY in entry:
-        return shape_key({key: value for key, value in entry.items() if key != ORDER_KEY})
-    return shape_key(entry)
+        key = shape_key({name: value for name, value in entry.items() if name != ORDER_KEY})
+    else:
+        key = shape_key(entry)
+    if len(_SHAPES) >= _SHAPES_KEPT:
+        _SHAPES.clear()
+    _SHAPES[id(entry)] = (entry, key)  # the entry kept: its id is not reused meanwhile
+    return key
+
+
+_SHAPES: dict[int, tuple[object, object]] = {}
+_SHAPES_KEPT: Final = 1 << 16
