@@ -91,10 +91,16 @@ GIT_ENV = {
 """A fixed identity for the commits tests make, whatever the machine's git config says."""
 
 
-def git(repo: Path, *args: str) -> str:
-    """Run git in ``repo``; its output, stripped."""
+def git(repo: Path, *args: str, stdin: str = "") -> str:
+    """Run git in ``repo`` (``stdin``: its standard input); its output, stripped."""
     done = subprocess.run(
-        ["git", *args], cwd=repo, env=GIT_ENV, capture_output=True, text=True, check=True
+        ["git", *args],
+        cwd=repo,
+        env=GIT_ENV,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     return done.stdout.strip()
 

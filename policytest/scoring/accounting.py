@@ -25,7 +25,7 @@ from functools import lru_cache
 from types import MappingProxyType
 from typing import Final, TypeVar
 
-from policytest.scoring.cluster import Container, Node, Pod, ResourceList
+from policytest.scoring.cluster import Container, Node, Pod, ResourceList, pod_runs
 from policytest.scoring.names import is_extended_resource_name, is_scalar_resource_name
 from policytest.scoring.quantity import Quantity
 
@@ -143,16 +143,14 @@ def _add(into: dict[str, _N], other: Mapping[str, _N]) -> None:
 
 
 def _per_pod(pods: Sequence[Pod], share: Callable[[Pod], _S]) -> Iterator[_S]:
-    """``share(pod)`` for each pod in turn, asked once per run of one pod object: ``count``
-    repeats one object, and asking the memo for each copy compares it with an equal pod
-    of another cluster (both sides of a ``diff``) field by field, 5,000 host ports at a
-    time. Each pod is still added on its own (Volcano sums floats)."""
-    last: Pod | None = None
-    found: _S | None = None
-    for pod in pods:
-        if pod is not last or found is None:
-            found, last = share(pod), pod
-        yield found
+    """``share(pod)`` for each pod in turn, asked once per run of one pod object
+    (:func:`~policytest.scoring.cluster.pod_runs`): asking the memo for each copy compared
+    it with an equal pod of another cluster (both sides of a ``diff``) field by field,
+    5,000 host ports at a time. Each pod is still added on its own (Volcano sums floats)."""
+    for pod, count in pod_runs(pods):
+        found = share(pod)
+        for _ in range(count):
+            yield found
 
 
 def _max(into: dict[str, _N], other: Mapping[str, _N]) -> None:

@@ -16,7 +16,7 @@ Reading those spellings is :mod:`policytest.scoring.specs`; this module is the m
 
 from __future__ import annotations
 
-from collections.abc import ItemsView, Iterator, KeysView, Mapping, ValuesView
+from collections.abc import ItemsView, Iterator, KeysView, Mapping, Sequence, ValuesView
 from dataclasses import dataclass, field, fields
 from typing import Final, TypeVar, overload
 
@@ -24,7 +24,7 @@ from policytest.scoring.filters import NO_PLACEMENT, PLAIN_NODE, NodeTraits, Pla
 from policytest.scoring.quantity import Quantity
 from policytest.scoring.workload import NO_WORKLOAD, NodeImage, PodWorkload
 
-__all__ = ["Container", "Node", "Pod", "ResourceList"]
+__all__ = ["Container", "Node", "Pod", "ResourceList", "pod_runs"]
 
 SIDECAR_RESTART_POLICY: Final = "Always"
 
@@ -139,6 +139,19 @@ class Pod:
 
 
 _POD_FIELDS: Final = tuple(f.name for f in fields(Pod) if f.compare)
+
+
+def pod_runs(pods: Sequence[Pod]) -> list[tuple[Pod, int]]:
+    """Each run of one pod object in ``pods`` (an entry's ``count`` repeats one object),
+    with its length: what a node's pods add up to is asked once per run, not once per
+    pod (asking a memo for each copy compared it with an equal pod field by field)."""
+    runs: list[tuple[Pod, int]] = []
+    for pod in pods:
+        if runs and runs[-1][0] is pod:
+            runs[-1] = (pod, runs[-1][1] + 1)
+        else:
+            runs.append((pod, 1))
+    return runs
 
 
 @dataclass(frozen=True, slots=True)

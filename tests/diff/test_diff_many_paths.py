@@ -8,7 +8,6 @@ is read, and a change past ``review-paths`` is refused with one line naming the 
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -21,24 +20,17 @@ WORK = 10_000_000
 files made billions."""
 
 
-def git_out(repo: Path, *args: str, stdin: str = "") -> str:
-    done = subprocess.run(
-        ["git", *args], cwd=repo, input=stdin, capture_output=True, text=True, check=True
-    )
-    return done.stdout.strip()
-
-
 def commit_many_paths(repo: Path, directories: int, files: int) -> None:
     """Commit ``directories`` directories of ``files`` YAML files, one blob for all."""
-    blob = git_out(repo, "hash-object", "-w", "--stdin", stdin="kind: ConfigMap\ndata: {}\n")
-    tree = git_out(
+    blob = git(repo, "hash-object", "-w", "--stdin", stdin="kind: ConfigMap\ndata: {}\n")
+    tree = git(
         repo, "mktree", stdin="".join(f"100644 blob {blob}\tf{i}.yaml\n" for i in range(files))
     )
-    base_tree = git_out(repo, "rev-parse", "HEAD^{tree}")
-    listing = git_out(repo, "ls-tree", base_tree)
+    base_tree = git(repo, "rev-parse", "HEAD^{tree}")
+    listing = git(repo, "ls-tree", base_tree)
     entries = listing + "\n" + "".join(f"040000 tree {tree}\td{i}\n" for i in range(directories))
-    top = git_out(repo, "mktree", stdin=entries)
-    commit = git_out(repo, "commit-tree", top, "-p", "HEAD", "-m", "many paths")
+    top = git(repo, "mktree", stdin=entries)
+    commit = git(repo, "commit-tree", top, "-p", "HEAD", "-m", "many paths")
     git(repo, "update-ref", "refs/heads/main", commit)
 
 

@@ -72,6 +72,7 @@ def test_values_of_subclasses_key_as_their_content() -> None:
         pass
 
     assert shape_key(Labels(app="a")) == shape_key(Labels(app="a"))
+    assert shape_key(Labels(app="a")) == shape_key({"app": "a"})
     assert shape_key(Labels(app="a")) != shape_key(Labels(app="b"))
     assert shape_key({"app": "a"}) != shape_key({"app": 1})
     assert shape_key({"cpu": Uint64(2**64 - 1)}) == shape_key({"cpu": 2**64 - 1})

@@ -278,11 +278,11 @@ class FilterState:
     constraints: tuple[Constraint, ...]
     counts: tuple[dict[str, int], ...]
     minimums: tuple[int, ...]
-    own: tuple[int, ...] = ()
-    first: tuple[tuple[str, int], ...] = ()
+    own: tuple[int, ...]
+    first: tuple[tuple[str, int], ...]
     """Each topology key of the constraints, with the position of the first constraint
     on it (where a node without the key fails), in that order."""
-    failing: Mapping[str, Mapping[str, int]] | None = None
+    failing: Mapping[str, Mapping[str, int]] | None
     """Per topology key, per domain: the position of the first constraint on that key
     whose skew the pod breaks there (``None``: a constraint breaks it even in a domain
     without matching pods, so each node is checked constraint by constraint)."""
@@ -313,15 +313,15 @@ def filter_state(
     for c in constraints:
         policy = (c.honor_affinity, c.honor_taints)
         template = domains.get((c.topology_key, policy))
+        column = view.column(c.topology_key)
         if template is None:
-            column = view.column(c.topology_key)
             template = domains[(c.topology_key, policy)] = dict.fromkeys(
                 (column[node.name] for node in eligible if node.name in members[policy]), 0
             )
         found = matching_counts(view, c.selector, pod.namespace)
         view.charge(len(template) + len(found), "PodTopologySpread: a constraint's domains")
         domain_counts = dict(template)
-        column, kept = view.column(c.topology_key), members[policy]
+        kept = members[policy]
         for name, count in found.items():
             if name in kept:
                 domain_counts[column[name]] += count

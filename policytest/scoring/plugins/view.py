@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from policytest.core.limits import WorkMeter
-from policytest.scoring.cluster import Node, Pod
+from policytest.scoring.cluster import Node, Pod, pod_runs
 from policytest.scoring.filters import NodeTraits, Taint
 from policytest.scoring.selectors import Selector
 from policytest.scoring.workload import (
@@ -197,8 +197,8 @@ class ClusterView:
             taints = member.traits.taints
             if any(taint.effect == "PreferNoSchedule" for taint in taints):
                 view.prefer_tainted.setdefault(taints, []).append(name)
-            for workload, count in _runs(node.pods):
-                view._add(member, workload, count)
+            for pod, count in pod_runs(node.pods):
+                view._add(member, pod.workload, count)
         return view
 
     def charge(self, amount: int, step: str) -> None:
@@ -371,20 +371,6 @@ class ClusterView:
                 if found.lent:
                     self.charge(len(found.counts), "a selector's matching pods, copied at a bind")
                 _decrement(found.changing(), node_name)
-
-
-def _runs(pods: Sequence[Pod]) -> list[tuple[PodWorkload, int]]:
-    """Each run of one pod object in ``pods`` (``count`` repeats one object), with its
-    length."""
-    runs: list[tuple[PodWorkload, int]] = []
-    last: Pod | None = None
-    for pod in pods:
-        if pod is last:
-            runs[-1] = (pod.workload, runs[-1][1] + 1)
-        else:
-            runs.append((pod.workload, 1))
-            last = pod
-    return runs
 
 
 def _hold(ports: HostPorts, workload: PodWorkload) -> None:
