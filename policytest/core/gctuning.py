@@ -7,6 +7,13 @@ import gc
 OLDEST_GENERATION_THRESHOLD = 1_000_000
 
 
+def leave_oldest_generation() -> None:
+    """Set the collector to young collections only (for good: a worker process that runs
+    nothing else; :class:`young_collections_only` restores the thresholds)."""
+    first, second, _ = gc.get_threshold()
+    gc.set_threshold(first, second, OLDEST_GENERATION_THRESHOLD)
+
+
 class young_collections_only:  # named as the function it replaces: `with young_collections_only():`
     """Leave the oldest generation alone for the duration, then restore the thresholds.
 
@@ -19,8 +26,7 @@ class young_collections_only:  # named as the function it replaces: `with young_
 
     def __enter__(self) -> None:
         self.thresholds = gc.get_threshold()
-        first, second, _ = self.thresholds
-        gc.set_threshold(first, second, OLDEST_GENERATION_THRESHOLD)
+        leave_oldest_generation()
 
     def __exit__(self, *_: object) -> None:
         gc.set_threshold(*self.thresholds)

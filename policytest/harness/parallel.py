@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
 from policytest.core.errors import PolicytestError
-from policytest.core.gctuning import OLDEST_GENERATION_THRESHOLD, young_collections_only
+from policytest.core.gctuning import leave_oldest_generation, young_collections_only
 
 __all__ = [
     "Engine",
@@ -142,10 +142,6 @@ def _install(_: object, shared: object) -> None:
     _SHARED[:] = [shared]
 
 
-def _young_collections() -> None:
-    gc.set_threshold(*gc.get_threshold()[:2], OLDEST_GENERATION_THRESHOLD)
-
-
 class _YoungCollectionsFirst:
     """The first of a local worker's initializer arguments: a worker unpickles them as it
     starts, before any code of policytest runs in it, and this one is rebuilt by setting
@@ -154,7 +150,7 @@ class _YoungCollectionsFirst:
     objects, under the default thresholds made full collections take 1.2 of its 1.5 s."""
 
     def __reduce__(self) -> tuple[Callable[[], None], tuple[()]]:
-        return _young_collections, ()
+        return leave_oldest_generation, ()
 
 
 def _pooled(function: Callable[[Any, J], R], job: J) -> Outcome[J, R]:

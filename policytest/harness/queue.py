@@ -129,7 +129,7 @@ def pod_queue(
         return time, position
 
     arrived = tuple(sorted(range(len(priorities)), key=arrival))
-    return PodQueue(tuple(priorities), arrived, by_creation, priority_sort)
+    return PodQueue(tuple(priorities), arrived, True, priority_sort)
 
 
 def admitted_priority(
